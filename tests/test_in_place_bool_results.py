@@ -1,10 +1,10 @@
 """An in-place method on a bool tensor whose result is an integer is refused, as PyTorch's.
 
-``b.clamp_(min=0)``, ``b.square_()``, ``b.multiply_(2)``, ``b.floor_divide_(-3)``, ``b.relu_()``
-of a bool ``b`` compute an int64 result (PyTorch: "result type Long can't be cast to the desired
-output type Bool"); the engine wrote it back into the bool tensor (``True`` for any nonzero
-integer), silently.  The fill-value methods (``masked_fill_``, ``index_fill_``, ...) write their
-value in the tensor's dtype, as PyTorch's, and stay allowed.
+``b.clamp_(min=0)``, ``b.square_()``, ``b.multiply_(2)``, ``b.floor_divide_(-3)`` of a bool ``b``
+compute an int64 result (PyTorch: "result type Long can't be cast to the desired output type Bool");
+the engine wrote it back into the bool tensor (``True`` for any nonzero integer), silently.  The
+fill-value methods (``masked_fill_``, ``index_fill_``, ...) write their value in the tensor's dtype,
+as PyTorch's, and stay allowed.  ``b.relu_()`` is refused by relu's own check first.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ INTEGER_RESULTS = {
     "multiply_": lambda b: b.multiply_(2),
     "floor_divide_": lambda b: b.floor_divide_(-3),
     "div_ floor": lambda b: b.div_(2, rounding_mode="floor"),
-    "relu_": lambda b: b.relu_(),
 }
 
 
@@ -39,6 +38,14 @@ def test_an_integer_result_is_not_written_into_a_bool_tensor(name, device):
     with pytest.raises(RuntimeError, match="can't be cast to the desired output type bool"):
         INTEGER_RESULTS[name](b)
     assert b.tolist() == [[True, False], [False, True]]   # untouched
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_relu_of_a_mask_is_refused_before_anything_is_written(device):
+    b = _mask(device)  # torch 2.13: relu's own check comes first
+    with pytest.raises(RuntimeError, match="Boolean inputs not supported for relu"):
+        b.relu_()
+    assert b.tolist() == [[True, False], [False, True]]
 
 
 def test_bool_results_and_fill_values_still_write_into_a_bool_tensor():

@@ -3,8 +3,8 @@
 ``torch.cov``, ``corrcoef``, ``ldexp``, ``logsumexp``, ``trapezoid``/``trapz``,
 ``cumulative_trapezoid`` of an int64 tensor are float32 (the default dtype) in torch 2.13; the
 engine answered float64 (NumPy's promotion), so a float32 model fed such a result met a float64
-tensor.  ``softmax``/``log_softmax`` of integers (PyTorch refuses them) are float32 too, not
-float64.  The values below are torch 2.13's.
+tensor.  ``softmax``/``log_softmax`` of integers are PyTorch's refusal (tests/test_integer_op_refusals.py);
+with ``dtype=mg.float32`` they answer float32.  The values below are torch 2.13's.
 """
 
 from __future__ import annotations
@@ -27,10 +27,11 @@ CASES = {
     "trapezoid": (lambda i: mg.trapezoid(i), [-5.5, 5.0]),
     "trapz x": (lambda i: mg.trapz(i, mg.tensor([0, 1, 3], device=i.device)), [-9.0, 6.5]),
     "cumulative_trapezoid": (lambda i: mg.cumulative_trapezoid(i, dim=0), [[2.5, -1.0, -1.0]]),
-    "softmax": (lambda i: i.softmax(0), [[0.7310586, 6.144174e-06, 0.880797], [0.26894143, 0.9999938, 0.11920292]]),
-    "F.softmax": (lambda i: mg.nn.functional.softmax(i, dim=0),
+    "softmax": (lambda i: i.softmax(0, dtype=mg.float32),
+                [[0.7310586, 6.144174e-06, 0.880797], [0.26894143, 0.9999938, 0.11920292]]),
+    "F.softmax": (lambda i: mg.nn.functional.softmax(i, dim=0, dtype=mg.float32),
                   [[0.7310586, 6.144174e-06, 0.880797], [0.26894143, 0.9999938, 0.11920292]]),
-    "log_softmax": (lambda i: i.log_softmax(0), np.log([[0.7310586, 6.144174e-06, 0.880797],
+    "log_softmax": (lambda i: i.log_softmax(0, dtype=mg.float32), np.log([[0.7310586, 6.144174e-06, 0.880797],
                                                        [0.26894143, 0.9999938, 0.11920292]])),
 }
 

@@ -584,7 +584,9 @@ def test_norm_without_weight_or_bias_keeps_the_separate_ops():
         assert {n.op.name for n in mg.tape.walk(y)} == expected
 
 
-def test_softmax_of_integers_is_a_float_distribution():
-    y = F.softmax(mg.tensor(np.array([1, 2, 3])), axis=0)
-    assert y.dtype == mg.get_default_dtype()    # the default float dtype, as exp of integers (not NumPy's float64)
+def test_softmax_of_integers_is_refused_and_a_float_distribution_with_dtype():
+    with pytest.raises(NotImplementedError, match="softmax_lastdim_kernel_impl"):  # PyTorch's kernel is float only
+        F.softmax(mg.tensor(np.array([1, 2, 3])), axis=0)
+    y = F.softmax(mg.tensor(np.array([1, 2, 3])), axis=0, dtype=mg.float32)  # PyTorch's way to ask for it
+    assert y.dtype == mg.float32
     np.testing.assert_allclose(y.numpy(), np.exp([1, 2, 3]) / np.exp([1, 2, 3]).sum(), rtol=1e-6)

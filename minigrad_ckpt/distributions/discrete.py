@@ -78,7 +78,7 @@ class OneHotCategorical(Distribution):
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
-        return self._categorical.log_prob(value.argmax(-1))
+        return self._categorical.log_prob(value.max(-1)[1])  # (PyTorch's: a bool one-hot too)
 
     def entropy(self) -> Tensor:
         return self._categorical.entropy()

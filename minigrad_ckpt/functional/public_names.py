@@ -211,9 +211,9 @@ SECTIONS: tuple[Section, ...] = (
         public("logsumexp", ti.logsumexp, tmeth.along_dim_method(ti.logsumexp, "keepdim")),
         public("cumsum", ti.cumsum, tmeth.along_dim_method(ti.cumsum), in_place=True),
         public("argmax", ti.torch_keywords(ti.argmax, input="x"),
-               tmeth.dim_first_method(ti.argmax, ("dim", "keepdim"))),
+               tmeth.refusing_bool(tmeth.dim_first_method(ti.argmax, ("dim", "keepdim")), "argmax")),
         public("argmin", ti.torch_keywords(ti.argmin, input="x"),
-               tmeth.dim_first_method(ti.argmin, ("dim", "keepdim"))),
+               tmeth.refusing_bool(tmeth.dim_first_method(ti.argmin, ("dim", "keepdim")), "argmin")),
         public("cumprod", ti.cumprod, tmeth.along_dim_method(ti.cumprod), in_place=True),
     )),
     Section("Products", MG, (

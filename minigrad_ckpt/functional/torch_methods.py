@@ -30,8 +30,8 @@ from . import math as mf
 from . import selection as sel
 from . import statistics as stats
 from . import torch_idioms as ti
-from .arguments import as_index, as_tensor, in_default_float, int_tuple, normalize_axis, one_axis, refuse_complex
-from .errors import IndexRefused, InputMismatch
+from .arguments import as_index, as_tensor, int_tuple, normalize_axis, one_axis, refuse_complex
+from .errors import DtypeNotImplemented, IndexRefused, InputMismatch
 
 _UNSET: Any = ti._UNSET
 
@@ -380,8 +380,10 @@ def dim_first_method(fn: Any, positional: tuple[str, ...] = ("dim", "keepdim", "
 
 
 def relu_method(x: Tensor) -> Tensor:
-    """PyTorch's ``x.relu()``: ``max(x, 0)``; complex input refused (no order), as PyTorch."""
+    """PyTorch's ``x.relu()``: ``max(x, 0)``; complex input refused (no order), and bool, as PyTorch."""
     refuse_complex("relu", x)
+    if x.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
     return apply(_act.Relu(), x)
 
 
@@ -403,22 +405,49 @@ def refuse_complex_input(name: str, x: Tensor) -> Tensor:
     return x
 
 
+def refuse_integer_softmax(name: str, x: Tensor, dim: int) -> None:
+    """PyTorch's ``softmax``/``log_softmax`` kernels are built for floating types only: an integer or
+    bool ``x`` (without ``dtype=``) is its ``NotImplementedError``, which names the kernel for the
+    last dim or another ('"softmax_lastdim_kernel_impl" not implemented for 'Long''), where NumPy's
+    promotion would answer in a float."""
+    if x.dtype.kind in "biu":
+        last = x.ndim <= 1 or normalize_axis(dim, x.ndim) == (x.ndim - 1,)
+        kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
+        raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(x.dtype)}'")
+
+
 def softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
-    """``exp(x) / sum(exp(x))`` along ``dim`` (required, as PyTorch's ``x.softmax(dim)``; complex refused, as there)."""
+    """``exp(x) / sum(exp(x))`` along ``dim`` (required, as PyTorch's ``x.softmax(dim)``; complex and
+    integer input refused, as there)."""
     refuse_complex_input("softmax", x)
     dim = _one_int_dim("softmax", dim)
+    refuse_integer_softmax("softmax", x, dim)
     if x.ndim == 0:
         return ti.along_zero_d(lambda t, axis: softmax_method(t, axis), x, dim, (), {})
-    return apply(_act.Softmax(axis=normalize_axis(dim, x.ndim)), in_default_float(x))  # integers: float32
+    return apply(_act.Softmax(axis=normalize_axis(dim, x.ndim)), x)
 
 
 def log_softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
-    """``x - logsumexp(x)`` along ``dim`` (required, as PyTorch's ``x.log_softmax(dim)``; complex refused)."""
+    """``x - logsumexp(x)`` along ``dim`` (required, as PyTorch's ``x.log_softmax(dim)``; complex and
+    integer input refused)."""
     refuse_complex_input("log_softmax", x)
     dim = _one_int_dim("log_softmax", dim)
+    refuse_integer_softmax("log_softmax", x, dim)
     if x.ndim == 0:
         return ti.along_zero_d(lambda t, axis: log_softmax_method(t, axis), x, dim, (), {})
-    return apply(_act.LogSoftmax(axis=normalize_axis(dim, x.ndim)), in_default_float(x))  # integers: float32
+    return apply(_act.LogSoftmax(axis=normalize_axis(dim, x.ndim)), x)
+
+
+def refusing_bool(method: Any, name: str) -> Any:
+    """``x.argmax()``/``x.argmin()`` as PyTorch's: a bool tensor is its error ("argmax(): does not
+    support bool input"); ``mg.argmax``, NumPy's, takes it."""
+    def checked(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if self._data.dtype.kind == "b":
+            raise DtypeNotImplemented(f"{name}(): does not support bool input")
+        return method(self, *args, **kwargs)
+    checked.__name__ = checked.__qualname__ = name
+    checked.__doc__ = method.__doc__
+    return checked
 
 
 def cross_method(self: Tensor, other: Any, dim: Any = None) -> Tensor:

@@ -17,11 +17,11 @@ from typing import Any
 
 from ... import functional as mf
 from ... import random as _random
-from ...backend import HALF
+from ...backend import HALF, scalar_type_name
 from ...functional import _tensor, normalize_axis
 from ...functional.arguments import in_default_float, in_float32_if_half, refuse_complex
-from ...functional.errors import ComplexNotImplemented, InputMismatch
-from ...functional.torch_methods import refuse_complex_input
+from ...functional.errors import ComplexNotImplemented, DtypeNotImplemented, InputMismatch
+from ...functional.torch_methods import refuse_complex_input, refuse_integer_softmax
 from ...ops import activation as _act
 from ...ops import dropout as _drop
 from ...tape import apply
@@ -61,31 +61,52 @@ def _half_in_float32(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
     return wrapped
 
 
+def _floating_kernel(kernel: str) -> Callable[[Callable[..., Tensor]], Callable[..., Tensor]]:
+    """The activation under PyTorch's dtype rule: its CPU kernel ``kernel`` is built for floating
+    types only, so an integer or bool input is PyTorch's ``NotImplementedError`` ('"elu_cpu" not
+    implemented for 'Long''), where NumPy's promotion would answer in a float."""
+    def decorate(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+        @functools.wraps(fn)
+        def checked(input: Any, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
+            if isinstance(input, Tensor) and input._data.dtype.kind in "biu":
+                raise _no_kernel(kernel, input)
+            return fn(input, *args, **kwargs)
+        return checked
+    return decorate
+
+
+def _no_kernel(kernel: str, x: Tensor) -> DtypeNotImplemented:
+    return DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(x._data.dtype)}'")
+
+
 def relu(input: Any, inplace: bool = False) -> Tensor:
     """``max(x, 0)``; the gradient at 0 is 0.  Complex input is refused (no order), as PyTorch."""
     if inplace:  # a test, not a call: relu is on every small model's hot path
         return written_in_place("relu", input, relu)
     if not isinstance(input, Tensor):
         input = _tensor(input)
-    if input._data.dtype.kind == "c":  # inline: relu is on every small model's hot path
+    if input._data.dtype.kind in "cb":  # inline: relu is on every small model's hot path
         refuse_complex("relu", input)
+        raise RuntimeError("Boolean inputs not supported for relu")  # (PyTorch's; integers stay integers)
     return apply(_RELU, input)
 
 
+@_floating_kernel("leaky_relu_cpu")
 @_half_in_float32
 def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``input`` for positive inputs, ``negative_slope * x`` otherwise (real input only, as PyTorch)."""
     if inplace:
         return written_in_place("leaky_relu", input, leaky_relu, negative_slope)
-    input = in_default_float(input)  # integers compute in the default float, as the other activations
+    input = _tensor(input)
     refuse_complex("leaky_relu", input)
     return apply(_act.LeakyRelu(negative_slope=float(negative_slope)), input)
 
 
+@_floating_kernel("GeluKernelImpl")
 def gelu(input: Any, approximate: str = "none") -> Tensor:
     """GELU, exact (``approximate="none"``, with ``erf``) or the ``"tanh"`` approximation
     (real input only, as PyTorch: its ``erf`` is the real one)."""
-    input = in_default_float(input)  # integers compute in the default float, as the other activations
+    input = _tensor(input)
     if input.dtype.kind == "c":
         raise TypeError("gelu: implemented for real input only (its erf is the real one), as PyTorch's")
     if approximate not in ("none", "tanh"):
@@ -93,12 +114,13 @@ def gelu(input: Any, approximate: str = "none") -> Tensor:
     return apply(_act.Gelu(approximate=approximate), input)
 
 
+@_floating_kernel("silu_cpu")
 @_half_in_float32
 def silu(input: Any, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)``."""
     if inplace:
         return written_in_place("silu", input, silu)
-    return apply(_SILU, in_default_float(input))  # integers compute in the default float
+    return apply(_SILU, _tensor(input))
 
 
 def sigmoid(input: Any) -> Tensor:
@@ -123,12 +145,17 @@ def _softmax_axis(name: str, x: Tensor, axis: Any, dim: Any, stacklevel: int = 3
     return normalize_axis(_axis(axis, dim), x.ndim)
 
 
-def _softmax_input(x: Any, dtype: Any, name: str) -> Tensor:
+def _softmax_input(x: Any, dtype: Any, name: str, axis: Any, dim: Any) -> Tensor:
     """The input, cast to ``dtype`` first when one is given (PyTorch's ``dtype=``); complex input
-    refused, as PyTorch's (and ``mg.softmax``); integers in the default float dtype (PyTorch
-    refuses them, NumPy's promotion would answer float64)."""
+    refused, as PyTorch's (and ``mg.softmax``); integer and bool input without a ``dtype`` refused
+    too, PyTorch's ``NotImplementedError`` of its kernel for the last dim or another (NumPy's
+    promotion would answer float64)."""
     x = _tensor(x)
-    return refuse_complex_input(name, in_default_float(x if dtype is None else mf.astype(x, dtype)))
+    if dtype is None:
+        implicit = 0 if x.ndim in (0, 1, 3) else 1
+        chosen = implicit if axis is None and dim is None else _axis(axis, dim)
+        refuse_integer_softmax("softmax" if name == "softmin" else name, x, chosen)  # (softmin: softmax of -x)
+    return refuse_complex_input(name, x if dtype is None else mf.astype(x, dtype))
 
 
 def softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: Any = None, *,
@@ -136,7 +163,7 @@ def softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: An
     """``exp(x) / sum(exp(x))`` along ``axis`` (PyTorch: ``dim``; without either, PyTorch's
     implicit choice, see :func:`_softmax_axis`, whose warning ``_stacklevel`` frames up, as PyTorch's);
     ``dtype`` casts the input first. PyTorch's positions: ``softmax(x, 1, 3, "float64")``."""
-    input = _softmax_input(input, dtype, "softmax")
+    input = _softmax_input(input, dtype, "softmax", axis, dim)
     if input.ndim == 0:  # PyTorch: a 0-d tensor is its own (one-element) slice
         return mf.reshape(softmax(mf.reshape(input, (1,)), 0), ())
     return apply(_act.Softmax(axis=_softmax_axis("softmax", input, axis, dim, _stacklevel)), input)
@@ -145,12 +172,13 @@ def softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: An
 def log_softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: Any = None, *,
                 dim: int | None = None) -> Tensor:
     """``x - logsumexp(x)`` along ``axis`` (as :func:`softmax`), stable for huge logits."""
-    input = _softmax_input(input, dtype, "log_softmax")
+    input = _softmax_input(input, dtype, "log_softmax", axis, dim)
     if input.ndim == 0:
         return mf.reshape(log_softmax(mf.reshape(input, (1,)), 0), ())
     return apply(_act.LogSoftmax(axis=_softmax_axis("log_softmax", input, axis, dim, _stacklevel)), input)
 
 
+@_floating_kernel("softplus_cpu")
 @_half_in_float32
 def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, and ``input`` itself where ``beta * x > threshold``.
@@ -167,6 +195,7 @@ def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     return mf.where(z > threshold, input, soft)
 
 
+@_floating_kernel("log_sigmoid_cpu")
 @_half_in_float32
 def logsigmoid(input: Any) -> Tensor:
     """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``; real input only, as PyTorch's
@@ -177,6 +206,7 @@ def logsigmoid(input: Any) -> Tensor:
     return -mf.logaddexp(0.0, -input)
 
 
+@_floating_kernel("mish_cpu")
 @_half_in_float32
 def mish(input: Any, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
@@ -186,6 +216,7 @@ def mish(input: Any, inplace: bool = False) -> Tensor:
     return input * mf.tanh(softplus(input))
 
 
+@_floating_kernel("elu_cpu")
 @_half_in_float32
 def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``input`` for ``x > 0``, else ``alpha * (exp(x) - 1)``; the derivative at 0 is ``alpha`` (PyTorch)."""
@@ -212,6 +243,10 @@ def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: b
         raise ValueError(f"hardtanh: min_val={min_val} is greater than max_val={max_val}")
     input = _tensor(input)
     refuse_complex("hardtanh", input)  # (NumPy's lexicographic clip would answer, as PyTorch's clamp refuses)
+    if input.dtype.kind == "b":  # PyTorch's refusals (NumPy would clip a bool as a number)
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if input.dtype.kind == "u" and min_val < 0:
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     if input.dtype.kind in "iu":  # PyTorch casts the bounds to an integer input's dtype: the result stays integer
         min_val, max_val = int(min_val), int(max_val)
     return apply(_act.HardTanh(min_val=min_val, max_val=max_val), input)
@@ -226,6 +261,7 @@ def relu6(input: Any, inplace: bool = False) -> Tensor:
     return hardtanh(input, 0.0, 6.0)
 
 
+@_floating_kernel("prelu_cpu")
 def prelu(input: Any, weight: Any) -> Tensor:
     """``input`` for ``x > 0``, else ``weight * x``; ``weight`` has one value or one per channel (axis 1)."""
     input = _tensor(input)
@@ -243,11 +279,12 @@ def prelu(input: Any, weight: Any) -> Tensor:
 
 def softmin(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: Any = None, *,
             dim: int | None = None) -> Tensor:
-    """``softmax(-x)`` along ``axis`` (as :func:`softmax`)."""
-    input = _softmax_input(input, dtype, "softmin")
+    """``softmax(-x)`` along ``axis`` (as :func:`softmax`), negated in the input's dtype before
+    ``dtype`` casts, as PyTorch's (a bool input is its negation error, a uint8 one wraps)."""
+    input = refuse_complex_input("softmin", _tensor(input))
     if input.ndim and axis is None and dim is None:
         axis = _softmax_axis("softmin", input, None, None, _stacklevel)[0]
-    return softmax(-input, axis, dim=dim)
+    return softmax(-input, axis, dtype=dtype, dim=dim)
 
 
 # SELU's constants (Klambauer et al. 2017), as PyTorch spells them
@@ -255,6 +292,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@_floating_kernel("elu_cpu")
 @_half_in_float32
 def selu(input: Any, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalizing constants ``alpha = 1.6733``, ``scale = 1.0507``."""
@@ -263,6 +301,7 @@ def selu(input: Any, inplace: bool = False) -> Tensor:
     return elu(input, _SELU_ALPHA) * _SELU_SCALE
 
 
+@_floating_kernel("elu_cpu")
 @_half_in_float32
 def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: an ELU with a derivative of 1 at 0."""
@@ -276,6 +315,7 @@ def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return mf.where(pos, input, mf.expm1(neg * (1.0 / alpha)) * alpha)
 
 
+@_floating_kernel("glu_cpu")
 def glu(input: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
     """The gated linear unit: ``a * sigmoid(b)`` for the two halves ``a``, ``b`` of ``input`` along ``axis``."""
     input = _tensor(input)
@@ -288,6 +328,7 @@ def glu(input: Any, axis: int | None = None, *, dim: int | None = None) -> Tenso
     return a * mf.sigmoid(b)
 
 
+@_floating_kernel("hardswish_cpu")
 @_half_in_float32
 def hardswish(input: Any, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``: 0 up to -3 (-0.0, and NaN at -inf, as PyTorch's ``-inf * 0``),
@@ -304,6 +345,7 @@ def hardswish(input: Any, inplace: bool = False) -> Tensor:
     return mf.where(input == -math.inf, math.nan, out)
 
 
+@_floating_kernel("hardsigmoid_cpu")
 @_half_in_float32
 def hardsigmoid(input: Any, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, the derivative 0 at and beyond +-3 (PyTorch);
@@ -320,20 +362,25 @@ def hardsigmoid(input: Any, inplace: bool = False) -> Tensor:
 
 def softsign(input: Any) -> Tensor:
     """``x / (1 + |x|)``; of integers, in the default float dtype (PyTorch's)."""
-    input = in_default_float(_tensor(input))
+    input = _tensor(input)
+    if input._data.dtype.kind == "b":  # PyTorch's abs has no bool kernel (integers: the default float)
+        raise _no_kernel("abs_cpu", input)
+    input = in_default_float(input)
     return input / (mf.abs(input) + 1)
 
 
 def tanhshrink(input: Any) -> Tensor:
-    """``x - tanh(x)``; of integers, in the default float dtype (PyTorch's)."""
-    input = in_default_float(_tensor(input))
-    return input - mf.tanh(input)
+    """``x - tanh(x)``; of integers, in the default float dtype (PyTorch's: ``tanh`` of integers is)."""
+    input = _tensor(input)
+    return input - mf.tanh(input)  # (a bool input: the subtraction's refusal, as PyTorch's)
 
 
 def threshold(input: Any, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``input`` where ``x > threshold``, else ``value`` (PyTorch's argument order); NaN stays NaN.
     Integer input stays integer, ``value`` cast to it (truncated), as PyTorch's."""
     input = _tensor(input)
+    if input._data.dtype.kind == "b":  # PyTorch's kernel takes numbers only (integers stay integer)
+        raise _no_kernel("threshold_cpu", input)
     fill = int(value) if input.dtype.kind in "iu" else float(value)
 
     def thresholded(x: Tensor) -> Tensor:
@@ -344,6 +391,7 @@ def threshold(input: Any, threshold: float, value: float, inplace: bool = False)
     return written_in_place("threshold", input, thresholded) if inplace else thresholded(input)
 
 
+@_floating_kernel("softshrink_check")
 def softshrink(input: Any, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between; NaN stays NaN."""
     if lambd < 0:
@@ -355,6 +403,7 @@ def softshrink(input: Any, lambd: float = 0.5) -> Tensor:
     return mf.where(input < -lambd, input + lambd, mf.where(input <= lambd, 0.0, input - lambd))
 
 
+@_floating_kernel("hardshrink_cpu")
 def hardshrink(input: Any, lambd: float = 0.5) -> Tensor:
     """``input`` where ``|x| > lambd``, else 0; NaN stays NaN (PyTorch's)."""
     input = _tensor(input)
@@ -363,6 +412,7 @@ def hardshrink(input: Any, lambd: float = 0.5) -> Tensor:
     return mf.where((input >= -lambd) & (input <= lambd), 0.0, input)  # NaN fails the test: it stays
 
 
+@_floating_kernel("leaky_relu_cpu")
 def rrelu(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False) -> Tensor:
     """The randomized leaky ReLU: ``input`` for ``x > 0``, else ``a * x`` with ``a`` drawn uniformly from

@@ -1,0 +1,71 @@
+"""Regenerate ``tests/data/torch_integer_op_refusals.json``: torch 2.13's answer to its
+``nn.functional`` activations, softmaxes and ``argmax``/``argmin``/``relu`` methods on integer
+(int64, int32, uint8) and bool tensors -- the exception's type and message where it refuses (its
+kernels are floating only: '"elu_cpu" not implemented for 'Long''; "argmax(): does not support bool
+input"), and the dtype and values where it answers (``relu``, ``hardtanh``, ``threshold`` keep
+integers integer; ``sigmoid``, ``softsign`` compute them in float32; ``dtype=`` casts a softmax's
+input first).
+
+    python tests/data/make_torch_integer_op_refusals.py     # needs torch; the tests do not
+
+Read by ``tests/test_integer_op_refusals.py``, which runs the same calls on the engine.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+OUT = Path(__file__).with_name("torch_integer_op_refusals.json")
+VALUES = [[2, 1, 0, 4], [1, 3, 1, 0]]
+DTYPES = ("int64", "int32", "uint8", "bool")
+
+#: ``nn.functional``'s functions of the tensor alone
+ONE_TENSOR = ("relu gelu silu elu leaky_relu softplus mish logsigmoid celu selu hardswish hardsigmoid hardshrink "
+              "softshrink relu6 hardtanh softsign tanhshrink sigmoid tanh rrelu glu").split()
+#: softmaxes along a dim, as ``(function or method, dim, dtype)``: the kernel's name depends on the dim
+SOFTMAXES = [(kind + name, dim, dtype) for kind in ("F.", "t.") for name in ("softmax", "log_softmax")
+             for dim in (1, 0) for dtype in (None, "float32")] + [("F.softmin", 1, None), ("F.softmin", 0, "float64")]
+METHODS = "argmax argmin relu".split()
+
+
+def calls() -> dict:
+    """Each case's name and its call ``fn(L, a)`` (``L``: ``torch`` or ``minigrad_ckpt``)."""
+    out = {f"F.{name}": (lambda n: lambda L, a: getattr(L.nn.functional, n)(a))(name) for name in ONE_TENSOR}
+    for name, dim, dtype in SOFTMAXES:
+        def softmax(L, a, name=name, dim=dim, dtype=dtype):
+            kind, fn = name.split(".")
+            cast = None if dtype is None else getattr(L, dtype)
+            if kind == "t":
+                return getattr(a, fn)(dim, dtype=cast)
+            return getattr(L.nn.functional, fn)(a, dim, dtype=cast)
+        out[f"{name}({dim}, dtype={dtype})"] = softmax
+    out.update({f"t.{name}()": (lambda n: lambda L, a: getattr(a, n)())(name) for name in METHODS})
+    out["t.argmax(0)"] = lambda L, a: a.argmax(0)
+    out["F.threshold"] = lambda L, a: L.nn.functional.threshold(a, 1, 0)
+    out["F.hardtanh(-1, 1)"] = lambda L, a: L.nn.functional.hardtanh(a, -1.0, 1.0)
+    return out
+
+
+def outcome(fn, L, a) -> dict:
+    """What ``fn`` answers: its exception (type and message), or the dtype and values of its result."""
+    try:
+        out = fn(L, a)
+    except Exception as e:  # noqa: BLE001 - the exception is the answer
+        return {"error": type(e).__name__, "message": str(e).split("\n")[0]}
+    return {"dtype": str(out.dtype).split(".")[-1], "values": out.tolist()}
+
+
+def main() -> None:
+    import torch  # here, not at the top: the tests import this module's inputs without torch
+
+    out = {}
+    for dtype in DTYPES:
+        a = torch.tensor(VALUES, dtype=getattr(torch, dtype))
+        for name, fn in calls().items():
+            out[f"{name}/{dtype}"] = outcome(fn, torch, a)
+    OUT.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
