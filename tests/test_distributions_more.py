@@ -444,7 +444,7 @@ def test_samplers_acceptance_terms_keep_float32_digits_at_large_counts():
     # the rejection samplers (Poisson's PTRS, Binomial's BTRS) compare against log k! - Stirling's formula: as
     # a difference of lgamma and k log k that is ~1e6 in float32 at k = 1e5, it was off by ~0.1 (the whole
     # tail is ~1e-6), which bent the accepted counts' spread at large rates
-    from minigrad_ckpt.distributions.discrete import _stirling_tail
+    from minigrad_ckpt.functional.poisson import stirling_tail as _stirling_tail  # (shared with mg.poisson)
 
     def reference(v):  # in float64: lgamma's difference while it is small, Stirling's series (4 terms) beyond
         if v < 10:

@@ -8,11 +8,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..functional.poisson import poisson_draws
 from ..grad_mode import no_grad
 from ..nn import functional as F
 from ..tensor import Tensor
 from . import constraints
-from .discrete import Binomial, _poisson_draws
+from .discrete import Binomial
 from .distributions import (
     Categorical,
     Distribution,
@@ -66,7 +67,7 @@ class NegativeBinomial(_TwoOutcomeParameters):
         with no_grad():
             # unchecked, as PyTorch's: a total_count of 0 is a gamma of concentration 0 (every draw 0)
             rate = Gamma(self.total_count, (-self.logits).exp(), validate_args=False).sample(sample_shape)
-            return _poisson_draws(rate, tuple(rate.shape))
+            return poisson_draws(rate, tuple(rate.shape))
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:

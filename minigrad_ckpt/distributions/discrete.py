@@ -8,12 +8,12 @@ Hormann's BTRS above)."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from .. import creation
 from ..backend import host_numpy
 from ..functional.elementwise import where
+from ..functional.poisson import poisson_draws, stirling_tail
 from ..grad_mode import no_grad
 from ..nn import functional as F
 from ..tensor import Tensor
@@ -151,57 +151,6 @@ class Geometric(Distribution):
         return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs
 
 
-def _poisson_draws(rate: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """Poisson counts of ``rate`` (broadcast to ``shape``), without gradient: inversion below 10, PTRS above."""
-    with no_grad():
-        rate = rate.detach()
-        small = _poisson_small(rate.clamp(max=10.0), shape)
-        if not bool((rate >= 10).any().item()):
-            return small
-        return where(rate >= 10, _poisson_ptrs(rate.clamp(min=10.0), shape), small)
-
-
-def _poisson_small(rate: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """Inversion: the first ``k`` whose cdf passes a uniform draw (rates below 10: a few steps)."""
-    u = creation.rand(*shape, dtype=rate.dtype, device=rate.device)
-    rate = rate.expand(*shape)
-    term = (-rate).exp()
-    cdf, k = term, creation.zeros(shape, dtype=rate.dtype, device=rate.device)
-    for _ in range(200):  # P(k > 200 | rate < 10) is far below every dtype's resolution
-        below = u > cdf
-        if not bool(below.any().item()):
-            break
-        k = k + below.to(k.dtype)
-        term = term * rate / k.clamp(min=1)
-        cdf = where(below, cdf + term, cdf)
-    return k
-
-
-def _poisson_ptrs(rate: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """Hormann's PTRS (NumPy's sampler for rates of 10 and more): uniform pairs until accepted."""
-    rate = rate.expand(*shape)
-    slam = rate.sqrt()
-    b = 0.931 + 2.53 * slam
-    a = -0.059 + 0.02483 * b
-    invalpha, vr = 1.1239 + 1.1328 / (b - 3.4), 0.9277 - 3.6224 / (b - 2)
-    result, pending = rate * 0, rate == rate  # every element still to draw
-    while bool(pending.any().item()):
-        uu = creation.rand(*shape, dtype=rate.dtype, device=rate.device) - 0.5
-        v = creation.rand(*shape, dtype=rate.dtype, device=rate.device)
-        us = 0.5 - uu.abs()
-        k = ((2 * a / us + b) * uu + rate + 0.43).floor()
-        quick = (us >= 0.07) & (v <= vr)
-        possible = (k >= 0) & ~((us < 0.013) & (v > us))
-        kk = k.clamp(min=0)
-        # k log(rate) - rate - log k!, rearranged so no two large terms cancel (float32 at large rates)
-        log_target = (kk * ((rate - kk - 1) / (kk + 1)).log1p() - 0.5 * (kk + 1).log() + (kk + 1 - rate)
-                      - 0.5 * math.log(2 * math.pi) - _stirling_tail(kk))
-        slow = v.log() + invalpha.log() - (a / (us * us) + b).log() <= log_target
-        accepted = pending & (quick | (possible & slow))
-        result, pending = where(accepted, k, result), pending & ~accepted
-    return result
-
-
 class Poisson(Distribution):
     """Counts of events at ``rate`` per interval."""
 
@@ -229,7 +178,7 @@ class Poisson(Distribution):
         return self._expanded(Poisson, _instance, shape, rate=self.rate.expand(*shape))
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
-        return _poisson_draws(self.rate, self._extended_shape(sample_shape))
+        return poisson_draws(self.rate, self._extended_shape(sample_shape))
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:
@@ -252,17 +201,6 @@ def _binomial_inversion(count: Tensor, q: Tensor) -> Tensor:
     return successes
 
 
-def _stirling_tail(k: Tensor) -> Tensor:
-    """``log k! - ((k + 1/2) log(k + 1) - (k + 1) + log sqrt(2 pi))``, Stirling's formula's error: by
-    its series from 10 up (PyTorch's), where the difference of two numbers near ``k log k`` would lose
-    float32's digits, and from ``lgamma`` below."""
-    small = k.clamp(max=10.0)
-    exact = (small + 1).lgamma() - ((small + 0.5) * (small + 1).log() - (small + 1) + 0.5 * math.log(2 * math.pi))
-    kp1sq = (k + 1).pow(2)
-    series = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
-    return where(k < 10, exact, series)
-
-
 def _binomial_btrs(count: Tensor, q: Tensor) -> Tensor:
     """Hormann's BTRS (PyTorch's sampler where ``count * q >= 10``): uniform pairs until accepted."""
     stddev = (count * q * (1 - q)).sqrt()
@@ -281,7 +219,7 @@ def _binomial_btrs(count: Tensor, q: Tensor) -> Tensor:
         d = kk - m
         bound = (d * (r.log() + (count - kk + 1).log() - (kk + 1).log()) - (m + 0.5) * (d / (m + 1)).log1p()
                  + (m + 0.5) * (-d / (count - m + 1)).log1p() + (count + 1) * (d / (count - kk + 1)).log1p()
-                 + _stirling_tail(m) + _stirling_tail(count - m) - _stirling_tail(kk) - _stirling_tail(count - kk))
+                 + stirling_tail(m) + stirling_tail(count - m) - stirling_tail(kk) - stirling_tail(count - kk))
         quick = (us >= 0.07) & (v <= v_r)
         slow = (v * alpha / (a / (us * us) + b)).log() <= bound
         accepted = pending & inside & (quick | slow)

@@ -42,7 +42,7 @@ from . import linalg_derived as lad
 from . import linalg_ex as lex
 from . import linalg_ldl as ldl
 from . import math as mf
-from . import namespace
+from . import namespace, poisson
 from . import random_fills as rf
 from . import scatter as sc
 from . import selection as sel
@@ -494,6 +494,7 @@ SECTIONS: tuple[Section, ...] = (
         public("can_cast", tf.can_cast),
         public("bernoulli", creation.bernoulli, AS_METHOD),
         public("multinomial", creation.multinomial, AS_METHOD),
+        public("poisson", poisson.poisson),
         public("is_conj", tf.is_conj),
         public("is_neg", tf.is_neg),
         public("resolve_conj", tf.resolve_conj),
