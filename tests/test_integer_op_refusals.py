@@ -48,6 +48,7 @@ def test_as_pytorch_refuses_or_answers(case, device):
         assert str(caught.value) == want["message"]
         return
     out = CALLS[name](mg, a)
+    out = out[0] if isinstance(out, tuple) else out
     assert str(out.dtype).split(".")[-1] == want["dtype"]
     np.testing.assert_allclose(np.asarray(out.tolist(), dtype=np.float64), np.asarray(want["values"], np.float64),
                                rtol=1e-6, atol=1e-7)

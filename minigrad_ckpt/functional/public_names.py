@@ -116,6 +116,12 @@ class Section(NamedTuple):
 
 # PyTorch's keyword names for the second operand (mg.mul(x, other=2), mg.pow(x, exponent=2)); one
 # function each, shared by the NumPy and PyTorch names, so that mg.mul is mg.multiply.
+# Methods under PyTorch's kernel dtypes where NumPy's function of that name answers (a mask's abs,
+# trunc, matrix product); functions only PyTorch has refuse the same (mg.frac)
+_ABS_METHOD = tmeth.no_kernel_for(mf.abs, "abs_cpu")
+_TRUNC_METHOD = tmeth.no_kernel_for(mf.trunc, "trunc_vml_cpu")
+_MATMUL_METHOD = tmeth.no_kernel_for(mf.matmul, "addmm_impl_cpu_")
+_FRAC = tmeth.no_kernel_for(ewc.frac, "frac_cpu", "biu")
 #: PyTorch's device kinds and layouts that no tensor here has: its is_<kind> properties read False
 _ABSENT_KINDS = ("is_xpu", "is_mps", "is_meta", "is_ipu", "is_hpu", "is_mtia", "is_maia", "is_xla", "is_vulkan",
                  "is_mkldnn", "is_quantized", "is_sparse", "is_sparse_csr", "is_nested")
@@ -127,7 +133,7 @@ _POWER = ti.torch_keywords(mf.power, exponent="y")
 
 SECTIONS: tuple[Section, ...] = (
     Section("Arithmetic and elementwise functions", MG, (
-        public("abs", mf.abs, AS_METHOD, in_place=True),
+        public("abs", mf.abs, _ABS_METHOD, in_place=True),
         public("add", ti.torch_keywords(mf.add, other="y"), tmeth.add_method, out=CAST),
         public("subtract", _SUBTRACT, tmeth.sub_method, in_place=True, out=CAST),
         public("multiply", _MULTIPLY, AS_METHOD, in_place=True, out=CAST),
@@ -162,18 +168,18 @@ SECTIONS: tuple[Section, ...] = (
         public("log10", mf.log10, AS_METHOD, in_place=True),
         public("exp2", mf.exp2, AS_METHOD, in_place=True),
         public("expm1", mf.expm1, AS_METHOD, in_place=True),
-        public("hypot", mf.hypot, AS_METHOD, in_place=True),
+        public("hypot", mf.hypot, tmeth.no_kernel_for(mf.hypot, "hypot_cpu", "biu"), in_place=True),
         public("logaddexp", mf.logaddexp, AS_METHOD),
         public("logaddexp2", mf.logaddexp2, AS_METHOD),
         public("sinc", mf.sinc, AS_METHOD, in_place=True),
         public("square", mf.square, AS_METHOD, in_place=True),
         public("reciprocal", mf.reciprocal, AS_METHOD, in_place=True),
         public("cbrt", mf.cbrt, AS_METHOD),
-        public("floor", mf.floor, AS_METHOD, in_place=True),
-        public("ceil", mf.ceil, AS_METHOD, in_place=True),
-        public("round", mf.round, AS_METHOD, in_place=True),
+        public("floor", mf.floor, tmeth.no_kernel_for(mf.floor, "floor_vml_cpu"), in_place=True),
+        public("ceil", mf.ceil, tmeth.no_kernel_for(mf.ceil, "ceil_vml_cpu"), in_place=True),
+        public("round", mf.round, tmeth.no_kernel_for(mf.round, "round_vml_cpu"), in_place=True),
         public("around", mf.around),
-        public("trunc", mf.trunc, AS_METHOD, in_place=True),
+        public("trunc", mf.trunc, _TRUNC_METHOD, in_place=True),
         public("mod", mf.mod),
         public("remainder", mf.remainder, AS_METHOD, in_place=True),
         public("fmod", mf.fmod, AS_METHOD, in_place=True),
@@ -217,11 +223,11 @@ SECTIONS: tuple[Section, ...] = (
         public("cumprod", ti.cumprod, tmeth.along_dim_method(ti.cumprod), in_place=True),
     )),
     Section("Products", MG, (
-        public("matmul", mf.matmul, AS_METHOD, out=EXACT),
+        public("matmul", mf.matmul, _MATMUL_METHOD, out=EXACT),
         public("einsum", ti.operands_as_list(mf.einsum, 1)),
         public("tensordot", ti.torch_keywords(mf.tensordot, dims="axes")),
-        public("dot", mf.dot, tmeth.product_method("dot", mf.dot, (1, 1), "tensor")),
-        public("inner", mf.inner, AS_METHOD),
+        public("dot", mf.dot, tmeth.no_kernel_for(tmeth.product_method("dot", mf.dot, (1, 1), "tensor"), "dot")),
+        public("inner", mf.inner, tmeth.no_kernel_for(mf.inner, "addmm_impl_cpu_")),
         public("outer", mf.outer, tmeth.product_method("outer", mf.outer, (1, 1), "vec2")),
         public("kron", mf.kron, AS_METHOD),
         public("cross", ti.cross, tmeth.cross_method),
@@ -261,7 +267,7 @@ SECTIONS: tuple[Section, ...] = (
         public("eye", mf.eye),
         public("diag", ti.torch_keywords(mf.diag, input="v", diagonal="k"), AS_METHOD),
         public("diagonal", ti.torch_keywords(mf.diagonal, input="x", dim1="axis1", dim2="axis2"), AS_METHOD),
-        public("trace", mf.trace, AS_METHOD),
+        public("trace", mf.trace, tmeth.no_kernel_for(mf.trace, "trace")),
         public("tril", ti.torch_keywords(mf.tril, input="x", diagonal="k"), AS_METHOD, in_place=True),
         public("triu", ti.torch_keywords(mf.triu, input="x", diagonal="k"), AS_METHOD, in_place=True),
     )),
@@ -284,8 +290,8 @@ SECTIONS: tuple[Section, ...] = (
     )),
     Section("More elementwise functions", MG, (
         public("rsqrt", ewc.rsqrt, AS_METHOD, in_place=True),
-        public("frac", ewc.frac, AS_METHOD, in_place=True),
-        public("lerp", ewc.lerp, AS_METHOD, in_place=True),
+        public("frac", _FRAC, AS_METHOD, in_place=True),
+        public("lerp", tmeth.lerp, AS_METHOD, in_place=True),
         public("deg2rad", ewc.deg2rad, AS_METHOD, in_place=True),
         public("rad2deg", ewc.rad2deg, AS_METHOD, in_place=True),
         public("ldexp", ewc.ldexp, AS_METHOD, in_place=True),
@@ -375,7 +381,7 @@ SECTIONS: tuple[Section, ...] = (
         public("mode", sel.mode, AS_METHOD),
         public("cummax", sel.cummax, AS_METHOD),
         public("cummin", sel.cummin, AS_METHOD),
-        public("logcumsumexp", sel.logcumsumexp, AS_METHOD),
+        public("logcumsumexp", tmeth.no_kernel_for(sel.logcumsumexp, "logcumsumexp_out_cpu", "biu"), AS_METHOD),
         public("unique", ti.torch_keywords(sel.unique, input="ar"), sel.unique_method),
         public("unique_consecutive", sel.unique_consecutive, AS_METHOD),
         public("searchsorted", ti.torch_keywords(sel.searchsorted, sorted_sequence="a", input="v")),
@@ -412,7 +418,7 @@ SECTIONS: tuple[Section, ...] = (
         public("acosh", mf.arccosh, AS_METHOD, in_place=True),
         public("asinh", mf.arcsinh, AS_METHOD, in_place=True),
         public("atanh", mf.arctanh, AS_METHOD, in_place=True),
-        public("absolute", mf.abs, AS_METHOD, in_place=True),
+        public("absolute", mf.abs, _ABS_METHOD, in_place=True),
         public("concat", ti.concat),
         public("t", ti.t, tmeth.t_method),
         public("numel", ti.numel, lambda self: int(self._data.size)),
@@ -446,12 +452,14 @@ SECTIONS: tuple[Section, ...] = (
         public("softmax", tf.softmax, AS_METHOD),
         public("log_softmax", tf.log_softmax, AS_METHOD),
         public("relu", tmeth.relu_method, AS_METHOD, in_place=True),
-        public("mm", tmeth.product_method("mm", mf.matmul, (2, 2), "mat2"), AS_METHOD, out=EXACT),
+        public("mm", tmeth.no_kernel_for(tmeth.product_method("mm", mf.matmul, (2, 2), "mat2"), "addmm_impl_cpu_"),
+               AS_METHOD, out=EXACT),
         public("spmm", tmeth.product_method("spmm", mf.matmul, (2, 2), "mat2")),
-        public("fix", mf.trunc, AS_METHOD, in_place=True),
+        public("fix", mf.trunc, _TRUNC_METHOD, in_place=True),
         public("sgn", tmeth.sign_method, AS_METHOD, in_place=True),
-        public("bmm", tmeth.product_method("bmm", mf.matmul, (3, 3), "mat2"), AS_METHOD),
-        public("mv", tmeth.product_method("mv", mf.matmul, (2, 1), "vec"), AS_METHOD),
+        public("bmm", tmeth.no_kernel_for(tmeth.product_method("bmm", mf.matmul, (3, 3), "mat2"), "bmm"), AS_METHOD),
+        public("mv", tmeth.no_kernel_for(tmeth.product_method("mv", mf.matmul, (2, 1), "vec"), "addmv_impl_cpu"),
+               AS_METHOD),
         public("vdot", tmeth.product_method("vdot", tmeth._vdot, (1, 1)), AS_METHOD),
         public("inverse", la.inv, AS_METHOD),
         public("float_power", tmeth.float_power_method, AS_METHOD, in_place=True),
@@ -658,7 +666,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("__rtruediv__", tm.operator_method(_DIV, reflected=True, float_valued=True)),
         tensor_method("__pow__", tm.power_method(_POW)),
         tensor_method("__rpow__", tm.rpow),
-        tensor_method("__matmul__", tm.operand_method(mf.matmul)),
+        tensor_method("__matmul__", tm.operand_method(_MATMUL_METHOD)),
         tensor_method("__rmatmul__", tm.rmatmul),
         tensor_method("__neg__", mf.negative),
         tensor_method("__pos__", lambda x: x),

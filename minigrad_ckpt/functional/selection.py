@@ -88,6 +88,9 @@ def _lower_median(name: str, input: Any, dim: Any, keepdim: bool, skip_nan: bool
     """PyTorch's median: the lower of the two middle values (a NaN if the slice has one,
     unless ``skip_nan``), with its index along ``dim``; the whole tensor's for ``dim=None``."""
     x0 = as_tensor(input)
+    if x0.dtype.kind == "b":  # PyTorch has no bool kernel (NumPy's would order False < True)
+        kernel = "median_cpu" if dim is None else "median_out"
+        raise DtypeNotImplemented(f"\"{kernel}\" not implemented for 'Bool'")
     if dim is None:
         if x0.size == 0:
             return mf.reshape(mf.sum(x0) * float("nan"), ())

@@ -438,6 +438,34 @@ def log_softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
     return apply(_act.LogSoftmax(axis=normalize_axis(dim, x.ndim)), x)
 
 
+def no_kernel_for(fn: Any, kernel: str, kinds: str = "b") -> Any:
+    """``fn`` under PyTorch's kernel dtypes: a tensor first argument of a dtype kind in ``kinds``
+    (``"b"`` bool, ``"biu"`` every integer too) is PyTorch's ``NotImplementedError`` ('"abs_cpu" not
+    implemented for 'Bool''), where NumPy's ufunc would answer (``abs`` of a mask, ``hypot`` of
+    integers in a float).  For the methods of names NumPy's functions share (``x.abs()``; ``mg.abs``
+    keeps NumPy's reading) and the functions only PyTorch has (``mg.frac``, ``mg.mm``)."""
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        x = args[0] if args else kwargs.get("input", kwargs.get("x"))  # (PyTorch's input= keyword too)
+        if isinstance(x, Tensor) and x._data.dtype.kind in kinds:
+            raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(x._data.dtype)}'")
+        return fn(*args, **kwargs)
+    checked.__name__ = checked.__qualname__ = getattr(fn, "__name__", kernel)
+    checked.__doc__ = fn.__doc__
+    checked.__wrapped__ = fn  # (its signature, for docs/api.md)
+    return checked
+
+
+def lerp(input: Any, end: Any, weight: Any) -> Tensor:  # noqa: A002
+    """``input + weight * (end - input)``, from the nearer end so that ``weight = 1`` gives ``end``
+    exactly, as ``torch.lerp`` (:func:`~.elementwise_compositions.lerp`); differentiable in all three.
+    An integer or bool ``input`` is PyTorch's ``NotImplementedError``, named by its kernel for a
+    number or a tensor ``weight`` (NumPy's promotion would answer in a float)."""
+    if isinstance(input, Tensor) and input._data.dtype.kind in "biu":
+        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(input._data.dtype)}'")
+    return ewc.lerp(input, end, weight)
+
+
 def refusing_bool(method: Any, name: str) -> Any:
     """``x.argmax()``/``x.argmin()`` as PyTorch's: a bool tensor is its error ("argmax(): does not
     support bool input"); ``mg.argmax``, NumPy's, takes it."""

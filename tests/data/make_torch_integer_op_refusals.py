@@ -1,5 +1,6 @@
 """Regenerate ``tests/data/torch_integer_op_refusals.json``: torch 2.13's answer to its
-``nn.functional`` activations, softmaxes and ``argmax``/``argmin``/``relu`` methods on integer
+``nn.functional`` activations, softmaxes, ``argmax``/``argmin``/``relu`` methods, rounding, products
+and the functions only PyTorch has (``frac``, ``lerp``, ``logcumsumexp``, ``mm``) on integer
 (int64, int32, uint8) and bool tensors -- the exception's type and message where it refuses (its
 kernels are floating only: '"elu_cpu" not implemented for 'Long''; "argmax(): does not support bool
 input"), and the dtype and values where it answers (``relu``, ``hardtanh``, ``threshold`` keep
@@ -27,6 +28,10 @@ ONE_TENSOR = ("relu gelu silu elu leaky_relu softplus mish logsigmoid celu selu 
 SOFTMAXES = [(kind + name, dim, dtype) for kind in ("F.", "t.") for name in ("softmax", "log_softmax")
              for dim in (1, 0) for dtype in (None, "float32")] + [("F.softmin", 1, None), ("F.softmin", 0, "float64")]
 METHODS = "argmax argmin relu".split()
+#: methods of names NumPy's functions share (``mg.abs`` keeps NumPy's reading), and those along a dim
+ROUNDING = "abs absolute round floor ceil trunc fix frac nanmedian".split()
+ALONG_DIM = "logcumsumexp median nanmedian".split()
+PRODUCTS = "mm matmul".split()
 
 
 def calls() -> dict:
@@ -44,6 +49,17 @@ def calls() -> dict:
     out["t.argmax(0)"] = lambda L, a: a.argmax(0)
     out["F.threshold"] = lambda L, a: L.nn.functional.threshold(a, 1, 0)
     out["F.hardtanh(-1, 1)"] = lambda L, a: L.nn.functional.hardtanh(a, -1.0, 1.0)
+    out.update({f"t.{name}()": (lambda n: lambda L, a: getattr(a, n)())(name) for name in ROUNDING})
+    out.update({f"t.{name}(1)": (lambda n: lambda L, a: getattr(a, n)(1))(name) for name in ALONG_DIM})
+    out.update({f"t.{name}(t.T)": (lambda n: lambda L, a: getattr(a, n)(a.T))(name) for name in PRODUCTS})
+    out.update({
+        "frac": lambda L, a: L.frac(a), "logcumsumexp": lambda L, a: L.logcumsumexp(a, 1),
+        "lerp": lambda L, a: L.lerp(a, a, 0.5), "t.lerp(t, t)": lambda L, a: a.lerp(a, a),
+        "t.hypot(t)": lambda L, a: a.hypot(a), "mm": lambda L, a: L.mm(a, a.T), "t @ t.T": lambda L, a: a @ a.T,
+        "t.inner(t)": lambda L, a: a.inner(a), "t.dot(t)": lambda L, a: a[0].dot(a[1]),
+        "t.bmm(t.T)": lambda L, a: a[None].bmm(a.T[None]), "t.mv(t[0])": lambda L, a: a.mv(a[0]),
+        "t.trace()": lambda L, a: a.trace(), "t.median()": lambda L, a: a.median(),
+    })
     return out
 
 
@@ -53,6 +69,7 @@ def outcome(fn, L, a) -> dict:
         out = fn(L, a)
     except Exception as e:  # noqa: BLE001 - the exception is the answer
         return {"error": type(e).__name__, "message": str(e).split("\n")[0]}
+    out = out[0] if isinstance(out, tuple) else out  # (values, indices): the values
     return {"dtype": str(out.dtype).split(".")[-1], "values": out.tolist()}
 
 
