@@ -1,5 +1,6 @@
-"""``avg_pool1d``/``avg_pool2d``/``avg_pool3d`` of an integer tensor keep its dtype and truncate each window's
-mean toward zero, as PyTorch's integer kernels do (the engine returned float32 means)."""
+"""``avg_pool1d``/``avg_pool2d``/``avg_pool3d`` of an int64 tensor keep its dtype and truncate each window's
+mean toward zero, as PyTorch's integer kernels do (the engine returned float32 means); PyTorch has no
+kernel for the narrower integers (``"avg_pool2d" not implemented for 'Int'``), nor does the engine."""
 
 from __future__ import annotations
 
@@ -22,7 +23,16 @@ def test_known_values_from_torch():
                                   [[-13, -18], [-10, -14], [-7, -10], [-5, -6]])
 
 
-@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "int8", "int16"])
+def test_narrower_integers_are_pytorchs_refusal(dtype):
+    x = mg.tensor(np.ones((1, 2, 4, 4), dtype=dtype))
+    pools = ((F.avg_pool2d, "avg_pool2d"), (F.avg_pool1d, "avg_pool2d"), (F.avg_pool3d, "avg_pool3d_out_frame"))
+    for pool, kernel in pools:
+        with pytest.raises(NotImplementedError, match=f'"{kernel}" not implemented'):
+            pool(x if pool is not F.avg_pool1d else x[0], 2)
+
+
+@pytest.mark.parametrize("dtype", ["int64"])
 @pytest.mark.parametrize("kw", [dict(kernel_size=3, stride=2, padding=1),
                                 dict(kernel_size=2, stride=1, divisor_override=3),
                                 dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)])

@@ -32,6 +32,12 @@ METHODS = "argmax argmin relu".split()
 ROUNDING = "abs absolute round floor ceil trunc fix frac nanmedian".split()
 ALONG_DIM = "logcumsumexp median nanmedian".split()
 PRODUCTS = "mm matmul".split()
+#: losses and products of the tensor with itself, and pools of it as a (1, 1, 2, 4) image
+PAIRS = ("mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy binary_cross_entropy_with_logits kl_div "
+         "hinge_embedding_loss linear").split()
+POOLS = "max_pool2d avg_pool2d adaptive_avg_pool2d adaptive_max_pool2d".split()
+#: PyTorch refuses a bool subtraction before it could refuse these
+BOOL_SUBTRACTED = {"F.l1_loss(t, t)", "F.hinge_embedding_loss(t, t)"}
 
 
 def calls() -> dict:
@@ -60,6 +66,28 @@ def calls() -> dict:
         "t.bmm(t.T)": lambda L, a: a[None].bmm(a.T[None]), "t.mv(t[0])": lambda L, a: a.mv(a[0]),
         "t.trace()": lambda L, a: a.trace(), "t.median()": lambda L, a: a.median(),
     })
+    out.update({f"F.{name}(t, t)": (lambda n: lambda L, a: getattr(L.nn.functional, n)(a, a))(name) for name in PAIRS})
+    out.update({f"F.{name}(images, 2)": (lambda n: lambda L, a: getattr(L.nn.functional, n)(a[None, None], 2))(name)
+                for name in POOLS})
+    out.update({
+        "F.layer_norm": lambda L, a: L.nn.functional.layer_norm(a, (4,)),
+        "F.group_norm": lambda L, a: L.nn.functional.group_norm(a[None], 1),
+        "F.batch_norm": lambda L, a: L.nn.functional.batch_norm(a, None, None, training=True),
+        "F.instance_norm": lambda L, a: L.nn.functional.instance_norm(a[None]),
+        "F.rms_norm": lambda L, a: L.nn.functional.rms_norm(a, (4,)),
+        "F.avg_pool3d": lambda L, a: L.nn.functional.avg_pool3d(a[None, None, None], (1, 2, 2)),
+        "F.adaptive_avg_pool2d(images, 1)": lambda L, a: L.nn.functional.adaptive_avg_pool2d(a[None, None], 1),
+        "F.adaptive_avg_pool3d": lambda L, a: L.nn.functional.adaptive_avg_pool3d(a[None, None, None], (1, 2, 2)),
+        "F.nll_loss": lambda L, a: L.nn.functional.nll_loss(a, a[:, 0].long()),
+        "F.max_pool1d": lambda L, a: L.nn.functional.max_pool1d(a[None], 2),
+        "F.avg_pool1d": lambda L, a: L.nn.functional.avg_pool1d(a[None], 2),
+        "F.max_pool3d": lambda L, a: L.nn.functional.max_pool3d(a[None, None, None], (1, 2, 2), padding=(0, 1, 1)),
+        "F.adaptive_avg_pool1d": lambda L, a: L.nn.functional.adaptive_avg_pool1d(a[None], 1),
+        "F.adaptive_max_pool1d": lambda L, a: L.nn.functional.adaptive_max_pool1d(a[None], 1),
+        "F.dropout(p=0.5)": lambda L, a: L.nn.functional.dropout(a, 0.5),
+        "F.dropout(p=1)": lambda L, a: L.nn.functional.dropout(a, 1.0),
+        "F.dropout(eval)": lambda L, a: L.nn.functional.dropout(a, 0.5, training=False),
+    })
     return out
 
 
@@ -80,7 +108,8 @@ def main() -> None:
     for dtype in DTYPES:
         a = torch.tensor(VALUES, dtype=getattr(torch, dtype))
         for name, fn in calls().items():
-            out[f"{name}/{dtype}"] = outcome(fn, torch, a)
+            if not (dtype == "bool" and name in BOOL_SUBTRACTED):
+                out[f"{name}/{dtype}"] = outcome(fn, torch, a)
     OUT.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
 
 

@@ -17,16 +17,16 @@ from typing import Any
 
 from ... import functional as mf
 from ... import random as _random
-from ...backend import HALF, scalar_type_name
+from ...backend import HALF
 from ...functional import _tensor, normalize_axis
 from ...functional.arguments import in_default_float, in_float32_if_half, refuse_complex
-from ...functional.errors import ComplexNotImplemented, DtypeNotImplemented, InputMismatch
+from ...functional.errors import ComplexNotImplemented, InputMismatch
 from ...functional.torch_methods import refuse_complex_input, refuse_integer_softmax
 from ...ops import activation as _act
 from ...ops import dropout as _drop
 from ...tape import apply
 from ...tensor import Tensor
-from .inputs import _axis, _check_input_dtype, written_in_place
+from .inputs import _axis, _check_input_dtype, floating_kernel, no_kernel, written_in_place
 
 __all__ = [
     "relu", "leaky_relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "softplus", "logsigmoid",
@@ -61,24 +61,6 @@ def _half_in_float32(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
     return wrapped
 
 
-def _floating_kernel(kernel: str) -> Callable[[Callable[..., Tensor]], Callable[..., Tensor]]:
-    """The activation under PyTorch's dtype rule: its CPU kernel ``kernel`` is built for floating
-    types only, so an integer or bool input is PyTorch's ``NotImplementedError`` ('"elu_cpu" not
-    implemented for 'Long''), where NumPy's promotion would answer in a float."""
-    def decorate(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
-        @functools.wraps(fn)
-        def checked(input: Any, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
-            if isinstance(input, Tensor) and input._data.dtype.kind in "biu":
-                raise _no_kernel(kernel, input)
-            return fn(input, *args, **kwargs)
-        return checked
-    return decorate
-
-
-def _no_kernel(kernel: str, x: Tensor) -> DtypeNotImplemented:
-    return DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(x._data.dtype)}'")
-
-
 def relu(input: Any, inplace: bool = False) -> Tensor:
     """``max(x, 0)``; the gradient at 0 is 0.  Complex input is refused (no order), as PyTorch."""
     if inplace:  # a test, not a call: relu is on every small model's hot path
@@ -91,7 +73,7 @@ def relu(input: Any, inplace: bool = False) -> Tensor:
     return apply(_RELU, input)
 
 
-@_floating_kernel("leaky_relu_cpu")
+@floating_kernel("leaky_relu_cpu")
 @_half_in_float32
 def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``input`` for positive inputs, ``negative_slope * x`` otherwise (real input only, as PyTorch)."""
@@ -102,7 +84,7 @@ def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) 
     return apply(_act.LeakyRelu(negative_slope=float(negative_slope)), input)
 
 
-@_floating_kernel("GeluKernelImpl")
+@floating_kernel("GeluKernelImpl")
 def gelu(input: Any, approximate: str = "none") -> Tensor:
     """GELU, exact (``approximate="none"``, with ``erf``) or the ``"tanh"`` approximation
     (real input only, as PyTorch: its ``erf`` is the real one)."""
@@ -114,7 +96,7 @@ def gelu(input: Any, approximate: str = "none") -> Tensor:
     return apply(_act.Gelu(approximate=approximate), input)
 
 
-@_floating_kernel("silu_cpu")
+@floating_kernel("silu_cpu")
 @_half_in_float32
 def silu(input: Any, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)``."""
@@ -178,7 +160,7 @@ def log_softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype
     return apply(_act.LogSoftmax(axis=_softmax_axis("log_softmax", input, axis, dim, _stacklevel)), input)
 
 
-@_floating_kernel("softplus_cpu")
+@floating_kernel("softplus_cpu")
 @_half_in_float32
 def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, and ``input`` itself where ``beta * x > threshold``.
@@ -195,7 +177,7 @@ def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     return mf.where(z > threshold, input, soft)
 
 
-@_floating_kernel("log_sigmoid_cpu")
+@floating_kernel("log_sigmoid_cpu")
 @_half_in_float32
 def logsigmoid(input: Any) -> Tensor:
     """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``; real input only, as PyTorch's
@@ -206,7 +188,7 @@ def logsigmoid(input: Any) -> Tensor:
     return -mf.logaddexp(0.0, -input)
 
 
-@_floating_kernel("mish_cpu")
+@floating_kernel("mish_cpu")
 @_half_in_float32
 def mish(input: Any, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
@@ -216,7 +198,7 @@ def mish(input: Any, inplace: bool = False) -> Tensor:
     return input * mf.tanh(softplus(input))
 
 
-@_floating_kernel("elu_cpu")
+@floating_kernel("elu_cpu")
 @_half_in_float32
 def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``input`` for ``x > 0``, else ``alpha * (exp(x) - 1)``; the derivative at 0 is ``alpha`` (PyTorch)."""
@@ -261,7 +243,7 @@ def relu6(input: Any, inplace: bool = False) -> Tensor:
     return hardtanh(input, 0.0, 6.0)
 
 
-@_floating_kernel("prelu_cpu")
+@floating_kernel("prelu_cpu")
 def prelu(input: Any, weight: Any) -> Tensor:
     """``input`` for ``x > 0``, else ``weight * x``; ``weight`` has one value or one per channel (axis 1)."""
     input = _tensor(input)
@@ -292,7 +274,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-@_floating_kernel("elu_cpu")
+@floating_kernel("elu_cpu")
 @_half_in_float32
 def selu(input: Any, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalizing constants ``alpha = 1.6733``, ``scale = 1.0507``."""
@@ -301,7 +283,7 @@ def selu(input: Any, inplace: bool = False) -> Tensor:
     return elu(input, _SELU_ALPHA) * _SELU_SCALE
 
 
-@_floating_kernel("elu_cpu")
+@floating_kernel("elu_cpu")
 @_half_in_float32
 def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: an ELU with a derivative of 1 at 0."""
@@ -315,7 +297,7 @@ def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return mf.where(pos, input, mf.expm1(neg * (1.0 / alpha)) * alpha)
 
 
-@_floating_kernel("glu_cpu")
+@floating_kernel("glu_cpu")
 def glu(input: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
     """The gated linear unit: ``a * sigmoid(b)`` for the two halves ``a``, ``b`` of ``input`` along ``axis``."""
     input = _tensor(input)
@@ -328,7 +310,7 @@ def glu(input: Any, axis: int | None = None, *, dim: int | None = None) -> Tenso
     return a * mf.sigmoid(b)
 
 
-@_floating_kernel("hardswish_cpu")
+@floating_kernel("hardswish_cpu")
 @_half_in_float32
 def hardswish(input: Any, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``: 0 up to -3 (-0.0, and NaN at -inf, as PyTorch's ``-inf * 0``),
@@ -345,7 +327,7 @@ def hardswish(input: Any, inplace: bool = False) -> Tensor:
     return mf.where(input == -math.inf, math.nan, out)
 
 
-@_floating_kernel("hardsigmoid_cpu")
+@floating_kernel("hardsigmoid_cpu")
 @_half_in_float32
 def hardsigmoid(input: Any, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, the derivative 0 at and beyond +-3 (PyTorch);
@@ -364,7 +346,7 @@ def softsign(input: Any) -> Tensor:
     """``x / (1 + |x|)``; of integers, in the default float dtype (PyTorch's)."""
     input = _tensor(input)
     if input._data.dtype.kind == "b":  # PyTorch's abs has no bool kernel (integers: the default float)
-        raise _no_kernel("abs_cpu", input)
+        raise no_kernel("abs_cpu", input)
     input = in_default_float(input)
     return input / (mf.abs(input) + 1)
 
@@ -380,7 +362,7 @@ def threshold(input: Any, threshold: float, value: float, inplace: bool = False)
     Integer input stays integer, ``value`` cast to it (truncated), as PyTorch's."""
     input = _tensor(input)
     if input._data.dtype.kind == "b":  # PyTorch's kernel takes numbers only (integers stay integer)
-        raise _no_kernel("threshold_cpu", input)
+        raise no_kernel("threshold_cpu", input)
     fill = int(value) if input.dtype.kind in "iu" else float(value)
 
     def thresholded(x: Tensor) -> Tensor:
@@ -391,7 +373,7 @@ def threshold(input: Any, threshold: float, value: float, inplace: bool = False)
     return written_in_place("threshold", input, thresholded) if inplace else thresholded(input)
 
 
-@_floating_kernel("softshrink_check")
+@floating_kernel("softshrink_check")
 def softshrink(input: Any, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between; NaN stays NaN."""
     if lambd < 0:
@@ -403,7 +385,7 @@ def softshrink(input: Any, lambd: float = 0.5) -> Tensor:
     return mf.where(input < -lambd, input + lambd, mf.where(input <= lambd, 0.0, input - lambd))
 
 
-@_floating_kernel("hardshrink_cpu")
+@floating_kernel("hardshrink_cpu")
 def hardshrink(input: Any, lambd: float = 0.5) -> Tensor:
     """``input`` where ``|x| > lambd``, else 0; NaN stays NaN (PyTorch's)."""
     input = _tensor(input)
@@ -412,7 +394,7 @@ def hardshrink(input: Any, lambd: float = 0.5) -> Tensor:
     return mf.where((input >= -lambd) & (input <= lambd), 0.0, input)  # NaN fails the test: it stays
 
 
-@_floating_kernel("leaky_relu_cpu")
+@floating_kernel("leaky_relu_cpu")
 def rrelu(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False) -> Tensor:
     """The randomized leaky ReLU: ``input`` for ``x > 0``, else ``a * x`` with ``a`` drawn uniformly from

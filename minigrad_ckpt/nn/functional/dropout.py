@@ -10,6 +10,7 @@ import warnings
 from typing import Any
 
 from ... import random as _random
+from ...backend import scalar_type_name
 from ...functional import _tensor
 from ...ops import dropout as _drop
 from ...tape import apply
@@ -40,7 +41,12 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = F
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return input * 0.0
+        if input._data.dtype.kind in "fc":
+            return input * 0.0
+        return Tensor.constant(input.device.xp.zeros_like(input._data), input.device)  # (PyTorch's keep the dtype)
+    if input._data.dtype.kind in "biu":  # PyTorch's scaled mask is float; it cannot land in an integer
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{scalar_type_name(input._data.dtype)}")
     return apply(_drop.Dropout(p=float(p), key=_random.next_key()), input)
 
 

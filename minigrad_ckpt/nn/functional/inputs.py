@@ -4,10 +4,12 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
-from ...functional.errors import LayerDtypeMismatch
+from ...backend import scalar_type_name
+from ...functional.errors import DtypeNotImplemented, LayerDtypeMismatch, NeedsFloatingInput
 from ...tensor import Tensor
 
 
@@ -17,6 +19,46 @@ def _axis(axis: int | None, dim: int | None, default: int = -1) -> int:
             raise TypeError("pass either axis= or dim=, not both")
         return dim
     return default if axis is None else axis
+
+
+def no_kernel(kernel: str, x: Tensor) -> DtypeNotImplemented:
+    """PyTorch's refusal of ``x``'s dtype by a kernel built without it ('"elu_cpu" not implemented for 'Long'')."""
+    return DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(x._data.dtype)}'")
+
+
+def floating_kernel(kernel: str | None = None, refused: Any = "biu", message: str | None = None) -> Callable[..., Any]:
+    """A layer function under PyTorch's dtype rule: its kernel is built for floating types (and, for
+    some, int64: ``refused`` names the dtype kinds or names it lacks), so an input of a ``refused``
+    dtype is PyTorch's ``NotImplementedError`` naming ``kernel`` -- or, where PyTorch's function
+    reduces with ``mean`` first, its ``RuntimeError`` ``message`` (``{type}``: the dtype's name) --
+    where NumPy's promotion would answer in a float."""
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def checked(input: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
+            if isinstance(input, Tensor):
+                dt = input._data.dtype
+                if dt.kind in refused or dt.name in refused:
+                    if kernel is not None:
+                        raise no_kernel(kernel, input)
+                    raise NeedsFloatingInput(str(message).format(type=scalar_type_name(dt)))
+            return fn(input, *args, **kwargs)
+        return checked
+    return decorate
+
+
+#: PyTorch's message where a function's first step is a mean (l1_loss, a global adaptive_avg_pool2d)
+MEAN_OF_INTEGERS = ("mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
+                    "dtype. Got: {type}")
+
+
+def refuse_integer_average(kernel: str, x: Any, output_size: Any) -> None:
+    """PyTorch's adaptive average pools of an integer or bool ``x``: its mean's refusal where every
+    output size is 1 (a global mean, which it computes as one), else ``kernel``'s."""
+    if isinstance(x, Tensor) and x._data.dtype.kind in "biu":
+        sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size,)
+        if all(size == 1 for size in sizes):
+            raise NeedsFloatingInput(MEAN_OF_INTEGERS.format(type=scalar_type_name(x._data.dtype)))
+        raise no_kernel(kernel, x)
 
 
 def _check_input_dtype(name: str, x: Tensor, param: Tensor | None) -> None:

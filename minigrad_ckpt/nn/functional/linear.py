@@ -10,7 +10,7 @@ from ...functional.errors import InputMismatch
 from ...ops import linalg as _la
 from ...tape import apply
 from ...tensor import Tensor
-from .inputs import _check_input_dtype
+from .inputs import _check_input_dtype, floating_kernel
 
 __all__ = [
     "linear", "bilinear",
@@ -20,6 +20,7 @@ __all__ = [
 _LINEAR = _la.Linear()
 
 
+@floating_kernel("addmm_impl_cpu_", "b")
 def linear(input: Any, weight: Any, bias: Any = None) -> Tensor:
     """``x @ weight.T + bias`` (weight is (out_features, in_features))."""
     input = _tensor(input)

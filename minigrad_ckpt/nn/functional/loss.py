@@ -23,7 +23,7 @@ from ...ops import regression_loss as _regression
 from ...tape import apply, device_mismatch
 from ...tensor import Tensor
 from .activation import log_softmax
-from .inputs import _zeros_like
+from .inputs import MEAN_OF_INTEGERS, _zeros_like, floating_kernel
 
 __all__ = [
     "cross_entropy", "nll_loss", "mse_loss", "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss",
@@ -198,6 +198,7 @@ def _reduction_of(size_average: Any, reduce: Any, reduction: str) -> str:
     return legacy
 
 
+@floating_kernel("nll_loss_out_frame")
 def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = None, ignore_index: int = -100,
              reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of class ``target`` under log-probabilities ``input``.
@@ -354,6 +355,7 @@ def _weighted(name: str, losses: Tensor, weight: Any, reduction: str, mean_by_we
     return mf.sum(weighted) / mf.sum(w)
 
 
+@floating_kernel("mse_cpu")
 def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
              weight: Any = None) -> Tensor:
     """Mean squared error ``(input - target) ** 2``.
@@ -373,6 +375,7 @@ def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = No
     return apply(_regression.MSELoss(reduction=reduction), x, y)
 
 
+@floating_kernel("log_sigmoid_cpu")
 @in_float32_if_half  # (1 - y) - sigmoid(-x) cancels in float16: its gradient was 2% off at x = -1
 def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None, size_average: Any = None,
                                      reduce: Any = None, reduction: str = "mean",
@@ -412,6 +415,7 @@ def _target_holds_the_loss(x: Tensor, y: Tensor) -> None:
                            f"{scalar_type_name(y.dtype)}")
 
 
+@floating_kernel(refused="iu", message=MEAN_OF_INTEGERS)
 def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
             weight: Any = None) -> Tensor:
     """Mean absolute error ``|input - target|`` (shapes that differ: :func:`mse_loss`'s warning and
@@ -426,6 +430,7 @@ def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = Non
     return apply(_regression.L1Loss(reduction=reduction), x, y)
 
 
+@floating_kernel("smooth_l1_cpu")
 def smooth_l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input - target``)."""
@@ -440,6 +445,7 @@ def smooth_l1_loss(input: Any, target: Any, size_average: Any = None, reduce: An
     return apply(_regression.SmoothL1Loss(beta=float(beta), reduction=reduction), x, y)
 
 
+@floating_kernel("huber_cpu")
 def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0, weight: Any = None) -> Tensor:
     """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``; ``weight`` (the input's
     shape) weighs each element, and the mean stays over the count (PyTorch's, unlike mse's)."""
@@ -454,6 +460,7 @@ def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 
     return apply(_regression.HuberLoss(delta=float(delta), reduction=reduction), x, y)
 
 
+@floating_kernel("binary_cross_entropy")
 def binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> Tensor:
     """``-[y log p + (1 - y) log(1 - p)]`` on probabilities ``p`` in [0, 1]; each log is clamped
@@ -474,6 +481,7 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_avera
     return _reduce(loss, reduction)
 
 
+@floating_kernel(message="kl_div: Integral inputs not supported.")
 def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     """``target * (log target - input)`` with ``input`` log-probabilities (``log_target``: the

@@ -21,7 +21,7 @@ from ...functional.indexing import take_along_axis_in_range
 from ...tensor import Tensor
 from .activation import logsigmoid, relu
 from .distance import pairwise_distance
-from .inputs import _zeros_like
+from .inputs import MEAN_OF_INTEGERS, _zeros_like, floating_kernel
 from .loss import _check_reduction, _hinge, _reduce, _reduction_of, class_index_weight, in_dtype_of
 
 __all__ = [
@@ -40,6 +40,7 @@ def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: float = 0
     return _reduce(_hinge(-y * (a - b) + margin), reduction)
 
 
+@floating_kernel(message=MEAN_OF_INTEGERS)
 def hinge_embedding_loss(input: Any, target: Any, margin: float = 1.0, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``input`` where ``target == 1``, ``max(0, margin - input)`` where ``target == -1`` (PyTorch adds

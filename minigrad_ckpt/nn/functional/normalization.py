@@ -14,7 +14,7 @@ from ...grad_mode import no_grad
 from ...ops import norm as _norm
 from ...tape import apply
 from ...tensor import Tensor
-from .inputs import _check_input_dtype
+from .inputs import _check_input_dtype, floating_kernel
 
 __all__ = [
     "layer_norm", "batch_norm", "group_norm", "rms_norm", "instance_norm", "local_response_norm",
@@ -32,6 +32,7 @@ def _real_input(name: str, x: Any) -> Tensor:
     return x
 
 
+@floating_kernel("LayerNormKernelImpl")
 def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
                eps: float = 1e-5) -> Tensor:
     """Normalize over the trailing ``normalized_shape`` axes, then ``* weight + bias``."""
@@ -55,6 +56,7 @@ def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any 
     return out
 
 
+@floating_kernel("batch_norm")
 def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = None, bias: Any = None,
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Batch normalization over every axis but the channel axis 1.
@@ -97,6 +99,7 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
     return _per_channel_affine(out, input, weight, bias, bshape)
 
 
+@floating_kernel("GroupNormKernelImpl")
 def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Tensor:
     """Normalize over groups of channels (axis 1) and all spatial axes, then ``* weight + bias`` per channel."""
     input = _real_input("group_norm", input)
@@ -120,6 +123,7 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
     return _per_channel_affine(out, input, weight, bias, (1, c) + (1,) * (input.ndim - 2))
 
 
+@floating_kernel("rms_norm")
 @in_float32_if_half
 def rms_norm(input: Any, normalized_shape: Any, weight: Any = None, eps: float | None = None) -> Tensor:
     """``x / sqrt(mean(x^2 over the trailing normalized_shape axes) + eps) * weight``.
@@ -143,6 +147,7 @@ def rms_norm(input: Any, normalized_shape: Any, weight: Any = None, eps: float |
     return out
 
 
+@floating_kernel("batch_norm")
 def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None, weight: Any = None, bias: Any = None,
                   use_input_stats: bool = True, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalize each channel of each sample over its spatial axes, then ``* weight + bias`` per channel.

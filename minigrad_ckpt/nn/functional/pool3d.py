@@ -22,6 +22,7 @@ from ...functional.errors import InputMismatch
 from ...functional.indexing import take_along_axis_in_range
 from ...tensor import Tensor
 from .conv import _batched, _ntuple
+from .inputs import floating_kernel
 from .pooling import (
     _adaptive_max_pool,
     _check_pooled_sizes,
@@ -71,6 +72,7 @@ def _batched5(fn: str, x: Any) -> tuple[Tensor, bool]:
     return _batched(_tensor(x), fn, 3)
 
 
+@floating_kernel("max_pool3d", "b")
 def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """Max over 3-D windows; the gradient goes to each window's first maximum.  ``return_indices``
@@ -78,7 +80,8 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     refuse_complex("max_pool3d", input)
     input, unbatched = _batched5("max_pool3d", input)
     k, s, p, d, out = _geometry("max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode)
-    stacked = _slices(input, k, s, p, d, out, -float("inf"))
+    lowest = -float("inf") if input.dtype.kind == "f" else np.iinfo(input.dtype).min  # (an integer has no -inf)
+    stacked = _slices(input, k, s, p, d, out, lowest)
     xp = input.device.xp
     first = xp.argmax(stacked._data, axis=0)  # row-major offset order: the first maximum, NaN first
     # like=input: the gradient stays on the input's graph, as PyTorch's max_pool3d backward that takes it
@@ -96,6 +99,7 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     return result, (mf.squeeze(flat, 0) if unbatched else flat)
 
 
+@floating_kernel("avg_pool3d_out_frame", ('b', 'int8', 'int16', 'int32', 'uint8'))
 def avg_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Mean over 3-D windows with PyTorch's divisors (``count_include_pad``, ``ceil_mode``'s clipped

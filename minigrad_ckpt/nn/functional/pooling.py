@@ -16,7 +16,7 @@ from ...ops import conv as _conv
 from ...tape import apply
 from ...tensor import Tensor
 from .conv import _as_2d, _batched, _from_2d, _ntuple, _pair, _single
-from .inputs import _zeros_like
+from .inputs import _zeros_like, floating_kernel, refuse_integer_average
 
 __all__ = [
     "max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
@@ -80,6 +80,7 @@ def _window_argmax(routing: Tensor, k: Any, s: Any, p: Any, d: Any, width: int) 
     return Tensor.constant(xp.asarray(rows * width + cols, dtype=xp.int64), routing.device)
 
 
+@floating_kernel("max_pool2d", "b")
 def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """Max over windows; the gradient goes to the first maximum of each window (PyTorch).
@@ -137,6 +138,7 @@ def _truncated_integer_mean(pool: Any, input: Tensor, *args: Any) -> Tensor:
     return mf.astype(mf.trunc(pool(mf.astype(input, "float64"), *args)), input.dtype)
 
 
+@floating_kernel("avg_pool2d", ('b', 'int8', 'int16', 'int32', 'uint8'))
 def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Mean over windows (a depthwise convolution with a constant kernel), PyTorch's divisors.
@@ -175,6 +177,7 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     return mf.squeeze(out, 0) if unbatched else out
 
 
+@floating_kernel("max_pool1d_impl")
 def max_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """Max over windows of the last axis of (N, C, L) or (C, L); the keywords as ``max_pool2d``'s
@@ -190,6 +193,7 @@ def max_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     return _from_2d(out, unbatched)
 
 
+@floating_kernel("avg_pool2d", ('b', 'int8', 'int16', 'int32', 'uint8'))
 def avg_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """Mean over windows of the last axis of (N, C, L) or (C, L); the keywords as ``avg_pool2d``'s."""
@@ -278,6 +282,7 @@ def _adaptive_max_pool(name: str, x: Any, output_size: Any, return_indices: bool
 def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
     """Average over PyTorch's adaptive windows so the output is ``output_size`` (an int, a pair,
     ``None`` keeps that axis); evenly dividing sizes are one ``avg_pool2d``."""
+    refuse_integer_average("adaptive_avg_pool2d", input, output_size)
     xt = _tensor(input)
     if xt.ndim in (3, 4):
         h, w = xt.shape[-2:]
@@ -288,6 +293,7 @@ def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
     return _adaptive_pool2d(xt, output_size, "adaptive_avg_pool2d", mf.mean)
 
 
+@floating_kernel("adaptive_max_pool2d")
 def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
     """Max over PyTorch's adaptive windows so the output is ``output_size``; the gradient goes to
     each window's first maximum (the last NaN in a window that has one, as PyTorch's).
@@ -313,6 +319,7 @@ def adaptive_avg_pool1d(input: Any, output_size: Any) -> Tensor:
     return _from_2d(adaptive_avg_pool2d(x2, size), unbatched)
 
 
+@floating_kernel("adaptive_max_pool2d")
 def adaptive_max_pool1d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
     """Max over PyTorch's adaptive windows of the last axis of (N, C, L) or (C, L);
     ``return_indices=True`` also returns the positions along L."""
