@@ -1324,6 +1324,9 @@ class Tensor:
         return self._set_inplace(0, "zero_")
 
     def _arith_inplace(self, other: Any, fn: str) -> Tensor:
+        if isinstance(other, (list, tuple)):  # PyTorch's: a tensor or a number (NumPy would read an array)
+            short = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div"}[fn]
+            raise TypeError(f"{short}_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
         # x += y on the tape: x = x + y for every holder of x (the test inline: optimizers step here)
         if _grad_state.enabled and (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
             self._check_rebase(fn + "_", other)

@@ -1,7 +1,8 @@
 """A Python list or tuple beside a Tensor operator: PyTorch's operators take a tensor or a number
 and hand a sequence back to Python, so ``t == [1, 2]`` is Python's identity test (False, not an
 elementwise mask), ``t != (1, 2)`` True, and ``t + [1, 2]``, ``t < (1, 2)``, ``t += [1, 2]``
-Python's TypeError.  The engine read the sequence as an array, as NumPy does.
+Python's TypeError; its methods of two operands (``t.add([1, 2])``, ``t.eq(...)``, ``t.add_(...)``)
+a TypeError too.  The engine read the sequence as an array, as NumPy does.
 
 Expected answers: torch 2.13 on the same calls (``torch.ones(2) == [1, 2]`` is ``False``,
 ``torch.ones(2) < [1, 2]`` a TypeError, ``torch.tensor(2) * [1, 2]`` is ``[1, 2, 1, 2]``).
@@ -86,3 +87,30 @@ def test_under_grad_and_vmap_too():
     with pytest.raises(TypeError):
         mg.func.vmap(lambda x: x < (1.0, 2.0))(mg.ones(3, 2))
     assert mg.func.vmap(lambda x: x * (x != [1.0]))(mg.ones(3, 2)).tolist() == [[1.0, 1.0]] * 3
+
+
+METHOD_NAMES = ("add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow eq ne lt le "
+                "gt ge greater less maximum minimum fmax fmin atan2 hypot copysign xlogy nextafter isclose allclose "
+                "equal dist matmul").split()
+
+
+@pytest.mark.parametrize("name", METHOD_NAMES)
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float32), ("strict", mg.float64)], ids=str)
+def test_methods_of_two_operands_refuse_a_sequence_as_pytorchs(name, device, dtype):
+    # torch 2.13: torch.ones(2).add([1., 2.]) is "add(): argument 'other' (position 1) must be Tensor, not list"
+    t = _ones(device, dtype)
+    with pytest.raises(TypeError, match="list|Tensor"):
+        getattr(t, name)([1.0, 2.0])
+    with pytest.raises(TypeError):
+        getattr(t, name)(other=(1.0, 2.0))
+    getattr(t, name)(mg.tensor([1.0, 2.0], dtype=dtype, device=device))  # a tensor still answers
+
+
+@pytest.mark.parametrize("name", ["add_", "sub_", "mul_", "div_", "eq_", "pow_"])
+def test_in_place_methods_refuse_a_sequence_and_write_nothing(name):
+    t = mg.ones(2)
+    version = t._version
+    with pytest.raises(TypeError, match=r"\(\): argument 'other' \(position 1\) must be Tensor, not list"):
+        getattr(t, name)([1.0, 2.0])
+    assert t.tolist() == [1.0, 1.0] and t._version == version
+    assert mg.add(mg.ones(2), [1.0, 2.0]).tolist() == [2.0, 3.0]  # mg.add, NumPy's function, reads an array

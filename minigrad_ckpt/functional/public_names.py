@@ -78,13 +78,24 @@ class Public(NamedTuple):
     in_place: bool = False
 
 
+#: Tensor's methods of a tensor-or-number ``other``: a list or tuple there is PyTorch's TypeError
+_TENSOR_OR_NUMBER_OTHER = frozenset((
+    "add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow float_power eq ne "
+    "not_equal lt less le less_equal gt greater ge greater_equal maximum minimum fmax fmin atan2 arctan2 hypot "
+    "copysign xlogy nextafter ldexp logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor "
+    "isclose allclose equal dist matmul").split())
+
+
 def public(name: str, function: Callable[..., Any], method: Any = None, *, in_place: bool = False,
            out: str | None = None) -> Public:
     """A row for a public function; ``method`` is :data:`AS_METHOD`, another function, or None.
     ``out`` (a rule of :mod:`~minigrad_ckpt.out_arguments`): the function takes PyTorch's ``out=``,
     Tensor's method does not (as PyTorch's)."""
     exported = _taking_out(name, function, out) if out else function
-    return Public(name, exported, function if method is AS_METHOD else method, in_place)
+    method = function if method is AS_METHOD else method
+    if method is not None and name in _TENSOR_OR_NUMBER_OTHER:
+        method = tm.refusing_sequence_operand(method, name)
+    return Public(name, exported, method, in_place)
 
 
 _WITH_OUT: dict[tuple[int, str], Callable[..., Any]] = {}

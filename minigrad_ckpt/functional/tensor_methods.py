@@ -41,6 +41,21 @@ def operand_method(fn: Callable[[Tensor, Any], Any]) -> Callable[[Tensor, Any], 
     return method
 
 
+def refusing_sequence_operand(method: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """The method ``name`` of two operands (``x.add(y)``, ``x.eq(y)``) as PyTorch's: its ``other``
+    is a tensor or a number, and a list or tuple is a ``TypeError`` ("add(): argument 'other'
+    (position 1) must be Tensor, not list"), where ``mg.add``, NumPy's function, reads an array."""
+    def checked(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        other = args[0] if args else kwargs.get("other")
+        if isinstance(other, SEQUENCES):
+            raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+        return method(self, *args, **kwargs)
+    checked.__name__ = checked.__qualname__ = name
+    checked.__doc__ = method.__doc__
+    checked.__wrapped__ = method  # (its signature)
+    return checked
+
+
 def rpow(x: Any, y: Any, modulo: Any = None) -> Tensor:
     if modulo is not None or isinstance(y, SEQUENCES):  # pow(y, x, m), which Python 3.14 sends
         return NotImplemented                            # here too: see power_method
