@@ -25,10 +25,10 @@ import minigrad_ckpt.nn.functional as F
 
 DATA = Path(__file__).with_name("data")
 sys.path.insert(0, str(DATA))
-from make_torch_linalg_integer_inputs import CALLS, INTEGER_CALLS, MATRIX  # noqa: E402
+from make_torch_linalg_integer_inputs import BOOL_PRODUCTS, CALLS, INTEGER_CALLS, MATRIX  # noqa: E402
 
 TORCH = json.loads((DATA / "torch_linalg_integer_inputs.json").read_text())
-ALL_CALLS = {**CALLS, **INTEGER_CALLS}
+ALL_CALLS = {**CALLS, **INTEGER_CALLS, **BOOL_PRODUCTS}
 CASES = sorted(TORCH)
 
 

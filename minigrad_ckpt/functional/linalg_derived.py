@@ -25,7 +25,7 @@ from . import math as mf
 from . import products as _products
 from .arguments import as_tensor, normalize_axis, reduction_dims
 from .complex_numbers import conj
-from .errors import InputMismatch, NeedsFloatingInput
+from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput
 from .indexing import take_along_axis_in_range
 
 
@@ -80,6 +80,8 @@ def multi_dot(tensors: Any) -> Tensor:
     ts = [as_tensor(t) for t in tensors]
     if len(ts) < 2:
         raise ValueError(f"linalg.multi_dot: needs at least 2 tensors, got {len(ts)}")
+    if ts[0].dtype.kind == "b":  # PyTorch has no bool matrix product (NumPy's would answer)
+        raise DtypeNotImplemented("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     first_vector, last_vector = ts[0].ndim == 1, ts[-1].ndim == 1
     if first_vector:
         ts[0] = mf.reshape(ts[0], (1, -1))
@@ -429,6 +431,8 @@ def cross(input: Any, other: Any, *, dim: int = -1) -> Tensor:  # noqa: A002
     a, b = as_tensor(input), as_tensor(other)
     if a.ndim != b.ndim:
         raise InputMismatch(f"linalg.cross: inputs must have the same number of dimensions, got {a.ndim} and {b.ndim}")
+    if a.dtype.kind == "b":  # PyTorch has no bool kernel
+        raise DtypeNotImplemented("\"cross\" not implemented for 'Bool'")
     return _products.cross(a, b, axis=dim)
 
 

@@ -568,7 +568,7 @@ SECTIONS: tuple[Section, ...] = (
         public("lu_factor_ex", lex.lu_factor_ex),
         public("cross", lad.cross),
         public("vander", lad.vander),
-        public("matmul", mf.matmul, out=EXACT),
+        public("matmul", _MATMUL_METHOD, out=EXACT),  # (torch.linalg's: no bool kernel)
         public("diagonal", lad.diagonal),
     )),
     Section("Special functions", SPECIAL, (

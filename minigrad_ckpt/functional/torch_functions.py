@@ -250,16 +250,31 @@ addbmm = _fused_form("addbmm", (3, 3), lambda a, b: ti.sum(mf.matmul(a, b), dim=
 
 @in_float32_if_half  # the product overflows float16: addcmul(-65504, 300, 301) was inf
 def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:  # noqa: A002
-    """``input + value * tensor1 * tensor2``, rounded in PyTorch's order (``torch.addcmul``)."""
+    """``input + value * tensor1 * tensor2``, rounded in PyTorch's order (``torch.addcmul``); bools
+    throughout are PyTorch's ``NotImplementedError`` (it has no bool kernel)."""
     t1 = as_tensor(tensor1)
+    if isinstance(input, Tensor) and isinstance(tensor2, Tensor) and input.dtype.kind == t1.dtype.kind == \
+            tensor2.dtype.kind == "b":
+        raise DtypeNotImplemented("\"addcmul_cpu_out\" not implemented for 'Bool'")
     value = promotion.real_coefficient("addcmul", value, as_tensor(input, t1), t1, tensor2)
     return as_tensor(input, t1) + (t1 if value == 1 else value * t1) * tensor2
 
 
+_ADDCDIV_OF_INTEGERS = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true "
+    "division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * "
+    "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+    "for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / "
+    "tensor2), for all dtypes.")
+
+
 @in_float32_if_half  # the quotient rounded to float16 first: addcdiv(-1, 300, 301) was 3% off
 def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:  # noqa: A002
-    """``input + value * tensor1 / tensor2``, rounded in PyTorch's order (``torch.addcdiv``)."""
+    """``input + value * tensor1 / tensor2``, rounded in PyTorch's order (``torch.addcdiv``); two
+    integral ``tensor1`` and ``tensor2`` are PyTorch's refusal (its old truncating division)."""
     t1 = as_tensor(tensor1)
+    if t1.dtype.kind in "biu" and as_tensor(tensor2, t1).dtype.kind in "biu":
+        raise RuntimeError(_ADDCDIV_OF_INTEGERS)
     value = promotion.real_coefficient("addcdiv", value, as_tensor(input, t1), t1, tensor2)
     return as_tensor(input, t1) + (t1 if value == 1 else value * t1) / tensor2
 

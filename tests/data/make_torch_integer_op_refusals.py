@@ -65,6 +65,8 @@ def calls() -> dict:
         "t.inner(t)": lambda L, a: a.inner(a), "t.dot(t)": lambda L, a: a[0].dot(a[1]),
         "t.bmm(t.T)": lambda L, a: a[None].bmm(a.T[None]), "t.mv(t[0])": lambda L, a: a.mv(a[0]),
         "t.trace()": lambda L, a: a.trace(), "t.median()": lambda L, a: a.median(),
+        "t.addcmul(t, t)": lambda L, a: a.addcmul(a, a), "t.addcdiv(t, t)": lambda L, a: a.addcdiv(a, a),
+        "addcdiv(float, t, t)": lambda L, a: L.addcdiv(a.double(), a, a),
     })
     out.update({f"F.{name}(t, t)": (lambda n: lambda L, a: getattr(L.nn.functional, n)(a, a))(name) for name in PAIRS})
     out.update({f"F.{name}(images, 2)": (lambda n: lambda L, a: getattr(L.nn.functional, n)(a[None, None], 2))(name)

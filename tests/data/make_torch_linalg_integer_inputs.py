@@ -61,6 +61,12 @@ CALLS = {
     "renorm": lambda L, F, a: L.renorm(a, 2, 0, 1.0),
     "t.matrix_power 1": lambda L, F, a: a.matrix_power(1),
 }
+BOOL_PRODUCTS = {  # PyTorch has no bool matrix product or cross product: its NotImplementedError
+    "linalg.matmul": lambda L, F, a: L.linalg.matmul(a, a),
+    "linalg.multi_dot bool": lambda L, F, a: L.linalg.multi_dot([a, a]),
+    "linalg.cross bool": lambda L, F, a: L.linalg.cross(a, a),
+    "linalg.matrix_power 2 bool": lambda L, F, a: L.linalg.matrix_power(a, 2),
+}
 # integers only: PyTorch has no bool matrix product or cross product
 INTEGER_CALLS = {
     "linalg.matrix_power 2": lambda L, F, a: L.linalg.matrix_power(a, 2),
@@ -86,7 +92,7 @@ def main() -> None:
     out = {}
     for dtype in DTYPES:
         a = torch.tensor(MATRIX, dtype=getattr(torch, dtype))
-        calls = CALLS if dtype == "bool" else {**CALLS, **INTEGER_CALLS}
+        calls = {**CALLS, **BOOL_PRODUCTS} if dtype == "bool" else {**CALLS, **INTEGER_CALLS}
         for name, fn in calls.items():
             out[f"{name}/{dtype}"] = outcome(fn, torch, a)
     OUT.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
