@@ -89,6 +89,11 @@ def calls() -> dict:
         "F.dropout(p=0.5)": lambda L, a: L.nn.functional.dropout(a, 0.5),
         "F.dropout(p=1)": lambda L, a: L.nn.functional.dropout(a, 1.0),
         "F.dropout(eval)": lambda L, a: L.nn.functional.dropout(a, 0.5, training=False),
+        "F.gaussian_nll_loss(t, t, t)": lambda L, a: L.nn.functional.gaussian_nll_loss(a.float(), a.float(), a),
+        "F.gaussian_nll_loss(t, float, float)": lambda L, a: L.nn.functional.gaussian_nll_loss(a, a.float(), a.float()),
+        "F.pad reflect": lambda L, a: L.nn.functional.pad(a, (1, 1), mode="reflect"),
+        "F.pad replicate": lambda L, a: L.nn.functional.pad(a[None, None], (1, 1, 1, 1), mode="replicate"),
+        "F.pad circular": lambda L, a: L.nn.functional.pad(a[None], (1, 1), mode="circular"),
     })
     return out
 

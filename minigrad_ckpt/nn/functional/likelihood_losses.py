@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from ... import functional as mf
+from ...backend import cpp_type_name
 from ...functional import _tensor
 from ...tensor import Tensor
 from .loss import _check_reduction, _reduce, _reduction_of
@@ -42,6 +43,8 @@ def gaussian_nll_loss(input: Any, target: Any, var: Any, full: bool = False, eps
     _check_reduction(reduction)
     x = _tensor(input)
     y, v = _tensor(target, x), _tensor(var, x)
+    if v.dtype.kind in "biu":  # PyTorch clamps var in place at eps: a float cannot land in an integer var
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {cpp_type_name(v.dtype)}")
     if v.shape != x.shape:
         if x.shape[:-1] == v.shape:
             v = mf.expand_dims(v, -1)

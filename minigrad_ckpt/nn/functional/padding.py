@@ -7,7 +7,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
-from ...functional.errors import InputMismatch, ModeNotImplemented
+from ...functional.errors import DtypeNotImplemented, InputMismatch, ModeNotImplemented
 from ...tensor import Tensor
 
 __all__ = [
@@ -33,6 +33,9 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: float | None = None
         raise InputMismatch(f"pad: expected an even number of values, at most 2 * ndim, got {pad}")
     if mode != "constant" and mode not in _INDEX_MODES:
         raise ModeNotImplemented(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}")
+    if mode in ("reflect", "replicate") and input.dtype.kind == "b":  # PyTorch's kernels have no bool version
+        kernel = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{len(pad) // 2}d"
+        raise DtypeNotImplemented(f"\"{kernel}\" not implemented for 'Bool'")
     widths = [(0, 0)] * input.ndim
     for i in range(len(pad) // 2):
         widths[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
