@@ -133,6 +133,7 @@ _ABS_METHOD = tmeth.no_kernel_for(mf.abs, "abs_cpu")
 _TRUNC_METHOD = tmeth.no_kernel_for(mf.trunc, "trunc_vml_cpu")
 _MATMUL_METHOD = tmeth.no_kernel_for(mf.matmul, "addmm_impl_cpu_")
 _FRAC = tmeth.no_kernel_for(ewc.frac, "frac_cpu", "biu")
+_COV_OF_BOOLS = "cov(): bool dtype is not supported for input"
 #: PyTorch's device kinds and layouts that no tensor here has: its is_<kind> properties read False
 _ABSENT_KINDS = ("is_xpu", "is_mps", "is_meta", "is_ipu", "is_hpu", "is_mtia", "is_maia", "is_xla", "is_vulkan",
                  "is_mkldnn", "is_quantized", "is_sparse", "is_sparse_csr", "is_nested")
@@ -180,8 +181,8 @@ SECTIONS: tuple[Section, ...] = (
         public("exp2", mf.exp2, AS_METHOD, in_place=True),
         public("expm1", mf.expm1, AS_METHOD, in_place=True),
         public("hypot", mf.hypot, tmeth.no_kernel_for(mf.hypot, "hypot_cpu", "biu"), in_place=True),
-        public("logaddexp", mf.logaddexp, AS_METHOD),
-        public("logaddexp2", mf.logaddexp2, AS_METHOD),
+        public("logaddexp", mf.logaddexp, tmeth.no_kernel_for(mf.logaddexp, "logaddexp_cpu", "biu")),
+        public("logaddexp2", mf.logaddexp2, tmeth.no_kernel_for(mf.logaddexp2, "logaddexp2_cpu", "biu")),
         public("sinc", mf.sinc, AS_METHOD, in_place=True),
         public("square", mf.square, AS_METHOD, in_place=True),
         public("reciprocal", mf.reciprocal, AS_METHOD, in_place=True),
@@ -317,7 +318,7 @@ SECTIONS: tuple[Section, ...] = (
         public("isposinf", ewc.isposinf, AS_METHOD),
         public("isneginf", ewc.isneginf, AS_METHOD),
         public("signbit", ewc.signbit, AS_METHOD),
-        public("nextafter", ewc.nextafter, AS_METHOD, in_place=True),
+        public("nextafter", ewc.nextafter, tmeth.no_kernel_for(ewc.nextafter, "nextafter_cpu", "biu"), in_place=True),
         public("logit", ewc.logit, AS_METHOD, in_place=True),
         public("xlogy", ewc.xlogy, sp.xlogy, in_place=True),
     )),
@@ -329,8 +330,9 @@ SECTIONS: tuple[Section, ...] = (
         public("MinMax", stats.MinMax),
         public("var_mean", stats.var_mean),
         public("std_mean", stats.std_mean),
-        public("cov", stats.cov, tmeth.cov_method),
-        public("corrcoef", stats.corrcoef, lambda self: stats.corrcoef(self)),
+        public("cov", stats.cov, tmeth.no_kernel_for(tmeth.cov_method, "cov", message=_COV_OF_BOOLS)),
+        public("corrcoef", stats.corrcoef,
+               tmeth.no_kernel_for(lambda self: stats.corrcoef(self), "cov", message=_COV_OF_BOOLS)),
         public("renorm", stats.renorm, AS_METHOD, in_place=True),
         public("diff", diffs.diff, tmeth.diff_method),
         public("gradient", diffs.gradient),
@@ -680,7 +682,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("__matmul__", tm.operand_method(_MATMUL_METHOD)),
         tensor_method("__rmatmul__", tm.rmatmul),
         tensor_method("__neg__", mf.negative),
-        tensor_method("__pos__", lambda x: x),
+        tensor_method("__pos__", tf.positive),
         tensor_method("__abs__", mf.abs),
         tensor_method("__eq__", tm.eq_method),
         tensor_method("__ne__", tm.ne_method),

@@ -357,8 +357,11 @@ def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Tensor: 
 
 
 def positive(input: Any) -> Tensor:  # noqa: A002
-    """``input`` itself (``torch.positive``)."""
-    return as_tensor(input)
+    """``input`` itself (``torch.positive``, the ``+x`` operator); a bool tensor is PyTorch's refusal."""
+    x = as_tensor(input)
+    if x.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return x
 
 
 def is_floating_point(input: Any) -> bool:  # noqa: A002

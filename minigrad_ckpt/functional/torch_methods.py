@@ -438,15 +438,18 @@ def log_softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
     return apply(_act.LogSoftmax(axis=normalize_axis(dim, x.ndim)), x)
 
 
-def no_kernel_for(fn: Any, kernel: str, kinds: str = "b") -> Any:
+def no_kernel_for(fn: Any, kernel: str, kinds: str = "b", message: str | None = None) -> Any:
     """``fn`` under PyTorch's kernel dtypes: a tensor first argument of a dtype kind in ``kinds``
     (``"b"`` bool, ``"biu"`` every integer too) is PyTorch's ``NotImplementedError`` ('"abs_cpu" not
     implemented for 'Bool''), where NumPy's ufunc would answer (``abs`` of a mask, ``hypot`` of
-    integers in a float).  For the methods of names NumPy's functions share (``x.abs()``; ``mg.abs``
-    keeps NumPy's reading) and the functions only PyTorch has (``mg.frac``, ``mg.mm``)."""
+    integers in a float), or its ``RuntimeError`` ``message`` where PyTorch checks by hand (``cov``).
+    For the methods of names NumPy's functions share (``x.abs()``; ``mg.abs`` keeps NumPy's reading)
+    and the functions only PyTorch has (``mg.frac``, ``mg.mm``)."""
     def checked(*args: Any, **kwargs: Any) -> Any:
         x = args[0] if args else kwargs.get("input", kwargs.get("x"))  # (PyTorch's input= keyword too)
         if isinstance(x, Tensor) and x._data.dtype.kind in kinds:
+            if message is not None:
+                raise RuntimeError(message)
             raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(x._data.dtype)}'")
         return fn(*args, **kwargs)
     checked.__name__ = checked.__qualname__ = getattr(fn, "__name__", kernel)

@@ -67,6 +67,9 @@ def calls() -> dict:
         "t.trace()": lambda L, a: a.trace(), "t.median()": lambda L, a: a.median(),
         "t.addcmul(t, t)": lambda L, a: a.addcmul(a, a), "t.addcdiv(t, t)": lambda L, a: a.addcdiv(a, a),
         "addcdiv(float, t, t)": lambda L, a: L.addcdiv(a.double(), a, a),
+        "t.logaddexp(t)": lambda L, a: a.logaddexp(a), "t.logaddexp2(t)": lambda L, a: a.logaddexp2(a),
+        "t.nextafter(t)": lambda L, a: a.nextafter(a), "+t": lambda L, a: +a, "positive": lambda L, a: L.positive(a),
+        "t.cov()": lambda L, a: a.cov(), "t.corrcoef()": lambda L, a: a.corrcoef(),
     })
     out.update({f"F.{name}(t, t)": (lambda n: lambda L, a: getattr(L.nn.functional, n)(a, a))(name) for name in PAIRS})
     out.update({f"F.{name}(images, 2)": (lambda n: lambda L, a: getattr(L.nn.functional, n)(a[None, None], 2))(name)
