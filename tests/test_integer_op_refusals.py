@@ -77,7 +77,10 @@ def test_in_place_under_grad_and_vmap_and_the_numpy_function():
     mask = mg.tensor([False, True, True])
     with pytest.raises(RuntimeError, match="does not support bool input"):
         mask.argmax()
-    assert mg.argmax(mask).item() == 1  # NumPy's function takes a mask
+    assert mg.argmax(mask).item() == 1 and mg.argmin(mask, 0).item() == 0  # NumPy's function takes a mask
+    for spelling in (lambda: mg.argmax(mask, dim=0), lambda: mg.argmin(input=mask, dim=0)):
+        with pytest.raises(RuntimeError, match="does not support bool input"):  # PyTorch's dim= spelling
+            spelling()
 
 
 def test_a_bool_one_hot_still_scores_under_its_distribution():

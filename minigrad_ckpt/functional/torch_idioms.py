@@ -30,7 +30,7 @@ from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_index, as_tensor, normalize_axis, one_axis, reduction_dims, refuse_bool, refuse_complex
-from .errors import NeedsFloatingInput, RefusedArgument, TooFewDims
+from .errors import DtypeNotImplemented, NeedsFloatingInput, RefusedArgument, TooFewDims
 from .indexing import take_along_axis_in_range
 
 __all__ = [
@@ -512,8 +512,19 @@ std = _spread(mf.std)
 logsumexp = with_dim(mf.logsumexp, reduces=True)
 cumsum = with_dim(mf.cumsum)
 cumprod = with_dim(mf.cumprod)
-argmax = with_dim(mf.argmax)
-argmin = with_dim(mf.argmin)
+def _bool_refused_under_dim(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``mg.argmax(x, dim=d)``/``argmin``, PyTorch's spelling, refuse a bool ``x`` as PyTorch's
+    ("argmax(): does not support bool input"); NumPy's ``mg.argmax(mask)`` answers."""
+    @functools.wraps(fn)
+    def checked(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if "dim" in kwargs and isinstance(x, Tensor) and x.dtype.kind == "b":
+            raise DtypeNotImplemented(f"{fn.__name__}(): does not support bool input")
+        return fn(x, *args, **kwargs)
+    return checked
+
+
+argmax = _bool_refused_under_dim(with_dim(mf.argmax))
+argmin = _bool_refused_under_dim(with_dim(mf.argmin))
 max = _extremum(mf.max, mf.maximum)  # noqa: A001
 min = _extremum(mf.min, mf.minimum)  # noqa: A001
 concatenate = with_dim(mf.concatenate, axis_of_the_input=False)
