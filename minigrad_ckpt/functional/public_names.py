@@ -125,8 +125,6 @@ class Section(NamedTuple):
     names: tuple[Public, ...]
 
 
-# PyTorch's keyword names for the second operand (mg.mul(x, other=2), mg.pow(x, exponent=2)); one
-# function each, shared by the NumPy and PyTorch names, so that mg.mul is mg.multiply.
 # Methods under PyTorch's kernel dtypes where NumPy's function of that name answers (a mask's abs,
 # trunc, matrix product); functions only PyTorch has refuse the same (mg.frac)
 _ABS_METHOD = tmeth.no_kernel_for(mf.abs, "abs_cpu")
@@ -134,6 +132,8 @@ _TRUNC_METHOD = tmeth.no_kernel_for(mf.trunc, "trunc_vml_cpu")
 _MATMUL_METHOD = tmeth.no_kernel_for(mf.matmul, "addmm_impl_cpu_")
 _FRAC = tmeth.no_kernel_for(ewc.frac, "frac_cpu", "biu")
 _COV_OF_BOOLS = "cov(): bool dtype is not supported for input"
+# PyTorch's keyword names for the second operand (mg.mul(x, other=2), mg.pow(x, exponent=2)); one
+# function each, shared by the NumPy and PyTorch names, so that mg.mul is mg.multiply.
 #: PyTorch's device kinds and layouts that no tensor here has: its is_<kind> properties read False
 _ABSENT_KINDS = ("is_xpu", "is_mps", "is_meta", "is_ipu", "is_hpu", "is_mtia", "is_maia", "is_xla", "is_vulkan",
                  "is_mkldnn", "is_quantized", "is_sparse", "is_sparse_csr", "is_nested")
