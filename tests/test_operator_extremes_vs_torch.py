@@ -87,16 +87,19 @@ def test_index_select_of_a_0d_tensor_is_0d_on_every_device_and_under_backward(de
 
 
 @pytest.mark.parametrize("order", [math.inf, -math.inf, 1, -1, 0, 2, 3])
-def test_norms_of_integers_and_bools_are_numpys_float64_for_every_order(order):
-    # torch refuses integer norms; the engine answers NumPy's float64 (docs/from-pytorch.md), and
-    # answered an int64 max / sum for the orders inf and 1 (a bool max for a bool vector)
+def test_norms_of_integers_and_bools_are_refused_for_every_order_as_pytorchs(order):
+    # mg.linalg is torch.linalg's namespace: an integer or bool norm is its RuntimeError for every
+    # order (the engine answered NumPy's float64 before, and once an int64 max / sum for the orders
+    # inf and 1, a bool max for a bool vector)
     ints = np.array([[3, -1, 3, 1], [2, 2, 0, 0]])
     for values in (ints, ints > 1):
         x = mg.tensor(values)
-        for got in (mg.linalg.vector_norm(x, order, dim=1), mg.linalg.norm(x, order, 1)):
-            assert got.dtype == mg.float64
-            with np.errstate(divide="ignore"):
-                np.testing.assert_allclose(got.numpy(), np.linalg.norm(values, order, axis=1))
+        for norm in (lambda: mg.linalg.vector_norm(x, order, dim=1), lambda: mg.linalg.norm(x, order, 1)):
+            with pytest.raises(RuntimeError, match="floating point or complex"):
+                norm()
     if order in (math.inf, -math.inf, 1, -1):
-        got = mg.linalg.matrix_norm(mg.tensor(ints), order)
-        assert got.dtype == mg.float64 and got.item() == np.linalg.norm(ints, order)
+        with pytest.raises(RuntimeError, match="floating point or complex"):
+            mg.linalg.matrix_norm(mg.tensor(ints), order)
+    got = mg.linalg.vector_norm(mg.tensor(ints).double(), order, dim=1)  # (torch refuses dtype= too)
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(got.numpy(), np.linalg.norm(ints, order, axis=1))
