@@ -94,9 +94,10 @@ def test_norms_of_integers_and_bools_are_refused_for_every_order_as_pytorchs(ord
     ints = np.array([[3, -1, 3, 1], [2, 2, 0, 0]])
     for values in (ints, ints > 1):
         x = mg.tensor(values)
-        for norm in (lambda: mg.linalg.vector_norm(x, order, dim=1), lambda: mg.linalg.norm(x, order, 1)):
-            with pytest.raises(RuntimeError, match="floating point or complex"):
-                norm()
+        with pytest.raises(RuntimeError, match="floating point or complex"):
+            mg.linalg.vector_norm(x, order, dim=1)
+        with pytest.raises(RuntimeError, match="floating point or complex"):
+            mg.linalg.norm(x, order, 1)
     if order in (math.inf, -math.inf, 1, -1):
         with pytest.raises(RuntimeError, match="floating point or complex"):
             mg.linalg.matrix_norm(mg.tensor(ints), order)
