@@ -676,7 +676,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("__mul__", tm.operator_method(_MUL)),
         tensor_method("__rmul__", tm.operator_method(_MUL)),
         tensor_method("__truediv__", tm.operator_method(_DIV, float_valued=True)),
-        tensor_method("__rtruediv__", tm.operator_method(_DIV, reflected=True, float_valued=True)),
+        tensor_method("__rtruediv__", tm.rtruediv_method),  # ``reciprocal(x) * y``, rounded as PyTorch's
         tensor_method("__pow__", tm.power_method(_POW)),
         tensor_method("__rpow__", tm.rpow),
         tensor_method("__matmul__", tm.operand_method(_MATMUL_METHOD)),
