@@ -209,6 +209,9 @@ class Node:
     replay: Any = None              # where replay takes each input from
     source: Any = None              # the user's line that called the op (noted in anomaly mode)
     backward_hooks: list | None = None  # grad_fn.register_hook's: called with what the op's backward returned
+    # ``(node, k)``: this node hands out output k of a custom Function's ``node``, a piece of its packed
+    # output; ``grad_fn`` and ``next_functions`` show ``(node, k)`` there, PyTorch's one node per call
+    output_of: tuple | None = None
 
     def __init__(self, op: Any, inputs: tuple, saved: Any, versions: tuple,
                  xp: Any, shape: tuple, dtype: Any) -> None:
@@ -320,8 +323,10 @@ class Node:
     @property
     def next_functions(self) -> tuple:
         """PyTorch's ``grad_fn.next_functions``: for each input, ``(its node, 0)`` -- an
-        :class:`AccumulateGrad` holding a leaf that requires grad, ``None`` for a constant."""
-        return tuple((AccumulateGrad(e) if isinstance(e, Tensor) else e, 0) for e in self.inputs)
+        :class:`AccumulateGrad` holding a leaf that requires grad, ``None`` for a constant; ``(node, k)``
+        for output k of a custom Function's ``node`` (see ``output_of``)."""
+        return tuple(e.output_of if type(e) is Node and e.output_of is not None
+                     else (AccumulateGrad(e) if isinstance(e, Tensor) else e, 0) for e in self.inputs)
 
     def __repr__(self) -> str:
         ins = ", ".join(_edge_name(e) for e in self.inputs)

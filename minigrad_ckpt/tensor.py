@@ -945,8 +945,13 @@ class Tensor:
 
     @property
     def grad_fn(self) -> Any:
-        """The tape node that produced this tensor (``None`` for leaves)."""
-        return self._node
+        """The tape node that produced this tensor (``None`` for leaves); for an output of a custom
+        ``autograd.Function`` with several, the Function's one node, which they share, as PyTorch's
+        (each is recorded as a piece of the node's packed output: ``Node.output_of``)."""
+        node = self._node
+        if node is None or node.output_of is None:
+            return node
+        return node.output_of[0]
 
     def detach(self) -> Tensor:
         """The same values (shared memory), cut off from the tape."""

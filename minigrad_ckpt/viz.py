@@ -163,11 +163,11 @@ class _Dot:
         self.used.add("root")
         label = f"{self.names.get(id(tensor), 'output')}\\n{tensor.dtype} {_fmt_shape(tensor.shape)}"
         label += self.value_line("= ", tensor._data)
-        if tensor.grad_fn is None:
+        if tensor._node is None:
             label += "\\n(no tape: nothing it depends on requires grad)"
         self.lines.append(f'  out [{_STYLES["root"][0]}, label="{label}"];')
-        if tensor.grad_fn is not None:
-            self.lines.append(f"  n{tensor.grad_fn.seq} -> out;")
+        if tensor._node is not None:  # (the node drawn: a custom Function's output piece, not its grad_fn)
+            self.lines.append(f"  n{tensor._node.seq} -> out;")
 
     def text(self) -> str:
         legend = "\\l".join(_STYLES[k][1] for k in _STYLES if k in self.used) + "\\l"

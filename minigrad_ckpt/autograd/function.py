@@ -57,7 +57,7 @@ from ..grad_mode import no_grad
 from ..grad_mode import state as _grad_state
 from ..ops.base import MissingJvpError, Op
 from ..random import default_generator
-from ..tensor import Tensor, shared_version
+from ..tensor import Tensor, shared_version, transform_births
 
 __all__ = ["Function", "FunctionCtx", "FunctionNode", "once_differentiable"]
 
@@ -355,7 +355,7 @@ class FunctionNode(Op):
         else:
             self.rng_state = default_generator.get_state()
             result = self.run_user_forward(args, ctx)
-        self._layout(xp, result, ctx)
+        self._layout(xp, result, ctx, args, replay)
         saved = self._descriptors(ctx.to_save, args, ctx.dirty_tensors)
         if replay and len(saved) == len(self.saved):
             # where an input or output is found stays the first forward's, which the node's saved
@@ -404,14 +404,18 @@ class FunctionNode(Op):
         ctx.needs_input_grad, ctx.materialize_grads = self.ctx.needs_input_grad, self.ctx.materialize_grads
         return ctx
 
-    def _layout(self, xp: Any, result: Any, ctx: FunctionCtx) -> None:
+    def _layout(self, xp: Any, result: Any, ctx: FunctionCtx, args: tuple, replay: bool) -> None:
         """Which outputs are differentiable, and where each lies in the packed output."""
         self.single = not isinstance(result, tuple)
         outs = (result,) if self.single else result
         no_grad_ids = {id(t) for t in ctx.non_differentiable}
+        if not replay:  # (a replay keeps the first forward's layout, which the node was recorded with)
+            self.repeated = _repeated_outputs(outs, args)
         self.outputs, self.parts, start = outs, [], 0
         self.out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in outs]
         for j, o in enumerate(outs):
+            if j in self.repeated:
+                continue
             if isinstance(o, Tensor) and id(o) not in no_grad_ids and o._data.dtype.kind in "fc":
                 if o._device is not self.device:
                     raise RuntimeError(f"{self.function.__name__}.forward returned output {j} on {o.device}, "
@@ -446,8 +450,8 @@ class FunctionNode(Op):
                 out.append(("none",))
             elif _index(args, t) is not None and _index(dirty, t) is None:
                 out.append(("in", _index(args, t)))
-            elif any(t is o for o in self.outputs) and _index(self.outputs, t) in parts:
-                out.append(("out", parts[_index(self.outputs, t)]))
+            elif any(t is o for o in self.outputs) and _last_index(self.outputs, t) in parts:
+                out.append(("out", parts[_last_index(self.outputs, t)]))
             else:
                 out.append(("const", Tensor._wrap(t._data, None, t._device), t._version))
         return tuple(out)
@@ -463,11 +467,15 @@ class FunctionNode(Op):
             else:
                 for k, (j, *_) in enumerate(self.parts):
                     outs[j] = self._piece(packed, k)
+                    if outs[j]._node is not None:  # its grad_fn: this call's one node, as PyTorch's
+                        outs[j]._node.output_of = (packed._node, j)
                     # a version stamp of its own, as PyTorch's outputs are tensors of their own: a write
                     # into one output is no change of another that backward reads (_settle_versions)
                     outs[j]._version = [outs[j]._version[0]]
                 if not self.ctx.materialize_grads:
                     self._watch_pieces(outs)
+        for j, last in self.repeated.items():  # one tensor returned twice is one output, as PyTorch's
+            outs[j] = outs[last]
         for o in outs:  # a non-differentiable output made by forward (an argument stays as it is)
             if isinstance(o, Tensor) and o._node is None and o is not packed and _index(args, o) is None:
                 o._requires_grad = False
@@ -677,7 +685,7 @@ class FunctionNode(Op):
         for j, r in enumerate(result):
             if r is not None and not isinstance(r, Tensor):  # (torch 2.13's words)
                 raise RuntimeError(f"expected Variable or None (got {type(r).__name__}) for grad output {j}.")
-            if r is not None and j not in differentiable:
+            if r is not None and j not in differentiable and j not in self.repeated:
                 raise RuntimeError(f"Function's jvp returned a gradient at position {j}, but  the corresponding "
                                    f"forward output is not a differentiable Tensor.You should return None at "
                                    f"that position instead.")  # (torch 2.13's words)
@@ -732,6 +740,28 @@ def _array(v: Any) -> Any:
 
 def _index(items: Any, t: Any) -> int | None:
     return next((i for i, o in enumerate(items) if o is t), None)
+
+
+def _last_index(items: Any, t: Any) -> int | None:
+    return next((i for i in range(len(items) - 1, -1, -1) if items[i] is t), None)
+
+
+def _repeated_outputs(outs: tuple, args: tuple) -> dict[int, int]:
+    """``{j: k}`` for each position ``j`` where ``forward`` returned the tensor it returns again, last, at
+    ``k`` (``return y, y``): PyTorch hands that tensor out once, as the output at ``k`` -- the same object
+    at every position, whose gradient ``backward`` receives at ``k``, zeros (or None) at ``j`` -- and the
+    jvp's tangent at ``k`` is its tangent.  Not an argument returned twice (PyTorch's are two views of
+    it), nor inside an ``mg.func`` transform, where ``torch.func`` keeps the positions apart (``jvp``
+    answers a tangent per position, ``vjp`` takes a cotangent per position)."""
+    if transform_births or len(outs) < 2:
+        return {}
+    repeated = {}
+    for j, o in enumerate(outs):
+        if isinstance(o, Tensor) and _index(args, o) is None:
+            last = _last_index(outs, o)
+            if last != j:
+                repeated[j] = last
+    return repeated
 
 
 def _expandable(shape: tuple, grad_shape: tuple) -> bool:
