@@ -52,6 +52,7 @@ from typing import Any
 
 from .. import tape as _tape
 from ..backward import current_pass
+from ..func.captures import innermost_transform, reaches_before
 from ..func.forward import hide_levels, unhide_levels
 from ..grad_mode import no_grad
 from ..grad_mode import state as _grad_state
@@ -314,10 +315,43 @@ class FunctionNode(Op):
         self.in_shapes = tuple(a._data.shape if isinstance(a, Tensor) else None for a in args)
         self.in_complex = tuple(isinstance(a, Tensor) and a._data.dtype.kind == "c" for a in args)
         self.requires = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-        self.ctx.needs_input_grad = self.requires  # (PyTorch: whether each requires grad, in no_grad too)
+        self.needs_inside = self._needs_at_the_transforms_level(args)
+        self.ctx.needs_input_grad = self.needs_inside  # (PyTorch: whether each requires grad, in no_grad too)
         # The first forward gets the argument objects themselves, as PyTorch's: code keeps them on
         # ctx and asks for gradients with respect to them (a hand-written checkpoint does).
         self._arguments: tuple | None = args
+
+    def _needs_at_the_transforms_level(self, args: tuple) -> tuple:
+        """``ctx.needs_input_grad`` as ``torch.func`` gives it inside a transform, at the level of the
+        innermost one (``vmap`` aside, which changes none): under ``grad``, ``vjp``, ``jacrev``, an input
+        that requires grad *there* -- computed from the arguments it differentiates, not from a tensor
+        the function closes over (a weight that requires grad outside: False); under ``jvp``,
+        ``jacfwd``, none (forward mode has no gradients to need).  Outside a transform, ``requires_grad``.
+        The node's backward sees this in the transform's own pass only (see :meth:`_needs_in_this_pass`)."""
+        self.scope = None  # the reverse-mode transform that recorded the node (its Scope), if any
+        transform = innermost_transform()
+        if transform is None:
+            return self.requires
+        if transform.reverse is None:
+            return (False,) * len(args)
+        self.scope, self.scope_start, self.needs_outside = transform.reverse, transform.start, None
+        return tuple(r and transform.reverse.reaches_arguments(a) for a, r in zip(args, self.requires))
+
+    def _needs_in_this_pass(self) -> tuple:
+        """``needs_input_grad`` for the backward pass now running: the transform's level in the pass of
+        the transform that recorded the node; in any other pass -- an outer ``backward()`` through what a
+        ``vjp`` handed out, an outer transform's -- the level outside it, as PyTorch's outer node has it:
+        an input that requires grad and whose history leads outside (``torch.func``'s two nodes, the
+        engine's one)."""
+        scope = self.scope
+        if scope is None:
+            return self.requires
+        if scope.passing:
+            return self.needs_inside
+        if self.needs_outside is None:
+            self.needs_outside = tuple(r and reaches_before(e, self.scope_start)
+                                       for e, r in zip(self.edges, self.requires))
+        return self.needs_outside
 
     def run_user_forward(self, args: tuple, ctx: FunctionCtx | None) -> Any:
         """The user's ``forward`` (and ``setup_context``) on ``args``, recording nothing and
@@ -481,6 +515,7 @@ class FunctionNode(Op):
                 o._requires_grad = False
         node = packed._node if self.differentiable else None
         if node is not None:
+            self.edges = node.inputs  # (for _needs_in_this_pass; the node's own inputs, no cycle)
             self._settle_versions(node, packed, outs)
             _show_ctx_on(node, self.ctx)
         if self.differentiable and len(self.parts) == 1 and not self.ctx.dirty_tensors:
@@ -546,6 +581,7 @@ class FunctionNode(Op):
     def backward(self, xp, g, out, *inputs):
         graph = isinstance(g, Tensor)  # create_graph: Tensors on the graph, recording on
         ctx = self.ctx
+        ctx.needs_input_grad = self._needs_in_this_pass()
         ctx._unpacked = self._unpack(self.saved, out, inputs, graph)
         fn = self.function
         user_backward = fn.vjp if _overrides(fn, "vjp") and not _overrides(fn, "backward") else fn.backward
@@ -645,10 +681,14 @@ class FunctionNode(Op):
         ts = self._input_tangents(tangents, inputs)
         ctx = self.ctx
         ctx._unpacked = self._unpack(self.saved_forward, out, inputs, graph)
+        # under an mg.func transform, none (torch.func's jvp level needs no gradient); under forward_ad's
+        # dual numbers alone, whether each requires grad
+        ctx.needs_input_grad = (False,) * len(ts) if innermost_transform() is not None else self.requires
         try:
             result = fn.jvp(ctx, *ts)
         finally:
             ctx._unpacked = None
+            ctx.needs_input_grad = self.needs_inside
         result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
         if len(result) != len(self.out_meta):
             raise RuntimeError(f"{fn.__name__}.jvp returned {len(result)} tangents for "

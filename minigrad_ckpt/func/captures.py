@@ -47,7 +47,7 @@ from ..tensor import Tensor, _seq, birth_of, set_capture_guard, transform_births
 from .pytree import flatten
 
 __all__ = ["CaptureScope", "ScopeStack", "refuse_if_captured", "writable_arguments", "memory_made_before",
-           "CAPTURED_WRITE_REFUSED"]
+           "innermost_transform", "reaches_before", "CAPTURED_WRITE_REFUSED"]
 
 #: PyTorch's words (torch 2.13), with the op's name in the parentheses
 CAPTURED_WRITE_REFUSED = ("During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call "
@@ -127,6 +127,7 @@ class CaptureScope:
         self.passed = [t for t in flatten(passed)[0] if isinstance(t, Tensor)]
         self.own_memory = {id(t._version) for t in self.passed}
         self.differentiated: list[Tensor] = []  # see differentiate
+        self.reverse: Any = None  # a reverse-mode transform's Scope (func.reverse); None in forward mode
 
     def __enter__(self) -> CaptureScope:
         _transforms.push(self)
@@ -167,6 +168,21 @@ class CaptureScope:
             node = t._node
             if node is not None and node.seq >= self.start and not _reaches_before(node, self.start):
                 t._node, t._requires_grad = None, False
+
+
+def innermost_transform() -> CaptureScope | None:
+    """The innermost open transform's scope in this thread (``vmap`` aside), or None."""
+    scopes = _transforms.scopes
+    return scopes[-1] if scopes else None
+
+
+def reaches_before(edge: Any, start: int) -> bool:
+    """Whether a node's input edge (a node, a leaf, or None) leads to history older than ``start``."""
+    if edge is None:
+        return False
+    if isinstance(edge, Tensor):
+        return edge._requires_grad and birth_of(edge) < start
+    return _reaches_before(edge, start)
 
 
 def memory_made_before(t: Tensor, start: int) -> bool:

@@ -53,6 +53,10 @@ class Scope:
         # the inside nodes' and handles' gradient hooks (hide_hooks): each holder with all its hooks and
         # the engine's own among them, which every pass keeps
         self.hooks: list[tuple[Any, list, list | None]] = []
+        self.passing = 0  # > 0 while this scope's own backward pass runs
+        self.argument_nodes: set[Node] = set()  # the differentiated arguments' handles (see arguments)
+        self.argument_ids: set[int] = set()
+        self._reaches: dict[Node, bool] = {}
 
     # ------------------------------------------------------------- inputs
     def input(self, p: Tensor) -> Tensor:
@@ -72,6 +76,48 @@ class Scope:
         if p._tangents:
             x._tangents = dict(p._tangents)
         return self.mark(x)
+
+    def arguments(self, handles: Sequence[Tensor]) -> None:
+        """Note the handles this transform differentiates with respect to (:meth:`reaches_arguments`)."""
+        self.argument_ids = {id(h) for h in handles}
+        self.argument_nodes = {h._node for h in handles if h._node is not None}
+
+    def reaches_arguments(self, t: Tensor) -> bool:
+        """Whether ``t``'s history reaches an argument this transform differentiates: whether ``t``
+        requires grad at the transform's level, as ``torch.func`` says it (a tensor the function closes
+        over, or one computed from those alone, does not).  Each node inside is walked once per scope."""
+        if not t._requires_grad:
+            return False
+        if id(t) in self.argument_ids:
+            return True
+        root = t._node
+        if root is None or root.seq < self.start:
+            return False
+        memo = self._reaches
+        path = [(root, iter(root.inputs))]
+        while path:
+            node, edges = path[-1]
+            found, descend = memo.get(node, False), None
+            if node not in memo:
+                for e in edges:  # (an edge: a node, a leaf, or None; a node before the scope is outside)
+                    if type(e) is not Node:
+                        found = e is not None and id(e) in self.argument_ids
+                    elif e in self.argument_nodes or memo.get(e):
+                        found = True
+                    elif e.seq >= self.start and e not in memo:
+                        descend = e
+                    if found or descend is not None:
+                        break
+            if found:
+                for n, _ in path:
+                    memo[n] = True
+                return True
+            if descend is not None:
+                path.append((descend, iter(descend.inputs)))
+            else:
+                memo[node] = False
+                path.pop()
+        return False
 
     def mark(self, leaf: Tensor) -> Tensor:
         """Count ``leaf`` (made by this transform) as inside."""
@@ -189,11 +235,13 @@ class Scope:
         graph = graph or moving or (outside and self.recording and _grad_state.enabled)
         for holder, hooks, _ in self.hooks:
             _set_hooks(holder, hooks)
+        self.passing += 1
         try:
             with enable_grad():
                 gs = _tape_grad(list(outputs), list(inputs), grad_outputs=list(cotangents),
                                 retain_graph=True, create_graph=graph, allow_unused=True)
         finally:
+            self.passing -= 1
             for holder, _, kept in self.hooks:
                 _set_hooks(holder, kept)
         return list(gs)

@@ -350,7 +350,9 @@ class _Recording:
         self.primals = primals
         with enable_grad(), CaptureScope(passed) as capture:  # (passed: what the caller handed f)
             self.ins = [self.scope.input(p) for p in primals]
+            self.scope.arguments(self.ins)
             capture.differentiate(self.ins, primals)
+            capture.reverse = self.scope
             result, aux = _split_aux(f(*self.ins), has_aux, what)
         self.outs, self.out_tree = tensor_leaves(result, what, "output")
         self.scope.hide_hooks(self.outs)
