@@ -328,13 +328,13 @@ class FunctionNode(Op):
         the function closes over (a weight that requires grad outside: False); under ``jvp``,
         ``jacfwd``, none (forward mode has no gradients to need).  Outside a transform, ``requires_grad``.
         The node's backward sees this in the transform's own pass only (see :meth:`_needs_in_this_pass`)."""
-        self.scope = None  # the reverse-mode transform that recorded the node (its Scope), if any
+        self.scope = None  # the passing box of the reverse-mode transform that recorded the node, if any
         transform = innermost_transform()
         if transform is None:
             return self.requires
         if transform.reverse is None:
             return (False,) * len(args)
-        self.scope, self.scope_start, self.needs_outside = transform.reverse, transform.start, None
+        self.scope, self.scope_start, self.needs_outside = transform.reverse.passing, transform.start, None
         return tuple(r and transform.reverse.reaches_arguments(a) for a, r in zip(args, self.requires))
 
     def _needs_in_this_pass(self) -> tuple:
@@ -346,7 +346,7 @@ class FunctionNode(Op):
         scope = self.scope
         if scope is None:
             return self.requires
-        if scope.passing:
+        if scope[0]:
             return self.needs_inside
         if self.needs_outside is None:
             self.needs_outside = tuple(r and reaches_before(e, self.scope_start)

@@ -53,7 +53,9 @@ class Scope:
         # the inside nodes' and handles' gradient hooks (hide_hooks): each holder with all its hooks and
         # the engine's own among them, which every pass keeps
         self.hooks: list[tuple[Any, list, list | None]] = []
-        self.passing = 0  # > 0 while this scope's own backward pass runs
+        # [n]: n > 0 while this scope's own backward pass runs (a box: a custom Function's node keeps it,
+        # not the scope, which would hold the nodes below)
+        self.passing = [0]
         self.argument_nodes: set[Node] = set()  # the differentiated arguments' handles (see arguments)
         self.argument_ids: set[int] = set()
         self._reaches: dict[Node, bool] = {}
@@ -81,6 +83,10 @@ class Scope:
         """Note the handles this transform differentiates with respect to (:meth:`reaches_arguments`)."""
         self.argument_ids = {id(h) for h in handles}
         self.argument_nodes = {h._node for h in handles if h._node is not None}
+
+    def forget_arguments(self) -> None:
+        """The function has run: no custom Function asks :meth:`reaches_arguments` any more."""
+        self.argument_ids, self.argument_nodes, self._reaches = set(), set(), {}
 
     def reaches_arguments(self, t: Tensor) -> bool:
         """Whether ``t``'s history reaches an argument this transform differentiates: whether ``t``
@@ -235,13 +241,13 @@ class Scope:
         graph = graph or moving or (outside and self.recording and _grad_state.enabled)
         for holder, hooks, _ in self.hooks:
             _set_hooks(holder, hooks)
-        self.passing += 1
+        self.passing[0] += 1
         try:
             with enable_grad():
                 gs = _tape_grad(list(outputs), list(inputs), grad_outputs=list(cotangents),
                                 retain_graph=True, create_graph=graph, allow_unused=True)
         finally:
-            self.passing -= 1
+            self.passing[0] -= 1
             for holder, _, kept in self.hooks:
                 _set_hooks(holder, kept)
         return list(gs)

@@ -353,7 +353,10 @@ class _Recording:
             self.scope.arguments(self.ins)
             capture.differentiate(self.ins, primals)
             capture.reverse = self.scope
-            result, aux = _split_aux(f(*self.ins), has_aux, what)
+            try:
+                result, aux = _split_aux(f(*self.ins), has_aux, what)
+            finally:
+                self.scope.forget_arguments()
         self.outs, self.out_tree = tensor_leaves(result, what, "output")
         self.scope.hide_hooks(self.outs)
         self.aux = _map_tensors(aux, self.scope.hand_out)
