@@ -210,7 +210,8 @@ class Node:
     source: Any = None              # the user's line that called the op (noted in anomaly mode)
     backward_hooks: list | None = None  # grad_fn.register_hook's: called with what the op's backward returned
     # ``(node, k)``: this node hands out output k of a custom Function's ``node``, a piece of its packed
-    # output; ``grad_fn`` and ``next_functions`` show ``(node, k)`` there, PyTorch's one node per call
+    # output; ``grad_fn`` and ``next_functions`` show ``(node, k)`` there, PyTorch's one node per call.
+    # ``(None, k)``: the node is the Function's own, its one differentiable output forward's k-th
     output_of: tuple | None = None
 
     def __init__(self, op: Any, inputs: tuple, saved: Any, versions: tuple,
@@ -325,7 +326,7 @@ class Node:
         """PyTorch's ``grad_fn.next_functions``: for each input, ``(its node, 0)`` -- an
         :class:`AccumulateGrad` holding a leaf that requires grad, ``None`` for a constant; ``(node, k)``
         for output k of a custom Function's ``node`` (see ``output_of``)."""
-        return tuple(e.output_of if type(e) is Node and e.output_of is not None
+        return tuple((e.output_of[0] or e, e.output_of[1]) if type(e) is Node and e.output_of is not None
                      else (AccumulateGrad(e) if isinstance(e, Tensor) else e, 0) for e in self.inputs)
 
     def __repr__(self) -> str:

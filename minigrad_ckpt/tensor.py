@@ -951,7 +951,7 @@ class Tensor:
         node = self._node
         if node is None or node.output_of is None:
             return node
-        return node.output_of[0]
+        return node.output_of[0] or node
 
     def detach(self) -> Tensor:
         """The same values (shared memory), cut off from the tape."""

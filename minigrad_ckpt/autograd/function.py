@@ -514,6 +514,8 @@ class FunctionNode(Op):
             if isinstance(o, Tensor) and o._node is None and o is not packed and _index(args, o) is None:
                 o._requires_grad = False
         node = packed._node if self.differentiable else None
+        if node is not None and len(self.parts) == 1 and self.parts[0][0]:  # (output k: (node, k) after it)
+            node.output_of = (None, self.parts[0][0])
         if node is not None:
             self.edges = node.inputs  # (for _needs_in_this_pass; the node's own inputs, no cycle)
             self._settle_versions(node, packed, outs)

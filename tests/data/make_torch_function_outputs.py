@@ -136,8 +136,25 @@ def under_transforms(lib, x) -> dict:
     return {"vjp": _values(v), "jvp": [_values(t) for t in tangents]}
 
 
+def after_an_integer_output(lib, x) -> dict:
+    """``return indices, y``: the one differentiable output is output 1 of the node (``(node, 1)``)."""
+    class Mask(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return (x > 0).long(), x * 2
+
+        @staticmethod
+        def backward(ctx, g_indices, g):
+            return g * 2
+
+    indices, y = Mask.apply(x)
+    edges = (y * 1).grad_fn.next_functions
+    return {"name": y.grad_fn.name(), "edge": [edges[0][0] is y.grad_fn, edges[0][1]],
+            "indices_grad_fn": indices.grad_fn is None}
+
+
 SCENARIOS = {"split": split, "repeated": repeated, "argument_twice": argument_twice,
-             "under_transforms": under_transforms}
+             "under_transforms": under_transforms, "after_an_integer_output": after_an_integer_output}
 INPUT = [1.0, 2.0, -0.5]
 
 
