@@ -20,7 +20,7 @@ from typing import Any
 from .. import func as _func
 from ..backward import grad as _engine_grad
 from ..creation import ones_like
-from ..func.captures import writable_arguments
+from ..func.captures import count_as_plain_autograd, open_transforms, writable_arguments
 from ..grad_mode import enable_grad
 from ..grad_mode import state as _grad_state
 from ..tensor import Tensor
@@ -66,9 +66,10 @@ def _not_a_transform(func: Callable, what: str) -> Callable:
     """``func`` run as PyTorch runs it here: these are not ``torch.func`` transforms, so ``func`` may
     call ``backward()`` (which refuses inside ``mg.func.grad`` and the like) -- unless the call itself
     runs inside one; and what it returns is a Tensor or a tuple of Tensors (PyTorch's TypeError)."""
-    outside = _grad_state.transforms
+    outside, opened_before = _grad_state.transforms, open_transforms()
 
     def run(*xs: Any) -> Any:
+        count_as_plain_autograd(opened_before)  # (the transforms between: this module's, not torch.func's)
         inside, _grad_state.transforms = _grad_state.transforms, outside
         try:
             out = func(*xs)

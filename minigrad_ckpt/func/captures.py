@@ -47,7 +47,8 @@ from ..tensor import Tensor, _seq, birth_of, set_capture_guard, transform_births
 from .pytree import flatten
 
 __all__ = ["CaptureScope", "ScopeStack", "refuse_if_captured", "writable_arguments", "memory_made_before",
-           "innermost_transform", "reaches_before", "CAPTURED_WRITE_REFUSED"]
+           "innermost_transform", "open_transforms", "count_as_plain_autograd", "reaches_before",
+           "CAPTURED_WRITE_REFUSED"]
 
 #: PyTorch's words (torch 2.13), with the op's name in the parentheses
 CAPTURED_WRITE_REFUSED = ("During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call "
@@ -128,6 +129,7 @@ class CaptureScope:
         self.own_memory = {id(t._version) for t in self.passed}
         self.differentiated: list[Tensor] = []  # see differentiate
         self.reverse: Any = None  # a reverse-mode transform's Scope (func.reverse); None in forward mode
+        self.plain = False  # opened by mg.autograd.functional: PyTorch's is plain autograd, with no levels
 
     def __enter__(self) -> CaptureScope:
         _transforms.push(self)
@@ -171,9 +173,21 @@ class CaptureScope:
 
 
 def innermost_transform() -> CaptureScope | None:
-    """The innermost open transform's scope in this thread (``vmap`` aside), or None."""
-    scopes = _transforms.scopes
-    return scopes[-1] if scopes else None
+    """The innermost open ``torch.func`` transform's scope in this thread (``vmap`` and the transforms
+    ``mg.autograd.functional`` runs on aside), or None."""
+    return next((s for s in reversed(_transforms.scopes) if not s.plain), None)
+
+
+def open_transforms() -> int:
+    """How many transforms are open in this thread (``vmap`` aside)."""
+    return len(_transforms.scopes)
+
+
+def count_as_plain_autograd(since: int) -> None:
+    """The transforms opened after the first ``since`` are ``mg.autograd.functional``'s, which PyTorch
+    runs as plain autograd: a custom Function sees no transform level there (``needs_input_grad``)."""
+    for s in _transforms.scopes[since:]:
+        s.plain = True
 
 
 def reaches_before(edge: Any, start: int) -> bool:

@@ -79,13 +79,20 @@ def _jacfwd_of_jacrev(lib, x, w, f):
     return {"hessian": _values(lib.func.jacfwd(lib.func.jacrev(lambda a: f(a, a * w).sum()))(x))}
 
 
+def _autograd_functional(lib, x, w, f):  # not torch.func: plain autograd, w needs its gradient
+    jac = lib.autograd.functional.jacobian(lambda a: f(a, w), x, create_graph=True)
+    jac.sum().backward()
+    return {"jacobian": _values(jac), "w.grad": _values(w.grad)}
+
+
 def _plain(lib, x, w, f):
     (f(x, w) * x).sum().backward()
     return {"w.grad": _values(w.grad), "x.grad": _values(x.grad)}
 
 
 SCENARIOS = {"grad_closing_over_w": _grad_closing_over_w, "vjp_then_backward_outside": _vjp_then_backward_outside,
-             "grad_of_grad": _grad_of_grad, "jvp": _jvp, "jacfwd_of_jacrev": _jacfwd_of_jacrev, "plain": _plain}
+             "grad_of_grad": _grad_of_grad, "jvp": _jvp, "jacfwd_of_jacrev": _jacfwd_of_jacrev,
+             "autograd_functional": _autograd_functional, "plain": _plain}
 
 
 def run(lib, name: str, dtype, device: str = "cpu") -> dict:
