@@ -58,7 +58,7 @@ from ..grad_mode import no_grad
 from ..grad_mode import state as _grad_state
 from ..ops.base import MissingJvpError, Op
 from ..random import default_generator
-from ..tensor import Tensor, shared_version, transform_births
+from ..tensor import Tensor, shared_version
 
 __all__ = ["Function", "FunctionCtx", "FunctionNode", "once_differentiable"]
 
@@ -793,9 +793,10 @@ def _repeated_outputs(outs: tuple, args: tuple) -> dict[int, int]:
     ``k`` (``return y, y``): PyTorch hands that tensor out once, as the output at ``k`` -- the same object
     at every position, whose gradient ``backward`` receives at ``k``, zeros (or None) at ``j`` -- and the
     jvp's tangent at ``k`` is its tangent.  Not an argument returned twice (PyTorch's are two views of
-    it), nor inside an ``mg.func`` transform, where ``torch.func`` keeps the positions apart (``jvp``
-    answers a tangent per position, ``vjp`` takes a cotangent per position)."""
-    if transform_births or len(outs) < 2:
+    it), nor inside an ``mg.func`` transform (``vmap`` and ``mg.autograd.functional``'s aside, which
+    PyTorch runs without levels), where ``torch.func`` keeps the positions apart (``jvp`` answers a
+    tangent per position, ``vjp`` takes a cotangent per position)."""
+    if len(outs) < 2 or innermost_transform() is not None:
         return {}
     repeated = {}
     for j, o in enumerate(outs):

@@ -110,7 +110,7 @@ def argument_twice(lib, x) -> dict:
 
 def under_transforms(lib, x) -> dict:
     """``return y, y`` under ``func.vjp`` and ``func.jvp``: ``torch.func`` keeps the positions apart (a
-    cotangent and a tangent each)."""
+    cotangent and a tangent each); ``autograd.functional`` does not."""
     class Twice(lib.autograd.Function):
         @staticmethod
         def forward(x):
@@ -133,7 +133,9 @@ def under_transforms(lib, x) -> dict:
     _, pullback = lib.func.vjp(Twice.apply, x)
     (v,) = pullback((lib.ones_like(x), 10 * lib.ones_like(x)))
     _, tangents = lib.func.jvp(Twice.apply, (x,), (lib.ones_like(x),))
-    return {"vjp": _values(v), "jvp": [_values(t) for t in tangents]}
+    # torch.autograd.functional is plain autograd: one output, the cotangents summed into the last position
+    _, (plain,) = lib.autograd.functional.vjp(Twice.apply, (x,), (lib.ones_like(x), 10 * lib.ones_like(x)))
+    return {"vjp": _values(v), "jvp": [_values(t) for t in tangents], "autograd.functional.vjp": _values(plain)}
 
 
 def after_an_integer_output(lib, x) -> dict:
