@@ -466,7 +466,8 @@ class BackwardPass:
         ins = tuple(None if gi is None or not want else handed(  # (the base's shares: a subclass notes the later ones)
             BackwardPass.node_share(self, e, gi) if type(e) is Node else BackwardPass.leaf_share(self, e, gi))
             for e, gi, want in zip(node.inputs, grads, wanted))
-        outs = (handed(g),)
+        split = getattr(node.op, "output_gradients", None)  # a custom Function's: one per output of forward
+        outs = (handed(g),) if split is None else split(handed(g))
         before, _grad_state.enabled = _grad_state.enabled, create_graph  # as a tensor hook runs (_call_hooks)
         try:
             for h in list(node.backward_hooks):

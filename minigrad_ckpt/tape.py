@@ -234,10 +234,11 @@ class Node:
     def register_prehook(self, fn: Any) -> _HookHandle:
         """PyTorch's ``grad_fn.register_prehook(fn)``: ``fn(grad_outputs)`` -- a tuple holding the
         gradient of the node's output -- before the op's backward runs, after the output tensor's
-        hooks (``register_hook``, ``retain_grad``); it may return a tuple to use instead."""
+        hooks (``register_hook``, ``retain_grad``); it may return a tuple to use instead.  A custom
+        Function's node hands one gradient per output of its ``forward`` (its op's ``output_gradients``)."""
         if self.hooks is None:
             self.hooks = []
-        hook = NodePreHook(fn)
+        hook = NodePreHook(fn, self.op if hasattr(self.op, "output_gradients") else None)
         self.hooks.append(hook)  # last: the tensor's hooks registered later go before it (hook_rank)
         return _HookHandle(self.hooks, hook)
 
@@ -358,19 +359,21 @@ class NodePreHook:
 
     hook_rank = 2
 
-    def __init__(self, fn: Any) -> None:
+    def __init__(self, fn: Any, op: Any = None) -> None:
         self.fn = fn
+        self.op = op  # a custom Function's: the packed gradient as one per output, and back
         self.__qualname__ = getattr(fn, "__qualname__", repr(fn))  # named as the user's in errors
 
     def __call__(self, g: Tensor) -> Tensor | None:
-        r = self.fn((g,))
+        outs = (g,) if self.op is None else self.op.output_gradients(g)
+        r = self.fn(outs)
         if r is None:
             return None
-        if not isinstance(r, (tuple, list)) or len(r) != 1:
+        if not isinstance(r, (tuple, list)) or len(r) != len(outs):
             got = len(r) if isinstance(r, (tuple, list)) else type(r).__name__
             raise RuntimeError(f"hook '{self.__qualname__}' has returned an incorrect number of values "
-                               f"(got {got}, but expected 1)")
-        return r[0]
+                               f"(got {got}, but expected {len(outs)})")
+        return r[0] if self.op is None else self.op.packed_gradient(tuple(r), g)
 
 
 class AccumulateGradPreHook(NodePreHook):

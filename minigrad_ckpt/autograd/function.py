@@ -604,13 +604,24 @@ class FunctionNode(Op):
             elif kind == "in":
                 found.append(self._tensor(inputs[d[1]]))
             elif kind == "out":
-                found.append(self._tensor(self._piece(out, d[1])))
+                found.append(self._saved_output(out, d[1], graph))
             elif kind == "const":
                 found.append(d[1])
             else:
                 raise RuntimeError(f"{self.name}: the saved intermediates were dropped by mg.checkpoint "
                                    f"and not rebuilt (internal error)")
         return tuple(found)
+
+    def _saved_output(self, out: Any, k: int, graph: bool) -> Tensor:
+        """Piece ``k`` of the node's output, saved by ``forward``.  On the graph (``create_graph``) it
+        is one more way a later pass's gradient reaches the node, besides the pieces handed out: watched
+        too (``_watch_pieces``), or that pass would hand ``backward`` None for it -- a wrong second
+        derivative after ``set_materialize_grads(False)``."""
+        piece = self._tensor(self._piece(out, k))
+        key = getattr(self, "reached_key", None)
+        if graph and key is not None and piece._node is not None:
+            piece._node.hooks = [*(piece._node.hooks or ()), _PieceReached(key, k)]
+        return piece
 
     def _tensor(self, v: Any) -> Tensor:
         return v if isinstance(v, Tensor) else Tensor._wrap(v, None, self.device)
@@ -630,16 +641,37 @@ class FunctionNode(Op):
             return piece
         return piece.to(dtype) if isinstance(piece, Tensor) else piece.astype(dtype)
 
-    def _grad_outputs(self, g: Any, graph: bool) -> list:
-        """One gradient per output of forward: the pieces of ``g``; zeros (or None, after
-        ``set_materialize_grads(False)``) for a non-differentiable Tensor output; None otherwise."""
+    def output_gradients(self, g: Any) -> tuple:
+        """The node's gradient ``g`` as PyTorch's node has it: one per output of forward (what its hooks
+        get as ``grad_outputs``), the pieces of ``g`` -- zeros for an output no gradient reached, where
+        PyTorch's is None, except after ``set_materialize_grads(False)``, whose pieces are watched."""
         grads: list = [None] * len(self.out_meta)
         # None: every piece counts as reached; else the pieces this pass reached (_PieceReached)
         key, bp = getattr(self, "reached_key", None), current_pass()
         reached = None if key is None or bp is None else bp.hook_state.get(key, ())
         for k, (j, *_) in enumerate(self.parts):
             if reached is None or k in reached:
-                grads[j] = self._tensor(self._piece(g, k))
+                grads[j] = self._piece(g, k)
+        return tuple(grads)
+
+    def packed_gradient(self, grads: tuple, like: Tensor) -> Tensor:
+        """What a node hook returned, one gradient per output (None: zeros), as the node's gradient."""
+        pieces = []
+        for j, shape, *_ in self.parts:
+            r = grads[j]
+            if r is not None and (not isinstance(r, Tensor) or tuple(r.shape) != shape):
+                got = list(r.shape) if isinstance(r, Tensor) else type(r).__name__
+                raise RuntimeError(f"a hook of {self.name} returned an invalid gradient at index {j} - got {got} "
+                                   f"but expected shape compatible with {list(shape)}")
+            pieces.append(self._zeros(shape, like.dtype) if r is None else r.to(like.dtype))
+        if len(pieces) == 1:
+            return pieces[0]
+        return _tape.differentiable_namespace.concatenate([p.reshape(-1) for p in pieces])
+
+    def _grad_outputs(self, g: Any, graph: bool) -> list:
+        """One gradient per output of forward: the pieces of ``g``; zeros (or None, after
+        ``set_materialize_grads(False)``) for a non-differentiable Tensor output; None otherwise."""
+        grads = [None if p is None else self._tensor(p) for p in self.output_gradients(g)]
         if self.ctx.materialize_grads:
             for j, meta in enumerate(self.out_meta):
                 if grads[j] is None and meta is not None:

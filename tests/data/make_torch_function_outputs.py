@@ -155,7 +155,34 @@ def after_an_integer_output(lib, x) -> dict:
             "indices_grad_fn": indices.grad_fn is None}
 
 
-SCENARIOS = {"split": split, "repeated": repeated, "argument_twice": argument_twice,
+def node_hooks(lib, x) -> dict:
+    """The shared node's hooks get one gradient per output (None where none reached it: the engine's are
+    zeros there unless ``set_materialize_grads(False)``), and a pre-hook's tuple replaces them."""
+    class Split(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            return x * 2, (x > 0).long(), x * 3
+
+        @staticmethod
+        def backward(ctx, g1, g_mask, g2):
+            return sum(g * c for g, c in ((g1, 2), (g2, 3)) if g is not None)
+
+    seen = []
+    y1, mask, y2 = Split.apply(x)
+    y1.grad_fn.register_prehook(lambda go: seen.append(["pre", _received(go)]))
+    y1.grad_fn.register_hook(lambda gi, go: seen.append(["post", _received(gi), _received(go)]))
+    (g,) = lib.autograd.grad(y1.sum(), x)
+    y1, mask, y2 = Split.apply(x)
+    y1.grad_fn.register_prehook(lambda go: (go[0] * 10, None, go[2]))
+    (replaced,) = lib.autograd.grad(y1.sum() + y2.sum(), x)
+    y1, mask, y2 = Split.apply(x)
+    y2.grad_fn.register_prehook(lambda go: (None, None, go[2]))
+    (dropped,) = lib.autograd.grad(y1.sum() + y2.sum(), x, create_graph=True)
+    return {"seen": seen, "grad": _values(g), "replaced": _values(replaced), "dropped": _values(dropped)}
+
+
+SCENARIOS = {"split": split, "node_hooks": node_hooks, "repeated": repeated, "argument_twice": argument_twice,
              "under_transforms": under_transforms, "after_an_integer_output": after_an_integer_output}
 INPUT = [1.0, 2.0, -0.5]
 
