@@ -209,10 +209,6 @@ class Node:
     replay: Any = None              # where replay takes each input from
     source: Any = None              # the user's line that called the op (noted in anomaly mode)
     backward_hooks: list | None = None  # grad_fn.register_hook's: called with what the op's backward returned
-    # ``(node, k)``: this node hands out output k of a custom Function's ``node``, a piece of its packed
-    # output; ``grad_fn`` and ``next_functions`` show ``(node, k)`` there, PyTorch's one node per call.
-    # ``(None, k)``: the node is the Function's own, its one differentiable output forward's k-th
-    output_of: tuple | None = None
 
     def __init__(self, op: Any, inputs: tuple, saved: Any, versions: tuple,
                  xp: Any, shape: tuple, dtype: Any) -> None:
@@ -327,8 +323,7 @@ class Node:
         """PyTorch's ``grad_fn.next_functions``: for each input, ``(its node, 0)`` -- an
         :class:`AccumulateGrad` holding a leaf that requires grad, ``None`` for a constant; ``(node, k)``
         for output k of a custom Function's ``node`` (see ``output_of``)."""
-        return tuple((e.output_of[0] or e, e.output_of[1]) if type(e) is Node and e.output_of is not None
-                     else (AccumulateGrad(e) if isinstance(e, Tensor) else e, 0) for e in self.inputs)
+        return tuple(output_of(e) or (AccumulateGrad(e) if isinstance(e, Tensor) else e, 0) for e in self.inputs)
 
     def __repr__(self) -> str:
         ins = ", ".join(_edge_name(e) for e in self.inputs)
@@ -434,6 +429,17 @@ class AccumulateGrad:
 
     def __repr__(self) -> str:
         return f"<AccumulateGrad of a leaf {tuple(self.variable.shape)}>"
+
+
+def output_of(edge: Any) -> tuple | None:
+    """``(node, k)`` where ``edge`` is a node that hands out output k of a custom Function's ``node`` (a
+    piece of its packed output, or that node itself), which ``grad_fn`` and ``next_functions`` show there:
+    PyTorch's one node per call.  Kept in the node's ``__dict__`` (key ``output_of``, ``(None, k)`` for the
+    node itself), not as a class attribute: one more on ``Node`` moved the per-op count by ~4.7k."""
+    if type(edge) is not Node:
+        return None
+    found = edge.__dict__.get("output_of")
+    return None if found is None else (found[0] or edge, found[1])
 
 
 def _edge_name(e: Any) -> str:

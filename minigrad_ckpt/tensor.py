@@ -947,11 +947,12 @@ class Tensor:
     def grad_fn(self) -> Any:
         """The tape node that produced this tensor (``None`` for leaves); for an output of a custom
         ``autograd.Function`` with several, the Function's one node, which they share, as PyTorch's
-        (each is recorded as a piece of the node's packed output: ``Node.output_of``)."""
+        (each is recorded as a piece of the node's packed output: ``tape.output_of``)."""
         node = self._node
-        if node is None or node.output_of is None:
-            return node
-        return node.output_of[0] or node
+        if node is None:
+            return None
+        shown = node.__dict__.get("output_of")
+        return node if shown is None or shown[0] is None else shown[0]
 
     def detach(self) -> Tensor:
         """The same values (shared memory), cut off from the tape."""

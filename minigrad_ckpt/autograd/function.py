@@ -250,7 +250,8 @@ def _show_ctx_on(node: Any, ctx: Any) -> None:
     (``ctx.k = k``) and ``needs_input_grad`` are read on the node (``y.grad_fn.k``).  Copied into
     the node's own attributes once forward has run -- a ``__getattr__`` on ``Node`` would slow
     every attribute read of every node 4x -- never over a name the engine's ``Node`` uses."""
-    node.__dict__.update({k: v for k, v in vars(ctx).items() if not k.startswith("_") and not hasattr(_tape.Node, k)})
+    node.__dict__.update({k: v for k, v in vars(ctx).items()
+                          if not k.startswith("_") and not hasattr(_tape.Node, k) and k != "output_of"})
 
 
 def _overrides(cls: type, name: str) -> bool:
@@ -502,7 +503,7 @@ class FunctionNode(Op):
                 for k, (j, *_) in enumerate(self.parts):
                     outs[j] = self._piece(packed, k)
                     if outs[j]._node is not None:  # its grad_fn: this call's one node, as PyTorch's
-                        outs[j]._node.output_of = (packed._node, j)
+                        outs[j]._node.__dict__["output_of"] = (packed._node, j)  # (tape.output_of)
                     # a version stamp of its own, as PyTorch's outputs are tensors of their own: a write
                     # into one output is no change of another that backward reads (_settle_versions)
                     outs[j]._version = [outs[j]._version[0]]
@@ -515,7 +516,7 @@ class FunctionNode(Op):
                 o._requires_grad = False
         node = packed._node if self.differentiable else None
         if node is not None and len(self.parts) == 1 and self.parts[0][0]:  # (output k: (node, k) after it)
-            node.output_of = (None, self.parts[0][0])
+            node.__dict__["output_of"] = (None, self.parts[0][0])
         if node is not None:
             self.edges = node.inputs  # (for _needs_in_this_pass; the node's own inputs, no cycle)
             self._settle_versions(node, packed, outs)
