@@ -65,22 +65,51 @@ class LayerProfile:
     # when the block kept its output (those that make what its backward reads besides the
     # output: a residual block's first convolution, not its second); None: all of them.
     kept_output_seconds: float | None = None
+    # Forward seconds of the ops a replay runs for this layer where nothing after it reads its
+    # output (the layers after it in the replay are skipped, or it ends the replay and its output
+    # is not kept): those whose outputs its own nodes save, and what they are computed from --
+    # ``[Tanh, x * 3]`` runs its tanh alone.  None: all of them if it saves an array it computes,
+    # none otherwise.  0.0: none.
+    own_seconds: float | None = None
+    # Whether those ops (``own_wants_input``), or those of ``kept_output_seconds`` (``kept_wants_input``),
+    # read the layer's input or save it -- so the replay must make it; ``x + tanh(p)`` replays
+    # ``tanh(p)`` from the parameter alone.  None: where they run, or where the layer saves its input.
+    own_wants_input: bool | None = None
+    kept_wants_input: bool | None = None
+
+    def own_work(self) -> tuple[float, bool, bool]:
+        """``(seconds, runs, wants its input)`` of this layer in a replay that reads nothing it
+        outputs and does not keep its output (see ``own_seconds``)."""
+        if self.own_seconds is None:
+            runs = bool(self.local_saved) or self.saves_output
+            seconds = self.forward_seconds if runs else 0.0
+        else:
+            runs, seconds = self.own_seconds > 0, min(self.own_seconds, self.forward_seconds)
+        wants = self.saves_input or (runs if self.own_wants_input is None else self.own_wants_input)
+        return seconds, runs, wants
+
+    def last_work(self) -> tuple[float, bool, bool]:
+        """``(seconds, runs, wants its input)`` of this layer where it ends a replayed level: its
+        output is the block's, kept where the op that made it saves it (``keeps_output``)."""
+        if not self.keeps_output:
+            return self.own_work()
+        runs = bool(self.local_saved) and (self.kept_output_seconds is None or self.kept_output_seconds > 0)
+        seconds = 0.0
+        if runs:
+            seconds = self.forward_seconds if self.kept_output_seconds is None else min(
+                self.kept_output_seconds, self.forward_seconds)
+        wants = self.saves_input or (runs if self.kept_wants_input is None else self.kept_wants_input)
+        return seconds, runs, wants
 
     @property
     def skipped_when_last(self) -> bool:
-        """True if the replay of a block that ends with this layer runs none of its forward:
-        its backward reads nothing it computed (only its input, or nothing), or only its
-        output, which the block kept."""
-        return not self.local_saved and (not self.saves_output or self.keeps_output)
+        """True if the replay of a block that ends with this layer runs none of its forward."""
+        return not self.last_work()[1]
 
     @property
     def last_seconds(self) -> float:
         """Forward seconds the replay of a block ending with this layer spends on it."""
-        if self.skipped_when_last:
-            return 0.0
-        if self.keeps_output and self.kept_output_seconds is not None:
-            return min(self.kept_output_seconds, self.forward_seconds)
-        return self.forward_seconds
+        return self.last_work()[0]
 
     def saved_items(self) -> dict[Any, int]:
         """``S_i``: what a plain run of this layer holds until its backward."""
@@ -171,33 +200,92 @@ def _level_peak(profile: ChainProfile, blocks: Sequence[Block], base: dict[Any, 
 def plan_cost(profile: ChainProfile, blocks: Sequence[Block] | Plan) -> float:
     """Recompute seconds of a plan: every replay's forward work (see :func:`replay_work`)."""
     blocks = blocks.blocks if isinstance(blocks, Plan) else blocks
-    seconds = [lp.forward_seconds for lp in profile.layers]
-    last = [lp.last_seconds for lp in profile.layers]
-    return sum(replay_work(profile, b, seconds, last) for b in blocks if b.checkpointed)
+    return sum(replay_work(profile, b, LayerWork.seconds(profile)) for b in blocks if b.checkpointed)
 
 
 def recomputed_layers(profile: ChainProfile, plan: Plan | Sequence[Block]) -> int:
-    """How many layer forwards the replays of ``plan`` run (the count Revolve minimizes)."""
+    """How many layer forwards the replays of ``plan`` run, a layer run in part counted as
+    one (the count Revolve minimizes)."""
     blocks = plan.blocks if isinstance(plan, Plan) else tuple(plan)
     check_covers(blocks, len(profile))  # (a plan for another chain counts layers that are not there)
-    ones = [1] * len(profile)
-    return sum(replay_work(profile, b, ones) for b in blocks if b.checkpointed)
+    return sum(replay_work(profile, b, LayerWork.counts(profile)) for b in blocks if b.checkpointed)
 
 
-def replay_work(profile: ChainProfile, block: Block, per_layer: Sequence[Any],
-                last_layer: Sequence[Any] | None = None) -> Any:
+@dataclass
+class LayerWork:
+    """What a replay spends on each layer, by how much of it runs: ``full`` where something
+    after it in the replay reads its output; ``own`` where nothing does (only the ops its own
+    saved values need, :meth:`LayerProfile.own_work`); ``last`` where it ends a replayed level
+    (:meth:`LayerProfile.last_work`).  ``own_wants[i]`` / ``last_wants[i]``: whether layer ``i``,
+    so run, needs its input made (a fully run layer always does)."""
+
+    full: list[Any]
+    own: list[Any]
+    last: list[Any]
+    own_wants: list[bool]
+    last_wants: list[bool]
+
+    @classmethod
+    def of(cls, profile: ChainProfile, full: Sequence[Any], counts: bool) -> LayerWork:
+        own = [lp.own_work() for lp in profile.layers]
+        last = [lp.last_work() for lp in profile.layers]
+        # a layer's count is 1 where it runs at all
+        return cls(list(full), [int(w[1]) if counts else w[0] for w in own],
+                   [int(w[1]) if counts else w[0] for w in last],
+                   [w[2] for w in own], [w[2] for w in last])
+
+    @classmethod
+    def seconds(cls, profile: ChainProfile) -> LayerWork:
+        return cls.of(profile, [lp.forward_seconds for lp in profile.layers], False)
+
+    @classmethod
+    def counts(cls, profile: ChainProfile) -> LayerWork:
+        return cls.of(profile, [1] * len(profile), True)
+
+    def partial_from(self) -> list[int]:
+        """``p[e]``: a replay of plain layers ending with layer ``e-1`` runs layers ``p[e] .. e-1``
+        in part (``e-1`` as the last, the others for their own saved values) and those before
+        ``p[e]`` in full: ``p[e]`` is the last of them whose input the replay must make."""
+        p, start = [0], 0
+        for e in range(1, len(self.full) + 1):
+            # the layers after layer j-1 in a block ending at e want nothing of it from j on
+            p.append(e - 1 if self.last_wants[e - 1] else start)
+            start = e - 1 if self.own_wants[e - 1] else start  # for the blocks ending later
+        return p
+
+    def block_ends(self) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+        """``(P, O, P_end, O_end)``: the replay of a block of plain layers ``[s, e)`` costs
+        ``max(P_end[e] - P[s], O_end[e] - O[s])``.  ``P`` and ``O`` sum the layers' ``full`` and
+        ``own`` work; from a start ``s <= p[e]`` (see :meth:`partial_from`) the first term is the
+        cost, from a later one -- every layer run in part -- the second, and since no layer's
+        ``own`` exceeds its ``full`` the larger of the two is always the right one."""
+        P, O = [0], [0]
+        for f, o in zip(self.full, self.own):
+            P.append(P[-1] + f)
+            O.append(O[-1] + o)
+        p = self.partial_from()
+        O_end = [0] + [O[e - 1] + self.last[e - 1] for e in range(1, len(P))]
+        P_end = [0] + [P[p[e]] + O_end[e] - O[p[e]] for e in range(1, len(P))]
+        return P, O, P_end, O_end
+
+
+def replay_work(profile: ChainProfile, block: Block, work: LayerWork | Sequence[Any]) -> Any:
     """The forward work of replaying checkpointed ``block`` and, later, its inner ones.
 
     A replay runs what backward or a later replay needs, found back to front as the
-    engine's replay does (``Segment._demand``): a layer runs if a later layer of the level
-    reads its output (one that runs, or saves its input), if an inner checkpointed block
-    replays from it, or if it saves arrays it computes itself; the level's last layer only
-    as far as its backward needs (``skipped_when_last``; ``last_layer[i]``, where given, is
-    layer ``i``'s work there instead of ``per_layer[i]``).  So a layer only a skipped layer
-    reads is skipped too.  An inner checkpointed block runs in its parent's replay if its
-    output is read there or kept (an inner block's kept result is made by its parent's
-    replay), unless it ends the level; it then replays itself.
+    engine's replay does (``Segment._demand``): a layer runs in full if a later layer of the
+    level reads its output (one that needs its input, see :class:`LayerWork`) or an inner
+    checkpointed block replays from it; otherwise only the ops its own saved values need,
+    which may be none -- and the level's last layer so too, less its output where the block
+    kept it.  So a layer only a skipped layer reads is skipped too.  An inner checkpointed
+    block runs in its parent's replay if its output is read there or kept (an inner block's
+    kept result is made by its parent's replay), unless it ends the level; it then replays
+    itself.  ``work`` may be one number per layer (each layer's work wherever it runs).
     """
+    if not isinstance(work, LayerWork):
+        counted = LayerWork.counts(profile)
+        work = LayerWork(list(work), [w * r for w, r in zip(work, counted.own)],
+                         [w * r for w, r in zip(work, counted.last)], counted.own_wants, counted.last_wants)
     layers = profile.layers
     total = 0
     stack = [block]
@@ -209,42 +297,17 @@ def replay_work(profile: ChainProfile, block: Block, per_layer: Sequence[Any],
             if sub.checkpointed:
                 stack.append(sub)
                 if k < len(inner) - 1 and (wanted or layers[sub.stop - 1].keeps_output):
-                    total += sum(per_layer[sub.start:sub.stop])
+                    total += sum(work.full[sub.start:sub.stop])
                 wanted = True  # the replay hands it its input
                 continue
             for i in range(sub.stop - 1, sub.start - 1, -1):
                 if k == len(inner) - 1 and i == sub.stop - 1:
-                    runs = not layers[i].skipped_when_last
-                    if last_layer is not None:
-                        total += last_layer[i]
-                    elif runs:
-                        total += per_layer[i]
+                    total, wanted = total + work.last[i], work.last_wants[i]
+                elif wanted:
+                    total += work.full[i]
                 else:
-                    runs = wanted or _saves_its_own(layers[i])
-                    if runs:
-                        total += per_layer[i]
-                wanted = runs or layers[i].saves_input
+                    total, wanted = total + work.own[i], work.own_wants[i]
     return total
-
-
-def _saves_its_own(lp: LayerProfile) -> bool:
-    """Whether a layer's backward reads arrays it computes (so a replay runs it even where
-    nothing after it reads its output)."""
-    return bool(lp.local_saved) or lp.saves_output
-
-
-def replay_stops(layers: Sequence[LayerProfile]) -> list[int]:
-    """``r[e]``: a replay of plain layers ending with layer ``e-1`` runs none of layers
-    ``r[e] .. e-1`` (``r[e] == e`` where it runs its last layer) -- nor, of course, any before
-    its own first layer.  (:func:`replay_work`'s rule, for a block of plain layers.)"""
-    dead_from, r = 0, [0]
-    for i, lp in enumerate(layers):
-        # a skipped layer i leaves layer i-1 skipped too unless it reads i-1's output (saves
-        # its input) or i-1 saves arrays of its own
-        if i == 0 or lp.saves_input or _saves_its_own(layers[i - 1]):
-            dead_from = i
-        r.append(dead_from if lp.skipped_when_last else i + 1)
-    return r
 
 
 # ---------------------------------------------------------------- the DP's states and transitions
@@ -277,7 +340,7 @@ class _Transitions:
             for k in {*lp.local_saved, *lp.local_external}:
                 seen[("L", k)] = seen.get(("L", k), 0) + 1
         self.shared = frozenset(k for k, c in seen.items() if c > 1)
-        self.stops = replay_stops(self.layers)
+        self.P, self.O, self.P_end, self.O_end = LayerWork.seconds(profile).block_ends()
 
     def plain(self, s: int, held: frozenset) -> tuple[Block, int, State]:
         """Layer ``s`` run plainly: ``(block, bytes it adds, next state)``."""
@@ -305,7 +368,6 @@ class _Transitions:
         kept_keys.add(in_key)
         full_keys.add(in_key)
         shared_kept = frozenset(base | (shared & kept_keys))
-        costs = [0.0]  # forward seconds of layers s .. s+k-1
         stop = self.n if self.max_block is None else min(self.n, s + self.max_block)
         for e in range(s + 1, stop + 1):
             i = e - 1
@@ -331,9 +393,8 @@ class _Transitions:
             if grew:
                 shared_kept = frozenset(base | (shared & kept_keys))
             # the last layer of the block runs in its replay only as far as its backward needs,
-            # and where it is skipped, so are the layers only it reads
-            r = self.stops[e]
-            seconds = costs[-1] + layers[i].last_seconds if r == e else costs[max(r - s, 0)]
+            # and so do the layers only it reads (see LayerWork)
+            seconds = max(self.P_end[e] - self.P[s], self.O_end[e] - self.O[s])
             # the block keeps its input; its output is that same buffer if its layers are all views
             nxt = shared_kept | {in_key} if layers[i].output_key == layers[s].input_key else shared_kept
             out_kept = 0
@@ -343,7 +404,6 @@ class _Transitions:
                     out_kept = layers[i].boundary_bytes[layers[i].output_key]
                 nxt = nxt | {out_key}
             yield Block(s, e, True), kept + out_kept, full, seconds, (e, frozenset(nxt))
-            costs.append(costs[-1] + layers[i].forward_seconds)
 
 
 # ---------------------------------------------------------------- the dynamic programs
@@ -598,21 +658,19 @@ class _LocalChain:
         W = [0] * (n + 1)   # arrays of layers < e (each layer's saved and outside ones, once)
         D = [0] * (n + 1)   # boundaries two neighbours both hold, counted in W twice
         X = [0] * (n + 1)   # outside constants of layers < e
-        P = [0.0] * (n + 1)  # forward seconds of layers < e
         for i, lp in enumerate(layers):
             items = {**lp.saved_items(), **{("L", k): v for k, v in lp.local_external.items()}}
             W[i + 1] = W[i] + _bytes(items)
             D[i + 1] = D[i] + (self.a[i] if i > 0 and self.si[i] and self.so[i - 1] else 0)
             X[i + 1] = X[i] + sum(lp.local_external.values())
-            P[i + 1] = P[i] + lp.forward_seconds
-        self.X, self.P = X, P
-        # what a block ending at e costs on top of -P[s]: its last layer is free if its replay skips it
-        # (where the replay skips its last layer and those only it reads, from ``r = stops[e]``
-        # on: P[r], and nothing for a block that starts after r -- see _LocalWalk.advance)
-        stops = replay_stops(layers)
-        self.P_end = [P[0]] + [P[e] - layers[e - 1].forward_seconds + layers[e - 1].last_seconds
-                               if stops[e] == e else P[stops[e]] for e in range(1, n + 1)]
-        self.stops = stops
+        self.X = X
+        # a block [s, e) replays for max(P_end[e] - P[s], O_end[e] - O[s]) (LayerWork.block_ends):
+        # P and O sum the layers' full and partial work, forward seconds when all of them run
+        work = LayerWork.seconds(profile)
+        self.P, self.O, self.P_end, self.O_end = work.block_ends()
+        # whether some block's replay runs its first layers in part: its cost is then not
+        # ``P_end[e] - P[s]`` from every start (see _LocalWalk.advance)
+        self.partial_runs = any(p < e - 1 for e, p in enumerate(work.partial_from()))
         self.U = [W[e] - D[e] for e in range(n + 1)]
         self.W, self.D = W, D
 
@@ -748,10 +806,11 @@ class _LocalWalk:
         empty = np.zeros(0, np.int64)
         self.pool: tuple[Any, ...] = (empty, np.zeros(0), empty, empty, empty)
         self.front = {0: (np.zeros(1, np.int64), np.zeros(1), np.zeros(1, np.int64))}
-        # a replay that skips more than a block's last layer: a block's cost is then not
+        # a replay that runs more than a block's last layer in part: a block's cost is then not
         # ``c - P[s]`` shifted by ``P_end[e]`` alone (see _pool_insert)
         self.P = np.asarray(ch.P, dtype=np.float64)
-        self.dead_runs = any(r < e - 1 for e, r in enumerate(ch.stops))
+        self.O = np.asarray(ch.O, dtype=np.float64)
+        self.partial_runs = ch.partial_runs
         self._open(0)
 
     def advance(self, e: int) -> None:
@@ -766,8 +825,9 @@ class _LocalWalk:
         if live < len(PQ):  # the threshold only falls: drop the dead for good
             self.pool = PH, PC, PQ, PI, PS = tuple(a[:live] for a in self.pool)
         if len(PH):
-            # a block that starts after the layers its replay skips (stops[e]) replays nothing
-            cost = np.maximum(PC + ch.P_end[e], PC + self.P[PS]) if self.dead_runs else PC + ch.P_end[e]
+            # a block that starts after the last layer its replay runs in full runs them all in part
+            cost = (np.maximum(PC + ch.P_end[e], PC + self.P[PS] - self.O[PS] + ch.O_end[e]) if self.partial_runs
+                    else PC + ch.P_end[e])
             cand[ch.kb[e]].append((PH + ch.X[e] + ch.ko[e], cost, PI, PS, True))
         self.front = {}
         for held, parts in cand.items():
@@ -800,7 +860,7 @@ class _LocalWalk:
         NC = np.concatenate([C - ch.P[e] for _, C, _ in front.values()])
         NQ = np.concatenate([H + ch.phi(e, held) for held, (H, _, _) in front.items()])
         NI = np.concatenate([ids for _, _, ids in front.values()])
-        gap = self.P[e] - self.P[self.pool[4]] if self.dead_runs else None
+        gap = self.P[e] - self.P[self.pool[4]] if self.partial_runs else None
         self.pool = _pool_insert(self.pool, (NH, NC, NQ, NI, np.full(len(NH), e)), gap)
 
     def best(self) -> tuple[tuple[Block, ...] | None, float]:

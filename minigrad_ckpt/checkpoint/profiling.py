@@ -87,21 +87,27 @@ def _reference(owner: Any, table: dict[int, Any], key: int, watchers: list[Any])
     return ref
 
 
+LAYER_INPUT = object()  # an input of a node that is its layer's input, where no node made it
+
+
 class _Profiler:
     """Recorder used during profiling: tags each node with its layer, keeps saved values."""
 
     def __init__(self) -> None:
         self.layer = -1
+        self.layer_input: Any = None  # the tensor the current layer was called on
         self.nodes: list[list[Any]] = []
         self.consumed: list[list[tuple[Any, bool, Any]]] = []
-        self.sources: dict[int, list[Any]] = {}  # id(node) -> the nodes that made its inputs
+        # id(node) -> the nodes that made its inputs (LAYER_INPUT: the layer's input, made by none)
+        self.sources: dict[int, list[Any]] = {}
         self.slots: dict[int, tuple[bool, ...]] = {}
         self.outputs: list[Any] = []  # the node that made each layer's output
         self.seconds: list[list[float]] = []     # per layer, each node's time since the one before
         self.mark = 0.0
 
-    def start_layer(self) -> None:
+    def start_layer(self, layer_input: Any) -> None:
         self.layer += 1
+        self.layer_input = layer_input
         self.nodes.append([])
         self.consumed.append([])
         self.seconds.append([])
@@ -112,7 +118,8 @@ class _Profiler:
         self.seconds[self.layer].append(now - self.mark)
         self.mark = now
         self.nodes[self.layer].append(node)
-        self.sources[id(node)] = [a._node if isinstance(a, Tensor) else None for a in args]
+        self.sources[id(node)] = [a._node if isinstance(a, Tensor) and a._node is not None
+                                  else LAYER_INPUT if a is self.layer_input else None for a in args]
         self.slots[id(node)] = tuple(v is not None for v in node.saved)  # which of (out, *inputs) it saves
         for a, v in zip(args, arrays):
             if not hasattr(v, "nbytes"):
@@ -148,7 +155,7 @@ def _profile_runs(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int, 
             try:
                 h = x
                 for i, layer in enumerate(layers):
-                    prof.start_layer()
+                    prof.start_layer(h)
                     t0 = time.perf_counter()
                     h = layer(h)
                     times[i] = min(times[i], time.perf_counter() - t0)
@@ -167,19 +174,26 @@ def _profile_runs(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int, 
             node_seconds = [[min(a, b) for a, b in zip(u, v)] for u, v in zip(node_seconds, prof.seconds)]
         if profile is None:
             profile, first = _classify(prof, boundaries), prof
-    for lp, nodes, secs, out in zip(profile.layers, first.nodes, node_seconds, first.outputs):
-        if lp.keeps_output and len(secs) == len(nodes):
-            lp.kept_output_seconds = _kept_output_seconds(first, nodes, secs, out)
+    inputs = [getattr(x, "_node", None)] + first.outputs[:-1]  # the node that made each layer's input
+    for lp, nodes, secs, out, into in zip(profile.layers, first.nodes, node_seconds, first.outputs, inputs):
+        if len(secs) != len(nodes):
+            continue
+        lp.own_seconds, lp.own_wants_input = _partial_replay(first, nodes, secs, None, into)
+        if lp.keeps_output:
+            lp.kept_output_seconds, lp.kept_wants_input = _partial_replay(first, nodes, secs, out, into)
     return profile
 
 
-def _kept_output_seconds(prof: _Profiler, nodes: list[Any], seconds: list[float], kept: Any) -> float:
-    """Seconds of the layer's nodes a replay runs when ``kept`` (the node that made the
-    layer's output) is kept: those whose outputs its nodes save, and what they are computed
-    from -- the rule ``Segment._demand`` follows, inside one layer."""
+def _partial_replay(prof: _Profiler, nodes: list[Any], seconds: list[float], kept: Any,
+                    into: Any) -> tuple[float, bool]:
+    """``(seconds, wants its input)`` of the layer's nodes a replay runs where nothing after the
+    layer reads its output: those whose outputs its nodes save, and what they are computed
+    from, but not ``kept`` (the node that made the layer's output, where the block keeps it)
+    -- the rule ``Segment._demand`` follows, inside one layer.  The input is wanted where a
+    node that runs reads ``into`` (the node that made it; a leaf is ``LAYER_INPUT``), or one saves it."""
     mine = {id(n): i for i, n in enumerate(nodes)}
     wanted = [False] * len(nodes)
-    total = 0.0
+    total, wants_input = 0.0, False
     for i in range(len(nodes) - 1, -1, -1):
         n = nodes[i]
         slots = prof.slots[id(n)]
@@ -188,9 +202,13 @@ def _kept_output_seconds(prof: _Profiler, nodes: list[Any], seconds: list[float]
         running = wanted[i] and n is not kept
         total += seconds[i] if running else 0.0
         for j, src in enumerate(prof.sources[id(n)]):
-            if src is not None and id(src) in mine and (running or (j + 1 < len(slots) and slots[j + 1])):
+            if src is None or not (running or (j + 1 < len(slots) and slots[j + 1])):
+                continue
+            if id(src) in mine:
                 wanted[mine[id(src)]] = True
-    return total
+            elif src is into or src is LAYER_INPUT:
+                wants_input = True
+    return total, wants_input
 
 
 def _classify(prof: _Profiler, boundaries: list[Any]) -> ChainProfile:
