@@ -15,6 +15,7 @@ exact op weights, and the replays' work is counted in the same units, op by op.
 
 from __future__ import annotations
 
+import math
 import random
 import types
 import warnings
@@ -194,3 +195,45 @@ def test_the_vectorized_one_level_planner_agrees_with_the_general_one(seed):
             b1, c1 = model._budget_general(general, budget)
             b2, c2 = model._budget_local(local, budget)
             assert cost_eq(c1, c2) and cost_eq(c2, plan_cost(profile, b2)), (budget, b1, b2)
+
+
+@pytest.mark.parametrize("chain", sorted(CHAINS))
+def test_optimal_is_the_least_replayed_work_that_fits(op_clock, chain):
+    """``Optimal(budget)``, at every peak a plan reaches and between them, against every nested
+    plan: the least work whose ``simulate_peak`` fits -- and its replays run that work."""
+    layers, x = _chain(chain)
+    profile = ck.profile_chain(layers, x)
+    every = ck.brute_force_nested_plans(profile)
+    peaks = sorted({q.predicted_peak_bytes for q in every})
+    for budget in sorted(set(peaks) | {(a + b) // 2 for a, b in zip(peaks, peaks[1:])}):
+        chosen = ck.plan_chain(layers, x, ck.Optimal(budget), profile=profile)
+        least = min(q.recompute_seconds for q in every if q.predicted_peak_bytes <= budget)
+        assert chosen.predicted_peak_bytes == ck.simulate_peak(profile, chosen) <= budget
+        assert chosen.recompute_seconds == least == _replayed(op_clock, layers, x, chosen), (budget, chosen)
+        flat = ck.flat_plan_for_budget(profile, budget) if budget >= ck.flat_min_peak_bytes(profile) else None
+        if flat is not None:
+            assert flat.recompute_seconds == min(q.recompute_seconds for q in every
+                                                 if q.depth <= 1 and q.predicted_peak_bytes <= budget)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_nested_planner_is_optimal_where_layers_run_in_part(seed):
+    rng = random.Random(seed)
+    for _ in range(25):
+        profile = partial_profile(rng, rng.randint(2, 5))
+        every = ck.brute_force_nested_plans(profile)
+        for budget in sorted({q.predicted_peak_bytes for q in every}):
+            plan = ck.plan_for_budget(profile, budget)
+            assert plan.predicted_peak_bytes <= budget
+            assert cost_eq(plan.recompute_seconds, min(q.recompute_seconds for q in every
+                                                       if q.predicted_peak_bytes <= budget)), (budget, plan)
+
+
+def test_a_uniform_chain_of_partly_replayed_layers_is_planned_by_its_length():
+    # [Tanh, x * 3]-like layers: the nested planner's uniform tables take them, the cost its count
+    layer = dict(saves_input=False, saves_output=False, forward_seconds=3.0, own_seconds=2.0, own_wants_input=True)
+    profile = ChainProfile([LayerProfile(i, i + 1, {i: 8, i + 1: 8}, local_saved={(i, 0): 8}, **layer)
+                            for i in range(12)])
+    plan = ck.plan_for_budget(profile, 5 * 16)
+    assert plan.recompute_seconds == plan_cost(profile, plan) and math.isfinite(plan.recompute_seconds)
+    assert ck.simulate_peak(profile, plan) <= 5 * 16

@@ -21,16 +21,21 @@ of ``K``)::
     V(L, s)[m] = min( fwd_s  + V(L-1, s+1)[m - S_s],
                       min_j fwd_{s..s+j} + V_child(j, s)[m - K] + V(L-j, s+j)[m - K] )
 
-A replayed level pays the forwards its replay runs: every block but its last
-one (a checkpointed last block replays itself later; a plain last layer runs
-only as far as its backward needs -- ``LayerProfile.last_seconds`` -- since the
-block kept its output where the op that made it saves it).  A checkpointed
+A replayed level pays the forwards its replay runs (:class:`.model.LayerWork`): a
+block runs in full where the rest of the level reads its output (a checkpointed one
+also where it keeps its output; a checkpointed last block replays itself later); a
+plain layer nothing reads -- the level's last, and those before it that only
+layers not needing their input follow -- runs only what its own saved values need,
+less the block's kept output.  So what follows a level's first block comes in two
+kinds, one whose first layer needs its input made and one whose does not, and the
+first block is costed by which follows it.  A checkpointed
 block that keeps its output holds it too (``KO``): the rest of its level runs
 on top of ``K + KO`` with its first input held, its own replay on top of ``K``.
 The top level's forward is the training step's own, not recomputation.  Kinds: ``"top"`` (the
 plan's level, only suffixes ``s + L = n``), ``"child"`` (a checkpointed
 block's level: its input is held, and it may not be one block covering it all)
-and ``"rest"`` (what follows a level's first block).
+and ``"rest1"`` / ``"rest0"`` (what follows a level's first block, needing its
+input made or not).
 
 Memory is counted in units (the greatest common divisor of the sizes, or a
 coarser unit with sizes rounded *up*, so a plan found always fits).  A chain
@@ -48,7 +53,15 @@ from functools import reduce
 from typing import Any
 
 from ..backend import host_numpy as np
-from .model import ChainProfile, _LocalChain, flat_min_peak_bytes, flat_plan_for_budget, plan_cost, simulate_peak
+from .model import (
+    ChainProfile,
+    LayerWork,
+    _LocalChain,
+    flat_min_peak_bytes,
+    flat_plan_for_budget,
+    plan_cost,
+    simulate_peak,
+)
 from .plans import Block, InfeasibleBudgetError, Plan, budget_in_bytes
 
 __all__ = ["plan_for_budget", "min_peak_bytes", "nested_plan_for_budget", "MAX_HETEROGENEOUS_LAYERS"]
@@ -154,13 +167,24 @@ class _Chain:
         # (``KO[e]`` units); the level after it then finds its input held (``kb[e]``)
         self.kb = np.asarray(ch.kb, dtype=np.int64)
         self.KO = np.asarray([units(v) for v in ch.ko])
-        t = np.asarray(ch.t, dtype=np.float64)
-        t_last = np.asarray([lp.last_seconds for lp in profile.layers], dtype=np.float64)
-        self.t = np.full(n, t.mean()) if uniform and n else t
-        # a plain layer's work when it ends a replayed level (the block around it ends there)
-        self.t_last = np.full(n, t_last.mean()) if uniform and n else t_last
-        self.T = np.concatenate(([0.0], np.cumsum(self.t)))
         self.uniform = uniform
+        self._replay_work(LayerWork.seconds(profile))
+
+    def _replay_work(self, work: LayerWork) -> None:
+        """A plain layer's forward seconds in a replay: ``t`` where the rest of its level reads its
+        output, ``t_own`` where nothing does, ``t_last`` where it ends the level -- and whether it
+        then needs its input made (``own_wants``, ``last_wants``).  A uniform chain's layers are
+        costed at their mean (its plan minimizes recomputed layer forwards, Revolve's measure)."""
+        def seconds(values: list[float]) -> Any:
+            t = np.asarray(values, dtype=np.float64)
+            return np.full(self.n, t.mean()) if self.uniform and self.n else t
+
+        self.t, self.t_own, self.t_last = seconds(work.full), seconds(work.own), seconds(work.last)
+        self.own_wants = np.asarray(work.own_wants, dtype=bool)
+        self.last_wants = np.asarray(work.last_wants, dtype=bool)
+        self.T = np.concatenate(([0.0], np.cumsum(self.t)))
+        # the levels whose first layer does not want its input, where some layer can be one
+        self.rests = ("rest1", "rest0") if not (self.own_wants.all() and self.last_wants.all()) else ("rest1",)
 
     def saved(self, kind: str, held: int) -> Any:
         """``S`` of each layer as a plain layer of a level of ``kind``, its input held or not."""
@@ -175,8 +199,8 @@ class _Chain:
 def _is_uniform(ch: _LocalChain, profile: ChainProfile) -> bool:
     """Every layer holds the same arrays (sizes and kinds), and every boundary is alike."""
     layers = profile.layers
-    sig = {(ch.a[i], ch.saved[i], ch.si[i], ch.so[i], ch.X[i + 1] - ch.X[i], layers[i].skipped_when_last,
-            layers[i].keeps_output)
+    sig = {(ch.a[i], ch.saved[i], ch.si[i], ch.so[i], ch.X[i + 1] - ch.X[i], layers[i].own_work()[1:],
+            layers[i].last_work()[1:], layers[i].keeps_output)
            for i in range(ch.n)}
     return len(sig) == 1 and layers[-1].boundary_bytes[layers[-1].output_key] == ch.a[0]
 
@@ -186,20 +210,23 @@ class _Tables:
 
     ``V[kind][held]`` is an array ``(length, row, unit)``; a row is a start position
     (one row only for a uniform chain, and for the top level, whose lengths fix
-    their start).  ``C`` holds the choices: 0 a plain layer, ``j`` a checkpointed
-    block of ``j`` layers.
+    their start).  What follows a replayed level's first block comes in two kinds:
+    ``"rest1"``, whose first layer needs its input made (so the first block runs in
+    full), and ``"rest0"``, whose does not (a plain first layer runs only what its own
+    saved values need, a checkpointed one nothing).  ``C`` holds the choices: ``2 j +
+    f``, ``j`` 0 for a plain layer or the length of a checkpointed block, ``f`` 1 where
+    the rest after it is a ``"rest0"``.
     """
-
-    KINDS = ("top", "rest", "child")
 
     def __init__(self, c: _Chain) -> None:
         self.c = c
+        self.kinds = ("top", "child", *c.rests)
         rows = 1 if c.uniform else c.n + 1
-        shape = {k: (c.n + 1, 1 if k == "top" else rows, c.M + 1) for k in self.KINDS}
-        self.V = {k: np.full((2,) + shape[k], np.inf) for k in self.KINDS}
-        for k in self.KINDS:
+        shape = {k: (c.n + 1, 1 if k == "top" else rows, c.M + 1) for k in self.kinds}
+        self.V = {k: np.full((2,) + shape[k], np.inf) for k in self.kinds}
+        for k in self.kinds:
             self.V[k][:, 0] = 0.0  # an empty level costs nothing and holds nothing
-        self.C = {k: np.zeros((2,) + shape[k], dtype=np.int32) for k in self.KINDS}
+        self.C = {k: np.zeros((2,) + shape[k], dtype=np.int32) for k in self.kinds}
 
     def positions(self, kind: str, L: int) -> Any:
         if kind == "top":
@@ -210,42 +237,71 @@ class _Tables:
         """Row indices of start positions ``s`` in the tables of ``kind``."""
         return np.zeros_like(s) if kind == "top" or self.c.uniform else s
 
+    def follows(self, kind: str) -> tuple[str, ...]:
+        """The kinds of what follows the first block of a level of ``kind``."""
+        return ("top",) if kind == "top" else self.c.rests
+
     def fill(self, L: int) -> None:
         self._solve("child", 1, L)
         for held in (0, 1):
-            self._solve("rest", held, L)
-            self._solve("top", held, L)
+            for kind in (*self.c.rests, "top"):
+                self._solve(kind, held, L)
 
     def _solve(self, kind: str, held: int, L: int) -> None:
         c = self.c
         s = self.positions(kind, L)
-        replay = kind != "top"
-        follow = "top" if kind == "top" else "rest"
         m = np.arange(c.M + 1)
-        # a plain first layer: it holds S_s while the rest of the level runs
-        sub = self.V[follow][c.so[s], L - 1, self.row(follow, s + 1)]
-        best = _shifted(sub, c.saved(kind, held)[s][:, None], m)
-        if replay:
-            best = best + (c.t[s] if L > 1 else c.t_last[s])[:, None]
+        best = np.full((len(s), c.M + 1), np.inf)
         choice = np.zeros(best.shape, dtype=np.int32)
-        J = L - (kind == "child")  # a child level is not one block covering it all
-        if J >= 1:
-            j = np.arange(1, J + 1)[:, None]                     # (J, 1)
-            sj = s[None, :] + j                                  # (J, P): where the rest starts
-            K = (0 if held else 1) * c.a[s][None, :] + c.constants(kind, s[None, :], sj)
-            child = self.V["child"][1][j[:, 0]][:, self.row("child", s)]        # (J, P, M+1)
-            rest = self.V[follow][c.kb[sj], L - j, self.row(follow, sj)]        # (J, P, M+1)
-            # the replay runs on top of K; the rest of the level also on the kept output
-            val = _shifted(child, K[..., None], m) + _shifted(rest, (K + c.KO[sj])[..., None], m)
-            if replay:  # blocks but the last run in this level's replay
-                val = val + ((j < L) * (c.T[sj] - c.T[s][None, :]))[..., None]
-            jbest = np.argmin(val, axis=0)                       # (P, M+1)
-            vbest = np.take_along_axis(val, jbest[None], axis=0)[0]
-            better = vbest < best - 1e-12
-            best = np.where(better, vbest, best)
-            choice = np.where(better, jbest + 1, choice)
+        follows = self.follows(kind)
+        for f, follow in enumerate(follows if L > 1 else follows[:1]):
+            for j, val in ((0, self._plain_first(kind, held, L, s, follow, m)),
+                           *self._checkpointed_first(kind, held, L, s, follow, m)):
+                better = val < best - 1e-12
+                best = np.where(better, val, best)
+                choice = np.where(better, 2 * j + f, choice)
         self.V[kind][held, L, self.row(kind, s)] = best
         self.C[kind][held, L, self.row(kind, s)] = choice
+
+    def _plain_first(self, kind: str, held: int, L: int, s: Any, follow: str, m: Any) -> Any:
+        """The level's value with a plain first layer ``s``: it holds ``S_s`` while ``follow`` runs,
+        and in a replay costs what it runs -- in full where the rest reads its output."""
+        c = self.c
+        sub = self.V[follow][c.so[s], L - 1, self.row(follow, s + 1)]
+        val = _shifted(sub, c.saved(kind, held)[s][:, None], m)
+        if kind == "top":
+            return val
+        if L == 1:
+            cost, wants = c.t_last[s], c.last_wants[s]
+        elif follow == "rest1":
+            cost, wants = c.t[s], np.ones(len(s), dtype=bool)
+        else:
+            cost, wants = c.t_own[s], c.own_wants[s]
+        val = val + cost[:, None]
+        if kind in ("rest0", "rest1"):  # a rest wants its input, or not, as its kind says
+            val = np.where((wants == (kind == "rest1"))[:, None], val, np.inf)
+        return val
+
+    def _checkpointed_first(self, kind: str, held: int, L: int, s: Any, follow: str, m: Any) -> list[tuple[int, Any]]:
+        """``[(j, value)]``, the best checkpointed first block ``[s, s+j)`` and the level's value
+        with it (none in a ``"rest0"``: the block replays from its input, which the replay makes)."""
+        c = self.c
+        J = L - (kind == "child")  # a child level is not one block covering it all
+        if J < 1 or kind == "rest0":
+            return []
+        j = np.arange(1, J + 1)[:, None]                     # (J, 1)
+        sj = s[None, :] + j                                  # (J, P): where the rest starts
+        K = (0 if held else 1) * c.a[s][None, :] + c.constants(kind, s[None, :], sj)
+        child = self.V["child"][1][j[:, 0]][:, self.row("child", s)]        # (J, P, M+1)
+        rest = self.V[follow][c.kb[sj], L - j, self.row(follow, sj)]        # (J, P, M+1)
+        # the replay runs on top of K; the rest of the level also on the kept output
+        val = _shifted(child, K[..., None], m) + _shifted(rest, (K + c.KO[sj])[..., None], m)
+        if kind != "top":  # a block but the last runs in this level's replay where the rest reads its
+            # output, or it keeps it (an inner block's kept result is made by its parent's replay)
+            runs = (j < L) & ((follow == "rest1") | (c.kb[sj] == 1))
+            val = val + (runs * (c.T[sj] - c.T[s][None, :]))[..., None]
+        jbest = np.argmin(val, axis=0)                       # (P, M+1)
+        return [(jbest + 1, np.take_along_axis(val, jbest[None], axis=0)[0])]
 
 
 def _shifted(values: Any, shift: Any, m: Any) -> Any:
@@ -284,7 +340,8 @@ def _read_back(tables: _Tables, c: _Chain, units: int) -> tuple[Block, ...]:
         out = []
         while L > 0:
             row = int(tables.row(kind, np.asarray([s]))[0])
-            j = int(tables.C[kind][held, L, row, m])
+            code = int(tables.C[kind][held, L, row, m])
+            j, follow = code >> 1, tables.follows(kind)[code & 1]
             if j == 0:
                 out.append(Block(s, s + 1, False))
                 m -= int(c.saved(kind, held)[s])
@@ -296,8 +353,7 @@ def _read_back(tables: _Tables, c: _Chain, units: int) -> tuple[Block, ...]:
                 out.append(Block(s, s + j, True, tuple(inner) if nested else ()))
                 m -= K + int(c.KO[s + j])
                 held, s, L = int(c.kb[s + j]), s + j, L - j
-            if kind == "child":
-                kind = "rest"
+            kind = follow
         return out
 
     return tuple(level("top", 0, c.n, 0, units))
