@@ -131,7 +131,9 @@ def remat(fn: Callable[..., Any], policy: Callable[[Node], bool] = save_nothing)
         if not is_grad_enabled():
             return fn(*args, **kwargs)
         keep = None if policy is save_nothing else policy
-        with Segment(stats=DEFAULT_STATISTICS, label=label, keep=keep) as seg:
+        # (the arguments tell a GraphPlan which nodes a transform's requiring grad of them adds)
+        arguments = None if keep is None else (args, kwargs)
+        with Segment(stats=DEFAULT_STATISTICS, label=label, keep=keep, arguments=arguments) as seg:
             out = fn(*args, **kwargs)
         return seg.returned(out)
 
@@ -148,6 +150,13 @@ class GraphPlan:
     ``predicted_peak_bytes`` is what the ledger measures for a step that runs
     ``remat(fn, policy=plan)`` and backward from its result;
     ``recompute_seconds`` the measured forward time of the ops its replay runs.
+
+    Under ``mg.func`` transforms the region records more than the planned step: the
+    ops forward mode runs to push tangents (``jvp``, ``jacfwd``, ``hessian``), and
+    those only the arguments' requiring grad records (``grad``, ``vjp``, ``jacrev``
+    make them require grad).  ``keys`` names each planned node by what it reads --
+    the arguments alone or not -- and its place among those so classed, which those
+    additions leave alone; nodes the plan does not name are recomputed.
     """
 
     keep_positions: frozenset[int]
@@ -156,9 +165,22 @@ class GraphPlan:
     recompute_seconds: float
     budget_bytes: int | None = None
     names: tuple[str, ...] = field(default=(), repr=False)
+    # each position's node as a transform finds it (``Segment._remat_key``); empty: by position alone
+    keys: tuple[tuple[bool, int] | None, ...] = field(default=(), repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_key = {k: p for p, k in enumerate(self.keys) if k is not None}
+        self._from_arguments = any(k is not None and k[0] for k in self.keys)
 
     def __call__(self, node: Node) -> bool:
         pos = getattr(node, "remat_position", None)
+        if self.keys:
+            key = getattr(node, "remat_key", None)
+            if key is None or (key[0] and not self._from_arguments):
+                # a tangent's op (forward mode's own work), or one only the arguments' requiring grad
+                # records where they did not when planned (mg.func.grad): not the plan's, recomputed
+                return False
+            pos = self._by_key.get(key, len(self.ops))
         if pos is None or pos >= len(self.ops) or self.ops[pos] != node.op.name:
             raise CheckpointError(
                 f"this GraphPlan was made for a function that records {len(self.ops)} ops; node #{node.seq} "
@@ -302,7 +324,7 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
     was = _ledger.enabled
     _ledger.enabled = False
     try:
-        seg = Segment(label="plan_graph", keep=watch)
+        seg = Segment(label="plan_graph", keep=watch, arguments=(args, kwargs))
         record = seg.record
 
         def record_keeping_outputs(node: Node, a: tuple, arrays: list, out: Any) -> None:
@@ -314,6 +336,7 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
             result = fn(*args, **kwargs)
         stale_writes.unwatch(seg)  # a measurement: no backward will replay it
         ops = tuple(n.op.name for n in seg.nodes)  # by recording position, as GraphPlan names them
+        keys = tuple(n.remat_key for n in seg.nodes)  # ... and as it finds them under a transform
         # what a run lets go when fn returns (its values are alive here: ``outputs`` holds them; a
         # result the profile cannot look into -- no tensor in tuples, lists, dicts -- lets go nothing)
         returned = {t._node for t in _tensors_in(result)}
@@ -321,7 +344,9 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
             seg.drop_unreachable(returned)
             seg._settle()
         _replay_nested_outputs(seg, outputs)
-        return _GraphModel(seg, outputs, ops)
+        model = _GraphModel(seg, outputs, ops)
+        model.keys = keys
+        return model
     finally:
         _ledger.enabled = was
 
@@ -361,7 +386,7 @@ def plan_graph(fn: Callable[..., Any], *args: Any, budget_bytes: int, exact_up_t
     costly = [i for i in candidates if i not in free]
     kept = (_best_subset if len(costly) <= exact_up_to else _greedy)(model, free, costly, budget)
     positions = frozenset(model.position[i] for i in kept)  # (a nested node is never a candidate)
-    return GraphPlan(positions, model.ops, model.peak(kept), model.seconds(kept), budget)
+    return GraphPlan(positions, model.ops, model.peak(kept), model.seconds(kept), budget, keys=model.keys)
 
 
 def _best_subset(model: _GraphModel, free: set[int], costly: list[int], budget: int) -> set[int]:

@@ -45,6 +45,7 @@ from typing import Any
 
 from .. import tape as _tape
 from ..backend import to_host
+from ..func.forward import ceiling as forward_mode_ceiling
 from ..grad_mode import set_recorder
 from ..grad_mode import state as _grad_state
 from ..memory import _base, is_parameter_edge, saved_arrays
@@ -89,7 +90,7 @@ class Segment:
     """One checkpointed range of the tape (see the module docstring)."""
 
     def __init__(self, stats: Any = None, determinism_check: str = "shape", label: str = "",
-                 keep: Any = None, replay_context: Any = None) -> None:
+                 keep: Any = None, replay_context: Any = None, arguments: Any = None) -> None:
         determinism_check = determinism_check_named(determinism_check)
         # entered around each replay (PyTorch's ``context_fn``'s second context manager)
         self.replay_context = replay_context if replay_context is not None else contextlib.nullcontext()
@@ -100,6 +101,14 @@ class Segment:
         # takes them as they are instead of recomputing them (``remat``'s policies)
         self.keep = keep
         self._kept_outputs: dict[Node, Any] = {}
+        # The tensors the function was called with (``remat``'s), while it records: a node whose
+        # inputs that require grad all come from them is marked ``from_arguments`` -- recorded only
+        # where the arguments require grad (``mg.func.grad`` makes them) -- and a policy segment
+        # names each node by class and place (``remat_key``, see _remat_key)
+        self._arguments: list[Tensor] | None = None if arguments is None else _tensors_in(arguments)
+        self._argument_nodes: set[Node] = set()
+        self._key_counts = [0, 0]
+        self._ceiling = float("inf")  # forward mode's when the function started (see _remat_key)
         # Nodes of this segment whose outputs are the results of checkpointed chain blocks
         # (``keep_result``): kept from when they are computed until their own backward.
         self._result_nodes: set[Node] = set()
@@ -200,6 +209,8 @@ class Segment:
         if isinstance(outer, Segment):
             self.parent = outer
             self._root_segment = outer._root_segment
+            if self._arguments is None:  # a checkpoint inside a remat region: its arguments are the region's
+                self._arguments, self._argument_nodes = outer._arguments, outer._argument_nodes
             self._counted = outer._counted  # a buffer counts once in the whole tree, as in the ledger
             outer.children.append(self)
         elif outer is not None:
@@ -207,6 +218,9 @@ class Segment:
         else:  # the root: values written in place while its tree records are copied first
             self._guard_thread = threading.get_ident()
             add_write_guard(self._copy_before_write)
+        if self._arguments is not None and not self._argument_nodes:
+            self._argument_nodes = {t._node for t in self._arguments if t._node is not None}
+        self._ceiling = forward_mode_ceiling()
         set_recorder(self)
         self.recording = True
         self._ledger_session = _ledger.session if _ledger.enabled else None
@@ -223,6 +237,7 @@ class Segment:
     def __exit__(self, *exc: object) -> None:
         set_recorder(self._outer_recorder)
         self.recording = False
+        self._arguments, self._argument_nodes = None, set()  # (the nodes are marked: let the tensors go)
         outputs = None
         if self._guard_thread is not None:  # the root's forward pass is over: writes now are stale
             remove_write_guard(self._copy_before_write)
@@ -467,8 +482,11 @@ class Segment:
                         self._held_anyway.add(id(_base(v)))
         node.replay = tuple(sources)
         self.nodes.append(node)
+        if self._arguments is not None and self._from_arguments(node):
+            node.from_arguments = True
         if self.keep is not None:
             node.remat_position = len(self.nodes) - 1
+            node.remat_key = self._remat_key(node)
             if self.keeps(node):
                 self._keep_output(node, out)
         try:  # weakly: the forward pass must be free to let its arrays go
@@ -494,6 +512,26 @@ class Segment:
             held = self._held_anyway  # not dropping what the tape holds anyway saves nothing
             self.dropped_bytes += _new_bytes(counted, [d for d in dropped if id(_base(d)) not in held] if held
                                              else dropped)
+
+    def _from_arguments(self, node: Node) -> bool:
+        """Whether every input of ``node`` that requires grad comes from the function's arguments
+        (they, or nodes so marked): without their requiring grad it would not be on the tape."""
+        edges = [e for e in node.inputs if e is not None]
+        return bool(edges) and all(
+            getattr(e, "from_arguments", False) or e in self._argument_nodes if type(e) is Node
+            else any(e is a for a in self._arguments or ()) for e in edges)
+
+    def _remat_key(self, node: Node) -> tuple[bool, int] | None:
+        """How a ``GraphPlan`` names ``node`` whatever transform runs the function: ``(from
+        arguments, its place among the nodes so classed)``.  A ``GraphPlan`` made where the arguments
+        did not require grad has no nodes from them, and the others keep their places under
+        ``mg.func.grad``, which makes them require grad.  ``None`` for an op forward mode runs to
+        compute a tangent (``jvp``, ``jacfwd``, ``hessian``): its own work, not the function's."""
+        if forward_mode_ceiling() < self._ceiling:
+            return None
+        cls = int(bool(getattr(node, "from_arguments", False)))
+        self._key_counts[cls] += 1
+        return bool(cls), self._key_counts[cls] - 1
 
     def _note_saves(self, node: Node, out: Any, saved: list) -> None:
         """(The root) what ``node`` saves (``saved``: its output or None, then its inputs'), each

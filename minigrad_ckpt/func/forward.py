@@ -54,7 +54,7 @@ from ..tape import apply, set_forward_push
 from ..tensor import Tensor, shared_version
 
 __all__ = ["enter_level", "enter_levels", "exit_level", "exit_levels", "make_dual", "tangent_of", "without_level",
-           "strip_level", "strip_levels", "push", "hide_levels", "unhide_levels"]
+           "strip_level", "strip_levels", "push", "hide_levels", "unhide_levels", "ceiling"]
 
 _level_ids = itertools.count(1)
 _lock = threading.Lock()
@@ -119,6 +119,13 @@ def hide_levels() -> float:
 def unhide_levels(previous: float) -> None:
     """Undo :func:`hide_levels`."""
     _tls.ceiling = previous
+
+
+def ceiling() -> float:
+    """The level from which open levels are hidden in this thread (``inf``: none is).  It is lower
+    while a level's tangent is computed, or levels are hidden: the ops run then are forward mode's
+    own work, not the function's (a checkpoint's ``GraphPlan`` does not name them)."""
+    return _tls.ceiling
 
 
 def make_dual(primal: Tensor, tangent: Tensor | dict[int, Tensor], level: int | None = None) -> Tensor:
