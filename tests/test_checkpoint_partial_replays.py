@@ -163,21 +163,30 @@ def partial_profile(rng, n):
     return ChainProfile(layers)
 
 
+def partial_chains(seed, count, lengths):
+    """``count`` random chains of :func:`partial_profile`, their lengths drawn from ``lengths``."""
+    rng = random.Random(seed)
+    return [partial_profile(rng, rng.choice(lengths)) for _ in range(count)]
+
+
 def cost_eq(a, b):
     return a == pytest.approx(b, rel=1e-9, abs=1e-12)
 
 
+def check_least_work_at_every_peak(planner, profile, every):
+    """``planner(profile, budget)`` at every peak of the plans ``every``: the least cost that fits."""
+    for budget in sorted({q.predicted_peak_bytes for q in every}):
+        plan = planner(profile, budget)
+        assert plan.predicted_peak_bytes <= budget
+        assert cost_eq(plan.recompute_seconds, min(q.recompute_seconds for q in every
+                                                   if q.predicted_peak_bytes <= budget)), (budget, plan)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_the_one_level_planners_are_optimal_where_layers_run_in_part(seed):
-    rng = random.Random(seed)
-    for _ in range(5):
-        profile = partial_profile(rng, rng.randint(2, 6))
+    for profile in partial_chains(seed, 5, range(2, 7)):
         every = ck.brute_force_plans(profile)
-        for budget in sorted({q.predicted_peak_bytes for q in every}):
-            plan = ck.flat_plan_for_budget(profile, budget)
-            assert plan.predicted_peak_bytes <= budget
-            assert cost_eq(plan.recompute_seconds, min(q.recompute_seconds for q in every
-                                                       if q.predicted_peak_bytes <= budget)), (budget, plan)
+        check_least_work_at_every_peak(ck.flat_plan_for_budget, profile, every)
         for p in ck.pareto_plans(profile):  # the one-level frontier's costs are plan_cost's
             assert cost_eq(p.recompute_seconds, plan_cost(profile, p))
             assert not any(q.predicted_peak_bytes <= p.predicted_peak_bytes
@@ -186,9 +195,7 @@ def test_the_one_level_planners_are_optimal_where_layers_run_in_part(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_the_vectorized_one_level_planner_agrees_with_the_general_one(seed):
-    rng = random.Random(100 + seed)
-    for _ in range(6):
-        profile = partial_profile(rng, rng.randint(8, 30))
+    for profile in partial_chains(100 + seed, 6, range(8, 31)):
         local, general = model._LocalChain.of(profile), model._Transitions(profile, True, None)
         smallest = ck.flat_min_peak_bytes(profile)
         for budget in (smallest, smallest + 8, 2 * smallest, 4 * smallest):
@@ -218,15 +225,8 @@ def test_optimal_is_the_least_replayed_work_that_fits(op_clock, chain):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_the_nested_planner_is_optimal_where_layers_run_in_part(seed):
-    rng = random.Random(seed)
-    for _ in range(25):
-        profile = partial_profile(rng, rng.randint(2, 5))
-        every = ck.brute_force_nested_plans(profile)
-        for budget in sorted({q.predicted_peak_bytes for q in every}):
-            plan = ck.plan_for_budget(profile, budget)
-            assert plan.predicted_peak_bytes <= budget
-            assert cost_eq(plan.recompute_seconds, min(q.recompute_seconds for q in every
-                                                       if q.predicted_peak_bytes <= budget)), (budget, plan)
+    for profile in partial_chains(seed, 25, range(2, 6)):
+        check_least_work_at_every_peak(ck.plan_for_budget, profile, ck.brute_force_nested_plans(profile))
 
 
 def test_a_uniform_chain_of_partly_replayed_layers_is_planned_by_its_length():
