@@ -253,13 +253,12 @@ class _Tables:
         m = np.arange(c.M + 1)
         best = np.full((len(s), c.M + 1), np.inf)
         choice = np.zeros(best.shape, dtype=np.int32)
-        follows = self.follows(kind)
-        for f, follow in enumerate(follows if L > 1 else follows[:1]):
-            for j, val in ((0, self._plain_first(kind, held, L, s, follow, m)),
-                           *self._checkpointed_first(kind, held, L, s, follow, m)):
-                better = val < best - 1e-12
-                best = np.where(better, val, best)
-                choice = np.where(better, 2 * j + f, choice)
+        follows = self.follows(kind) if L > 1 else self.follows(kind)[:1]
+        options = [(0, f, self._plain_first(kind, held, L, s, follow, m)) for f, follow in enumerate(follows)]
+        for j, f, val in options + self._checkpointed_first(kind, held, L, s, m):
+            better = val < best - 1e-12
+            best = np.where(better, val, best)
+            choice = np.where(better, 2 * j + f, choice)
         self.V[kind][held, L, self.row(kind, s)] = best
         self.C[kind][held, L, self.row(kind, s)] = choice
 
@@ -282,9 +281,10 @@ class _Tables:
             val = np.where((wants == (kind == "rest1"))[:, None], val, np.inf)
         return val
 
-    def _checkpointed_first(self, kind: str, held: int, L: int, s: Any, follow: str, m: Any) -> list[tuple[int, Any]]:
-        """``[(j, value)]``, the best checkpointed first block ``[s, s+j)`` and the level's value
-        with it (none in a ``"rest0"``: the block replays from its input, which the replay makes)."""
+    def _checkpointed_first(self, kind: str, held: int, L: int, s: Any, m: Any) -> list[tuple[Any, Any, Any]]:
+        """``[(j, f, value)]``: the best checkpointed first block ``[s, s+j)``, the kind of rest after
+        it, and the level's value with them (none in a ``"rest0"``: the block replays from its
+        input, which the replay makes)."""
         c = self.c
         J = L - (kind == "child")  # a child level is not one block covering it all
         if J < 1 or kind == "rest0":
@@ -292,16 +292,40 @@ class _Tables:
         j = np.arange(1, J + 1)[:, None]                     # (J, 1)
         sj = s[None, :] + j                                  # (J, P): where the rest starts
         K = (0 if held else 1) * c.a[s][None, :] + c.constants(kind, s[None, :], sj)
-        child = self.V["child"][1][j[:, 0]][:, self.row("child", s)]        # (J, P, M+1)
-        rest = self.V[follow][c.kb[sj], L - j, self.row(follow, sj)]        # (J, P, M+1)
         # the replay runs on top of K; the rest of the level also on the kept output
-        val = _shifted(child, K[..., None], m) + _shifted(rest, (K + c.KO[sj])[..., None], m)
-        if kind != "top":  # a block but the last runs in this level's replay where the rest reads its
-            # output, or it keeps it (an inner block's kept result is made by its parent's replay)
-            runs = (j < L) & ((follow == "rest1") | (c.kb[sj] == 1))
-            val = val + (runs * (c.T[sj] - c.T[s][None, :]))[..., None]
-        jbest = np.argmin(val, axis=0)                       # (P, M+1)
-        return [(jbest + 1, np.take_along_axis(val, jbest[None], axis=0)[0])]
+        child = _shifted(self.V["child"][1][j[:, 0]][:, self.row("child", s)], K[..., None], m)  # (J, P, M+1)
+        # a block but the last runs in this level's replay where the rest reads its output ("rest1"),
+        # or where it keeps its output (an inner block's kept result is made by its parent's replay)
+        ran = (j < L) * (c.T[sj] - c.T[s][None, :])           # (J, P)
+        follow = self.follows(kind)[0]  # "top", or "rest1"
+        rest = self.V[follow][c.kb[sj], L - j, self.row(follow, sj)]  # (J, P, M+1)
+        best = child + _shifted(rest, (K + c.KO[sj])[..., None], m) + (0 if kind == "top" else ran[..., None])
+        if kind == "top" or "rest0" not in c.rests:
+            jbest = np.argmin(best, axis=0)                  # (P, M+1)
+            return [(jbest + 1, 0, np.take_along_axis(best, jbest[None], axis=0)[0])]
+        follow_of = np.zeros(best.shape, dtype=np.int32)
+        self._before_rest0(best, follow_of, child, K, j, sj, L, ran * (c.kb[sj] == 1), m)
+        jbest = np.argmin(best, axis=0)
+        return [(jbest + 1, np.take_along_axis(follow_of, jbest[None], axis=0)[0],
+                 np.take_along_axis(best, jbest[None], axis=0)[0])]
+
+    def _before_rest0(self, best: Any, follow_of: Any, child: Any, K: Any, j: Any, sj: Any, L: int, ran: Any,
+                      m: Any) -> None:
+        """``best`` (and ``follow_of``) lowered where a checkpointed first block followed by a
+        ``"rest0"`` is cheaper: looked at only where the rest's first layer can leave its input
+        unmade (elsewhere ``"rest0"`` holds nothing finite)."""
+        c = self.c
+        rest_len = L - j + 0 * sj                             # (J, P)
+        can = np.where(rest_len == 1, ~c.last_wants[np.minimum(sj, c.n - 1)], ~c.own_wants[np.minimum(sj, c.n - 1)])
+        jj, pp = np.nonzero(can & (rest_len >= 1))
+        if not len(jj):
+            return
+        at = sj[jj, pp]
+        rest = self.V["rest0"][c.kb[at], rest_len[jj, pp], self.row("rest0", at)]     # (Q, M+1)
+        val = child[jj, pp] + _shifted(rest, (K[jj, pp] + c.KO[at])[:, None], m) + ran[jj, pp][:, None]
+        better = val < best[jj, pp] - 1e-12
+        best[jj, pp] = np.where(better, val, best[jj, pp])
+        follow_of[jj, pp] = np.where(better, 1, follow_of[jj, pp])
 
 
 def _shifted(values: Any, shift: Any, m: Any) -> Any:
