@@ -133,6 +133,17 @@ def test_a_layer_run_in_part_is_charged_what_its_replay_runs(op_clock, device):
     assert lp[4].last_work() == (3.0, True, True)
 
 
+def test_a_layer_that_records_nothing_is_never_replayed(op_clock):
+    # an input that needs no gradient: [Tanh, x * 3] has no parameter, so no op of it is recorded,
+    # and a segment keeps its output as a value -- no replay runs it (it was charged 3 of 9)
+    layers, _ = _chain("skips-4")
+    x = mg.randn(2, W)
+    profile = ck.profile_chain(layers, x)
+    for plan in ck.brute_force_plans(profile):
+        assert _replayed(op_clock, layers, x, plan) == plan_cost(profile, plan), plan
+    assert not profile.layers[0].recorded and profile.layers[1].recorded
+
+
 @pytest.mark.parametrize("chain", sorted(CHAINS))
 def test_every_plan_costs_what_its_replays_run(op_clock, chain):
     """Every one-level plan, and every nested plan of the shorter chains (of the six-layer chain

@@ -76,10 +76,16 @@ class LayerProfile:
     # ``tanh(p)`` from the parameter alone.  None: where they run, or where the layer saves its input.
     own_wants_input: bool | None = None
     kept_wants_input: bool | None = None
+    # False where the layer's forward recorded no op (no parameter, on a value that needs no
+    # gradient: the start of a chain whose input does not require grad): a replay never runs it,
+    # its output is a value the segment keeps.
+    recorded: bool = True
 
     def own_work(self) -> tuple[float, bool, bool]:
         """``(seconds, runs, wants its input)`` of this layer in a replay that reads nothing it
         outputs and does not keep its output (see ``own_seconds``)."""
+        if not self.recorded:
+            return 0.0, False, False
         if self.own_seconds is None:
             runs = bool(self.local_saved) or self.saves_output
             seconds = self.forward_seconds if runs else 0.0
@@ -91,7 +97,7 @@ class LayerProfile:
     def last_work(self) -> tuple[float, bool, bool]:
         """``(seconds, runs, wants its input)`` of this layer where it ends a replayed level: its
         output is the block's, kept where the op that made it saves it (``keeps_output``)."""
-        if not self.keeps_output:
+        if not self.keeps_output or not self.recorded:
             return self.own_work()
         runs = bool(self.local_saved) and (self.kept_output_seconds is None or self.kept_output_seconds > 0)
         seconds = 0.0
@@ -229,8 +235,9 @@ class LayerWork:
     def of(cls, profile: ChainProfile, full: Sequence[Any], counts: bool) -> LayerWork:
         own = [lp.own_work() for lp in profile.layers]
         last = [lp.last_work() for lp in profile.layers]
-        # a layer's count is 1 where it runs at all
-        return cls(list(full), [int(w[1]) if counts else w[0] for w in own],
+        # a layer's count is 1 where it runs at all; one that recorded nothing never runs
+        full = [f if lp.recorded else 0 * f for f, lp in zip(full, profile.layers)]
+        return cls(full, [int(w[1]) if counts else w[0] for w in own],
                    [int(w[1]) if counts else w[0] for w in last],
                    [w[2] for w in own], [w[2] for w in last])
 
@@ -654,7 +661,6 @@ class _LocalChain:
         self.kb = [0] + [int(lp.keeps_output) for lp in layers]
         self.ko = [0] + [lp.boundary_bytes[lp.output_key] if lp.keeps_output else 0 for lp in layers]
         self.saved = [_bytes(lp.saved_items()) for lp in layers]
-        self.t = [lp.forward_seconds for lp in layers]
         W = [0] * (n + 1)   # arrays of layers < e (each layer's saved and outside ones, once)
         D = [0] * (n + 1)   # boundaries two neighbours both hold, counted in W twice
         X = [0] * (n + 1)   # outside constants of layers < e

@@ -176,6 +176,7 @@ def _profile_runs(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int, 
             profile, first = _classify(prof, boundaries), prof
     inputs = [getattr(x, "_node", None)] + first.outputs[:-1]  # the node that made each layer's input
     for lp, nodes, secs, out, into in zip(profile.layers, first.nodes, node_seconds, first.outputs, inputs):
+        lp.recorded = bool(nodes)
         if len(secs) != len(nodes):
             continue
         lp.own_seconds, lp.own_wants_input = _partial_replay(first, nodes, secs, None, into)
