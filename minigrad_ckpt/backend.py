@@ -180,10 +180,9 @@ def castable_in_place(result: numpy.dtype, target: numpy.dtype) -> bool:
 
 class MemoryFormat:
     """PyTorch's ``torch.memory_format`` values (``mg.contiguous_format``, ``mg.preserve_format``,
-    ``mg.channels_last``), for the ``memory_format=`` of ``clone``, ``contiguous``,
-    ``is_contiguous``, ``to`` and the ``*_like`` creators.  Every tensor made here is row-major:
-    ``contiguous_format`` is that layout, and ``preserve_format`` (PyTorch's default) is accepted
-    and also gives it; a channels-last layout is not offered."""
+    ``mg.channels_last``, ``mg.channels_last_3d``), for the ``memory_format=`` of ``clone``,
+    ``contiguous``, ``is_contiguous``, ``to``, ``Module.to`` and the ``*_like`` creators: the
+    layout (strides) of the result, never its values (see :func:`laid_out`)."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -230,12 +229,82 @@ def fused_multiply_add(a: Any, b: Any, c: Any, dtype: Any) -> Any:
         return out.astype(dtype)
 
 
-def check_memory_format(name: str, memory_format: Any) -> None:
-    """Refuse a ``memory_format=`` other than None, ``contiguous_format`` or ``preserve_format``
-    (a TypeError: the channels-last layouts are not offered)."""
-    if memory_format is not None and memory_format is not contiguous_format and memory_format is not preserve_format:
-        raise TypeError(f"{name}: only the default layout (row-major) is offered, got memory_format="
-                        f"{memory_format!r}")
+#: The channels-last formats: the rank each asks for, and its axes from the outermost in memory
+_CHANNELS_LAST = {"channels_last": (4, (0, 2, 3, 1)), "channels_last_3d": (5, (0, 2, 3, 4, 1))}
+
+
+def check_memory_format(name: str, memory_format: Any, ndim: int | None = None) -> None:
+    """Refuse what is not a ``memory_format`` (a TypeError), and a channels-last format for a
+    tensor of another rank than it asks (``ndim``), with PyTorch's RuntimeError."""
+    if memory_format is None:
+        return
+    if not isinstance(memory_format, MemoryFormat):
+        raise TypeError(f"{name}: memory_format must be an mg.memory_format (mg.contiguous_format, "
+                        f"mg.preserve_format, mg.channels_last, mg.channels_last_3d), got {memory_format!r}")
+    rank = _CHANNELS_LAST.get(memory_format.name, (None,))[0]
+    if rank is not None and ndim is not None and ndim != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {memory_format.name} format")
+
+
+def _axes_outer_first(a: Any) -> tuple[int, ...]:
+    """The axes of ``a`` from the outermost in memory, as PyTorch's ``infer_dense_strides`` orders
+    them for ``preserve_format``: by stride, an expanded dim (stride 0) left where it is, equal strides
+    by size (an insertion sort over the axes, innermost first)."""
+    def swap(d0: int, d1: int) -> int:
+        s0, s1 = a.strides[d0], a.strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return 1 if s0 > s1 else -1
+        return 1 if a.shape[d0] > a.shape[d1] else 0
+
+    perm = list(range(a.ndim))[::-1]
+    for i in range(1, a.ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return tuple(perm[::-1])
+
+
+def layout_axes(memory_format: Any, like: Any) -> tuple[int, ...]:
+    """The axes, outermost first, of the layout ``memory_format`` (or its name) asks for a result
+    like ``like``."""
+    name = memory_format if isinstance(memory_format, str) else getattr(memory_format, "name", "preserve_format")
+    if name in _CHANNELS_LAST:
+        return _CHANNELS_LAST[name][1]
+    if name == "preserve_format" and like.size:
+        return _axes_outer_first(like)
+    return tuple(range(like.ndim))
+
+
+def has_layout(a: Any, axes: tuple[int, ...]) -> bool:
+    """Whether ``a``'s strides are those of the dense layout whose axes, outermost first, are
+    ``axes`` (a dim of one element may have any stride, as in PyTorch's ``is_contiguous``)."""
+    step = a.itemsize
+    for k in reversed(axes):
+        if a.shape[k] != 1:
+            if a.strides[k] != step:
+                return False
+            step *= a.shape[k]
+    return True
+
+
+def laid_out(a: Any, memory_format: Any = None, like: Any = None, copy: bool = True) -> Any:
+    """``a``'s values in the layout ``memory_format`` asks, PyTorch's strides: row-major
+    (``contiguous_format``), channels last (the channels innermost: strides ``(HWC, 1, WC, C)``), or
+    for ``preserve_format`` (None) the order of ``like``'s strides (``a``'s unless given: a transpose's
+    copy stays transposed).  ``copy=False``
+    gives ``a`` itself when it already has that layout."""
+    axes = layout_axes(memory_format, a if like is None else like)
+    if not copy and has_layout(a, axes):
+        return a
+    inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
+    return a.transpose(axes).copy().transpose(inverse)  # (``copy`` is row-major: the axes' order)
 
 
 # The dtype Python floats become (PyTorch's rule); a one-element list so that

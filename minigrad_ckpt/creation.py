@@ -28,12 +28,14 @@ from .backend import (
     as_dtype,
     check_memory_format,
     check_python_integers,
+    contiguous_format,
     default_complex_dtype,
     fill_scalar,
     fused_multiply_add,
     get_default_dtype,
     get_device,
     host_numpy,
+    laid_out,
     set_default_dtype,
 )
 from .ops import elementwise as _elementwise
@@ -218,33 +220,43 @@ def _spaced(name: str, ends: tuple[Any, Any], dtype: Any) -> tuple[tuple[Any, An
 
 def _like(x: Tensor, dtype: Any, device: Any, memory_format: Any = None,
           name: str = "zeros_like") -> tuple[Any, Device]:
-    check_memory_format(name, memory_format)  # (every tensor made here is row-major)
     if not isinstance(x, Tensor):
         x = tensor(x)
+    check_memory_format(name, memory_format, x.ndim)
     dt = as_dtype(dtype) if dtype is not None else x.dtype
     dev = get_device(device) if device is not None else x.device
     return (x.shape, dt), dev
+
+
+def _laid_out_like(t: Tensor, x: Any, memory_format: Any) -> Tensor:
+    """``t``, just made row-major, laid out as ``memory_format`` asks for a tensor like ``x``: PyTorch's
+    strides (``preserve_format``, the default: in the order of ``x``'s; ``mg.channels_last``: the
+    channels innermost).  The values are ``t``'s."""
+    if isinstance(x, Tensor) and x.ndim > 1 and memory_format is not contiguous_format:
+        t._data = laid_out(t._data, memory_format, like=x._data, copy=False)
+    return t
 
 
 def zeros_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, *,
                memory_format: Any = None) -> Tensor:
     """Zeros with ``x``'s shape, and its dtype and device unless given."""
     (shape, dt), dev = _like(x, dtype, device, memory_format)
-    return _make(dev.xp.zeros(shape, dtype=dt), dev, requires_grad)
+    return _laid_out_like(_make(dev.xp.zeros(shape, dtype=dt), dev, requires_grad), x, memory_format)
 
 
 def ones_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, *,
               memory_format: Any = None) -> Tensor:
     """Ones with ``x``'s shape, and its dtype and device unless given."""
     (shape, dt), dev = _like(x, dtype, device, memory_format, "ones_like")
-    return _make(dev.xp.ones(shape, dtype=dt), dev, requires_grad)
+    return _laid_out_like(_make(dev.xp.ones(shape, dtype=dt), dev, requires_grad), x, memory_format)
 
 
 def full_like(x: Any, fill_value: Any, dtype: Any = None, device: Any = None,
               requires_grad: bool = False, *, memory_format: Any = None) -> Tensor:
     """``fill_value`` everywhere, with ``x``'s shape, and its dtype and device unless given."""
     (shape, dt), dev = _like(x, dtype, device, memory_format, "full_like")
-    return _make(dev.xp.full(shape, fill_scalar("full_like", fill_value, dt), dtype=dt), dev, requires_grad)
+    made = _make(dev.xp.full(shape, fill_scalar("full_like", fill_value, dt), dtype=dt), dev, requires_grad)
+    return _laid_out_like(made, x, memory_format)
 
 
 def empty_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
@@ -330,14 +342,14 @@ def rand_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
               memory_format: Any = None) -> Tensor:
     """:func:`rand` with ``x``'s shape, and its dtype and device unless given."""
     (shape, dt), dev = _like(x, dtype, device, memory_format, "rand_like")
-    return rand(*shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _laid_out_like(rand(*shape, dtype=dt, device=dev, requires_grad=requires_grad), x, memory_format)
 
 
 def randn_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
                memory_format: Any = None) -> Tensor:
     """:func:`randn` with ``x``'s shape, and its dtype and device unless given."""
     (shape, dt), dev = _like(x, dtype, device, memory_format, "randn_like")
-    return randn(*shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _laid_out_like(randn(*shape, dtype=dt, device=dev, requires_grad=requires_grad), x, memory_format)
 
 
 def randint_like(x: Any, low: int, high: int | None = None, *, dtype: Any = None, device: Any = None,
@@ -347,7 +359,8 @@ def randint_like(x: Any, low: int, high: int | None = None, *, dtype: Any = None
     (shape, dt), dev = _like(x, dtype, device, memory_format, "randint_like")
     if dt.kind == "c":
         raise TypeError(f"randint_like: the dtype must be an integer, float or bool dtype, got {dt}")
-    return randint(low, high, shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    made = randint(low, high, shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _laid_out_like(made, x, memory_format)
 
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None, device: Any = None,

@@ -1,8 +1,9 @@
 """PyTorch's ``memory_format=``: ``mg.contiguous_format`` and ``mg.preserve_format`` (the default
 of ``clone`` and the ``*_like`` creators) are accepted wherever PyTorch takes the keyword --
 ``torch.zeros_like(p, memory_format=torch.preserve_format)`` is how PyTorch's own optimizers make
-their state -- and give a row-major tensor; the channels-last layouts are refused (not offered).
-``clone`` and the ``*_like`` creators refused the keyword, and the names did not exist."""
+their state -- and give a row-major tensor (``preserve_format``: laid out as the input); the channels-last
+layouts are tests/test_channels_last.py's.  ``clone`` and the ``*_like`` creators refused the keyword, and the
+names did not exist."""
 
 import numpy as np
 import pytest
@@ -34,11 +35,11 @@ def test_the_row_major_formats_are_accepted(call, fmt):
 
 
 @pytest.mark.parametrize("call", CALLS)
-@pytest.mark.parametrize("fmt", ["channels_last", "channels_last_3d"])
-def test_the_channels_last_formats_are_refused(call, fmt):
-    x = mg.zeros(1, 2, 3, 4)
-    with pytest.raises(TypeError, match="only the default layout"):
-        call(x, getattr(mg, fmt))
+@pytest.mark.parametrize("fmt, shape", [("channels_last", (1, 2, 3, 4)), ("channels_last_3d", (1, 2, 3, 4, 2))])
+def test_the_channels_last_formats_are_offered(call, fmt, shape):
+    x = mg.zeros(*shape)
+    y = call(x, getattr(mg, fmt))
+    assert y.shape == shape and y.is_contiguous(memory_format=getattr(mg, fmt))
 
 
 def test_a_clone_keeps_its_gradient_and_an_optimizer_state_starts_at_zero():

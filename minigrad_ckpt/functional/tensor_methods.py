@@ -14,7 +14,15 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ..backend import as_dtype, check_memory_format, contiguous_format, cuda_device_count, device_or_dtype
+from ..backend import (
+    as_dtype,
+    check_memory_format,
+    cuda_device_count,
+    device_or_dtype,
+    has_layout,
+    layout_axes,
+    preserve_format,
+)
 from ..backward import backward as _backward_pass
 from ..tape import apply
 from ..tensor import Tensor
@@ -196,9 +204,10 @@ def to_method(self: Tensor, target: Any = None, dtype: Any = None, non_blocking:
     result is differentiable: gradients flow back across the move or cast.
     PyTorch's keywords: ``copy=True`` returns a new tensor even when nothing changes;
     ``non_blocking`` is accepted and changes nothing here (every copy is synchronous);
-    ``memory_format=mg.contiguous_format`` makes the result row-major.
+    ``memory_format=mg.contiguous_format`` makes the result row-major, ``mg.channels_last`` lays it
+    out channels innermost (PyTorch's strides; the values do not change).
     """
-    check_memory_format("to", memory_format)
+    check_memory_format("to", memory_format, self.ndim)
     if device is not None:
         if target is not None:
             raise TypeError("to(): the device is given twice (as the first argument and as device=)")
@@ -206,9 +215,9 @@ def to_method(self: Tensor, target: Any = None, dtype: Any = None, non_blocking:
     if isinstance(target, Tensor):
         target, dtype = target.device, target.dtype
     t = _move(self, target, dtype)
-    if (copy and t is self) or (memory_format is contiguous_format and not t._data.flags.c_contiguous):
-        return mf.clone(t)  # (a clone is row-major)
-    return t
+    if memory_format not in (None, preserve_format) and not has_layout(t._data, layout_axes(memory_format, t._data)):
+        return mf.clone(t, memory_format=memory_format)
+    return mf.clone(t) if copy and t is self else t
 
 
 def type_as_method(self: Tensor, other: Tensor) -> Tensor:

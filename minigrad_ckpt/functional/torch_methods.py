@@ -18,7 +18,17 @@ import math
 import warnings
 from typing import Any
 
-from ..backend import as_dtype, check_memory_format, fill_scalar, get_device, host_numpy
+from ..backend import (
+    as_dtype,
+    check_memory_format,
+    contiguous_format,
+    fill_scalar,
+    get_device,
+    has_layout,
+    host_numpy,
+    layout_axes,
+    preserve_format,
+)
 from ..ops import activation as _act
 from ..tape import apply
 from ..tensor import Tensor
@@ -145,19 +155,28 @@ def _storage_offset(x: Tensor, address: int) -> int | None:
     return None if start is None else (address - int(start)) // x.dtype.itemsize
 
 
-def is_contiguous_method(x: Tensor, memory_format: Any = None) -> bool:
+def is_contiguous_method(x: Tensor, memory_format: Any = contiguous_format) -> bool:
     """PyTorch's ``is_contiguous()``: whether the values lie in memory in row-major order
     without gaps.  A transpose, a strided slice or an expanded view is not; the result of an
-    elementwise op keeps its input's layout (NumPy's and PyTorch's rule alike)."""
+    elementwise op keeps its input's layout (NumPy's and PyTorch's rule alike).  With
+    ``memory_format=mg.channels_last``: whether they lie channels innermost (False for a tensor
+    of another rank than the format's, as PyTorch's)."""
     check_memory_format("is_contiguous", memory_format)
-    return bool(x._data.flags.c_contiguous)
+    if memory_format in (None, contiguous_format, preserve_format):
+        return bool(x._data.flags.c_contiguous)
+    try:
+        check_memory_format("is_contiguous", memory_format, x.ndim)
+    except RuntimeError:
+        return False
+    return has_layout(x._data, layout_axes(memory_format, x._data))
 
 
-def contiguous_method(x: Tensor, memory_format: Any = None) -> Tensor:
-    """PyTorch's ``contiguous()``: ``x`` itself when it is contiguous, else a row-major copy
-    (differentiable, as :func:`clone`)."""
-    check_memory_format("contiguous", memory_format)
-    return x if x._data.flags.c_contiguous else mf.clone(x)
+def contiguous_method(x: Tensor, memory_format: Any = contiguous_format) -> Tensor:
+    """PyTorch's ``contiguous()``: ``x`` itself when it is laid out as ``memory_format`` asks
+    (row-major unless given), else a copy so laid out (differentiable, as :func:`clone`)."""
+    check_memory_format("contiguous", memory_format, x.ndim)
+    fmt = contiguous_format if memory_format in (None, preserve_format) else memory_format
+    return x if is_contiguous_method(x, fmt) else mf.clone(x, memory_format=fmt)
 
 
 def stride_method(x: Tensor, dim: int | None = None) -> tuple[int, ...] | int:

@@ -13,7 +13,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
-from ..backend import as_dtype, device_or_dtype, get_device
+from ..backend import as_dtype, check_memory_format, device_or_dtype, get_device, laid_out
 from ..creation import zeros
 from ..grad_mode import no_grad
 from ..tensor import Tensor, requires_grad_flag
@@ -658,7 +658,8 @@ class Module:
            memory_format: Any = None) -> Module:
         """Move parameters and buffers to a device and/or cast floating ones to a dtype, in place:
         PyTorch's forms ``to(device)``, ``to(dtype)``, ``to(device, dtype)`` and the keywords
-        ``to(device=..., dtype=...)``.
+        ``to(device=..., dtype=...)``; ``memory_format=mg.channels_last`` lays out the 4-d ones
+        (convolution weights) channels innermost, as PyTorch's (their values do not change).
 
         Parameters keep their identity (an optimizer built before ``to`` still
         holds them).  Integer buffers (``num_batches_tracked``) are never cast.
@@ -666,7 +667,7 @@ class Module:
         PyTorch); a real one leaves them complex (PyTorch would drop their
         imaginary parts).
         """
-        del non_blocking, memory_format  # PyTorch's: copies here are synchronous, and layouts are NumPy's
+        del non_blocking  # PyTorch's: copies here are synchronous
         dev, dt = None, None
         if target is not None and device is not None:
             raise TypeError("to() received an invalid combination of arguments: a device given twice "
@@ -690,6 +691,10 @@ class Module:
                 new = Tensor._from_data(new, dtype=dt)
             if dev is not None and new.device is not dev:
                 new = Tensor._from_data(new, device=dev)
+            if memory_format is not None and new.ndim in (4, 5):  # (PyTorch lays out those alone)
+                check_memory_format("to", memory_format, new.ndim)
+                arr = laid_out(new._data, memory_format, copy=new is not t)
+                new = new if arr is new._data else Tensor._wrap(arr, None, new.device)
             return new
 
         def convert(t: Tensor) -> None:

@@ -8,7 +8,7 @@ flip, pad, and the two twins the engine needs (``SumTo`` undoes broadcasting,
 
 from __future__ import annotations
 
-from ..backend import host_numpy
+from ..backend import host_numpy, laid_out
 from .base import LinearOp, Op
 
 
@@ -273,12 +273,14 @@ class AsType(LinearOp):
 
 
 class Clone(Op):
-    """A copy that owns its memory."""
+    """A copy that owns its memory, laid out as ``memory_format`` (a ``MemoryFormat``'s name) asks:
+    the values are the input's, the strides PyTorch's (``backend.laid_out``)."""
 
     save_inputs = False
+    memory_format: str = "preserve_format"
 
     def forward(self, xp, x):
-        return x.copy()
+        return laid_out(x, self.memory_format)
 
     def backward(self, xp, g, out, x):
         return g
