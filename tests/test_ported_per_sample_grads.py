@@ -1,0 +1,27 @@
+"""Per-sample gradients, ported (``examples/ported/per_sample_grads.py``, the tutorial's loop of
+``autograd.grad`` against ``vmap(grad(compute_loss), in_dims=(None, None, 0, 0))`` over ``functional_call``
+with ``(params, buffers)``; ``grad_and_value(has_aux=True)`` and DP-SGD's clipped steps), gives torch 2.13's
+numbers: the losses, the per-sample gradients' sums, norms, dtypes and ``requires_grad``, the probabilities
+the aux carries, and the final weights (``tests/data/make_ported_portfunc.py``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+HERE = Path(__file__).parent
+REF = np.load(HERE / "data" / "ported_per_sample_grads_reference.npz")
+sys.path.insert(0, str(HERE / "data"))
+from make_ported_portfunc import SMALL  # noqa: E402
+from ported_small import check_run  # noqa: E402
+
+RUNS, SEED, KEEP, WHOLE = SMALL["per_sample_grads"]
+
+
+@pytest.mark.parametrize("run", list(RUNS))
+def test_per_sample_grads_matches_pytorch(run):
+    argv = RUNS[run]
+    check_run("per_sample_grads", argv, REF, run, seed=SEED, float64="--double" in argv, keep=KEEP, whole=WHOLE)
