@@ -8,14 +8,17 @@ list, and rebuilds the caller's structure for the results::
     grads = [...]                       # one tensor per leaf, in the same order
     unflatten(tree, grads)              # {"w": gw, "b": (gb1, gb2)}
 
-A leaf is anything that is not a tuple, list, dict or ``None`` (``None`` is an
-empty container, as in JAX).  Dict keys keep their insertion order, and a
-named tuple (``mg.linalg.slogdet``'s ``(sign, logabsdet)``) comes back as its
-own type, as JAX and ``torch.func`` rebuild it.
+A leaf is anything that is not a tuple, list, dict, ``collections.deque`` or
+``None`` (``None`` is an empty container, as in JAX).  Dict keys keep their
+insertion order; a named tuple (``mg.linalg.slogdet``'s ``(sign, logabsdet)``),
+an ``OrderedDict`` (``model.state_dict()``), a ``defaultdict`` (its default
+factory too) and a deque (its ``maxlen``) come back as their own types, as
+``torch.func``'s pytrees rebuild them.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict, defaultdict, deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,9 +31,12 @@ __all__ = ["Tree", "flatten", "unflatten", "paths", "tensor_leaves"]
 class Tree:
     """The shape of a pytree without its leaves: what :func:`unflatten` rebuilds."""
 
-    kind: str                         # "leaf", "tuple", "list", "dict", "namedtuple" or "none"
+    kind: str                         # "leaf", "tuple", "list", "dict", "namedtuple", "deque" or "none"
     children: tuple[Tree, ...] = ()
-    keys: tuple = ()                  # a dict's keys, in order; a named tuple's (type,)
+    keys: tuple = ()                  # a dict's keys, in order; a named tuple's (type,); a deque's (maxlen,)
+    #: a dict's own type, where it is not a plain dict: (OrderedDict,) or (defaultdict, its default_factory);
+    #: compared by value, so two structures of the same kind of dict are equal (vjp's cotangents)
+    container: tuple = ()
 
     @property
     def n_leaves(self) -> int:
@@ -56,7 +62,11 @@ def _flatten(tree: Any, leaves: list[Any]) -> Tree:
     if isinstance(tree, (tuple, list)):
         return Tree("list" if isinstance(tree, list) else "tuple", tuple(_flatten(t, leaves) for t in tree))
     if isinstance(tree, dict):
-        return Tree("dict", tuple(_flatten(v, leaves) for v in tree.values()), tuple(tree))
+        container = ((defaultdict, tree.default_factory) if isinstance(tree, defaultdict)
+                     else (OrderedDict,) if isinstance(tree, OrderedDict) else ())
+        return Tree("dict", tuple(_flatten(v, leaves) for v in tree.values()), tuple(tree), container)
+    if isinstance(tree, deque):
+        return Tree("deque", tuple(_flatten(t, leaves) for t in tree), (tree.maxlen,))
     leaves.append(tree)
     return _LEAF
 
@@ -83,9 +93,14 @@ def _unflatten(tree: Tree, it: Any) -> Any:
         return None
     children = [_unflatten(c, it) for c in tree.children]
     if tree.kind == "dict":
-        return dict(zip(tree.keys, children))
+        pairs = zip(tree.keys, children)
+        if tree.container[:1] == (defaultdict,):
+            return defaultdict(tree.container[1], pairs)
+        return OrderedDict(pairs) if tree.container else dict(pairs)
     if tree.kind == "namedtuple":
         return tree.keys[0](*children)
+    if tree.kind == "deque":
+        return deque(children, maxlen=tree.keys[0])
     return tuple(children) if tree.kind == "tuple" else children
 
 

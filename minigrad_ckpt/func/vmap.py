@@ -23,6 +23,7 @@ makes once for the batch.
 from __future__ import annotations
 
 import functools
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -98,7 +99,7 @@ def _expand(dims: Any, value: Any, where: str, what: str) -> list[int | None]:
         if value is None and dims is not None:  # PyTorch's pytrees hold None as a leaf: not a Tensor
             raise ValueError(_not_tensor(where, what, dims, value))
         children = value.values() if isinstance(value, dict) else value
-        if isinstance(value, (tuple, list, dict)):
+        if isinstance(value, (tuple, list, dict, deque)):  # (pytree.flatten's containers)
             return [d for v in children for d in _expand(dims, v, where, what)]
         return [] if value is None else [dims]
     kind = type(dims)
