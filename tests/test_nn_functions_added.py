@@ -285,7 +285,7 @@ def test_layers_call_their_functions():
     (lambda: F.interpolate(mg.ones(1, 1, 4), size=3, scale_factor=2), ValueError, "exactly one"),
     (lambda: F.interpolate(mg.ones(1, 1, 4), mode="cubic", size=3), ValueError, "mode must be"),
     (lambda: F.interpolate(mg.ones(4), size=3), ValueError, "3-D, 4-D or 5-D"),
-    (lambda: F.interpolate(mg.ones(1, 1, 4), scale_factor=0.1), ValueError, "empty output"),
+    (lambda: F.interpolate(mg.ones(1, 1, 4), scale_factor=0.1), RuntimeError, "greater than 0"),  # torch's type
     (lambda: F.interpolate(mg.ones(1, 1, 4, 4), size=2, mode="nearest", antialias=True), ValueError, "antialias"),
 ])
 

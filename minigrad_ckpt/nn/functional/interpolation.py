@@ -32,7 +32,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
-from ...functional.errors import ModeNotImplemented
+from ...functional.errors import ModeNotImplemented, RefusedArgument
 from ...tensor import Tensor
 
 __all__ = [
@@ -51,16 +51,22 @@ def _output_sizes(name: str, spatial: tuple[int, ...], size: Any, scale_factor: 
         raise ValueError(f"{name}: give exactly one of size and scale_factor")
     if size is not None:
         sizes = [int(size)] * n if isinstance(size, (int, np.integer)) else [int(s) for s in size]
-        if len(sizes) != n or min(sizes) < 1:
-            raise ValueError(f"{name}: size must be {n} positive int(s) for input of {n} spatial axes, got {size}")
+        if len(sizes) != n:
+            raise ValueError(f"{name}: size must be {n} int(s) for input of {n} spatial axes, got {size}")
         return sizes, [None] * n
     factors = [float(scale_factor)] * n if isinstance(scale_factor, (int, float)) else [float(f) for f in scale_factor]
-    if len(factors) != n or min(factors) <= 0:
-        raise ValueError(f"{name}: scale_factor must be {n} positive number(s), got {scale_factor}")
-    sizes = [int(math.floor(s * f)) for s, f in zip(spatial, factors)]
-    if min(sizes) < 1:
-        raise ValueError(f"{name}: scale_factor {scale_factor} makes an empty output from {spatial}")
-    return sizes, factors
+    if len(factors) != n:
+        raise ValueError(f"{name}: scale_factor must be {n} number(s) for input of {n} spatial axes, got "
+                         f"{scale_factor}")
+    return [int(math.floor(s * f)) for s, f in zip(spatial, factors)], factors
+
+
+def _check_sizes(name: str, spatial: tuple[int, ...], sizes: list[int]) -> None:
+    """PyTorch's kernels' RuntimeError for an empty input axis or an output size below 1 (a size 0,
+    a scale factor of 0 or below, or one that rounds an axis down to nothing)."""
+    if min(spatial) < 1 or min(sizes) < 1:
+        raise RefusedArgument(f"{name}: Input and output sizes should be greater than 0, but got input "
+                              f"{tuple(spatial)} output {tuple(sizes)}")
 
 
 def _linear_scale(n_in: int, n_out: int, align_corners: bool, factor: float | None) -> float:
@@ -156,7 +162,12 @@ def _resample_axis(x: Tensor, axis: int, taps: list[tuple[Any, Any]]) -> Tensor:
     return out
 
 
-def _check_mode(name: str, x: Tensor, mode: str, align_corners: Any, antialias: bool) -> None:
+def _check_mode(name: str, x: Tensor, mode: str, antialias: bool) -> None:
+    """The checks PyTorch makes once the sizes are known, in its order: ``antialias`` (ValueError), then
+    the mode for the input's rank (NotImplementedError), then the dtype."""
+    if antialias and (mode not in ("bilinear", "bicubic") or x.ndim != 4):
+        raise ValueError(f"{name}: antialias=True needs mode 'bilinear' or 'bicubic' and a 4-D input, "
+                         f"got {mode!r} and shape {x.shape}")
     if mode not in _MODES:
         raise ModeNotImplemented(f"{name}: mode must be one of {_MODES}, got {mode!r}")
     if x.ndim not in (3, 4, 5):
@@ -165,12 +176,6 @@ def _check_mode(name: str, x: Tensor, mode: str, align_corners: Any, antialias: 
     if want is not None and x.ndim - 2 != want:
         raise ModeNotImplemented(f"{name}: mode {mode!r} needs {want} spatial axes ({want + 2}-D input), "
                                  f"got shape {x.shape}")
-    if align_corners is not None and mode not in _SPATIAL:
-        raise ValueError(f"{name}: align_corners can only be set with the interpolating modes "
-                         f"(linear, bilinear, bicubic, trilinear), not {mode!r}")
-    if antialias and (mode not in ("bilinear", "bicubic") or x.ndim != 4):
-        raise ValueError(f"{name}: antialias=True needs mode 'bilinear' or 'bicubic' and a 4-D input, "
-                         f"got {mode!r} and shape {x.shape}")
     if x.dtype.kind != "f" and not (x.dtype == "uint8" and mode in ("nearest", "nearest-exact")):
         # PyTorch also resamples uint8 images bilinearly (in fixed point); here only the nearest modes take them
         raise TypeError(f"{name}: expected a floating input (uint8 with the nearest modes), got {x.dtype} "
@@ -189,14 +194,16 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
     unless ``recompute_scale_factor=True`` (then the sizes' ratio), as in PyTorch.
     """
     x = _tensor(input)
-    _check_mode("interpolate", x, mode, align_corners, antialias)
+    if align_corners is not None and mode not in _SPATIAL:  # (PyTorch's first check)
+        raise ValueError("interpolate: align_corners can only be set with the interpolating modes "
+                         f"(linear, bilinear, bicubic, trilinear), not {mode!r}")
     spatial = x.shape[2:]
     sizes, factors = _output_sizes("interpolate", spatial, size, scale_factor)
+    _check_mode("interpolate", x, mode, antialias)
+    _check_sizes("interpolate", spatial, sizes)
     if recompute_scale_factor:
         factors = [None] * len(factors)
     for k, (n_in, n_out, f) in enumerate(zip(spatial, sizes, factors)):
-        if n_in == 0:
-            raise ValueError(f"interpolate: spatial axis {k} of input {x.shape} is empty")
         if _keeps_axis(mode, n_in, n_out, f, len(spatial)) or (antialias and n_in == n_out):
             continue  # (PyTorch's antialiased kernels copy every unchanged axis)
         taps = _antialias_taps if antialias else _taps
