@@ -21,7 +21,7 @@ X = [NAN, -4.0, -0.25, 0.0, 0.25, 4.0]
 # it (short tensors, as here); torch's vectorized kernel (16 or more elements) gives 0 there.
 CASES = [
     ("hardsigmoid", F.hardsigmoid, [NAN, 0.0, 0.4583333333333333, 0.5, 0.5416666666666666, 1.0],
-     [0.0, 0.0, 1 / 6, 1 / 6, 1 / 6, 0.0]),
+     [0.0, 0.0, 0.1666666716337204, 0.1666666716337204, 0.1666666716337204, 0.0]),  # (1.0f / 6.0f, in float64 too)
     ("hardshrink", F.hardshrink, [NAN, -4.0, 0.0, 0.0, 0.0, 4.0], [1.0, 1.0, 0.0, 0.0, 0.0, 1.0]),
     ("softshrink", F.softshrink, [NAN, -3.5, 0.0, 0.0, 0.0, 3.5], [1.0, 1.0, 0.0, 0.0, 0.0, 1.0]),
     # F.threshold(x, 0.0, -5.0)

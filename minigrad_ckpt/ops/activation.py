@@ -61,6 +61,28 @@ class HardTanh(UnaryElementwise):
         return np.where(inside, x, np.clip(x, self.min_val, self.max_val)).astype(x.dtype)
 
 
+#: PyTorch's ``hardsigmoid_backward`` multiplies by ``1.0f / 6.0f``, a float32 constant, in every dtype
+_ONE_SIXTH_F32 = 0.1666666716337204
+
+
+class Hardsigmoid(UnaryElementwise):
+    """``relu6(x + 3) / 6`` as PyTorch's kernel computes it (clamped, then divided by 6; NaN stays
+    NaN).  Its derivative is PyTorch's ``hardsigmoid_backward``'s: 1/6 strictly inside (-3, 3), as
+    the float32 ``1.0f / 6.0f`` even for float64 (so float64 gradients are PyTorch's to the bit, not
+    3e-8 apart), 0 at and beyond +-3 and at NaN."""
+
+    connected = True  # PyTorch's hardsigmoid_backward(grad, self): on the input's graph, derivative 0
+
+    def forward(self, xp, x):
+        return xp.minimum(xp.maximum(x + 3, 0), 6) / 6
+
+    def derivative(self, xp, out, x):
+        return ((x > -3) & (x < 3)).astype(x.dtype) * x.dtype.type(_ONE_SIXTH_F32)
+
+    def reference(self, np, x):
+        return (np.clip(x.astype(np.float64) + 3, 0, 6) / 6).astype(x.dtype)
+
+
 class Threshold(UnaryElementwise):
     """``x`` where ``x > threshold``, else ``value``; gradient 1 above the threshold and at NaN (which
     stays), 0 at and below it, as PyTorch's ``threshold_backward``."""

@@ -335,11 +335,10 @@ def hardsigmoid(input: Any, inplace: bool = False) -> Tensor:
     if inplace:
         return written_in_place("hardsigmoid", input, hardsigmoid)
     input = _tensor(input)
-    # outside, the clamped values 0 and 1 are Python numbers: no gradient there, and no node made
-    # only to be detached (a checkpoint's replay would recompute it, and refill what it saves);
-    # NaN fails every comparison: it lands in the last branch, a NaN without gradient (PyTorch's)
-    inside = mf.where(input < 3, input * (1.0 / 6) + 0.5, math.nan)
-    return mf.where(input >= 3, 1.0, mf.where(input <= -3, 0.0, inside))
+    if input.dtype.kind != "f":  # (an integer or complex input: PyTorch's refusals, as before)
+        inside = mf.where(input < 3, input * (1.0 / 6) + 0.5, math.nan)
+        return mf.where(input >= 3, 1.0, mf.where(input <= -3, 0.0, inside))
+    return apply(_act.Hardsigmoid(), input)
 
 
 def softsign(input: Any) -> Tensor:
