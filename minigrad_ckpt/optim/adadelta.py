@@ -25,6 +25,9 @@ class Adadelta(Optimizer):
     ``lr`` scales the update (PyTorch's default 1.0, the paper's rule).
     """
 
+    # PyTorch's order of the defaults
+    group_keys = ("lr", "rho", "eps", "weight_decay", "maximize", "capturable", "foreach", "differentiable")
+
     def __init__(self, params: Iterable[Any], lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
                  weight_decay: float = 0, foreach: bool | None = None, *, capturable: bool = False,
                  maximize: bool = False, differentiable: bool = False) -> None:

@@ -21,6 +21,10 @@ class Adagrad(Optimizer):
         p = p - clr * g / (sqrt(s) + eps)
     """
 
+    # PyTorch's order of the defaults
+    group_keys = ("lr", "lr_decay", "eps", "weight_decay", "initial_accumulator_value", "foreach", "maximize",
+                  "differentiable", "fused")
+
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
                  initial_accumulator_value: float = 0, eps: float = 1e-10, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:

@@ -20,6 +20,10 @@ class Adam(Optimizer):
         p = p - lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
     """
 
+    # PyTorch's order of the defaults
+    group_keys = ("lr", "betas", "eps", "weight_decay", "amsgrad", "maximize", "foreach", "capturable",
+                  "differentiable", "fused", "decoupled_weight_decay")
+
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,

@@ -26,6 +26,10 @@ class NAdam(Optimizer):
     dtype as PyTorch's 0-d state tensor is.
     """
 
+    # PyTorch's order of the defaults
+    group_keys = ("lr", "betas", "eps", "weight_decay", "momentum_decay", "decoupled_weight_decay", "maximize",
+                  "foreach", "capturable", "differentiable")
+
     def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0, momentum_decay: float = 4e-3,
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None, maximize: bool = False,

@@ -66,12 +66,16 @@ class Optimizer:
     # Whether update_one applies weight_decay itself (Adafactor reads the parameter's
     # norm before decaying it), so the shared step leaves it to the rule.
     decays_in_rule: bool = False
+    # PyTorch's order of the defaults (so of each group's keys, what state_dict()["param_groups"], a
+    # saved checkpoint and ``for k, v in group.items()`` show), where it is not the order given
+    group_keys: tuple[str, ...] = ()
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         if isinstance(params, Tensor):  # iterating it would give its rows, none of them a leaf
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             f"but got {type(params).__name__}")
-        self.defaults = dict(defaults)
+        first = [k for k in self.group_keys if k in defaults]
+        self.defaults = {k: defaults[k] for k in first + [k for k in defaults if k not in first]}
         # per-parameter state, keyed by the parameter; a parameter without state reads as {} (PyTorch's)
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []

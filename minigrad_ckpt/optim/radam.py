@@ -24,6 +24,10 @@ class RAdam(Optimizer):
         else:       p = p - lr * m / (1 - b1^t)      (the variance is not yet tractable)
     """
 
+    # PyTorch's order of the defaults
+    group_keys = ("lr", "betas", "eps", "weight_decay", "maximize", "foreach", "capturable",
+                  "decoupled_weight_decay", "differentiable")
+
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,

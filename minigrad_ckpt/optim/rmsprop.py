@@ -23,6 +23,10 @@ class RMSprop(Optimizer):
         else:      p = p - lr * g / avg
     """
 
+    # PyTorch's order of the defaults
+    group_keys = ("lr", "momentum", "alpha", "eps", "centered", "weight_decay", "capturable", "foreach",
+                  "maximize", "differentiable")
+
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:

@@ -22,6 +22,9 @@ class Rprop(Optimizer):
     Only the gradient's sign is used, so the rule suits full-batch training.
     """
 
+    # PyTorch's order of the defaults
+    group_keys = ("lr", "etas", "step_sizes", "foreach", "maximize", "differentiable", "capturable")
+
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, etas: tuple[float, float] = (0.5, 1.2),
                  step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:
