@@ -39,6 +39,7 @@ a device (:func:`to_array`).
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -745,7 +746,97 @@ class Device:
 numpy_namespace = ArrayNamespace(numpy, "numpy")
 cpu = Device("cpu", None, numpy_namespace)
 
-_devices: dict[str, Device] = {"cpu": cpu}
+
+class MetaArray:
+    """The array of a ``meta`` tensor: a shape and a dtype, no values (PyTorch's meta device)."""
+
+    __slots__ = ("shape", "dtype", "__weakref__")
+    base = None
+
+    def __init__(self, shape: Any, dtype: Any) -> None:
+        self.shape = tuple(int(n) for n in shape)
+        self.dtype = numpy.dtype(dtype)
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: math.prod(self.shape))
+    itemsize = property(lambda self: self.dtype.itemsize)
+    nbytes = property(lambda self: 0)  # no memory behind it
+    strides = property(lambda self: tuple(math.prod(self.shape[k + 1:]) * self.dtype.itemsize
+                                          for k in range(len(self.shape))))
+    flags = property(lambda self: numpy.empty(0).flags)  # (row-major, as a meta tensor's strides are)
+
+    def copy(self, order: str = "C") -> MetaArray:
+        return MetaArray(self.shape, self.dtype)
+
+    def __getattr__(self, name: str) -> Any:  # (array methods: sum, reshape, ...)
+        raise _no_data(name)
+
+    def astype(self, dtype: Any, **kwargs: Any) -> MetaArray:
+        return MetaArray(self.shape, dtype)
+
+    def __repr__(self) -> str:
+        return f"MetaArray(shape={self.shape}, dtype={self.dtype})"
+
+
+def _meta_operator(name: str) -> Any:
+    def refused(self: MetaArray, *args: Any) -> Any:
+        raise _no_data(name)
+    return refused
+
+
+for _name in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv", "rfloordiv", "mod",
+              "rmod", "pow", "rpow", "matmul", "rmatmul", "neg", "pos", "abs", "invert", "and", "rand", "or", "ror",
+              "xor", "rxor", "lt", "le", "gt", "ge", "getitem", "setitem", "iadd", "isub", "imul", "itruediv",
+              "bool", "float", "int", "index", "array", "iter", "len"):
+    setattr(MetaArray, f"__{_name}__", _meta_operator(_name))
+
+
+def _no_data(what: str) -> NotImplementedError:
+    return NotImplementedError(f"{what}: a meta tensor has a shape and a dtype but no data; the engine "
+                               f"computes nothing on the meta device (PyTorch's computes the shapes)")
+
+
+class MetaNamespace(ArrayNamespace):
+    """The ``meta`` device's namespace: the creators make :class:`MetaArray` s; any computation, and
+    any read of values (``to_host``: PyTorch's "Cannot copy out of meta tensor; no data!"), is refused."""
+
+    _CREATORS = ("empty", "zeros", "ones", "full")
+
+    def __init__(self) -> None:
+        super().__init__(numpy, "meta", MetaArray)
+
+    def _function(self, name: str) -> Any:
+        if name in self._CREATORS:
+            return lambda shape, *args, dtype=None, **kwargs: MetaArray(
+                (shape,) if isinstance(shape, int) else shape, numpy.float64 if dtype is None else dtype)
+        if name in ("zeros_like", "ones_like", "full_like"):
+            return lambda a, *args, dtype=None, **kwargs: MetaArray(a.shape, a.dtype if dtype is None else dtype)
+        if name == "errstate":  # (no arithmetic to warn about)
+            return lambda **kwargs: contextlib.nullcontext()
+        if name == "asarray":
+            return lambda a, dtype=None, **kwargs: MetaArray(
+                numpy.shape(a), (a.dtype if dtype is None and hasattr(a, "dtype") else
+                                 numpy.asarray(a).dtype if dtype is None else dtype))
+
+        def refused(*args: Any, **kwargs: Any) -> Any:
+            raise _no_data(name)
+        return refused
+
+    def to_host(self, a: Any) -> numpy.ndarray:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data! Please use Module.to_empty() instead "
+                                  "of Module.to() when moving a module from meta to a different device.")
+
+
+    def as_array(self, a: Any) -> Any:
+        return a
+
+    def address(self, a: Any) -> int:
+        return 0
+
+
+meta = Device("meta", None, MetaNamespace())
+
+_devices: dict[str, Device] = {"cpu": cpu, "meta": meta}
 _extra_device_factories: dict[str, Any] = {}
 _default = threading.local()
 

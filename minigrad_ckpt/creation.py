@@ -24,6 +24,7 @@ from typing import Any
 from . import random as _random
 from .backend import (
     Device,
+    MetaArray,
     _default_dtype,
     as_dtype,
     check_memory_format,
@@ -279,6 +280,8 @@ def _sampled(name: str, draw: Any, shape: tuple[int, ...], dtype: Any, dev: Devi
     dt = _dtype_or_default(dtype)
     if dt.kind not in "fc":
         raise TypeError(f"{name}: dtype must be a float dtype (or a complex one), got {dt}")
+    if dev.type == "meta":  # no values: PyTorch's meta draw takes nothing from the generator either
+        return MetaArray(shape, dt)
     key = _random.key_from(generator, name)
     if dt.kind == "f":
         return draw(dev.xp, key, shape, dt)

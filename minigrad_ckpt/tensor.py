@@ -1238,6 +1238,8 @@ class Tensor:
         if _grad_state.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
             self._check_rebase(what, value)
             return self._rebase(out_of_place_writes[what.rstrip("_")](self, value, None), what)
+        if self._device.type == "meta":  # no values to write (nn.init's fills of a model built on meta)
+            return self
         self._check_write(what, value)  # (nothing here requires grad in grad mode)
         if what == "copy_":  # (fill_ and zero_ of an expanded view: one value everywhere, as PyTorch allows)
             self._refuse_overlapping_write(what)
@@ -1498,12 +1500,15 @@ class Tensor:
         return new
 
     def __repr__(self) -> str:
-        arr = self._device.xp.to_host(self._data)
-        body = format_array(arr, prefix="tensor(")
+        if self._device.type == "meta":  # no values to print: PyTorch's tensor(..., device='meta', size=(3, 4))
+            arr, body = self._data, f"..., device='meta', size={self.shape}"
+        else:
+            arr = self._device.xp.to_host(self._data)
+            body = format_array(arr, prefix="tensor(")
         extras = []
         if arr.dtype not in _dtypes_printed_without_name():
             extras.append(f"dtype={arr.dtype.name}")
-        if self._device is not cpu:
+        if self._device is not cpu and self._device.type != "meta":
             extras.append(f"device='{self._device}'")
         if self._node is not None:
             extras.append(f"grad_fn={self._node.op.name}")

@@ -27,8 +27,8 @@ def astype(x: Any, dtype: Any) -> Tensor:
 
 def clone(x: Any, *, memory_format: Any = None) -> Tensor:
     """A copy with its own memory (differentiable), in PyTorch's layout: ``preserve_format`` (the
-    default) keeps ``x``'s strides where it is dense (a transpose's copy is a transpose), else
-    row-major; ``mg.contiguous_format`` row-major; ``mg.channels_last`` the channels innermost."""
+    default) keeps the order of ``x``'s strides (a transpose's copy is a transpose);
+    ``mg.contiguous_format`` row-major; ``mg.channels_last`` the channels innermost."""
     x = as_tensor(x)
     check_memory_format("clone", memory_format, x.ndim)
     return apply(_sh.Clone(memory_format=getattr(memory_format, "name", "preserve_format")), x)

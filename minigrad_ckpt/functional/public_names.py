@@ -135,7 +135,7 @@ _COV_OF_BOOLS = "cov(): bool dtype is not supported for input"
 # PyTorch's keyword names for the second operand (mg.mul(x, other=2), mg.pow(x, exponent=2)); one
 # function each, shared by the NumPy and PyTorch names, so that mg.mul is mg.multiply.
 #: PyTorch's device kinds and layouts that no tensor here has: its is_<kind> properties read False
-_ABSENT_KINDS = ("is_xpu", "is_mps", "is_meta", "is_ipu", "is_hpu", "is_mtia", "is_maia", "is_xla", "is_vulkan",
+_ABSENT_KINDS = ("is_xpu", "is_mps", "is_ipu", "is_hpu", "is_mtia", "is_maia", "is_xla", "is_vulkan",
                  "is_mkldnn", "is_quantized", "is_sparse", "is_sparse_csr", "is_nested")
 _MULTIPLY = ti.torch_keywords(mf.multiply, other="y")
 _SUBTRACT = ti.torch_keywords(mf.subtract, other="y")
@@ -732,6 +732,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("type_as", tm.type_as_method),
         tensor_method("is_cuda", property(lambda self: self.device.type == "cuda")),
         tensor_method("is_cpu", property(lambda self: self.device.type == "cpu")),
+        tensor_method("is_meta", property(lambda self: self.device.type == "meta")),
         # PyTorch's other device kinds and layouts, which no tensor here has (device checks such as
         # dcgan's `input.is_cuda or input.is_xpu` read them)
         *(tensor_method(kind, property(lambda self: False)) for kind in _ABSENT_KINDS),

@@ -145,3 +145,19 @@ def _top_of(x: Tensor) -> int:
     if dt.kind in "iu":
         return int(host_numpy.iinfo(dt).max)
     return 2 ** (int({2: 10, 4: 23, 8: 52}[dt.itemsize]) + 1)
+
+
+def _none_on_meta(fill: Any) -> Any:
+    """``fill``, which leaves a tensor on the meta device as it is: no values to draw (PyTorch's
+    meta fills draw nothing either, and take nothing from the generator)."""
+    def on_any_device(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return self if self.device.type == "meta" else fill(self, *args, **kwargs)
+
+    on_any_device.__name__ = on_any_device.__qualname__ = fill.__name__
+    on_any_device.__doc__ = fill.__doc__
+    on_any_device.__wrapped__ = fill
+    return on_any_device
+
+
+normal_, uniform_, bernoulli_, exponential_, geometric_, log_normal_, cauchy_, random_ = (
+    _none_on_meta(f) for f in (normal_, uniform_, bernoulli_, exponential_, geometric_, log_normal_, cauchy_, random_))

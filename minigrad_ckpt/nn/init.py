@@ -229,6 +229,26 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     return _fill(tensor, xp.where(rank < zeros, 0, values).astype(tensor.dtype))
 
 
+def _none_on_meta(fill: Any) -> Any:
+    """``fill``, which leaves a tensor on the meta device as it is (no values to fill; PyTorch's fills
+    of a model built there -- ``with torch.device("meta"): model = Net()`` -- draw nothing either)."""
+    def on_any_device(tensor: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if isinstance(tensor, Tensor) and tensor.device.type == "meta":
+            return tensor
+        return fill(tensor, *args, **kwargs)
+
+    on_any_device.__name__ = on_any_device.__qualname__ = fill.__name__
+    on_any_device.__doc__ = fill.__doc__
+    on_any_device.__wrapped__ = fill
+    return on_any_device
+
+
+(uniform_, normal_, constant_, zeros_, ones_, xavier_uniform_, xavier_normal_, kaiming_uniform_, kaiming_normal_,
+ trunc_normal_, orthogonal_, eye_, dirac_, sparse_) = (
+    _none_on_meta(f) for f in (uniform_, normal_, constant_, zeros_, ones_, xavier_uniform_, xavier_normal_,
+                               kaiming_uniform_, kaiming_normal_, trunc_normal_, orthogonal_, eye_, dirac_, sparse_))
+
+
 def _deprecated(fill: Any) -> Any:
     """PyTorch's old name of ``fill`` (``xavier_uniform`` for ``xavier_uniform_``), with its FutureWarning."""
     old, new = fill.__name__[:-1], fill.__name__

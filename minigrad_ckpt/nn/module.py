@@ -708,6 +708,30 @@ class Module:
             self._convert_tree(convert, converted)
         return self
 
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """PyTorch's: every parameter and buffer made anew on ``device``, its values unspecified (zeros
+        here), keeping its identity, shape and dtype -- how a model built on the ``meta`` device gets
+        memory (then ``load_state_dict`` or its ``reset_parameters``).  ``recurse=False``: this module's
+        own tensors only."""
+        dev = get_device(device)
+
+        def converted(t: Tensor) -> Tensor:
+            return Tensor._wrap(dev.xp.zeros(t.shape, dtype=t.dtype), None, dev)
+
+        def convert(t: Tensor) -> None:
+            t.set_(converted(t))
+            if t._grad is not None:
+                t._grad = None  # (PyTorch's empty_like leaves no gradient behind either)
+
+        with no_grad():
+            if recurse:
+                self._convert_tree(convert, converted)
+            else:
+                for t in (*self._parameters.values(), *self._buffers.values()):
+                    if t is not None:
+                        convert(t)
+        return self
+
     def _convert_tree(self, convert: Callable[[Tensor], None], converted: Callable[[Tensor], Tensor]) -> None:
         """``convert`` every parameter and buffer in place, keeping each one's identity -- except in a
         subtree whose module overrides :meth:`_apply` (to convert tensors of its own too), which gets
