@@ -74,6 +74,7 @@ def main(argv=None, init=None):
 
     params, buffers = stack_module_state(models)
     base_model = copy.deepcopy(models[0])
+    base_model = base_model.to('meta')
 
     def fmodel(params, buffers, x):
         return functional_call(base_model, (params, buffers), (x,))
