@@ -9,19 +9,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
-import pytest
-
-HERE = Path(__file__).parent
-REF = np.load(HERE / "data" / "ported_per_sample_grads_reference.npz")
-sys.path.insert(0, str(HERE / "data"))
+sys.path.insert(0, str(Path(__file__).parent / "data"))
 from make_ported_portfunc import SMALL  # noqa: E402
-from ported_small import check_run  # noqa: E402
+from ported_small import small_program_test  # noqa: E402
 
-RUNS, SEED, KEEP, WHOLE = SMALL["per_sample_grads"]
-
-
-@pytest.mark.parametrize("run", list(RUNS))
-def test_per_sample_grads_matches_pytorch(run):
-    argv = RUNS[run]
-    check_run("per_sample_grads", argv, REF, run, seed=SEED, float64="--double" in argv, keep=KEEP, whole=WHOLE)
+test_per_sample_grads_matches_pytorch = small_program_test("per_sample_grads", *SMALL["per_sample_grads"])

@@ -92,3 +92,22 @@ def check_run(name: str, argv: list[str], ref: Any, run: str, seed: int, float64
     for key, value in got.items():
         np.testing.assert_allclose(value, ref[f"{run}|final|{key}"], rtol=rtol if float64 else 1e-4,
                                    atol=atol if float64 else 1e-5, err_msg=f"{run}: {key}")
+
+
+def small_program_test(program: str, runs: dict[str, list[str]], seed: int, keep: tuple[str, ...] = (),
+                       whole: tuple[str, ...] = ()) -> Any:
+    """A test, one case a run of ``runs`` (name: argv): :func:`check_run` of ``program`` against its
+    fixture ``ported_<program>_reference.npz`` (float64 where the run passed ``--double``), as
+    ``ported_small_torch.write_fixture`` wrote it with the same ``seed``, ``keep`` and ``whole``."""
+    from pathlib import Path
+
+    import pytest
+
+    ref = np.load(Path(__file__).parent / f"ported_{program}_reference.npz")
+
+    @pytest.mark.parametrize("run", list(runs))
+    def test(run: str) -> None:
+        argv = runs[run]
+        check_run(program, argv, ref, run, seed=seed, float64="--double" in argv, keep=keep, whole=whole)
+
+    return test
