@@ -694,7 +694,7 @@ class Module:
             if memory_format is not None and new.ndim in (4, 5):  # (PyTorch lays out those alone)
                 check_memory_format("to", memory_format, new.ndim)
                 arr = laid_out(new._data, memory_format, copy=new is not t)
-                new = new if arr is new._data else Tensor._wrap(arr, None, new.device)
+                new = new if arr is new._data else Tensor.constant(arr, new.device)
             return new
 
         def convert(t: Tensor) -> None:
@@ -716,7 +716,7 @@ class Module:
         dev = get_device(device)
 
         def converted(t: Tensor) -> Tensor:
-            return Tensor._wrap(dev.xp.zeros(t.shape, dtype=t.dtype), None, dev)
+            return Tensor.constant(dev.xp.zeros(t.shape, dtype=t.dtype), dev)
 
         def convert(t: Tensor) -> None:
             t.set_(converted(t))
