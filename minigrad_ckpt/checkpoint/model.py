@@ -139,14 +139,24 @@ class ChainProfile:
         constants its layers read -- and its output where its last layer keeps it
         (``output=False`` leaves that out: inside the replay the output belongs to the
         last inner block, which lets it go after its backward)."""
-        first, last = self.layers[start], self.layers[stop - 1]
-        items: dict[Any, int] = {("B", first.input_key): first.boundary_bytes[first.input_key]}
+        last = self.layers[stop - 1]
+        items = self.kept_input(start, stop)
         for lp in self.layers[start:stop]:
             for k, v in lp.local_external.items():
                 items[("L", k)] = v
         if output and last.keeps_output:
             items[("B", last.output_key)] = last.boundary_bytes[last.output_key]
         return items
+
+    def kept_input(self, start: int, stop: int) -> dict[Any, int]:
+        """The boundary a checkpointed block keeps to replay from: the input of its first layer
+        that recorded an op.  The layers before that one never replay (their output is a value
+        the segment keeps, as it keeps the block's input), so a block whose leading layers
+        recorded nothing keeps their output, and one that recorded nothing at all keeps nothing."""
+        for lp in self.layers[start:stop]:
+            if lp.recorded:
+                return {("B", lp.input_key): lp.boundary_bytes[lp.input_key]}
+        return {}
 
     def recompute_seconds(self, start: int, stop: int) -> float:
         """Forward time of layers ``start .. stop-1`` (what a replay that runs them all costs)."""
@@ -365,20 +375,23 @@ class _Transitions:
         next state)``.  Stops before the first whose replay peak exceeds ``replay_limit``
         (the peak only grows with the block, so no later one fits either)."""
         layers, shared = self.layers, self.shared
-        in_key = ("B", layers[s].input_key)
+        in_key = None  # the boundary the block keeps (ChainProfile.kept_input): none until a layer records
         base = held & shared
         kept_keys: set = set()
         full_keys: set = set()
         kept = full = 0
-        if in_key not in held:
-            kept = full = layers[s].boundary_bytes[layers[s].input_key]
-        kept_keys.add(in_key)
-        full_keys.add(in_key)
-        shared_kept = frozenset(base | (shared & kept_keys))
+        shared_kept = frozenset(base)
         stop = self.n if self.max_block is None else min(self.n, s + self.max_block)
         for e in range(s + 1, stop + 1):
             i = e - 1
             grew = False
+            if in_key is None and layers[i].recorded:
+                in_key = ("B", layers[i].input_key)
+                if in_key not in held:
+                    kept += layers[i].boundary_bytes[layers[i].input_key]
+                    full += layers[i].boundary_bytes[layers[i].input_key]
+                kept_keys.add(in_key)
+                full_keys.add(in_key)
             for k, v in self.external[i].items():
                 if k not in kept_keys:
                     kept_keys.add(k)
@@ -402,8 +415,8 @@ class _Transitions:
             # the last layer of the block runs in its replay only as far as its backward needs,
             # and so do the layers only it reads (see LayerWork)
             seconds = max(self.P_end[e] - self.P[s], self.O_end[e] - self.O[s])
-            # the block keeps its input; its output is that same buffer if its layers are all views
-            nxt = shared_kept | {in_key} if layers[i].output_key == layers[s].input_key else shared_kept
+            # the block keeps its input; its output is that same buffer if its recorded layers are all views
+            nxt = shared_kept | {in_key} if ("B", layers[i].output_key) == in_key else shared_kept
             out_kept = 0
             if layers[i].keeps_output:  # and its output, made by an op that saves it
                 out_key = ("B", layers[i].output_key)
@@ -638,6 +651,8 @@ class _LocalChain:
     @classmethod
     def of(cls, profile: ChainProfile) -> _LocalChain | None:
         layers = profile.layers
+        if not all(lp.recorded for lp in layers):  # a block keeps a later boundary (kept_input)
+            return None
         keys = [lp.input_key for lp in layers[:1]] + [lp.output_key for lp in layers]
         if len(set(keys)) != len(keys) or any(
                 layers[i].input_key != layers[i - 1].output_key for i in range(1, len(layers))):

@@ -108,7 +108,7 @@ def min_peak_bytes(profile: ChainProfile) -> int:
     """The smallest peak a plan reaches, nested plans included (the smallest feasible budget;
     where the nested planner works in coarse memory units, the smallest it finds)."""
     flat = flat_min_peak_bytes(profile)
-    filled = _filled_tables(profile, flat)
+    filled = _filled_tables(_recorded_part(profile)[1], flat)
     if filled is None:
         return flat
     c, tables = filled
@@ -347,6 +347,7 @@ def nested_plan_for_budget(profile: ChainProfile, budget: int) -> tuple[tuple[Bl
     shared constants or view layers, or too long and unequal)."""
     if budget < 0:  # no plan holds fewer than zero bytes (and the tables have no column for it)
         return None
+    skipped, profile = _recorded_part(profile)
     filled = _filled_tables(profile, budget)
     if filled is None:
         return None
@@ -354,7 +355,26 @@ def nested_plan_for_budget(profile: ChainProfile, budget: int) -> tuple[tuple[Bl
     work = float(tables.V["top"][0, c.n, 0, c.M])
     if not math.isfinite(work):
         return None
-    return _read_back(tables, c, c.M), work
+    leading = tuple(Block(i, i + 1, False) for i in range(skipped))
+    return leading + _moved(_read_back(tables, c, c.M), skipped), work
+
+
+def _recorded_part(profile: ChainProfile) -> tuple[int, ChainProfile]:
+    """``(r, the chain from layer r)`` where its first ``r`` layers recorded no op and all after
+    them did (``(0, profile)`` otherwise).  Those layers hold nothing run plainly and never replay,
+    and a block over them keeps what a block from ``r`` keeps (``ChainProfile.kept_input``): every
+    plan costs and holds what the same plan with them plain does, so the best plan is theirs plain
+    and the best one of the rest."""
+    layers = profile.layers
+    r = next((i for i, lp in enumerate(layers) if lp.recorded), len(layers))
+    if r == 0 or not all(lp.recorded for lp in layers[r:]):
+        return 0, profile
+    return r, ChainProfile(layers[r:])
+
+
+def _moved(blocks: tuple[Block, ...], by: int) -> tuple[Block, ...]:
+    """``blocks`` with every layer index, inner blocks' too, ``by`` further on."""
+    return tuple(Block(b.start + by, b.stop + by, b.checkpointed, _moved(b.blocks, by)) for b in blocks)
 
 
 def _read_back(tables: _Tables, c: _Chain, units: int) -> tuple[Block, ...]:
