@@ -126,6 +126,7 @@ FIXTURES: dict[str, tuple[str, ...]] = {
 
 #: public name -> a function of one complex tensor (3, 2) that calls it, for gradcheck
 GRADCHECKED = {
+    "linalg.matmul": lambda z: mg.linalg.matmul(z, z.T * 0.5 + 1j),  # torch.linalg's matmul (its own refusals of bools)
     "cdist": lambda z: mg.cdist(z, z[:2] * 1.5 + 1.0),  # distances of complex vectors: sqrt(sum |x - y|^2)
     "erf": mg.erf,  # PyTorch's erf refuses complex input (SciPy's values: tests/test_special_complex.py)
     # the short-time transforms of a complex signal (PyTorch's values and gradients: tests/test_stft.py)
@@ -252,6 +253,7 @@ REFUSED = {
     "clamp_max": (lambda z: mg.clamp_max(z, 0), TypeError, ORDER),
     # sampling needs real probabilities and dtypes; PyTorch refuses these too (it draws complex normals)
     "bernoulli": (mg.bernoulli, TypeError, "floating point"),
+    "poisson": (mg.poisson, NotImplementedError, "poisson_cpu"),
     "multinomial": (lambda z: mg.multinomial(z, 1), ValueError, "float tensor"),
     "randint_like": (lambda z: mg.randint_like(z, 3), TypeError, "integer, float or bool"),
     "softmax": (lambda z: mg.softmax(z, 1), TypeError, "complex"),
