@@ -224,7 +224,11 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
     func = _scalar_output(_not_a_transform(func, "hessian"), "hessian", squeeze=True)
     if strict:
         _check_strict(func, args, "hessian")
-    hess = _func.hessian(_float_outputs(func, args[0]), _argnums(single, len(args)))
+    scalar, argnums = _float_outputs(func, args[0]), _argnums(single, len(args))
+    # PyTorch's Hessian is the outer Jacobian (of the strategy asked for) of the reverse-mode
+    # gradient: by default reverse over reverse, so a Function without a jvp rule works.
+    outer = _func.jacfwd if outer_jacobian_strategy == "forward-mode" else _func.jacrev
+    hess = outer(_func.jacrev(scalar, argnums), argnums)
     with writable_arguments(inputs if create_graph else ()):
         return _finish(hess(*args), create_graph)
 
@@ -261,8 +265,10 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
         _check_strict(func, args, "vjp")  # (PyTorch's jvp makes the same check, in the same words)
     v = _default_v(v, args)
     tangents = (v,) if single else tuple(v)
-    out, tangent_out = _func.jvp(func, args, tangents)
-    return _finish(out, create_graph), _finish(tangent_out, create_graph)
+    # PyTorch's jvp is the double-backward trick, not forward mode: the backward pass u -> J^T u,
+    # linear in u, differentiated once more (``linearize``), so only backward rules are needed.
+    out, jvp_fn = _func.linearize(func, *args)
+    return _finish(out, create_graph), _finish(jvp_fn(*tangents), create_graph)
 
 
 def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
@@ -283,5 +289,17 @@ def _hessian_product(func: Callable, inputs: Any, v: Any, create_graph: bool, st
         _check_strict(func, args, "hvp")
     v = _default_v(v, args)
     tangents = (v,) if single else tuple(v)
-    out, hv = _func.hvp(func, args, tangents)  # (forward over reverse: a write into an input stays refused)
+    def gradient_and_value(*xs: Any) -> tuple:  # the value rides along as aux
+        out = func(*xs)
+        return out, out
+
+    gradient = _func.grad(gradient_and_value, tuple(range(len(args))), has_aux=True)
+    # PyTorch's: vhp is reverse over reverse (v^T H), hvp the double-backward trick on the gradient
+    # (H v) -- backward rules only, so a Function without a jvp rule works in both.
+    if what == "vhp":
+        _, pullback, out = _func.vjp(gradient, *args, has_aux=True)
+        hv = pullback(tangents)
+    else:
+        _, jvp_fn, out = _func.linearize(gradient, *args, has_aux=True)
+        hv = jvp_fn(*tangents)
     return _finish(out, create_graph), _finish(hv[0] if single else tuple(hv), create_graph)
