@@ -100,3 +100,68 @@ def test_a_function_without_jvp_goes_through_every_entry_point(name, device, dty
         assert r.requires_grad == create_graph
     if create_graph:
         sum(r.sum() for r in results).backward()  # the results are on a graph, as PyTorch's
+
+
+class OnceSquare(mg.autograd.Function):
+    """``a * a`` with a ``jvp`` but a backward marked ``once_differentiable``: a double backward
+    through it is refused."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a * a
+
+    @staticmethod
+    @mg.autograd.function.once_differentiable
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return 2 * a * g
+
+    @staticmethod
+    def jvp(ctx, t):
+        (a,) = ctx.saved_tensors
+        return 2 * a * t
+
+
+def _once_sum(a):
+    return OnceSquare.apply(a).sum()
+
+
+ONCE_CALLS = {  # torch 2.13's answers at x = [1, 2], v = [1, 1]: where the double backward is refused,
+    # PyTorch's DelayedError hangs off a fresh leaf, so its trick finds the product unused (zeros)
+    "jacobian": (lambda x, v, cg: [AF.jacobian(OnceSquare.apply, x, create_graph=cg)], [[[2, 0], [0, 4]]]),
+    "vjp": (lambda x, v, cg: list(AF.vjp(OnceSquare.apply, x, v, create_graph=cg)), [[1, 4], [2, 4]]),
+    "jvp": (lambda x, v, cg: list(AF.jvp(OnceSquare.apply, x, v, create_graph=cg)), [[1, 4], [0, 0]]),
+    "hessian": (lambda x, v, cg: [AF.hessian(_once_sum, x, create_graph=cg)], [[[0, 0], [0, 0]]]),
+    "hvp": (lambda x, v, cg: list(AF.hvp(_once_sum, x, v, create_graph=cg)), [5, [0, 0]]),
+    "vhp": (lambda x, v, cg: list(AF.vhp(_once_sum, x, v, create_graph=cg)), [5, [0, 0]]),
+}
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("device, dtype", DEVICES)
+@pytest.mark.parametrize("name", list(ONCE_CALLS))
+def test_a_refused_double_backward_answers_as_torch(name, device, dtype, create_graph):
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+    x, v = mg.tensor([1.0, 2.0], dtype=dtype, device=device), mg.ones(2, dtype=dtype, device=device)
+    call, want = ONCE_CALLS[name]
+    for r, expected in zip(call(x, v, create_graph), want):
+        _check(r, np.asarray(expected, dtype=float), dtype)
+
+
+def test_a_refused_double_backward_in_strict_mode_is_torchs_error():
+    x = mg.tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="the jacobian of the user-provided function with respect to input 0 is "
+                                           "independent of the input"):
+        AF.hessian(_once_sum, x, strict=True)
+
+
+def test_once_differentiable_hangs_its_error_off_a_fresh_leaf():
+    # torch 2.13: grad(g, u) is (None,) -- u unused -- and g.sum().backward() raises
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    u = mg.zeros(2, requires_grad=True)
+    (g,) = mg.autograd.grad(OnceSquare.apply(x), x, u, create_graph=True)
+    assert g.requires_grad
+    assert mg.autograd.grad(g, u, mg.ones(2), allow_unused=True) == (None,)
+    with pytest.raises(RuntimeError, match="once_differentiable"):
+        g.sum().backward()
