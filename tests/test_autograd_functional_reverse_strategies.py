@@ -165,3 +165,20 @@ def test_once_differentiable_hangs_its_error_off_a_fresh_leaf():
     assert mg.autograd.grad(g, u, mg.ones(2), allow_unused=True) == (None,)
     with pytest.raises(RuntimeError, match="once_differentiable"):
         g.sum().backward()
+
+
+WRITING_CALLS = {  # torch 2.13 refuses each: its inputs are leaves that require grad
+    "jvp": lambda x, cg: AF.jvp(lambda a: a.mul_(2) ** 2, x, mg.ones(2), create_graph=cg),
+    "hvp": lambda x, cg: AF.hvp(lambda a: (a.mul_(2) ** 3).sum(), x, mg.ones(2), create_graph=cg),
+    "vhp": lambda x, cg: AF.vhp(lambda a: (a.mul_(2) ** 3).sum(), x, mg.ones(2), create_graph=cg),
+    "hessian": lambda x, cg: AF.hessian(lambda a: (a.mul_(2) ** 3).sum(), x, create_graph=cg),
+}
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("name", list(WRITING_CALLS))
+def test_a_write_into_an_input_is_refused_as_torch(name, create_graph):
+    x = mg.tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad is being used in an in-place"):
+        WRITING_CALLS[name](x, create_graph)
+    assert x.tolist() == [1.0, 2.0]

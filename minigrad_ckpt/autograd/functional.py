@@ -21,6 +21,7 @@ from .. import func as _func
 from ..backward import grad as _engine_grad
 from ..creation import ones_like
 from ..func.captures import count_as_plain_autograd, open_transforms, writable_arguments
+from ..func.transforms import linearized
 from ..grad_mode import enable_grad
 from ..grad_mode import state as _grad_state
 from ..tensor import Tensor
@@ -266,8 +267,9 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
     v = _default_v(v, args)
     tangents = (v,) if single else tuple(v)
     # PyTorch's jvp is the double-backward trick, not forward mode: the backward pass u -> J^T u,
-    # linear in u, differentiated once more (``linearize``), so only backward rules are needed.
-    out, jvp_fn = _func.linearize(func, *args)
+    # linear in u, differentiated once more (``linearize``), so only backward rules are needed;
+    # a write into an input is refused, as by PyTorch's leaves.
+    out, jvp_fn = linearized(func, args, has_aux=False, kwargs={}, argument_writes=False)
     return _finish(out, create_graph), _finish(jvp_fn(*tangents), create_graph)
 
 
@@ -295,11 +297,12 @@ def _hessian_product(func: Callable, inputs: Any, v: Any, create_graph: bool, st
 
     gradient = _func.grad(gradient_and_value, tuple(range(len(args))), has_aux=True)
     # PyTorch's: vhp is reverse over reverse (v^T H), hvp the double-backward trick on the gradient
-    # (H v) -- backward rules only, so a Function without a jvp rule works in both.
+    # (H v) -- backward rules only, so a Function without a jvp rule works in both; a write into
+    # an input is refused, as by PyTorch's leaves.
     if what == "vhp":
         _, pullback, out = _func.vjp(gradient, *args, has_aux=True)
         hv = pullback(tangents)
     else:
-        _, jvp_fn, out = _func.linearize(gradient, *args, has_aux=True)
+        _, jvp_fn, out = linearized(gradient, args, has_aux=True, kwargs={}, argument_writes=False)
         hv = jvp_fn(*tangents)
     return _finish(out, create_graph), _finish(hv[0] if single else tuple(hv), create_graph)

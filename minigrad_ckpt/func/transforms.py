@@ -542,10 +542,16 @@ def linearize(f: Callable, *primals: Any, has_aux: bool = False, **kwargs: Any) 
     random generator, module buffers).  With ``has_aux=True``,
     ``(output, jvp_fn, aux)``.
     """
+    return linearized(f, primals, has_aux=has_aux, kwargs=kwargs, argument_writes=True)
+
+
+def linearized(f: Callable, primals: tuple, *, has_aux: bool, kwargs: dict, argument_writes: bool) -> tuple:
+    """:func:`linearize`; ``argument_writes=False`` refuses a write into an argument (they are the
+    leaves the backward pass differentiates), as ``vjp`` and PyTorch's double-backward ``jvp`` do."""
     leaves, tree = flatten(primals)
     ps = _differentiable(leaves, tree, "linearize", "primals")
-    writable = _on_copies(lambda *xs: f(*unflatten(tree, xs), **kwargs), ps)
-    rec = _Recording(writable, ps, has_aux, "linearize", (ps, kwargs))
+    called = lambda *xs: f(*unflatten(tree, xs), **kwargs)  # noqa: E731
+    rec = _Recording(_on_copies(called, ps) if argument_writes else called, ps, has_aux, "linearize", (ps, kwargs))
     scope = rec.scope
     live = [o for o in rec.outs if o._requires_grad and o.dtype.kind in "fc"]
     # The seed u is a leaf (ones: any value works, the map is linear in u).
