@@ -182,3 +182,19 @@ def test_a_write_into_an_input_is_refused_as_torch(name, create_graph):
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad is being used in an in-place"):
         WRITING_CALLS[name](x, create_graph)
     assert x.tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("device, dtype", DEVICES)
+def test_inside_checkpoint_and_under_mg_func_grad(device, dtype):
+    x, v, w = _setup(device, dtype)
+
+    def checkpointed(a):
+        return mg.checkpoint.checkpoint(_vector_f(w), a, use_reentrant=False)
+
+    out, product = AF.jvp(checkpointed, x, v)
+    _check(out, VALUE, dtype)
+    _check(product, SLOPE * V, dtype)
+    _check(AF.hessian(lambda a: checkpointed(a).sum(), x), np.diag(CURVE), dtype)
+    _check(AF.hvp(lambda a: checkpointed(a).sum(), x, v)[1], CURVE * V, dtype)
+    # d/dx sum(J v), J = diag(SLOPE): CURVE * v
+    _check(mg.func.grad(lambda a: AF.jvp(_vector_f(w), a, v, create_graph=True)[1].sum())(x), CURVE * V, dtype)
