@@ -198,3 +198,11 @@ def test_inside_checkpoint_and_under_mg_func_grad(device, dtype):
     _check(AF.hvp(lambda a: checkpointed(a).sum(), x, v)[1], CURVE * V, dtype)
     # d/dx sum(J v), J = diag(SLOPE): CURVE * v
     _check(mg.func.grad(lambda a: AF.jvp(_vector_f(w), a, v, create_graph=True)[1].sum())(x), CURVE * V, dtype)
+
+
+def test_jvp_of_an_integer_output_is_torchs_error():
+    # torch 2.13: the double-backward trick's seed, zeros_like(output, requires_grad=True), refuses it
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require gradients"):
+        AF.jvp(lambda a: (a > 0).long(), mg.tensor([0.3, -0.7]), mg.ones(2))
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require gradients"):
+        AF.jvp(lambda a: (a * 2, (a > 0).long()), mg.tensor([0.3, -0.7]), mg.ones(2))

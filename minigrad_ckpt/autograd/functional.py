@@ -270,6 +270,9 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
     # linear in u, differentiated once more (``linearize``), so only backward rules are needed;
     # a write into an input is refused, as by PyTorch's leaves.
     out, jvp_fn = linearized(func, args, has_aux=False, kwargs={}, argument_writes=False)
+    if any(o.dtype.kind not in "fc" for o in ((out,) if isinstance(out, Tensor) else out)):
+        # (the trick's seed is a zeros_like of each output that requires grad: torch 2.13's words)
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     return _finish(out, create_graph), _finish(jvp_fn(*tangents), create_graph)
 
 
