@@ -206,3 +206,51 @@ def test_jvp_of_an_integer_output_is_torchs_error():
         AF.jvp(lambda a: (a > 0).long(), mg.tensor([0.3, -0.7]), mg.ones(2))
     with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require gradients"):
         AF.jvp(lambda a: (a * 2, (a > 0).long()), mg.tensor([0.3, -0.7]), mg.ones(2))
+
+
+_ON_A_GRAPH = ("The {} of the user-provided function is independent of input {}. This is not allowed in strict mode "
+               "when create_graph=True.")
+_LINEAR_JACOBIAN = _ON_A_GRAPH.format("jacobian", "{}")
+_CONSTANT_HESSIAN = _ON_A_GRAPH.format("hessian", "{}")
+_UNREACHED_SEED = ("The gradient with respect to the input is independent of entry {} in the grad_outputs when using "
+                   "the double backward trick to compute forward mode gradients. This is not allowed in strict mode.")
+_X2, _Y2, _V2 = [0.3, -0.7], [1.5, 2.0], [1.0, -2.0]
+STRICT_CALLS = {  # torch 2.13's errors (its words: for jacobian and jvp, the index is the output's)
+    "vjp linear": (lambda x, y, v: AF.vjp(lambda a: 2 * a, x, v, strict=True, create_graph=True),
+                   _LINEAR_JACOBIAN.format(0)),
+    "jvp linear": (lambda x, y, v: AF.jvp(lambda a: 2 * a, x, v, strict=True, create_graph=True),
+                   _LINEAR_JACOBIAN.format(0)),
+    "jvp linear second output": (lambda x, y, v: AF.jvp(lambda a: (a * a, 2 * a), x, v, strict=True,
+                                                        create_graph=True), _LINEAR_JACOBIAN.format(1)),
+    "jacobian linear": (lambda x, y, v: AF.jacobian(lambda a: 2 * a, x, strict=True, create_graph=True),
+                        _LINEAR_JACOBIAN.format(0)),
+    "jacobian linear in b": (lambda x, y, v: AF.jacobian(lambda a, b: a * a + 2 * b, (x, y), strict=True,
+                                                         create_graph=True), _LINEAR_JACOBIAN.format(0)),
+    "jacobian linear second output": (lambda x, y, v: AF.jacobian(lambda a: (a * a, 2 * a), x, strict=True,
+                                                                  create_graph=True), _LINEAR_JACOBIAN.format(1)),
+    "hessian quadratic": (lambda x, y, v: AF.hessian(lambda a: (a * a).sum(), x, strict=True, create_graph=True),
+                          _LINEAR_JACOBIAN.format(0)),
+    "hvp quadratic in b": (lambda x, y, v: AF.hvp(lambda a, b: (a ** 3).sum() + (b * b).sum(), (x, y), (v, v),
+                                                  strict=True, create_graph=True), _CONSTANT_HESSIAN.format(1)),
+    "vhp quadratic in b": (lambda x, y, v: AF.vhp(lambda a, b: (a ** 3).sum() + (b * b).sum(), (x, y), (v, v),
+                                                  strict=True, create_graph=True), _CONSTANT_HESSIAN.format(1)),
+    "jvp output off a global leaf": (lambda x, y, v: AF.jvp(lambda a: (a * a, y.requires_grad_() * 3), x, v,
+                                                            strict=True), _UNREACHED_SEED.format(1)),
+}
+
+
+@pytest.mark.parametrize("name", list(STRICT_CALLS))
+def test_strict_mode_refuses_as_torch(name):
+    call, message = STRICT_CALLS[name]
+    x, y, v = mg.tensor(_X2), mg.tensor(_Y2), mg.tensor(_V2)
+    with pytest.raises(RuntimeError) as err:
+        call(x, y, v)
+    assert str(err.value) == message
+
+
+def test_strict_jvp_checks_the_pass_not_output_by_output():
+    # torch 2.13: (a * b, b.exp()) passes strict mode (the pullback of both outputs reaches both inputs)
+    x, y, v = mg.tensor(_X2), mg.tensor(_Y2), mg.tensor(_V2)
+    out, product = AF.jvp(lambda a, b: (a * b, b.exp()), (x, y), (v, v), strict=True, create_graph=True)
+    np.testing.assert_allclose(product[0].detach().numpy(), [1.8, -2.6])
+    np.testing.assert_allclose(product[1].detach().numpy(), np.exp(_Y2) * _V2)

@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import func as _func
 from ..backward import grad as _engine_grad
-from ..creation import ones_like
+from ..creation import ones_like, zeros_like
 from ..func.captures import count_as_plain_autograd, open_transforms, writable_arguments
 from ..func.transforms import linearized
 from ..grad_mode import enable_grad
@@ -129,27 +129,80 @@ def _grads(o: Tensor, xs: list[Tensor], graph: bool) -> tuple:
                             allow_unused=True)
 
 
-def _check_strict(func: Callable, args: tuple, kind: str) -> None:
+def _check_strict(func: Callable, args: tuple, kind: str, create_graph: bool = False) -> None:
     """Raise PyTorch's strict-mode error if an output (``kind`` "jacobian", "vjp") or a gradient
     (``kind`` "hessian", "hvp") is independent of an input."""
     xs, outs = _strict_run(func, args)
-    for i, o in enumerate(outs):
+    for o in outs:
         gs = _grads(o, xs, graph=kind in ("hessian", "hvp"))
         for j, g in enumerate(gs):
-            if kind == "jacobian" and g is None:
-                raise RuntimeError(f"Output {i} of the user-provided function is independent of input {j}. This is "
-                                   f"not allowed in strict mode.")
             if kind == "vjp" and g is None:
                 raise RuntimeError(f"The output of the user-provided function is independent of input {j}. This is "
                                    f"not allowed in strict mode.")
             if kind in ("hessian", "hvp") and (g is None or not g.requires_grad):
                 raise RuntimeError(_INDEPENDENT_OF_INPUT.format(j=j))
-        if kind == "hessian":  # the outer Jacobian's own check: each gradient against each input
-            for j, g in enumerate(gs):
-                for k, second in enumerate(_grads(g, xs, graph=False)):
-                    if second is None:
-                        raise RuntimeError(f"Output {j} of the user-provided function is independent of input "
-                                           f"{k}. This is not allowed in strict mode.")
+        if kind == "hessian":  # the outer Jacobian's own checks: each gradient against each input
+            _check_strict_rows(list(gs), xs, create_graph)
+    if kind == "jacobian":
+        _check_strict_rows(outs, xs, create_graph)
+
+
+def _check_strict_rows(outs: list[Tensor], xs: list[Tensor], create_graph: bool) -> None:
+    """PyTorch's reverse-mode Jacobian's checks, row by row (one backward per output element), in
+    its order and words: a row must reach every input, and with ``create_graph`` depend on the
+    inputs (a linear function's does not; PyTorch's words name the output's index)."""
+    for i, o in enumerate(outs):
+        for r in range(o.numel()):
+            with enable_grad():
+                row = _engine_grad([o.reshape(-1)[r]], xs, retain_graph=True, create_graph=create_graph,
+                                   allow_unused=True)
+            for j, g in enumerate(row):
+                if g is None:
+                    raise RuntimeError(f"Output {i} of the user-provided function is independent of input {j}. "
+                                       f"This is not allowed in strict mode.")
+                if create_graph and not g.requires_grad:
+                    raise RuntimeError(f"The jacobian of the user-provided function is independent of input {i}. "
+                                       f"This is not allowed in strict mode when create_graph=True.")
+
+
+def _check_strict_jvp(func: Callable, args: tuple, create_graph: bool) -> None:
+    """PyTorch's strict checks of its double-backward ``jvp``, in its words: every output requires
+    grad, the pullback of all outputs together reaches every input and depends on the seeds, and
+    every output's seed reaches an input (checked on the pass itself, not output by output), and
+    with ``create_graph`` each product depends on the inputs (it does not for a linear output)."""
+    xs, outs = _strict_run(func, args)
+    with enable_grad():
+        seeds = [zeros_like(o).requires_grad_() for o in outs]
+        gs = _engine_grad(outs, xs, grad_outputs=seeds, retain_graph=True, create_graph=True, allow_unused=True)
+        for j, g in enumerate(gs):
+            if g is None:
+                raise RuntimeError(f"The output of the user-provided function is independent of input {j}. This is "
+                                   f"not allowed in strict mode.")
+            if not g.requires_grad:
+                raise RuntimeError(f"The gradient with respect to input {j} is independent of the inputs of the "
+                                   f"user-provided function. This is not allowed in strict mode.")
+        back = _engine_grad(list(gs), seeds, grad_outputs=[ones_like(g) for g in gs], create_graph=create_graph,
+                            allow_unused=True)
+    for i, b in enumerate(back):
+        if b is None:
+            raise RuntimeError(f"The gradient with respect to the input is independent of entry {i} in the "
+                               f"grad_outputs when using the double backward trick to compute forward mode "
+                               f"gradients. This is not allowed in strict mode.")
+        if create_graph and not b.requires_grad:
+            raise RuntimeError(f"The jacobian of the user-provided function is independent of input {i}. This is "
+                               f"not allowed in strict mode when create_graph=True.")
+
+
+def _strict_on_a_graph(result: Any, strict: bool, create_graph: bool, what: str) -> Any:
+    """PyTorch's last strict check of ``vjp``, ``hvp`` and ``vhp`` with ``create_graph``: each
+    input's derivative (``what``) must depend on the inputs -- require grad -- since a constant one
+    cannot be differentiated further (a linear ``func``'s Jacobian, a quadratic one's Hessian)."""
+    if strict and create_graph:
+        for i, r in enumerate(result if isinstance(result, tuple) else (result,)):
+            if not r.requires_grad:
+                raise RuntimeError(f"The {what} of the user-provided function is independent of input {i}. This is "
+                                   f"not allowed in strict mode when create_graph=True.")
+    return result
 
 
 _STRATEGY_HINT = (' Hint: If your function has more outputs than inputs, "forward-mode" tends to be more '
@@ -209,7 +262,7 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
     single, args = _as_tuple(inputs, create_graph, "jacobian", leaves=strategy == "reverse-mode")
     func = _not_a_transform(func, "jacobian")
     if strict:
-        _check_strict(func, args, "jacobian")
+        _check_strict(func, args, "jacobian", create_graph)
     make = _func.jacfwd if strategy == "forward-mode" else _func.jacrev
     with writable_arguments(inputs if create_graph else ()):
         jac = make(_float_outputs(func, args[0]), _argnums(single, len(args)))(*args)
@@ -224,7 +277,7 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
     single, args = _as_tuple(inputs, create_graph, "hessian")
     func = _scalar_output(_not_a_transform(func, "hessian"), "hessian", squeeze=True)
     if strict:
-        _check_strict(func, args, "hessian")
+        _check_strict(func, args, "hessian", create_graph)
     scalar, argnums = _float_outputs(func, args[0]), _argnums(single, len(args))
     # PyTorch's Hessian is the outer Jacobian (of the strategy asked for) of the reverse-mode
     # gradient: by default reverse over reverse, so a Function without a jvp rule works.
@@ -255,7 +308,8 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
                                "with a single element.")
         v = ones_like(out)
     grads = pullback(v)
-    return _finish(out, create_graph), _finish(grads[0] if single else tuple(grads), create_graph)
+    grads = _strict_on_a_graph(grads[0] if single else tuple(grads), strict, create_graph, "jacobian")
+    return _finish(out, create_graph), _finish(grads, create_graph)
 
 
 def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
@@ -263,7 +317,7 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
     single, args = _as_tuple(inputs, create_graph, "jvp")
     func = _not_a_transform(func, "jvp")
     if strict:
-        _check_strict(func, args, "vjp")  # (PyTorch's jvp makes the same check, in the same words)
+        _check_strict_jvp(func, args, create_graph)
     v = _default_v(v, args)
     tangents = (v,) if single else tuple(v)
     # PyTorch's jvp is the double-backward trick, not forward mode: the backward pass u -> J^T u,
@@ -308,4 +362,5 @@ def _hessian_product(func: Callable, inputs: Any, v: Any, create_graph: bool, st
     else:
         _, jvp_fn, out = linearized(gradient, args, has_aux=True, kwargs={}, argument_writes=False)
         hv = jvp_fn(*tangents)
-    return _finish(out, create_graph), _finish(hv[0] if single else tuple(hv), create_graph)
+    hv = _strict_on_a_graph(hv[0] if single else tuple(hv), strict, create_graph, "hessian")
+    return _finish(out, create_graph), _finish(hv, create_graph)
