@@ -1,6 +1,9 @@
 """``mg.autograd.functional``: PyTorch's ``torch.autograd.functional`` -- the derivative itself,
 called as ``jacobian(func, inputs)`` -- on top of :mod:`minigrad_ckpt.func`'s transforms (which
-return functions, as ``torch.func`` does).
+return functions, as ``torch.func`` does), with PyTorch's strategies: ``jacobian`` and ``vjp``
+reverse mode, ``hessian`` and ``vhp`` reverse over reverse, ``jvp`` and ``hvp`` the double-backward
+trick -- so only backward rules are needed where PyTorch needs only them (a custom Function
+without a ``jvp``); forward mode only where asked for (``strategy="forward-mode"``).
 
 ``inputs`` is a Tensor or a tuple of Tensors; the results follow PyTorch's nesting: for one
 input Tensor, one result per output; for a tuple of inputs, a tuple over the inputs.  Without
