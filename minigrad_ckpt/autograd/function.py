@@ -852,9 +852,8 @@ def _expandable(shape: tuple, grad_shape: tuple) -> bool:
 # ---------------------------------------------------------------------------
 class OnceDifferentiable(Op):
     """The identity on a gradient that a ``@once_differentiable`` backward returned: its own
-    derivative is an error, as PyTorch's ``DelayedError`` node (inputs: the gradient, then a
-    fresh leaf of it, as PyTorch's: a ``backward()`` reaches the node, a ``grad()`` with respect
-    to the incoming gradients does not)."""
+    derivative is an error, as PyTorch's ``DelayedError`` node (inputs: the gradient, then the
+    incoming gradients that required grad, which connect it to the graph)."""
 
     abstract = True  # an internal marker, not a math op: outside the registry and its battery
     name = "OnceDifferentiable"
@@ -872,9 +871,8 @@ class OnceDifferentiable(Op):
 
 def once_differentiable(fn: Any) -> Any:
     """Decorate a custom function's ``backward`` that is not itself differentiable (written with
-    ``.numpy()``, say): it runs with recording off, and a ``backward()`` through its result is an
-    error; a ``grad()`` of its result with respect to the incoming gradient finds it unused (zeros
-    in ``mg.autograd.functional.jvp``'s double-backward trick), as PyTorch's decorator."""
+    ``.numpy()``, say): it runs with recording off, and differentiating its result -- a double
+    backward through it -- is an error, not a silent zero (PyTorch's decorator)."""
 
     @functools.wraps(fn)
     def wrapper(ctx: Any, *args: Any) -> Any:
@@ -882,12 +880,11 @@ def once_differentiable(fn: Any) -> Any:
             outputs = fn(ctx, *args)
         if not _grad_state.enabled:
             return outputs
-        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
+        connected = [a for a in args if isinstance(a, Tensor) and a._requires_grad]
+        if not connected:
             return outputs
         single = not isinstance(outputs, tuple)
-        # PyTorch's DelayedError hangs off a fresh leaf, not off the incoming gradients: a
-        # backward() through it fails, a grad() with respect to the gradients finds them unused.
-        marked = tuple(_tape.apply(OnceDifferentiable(), o, o.detach().requires_grad_())
+        marked = tuple(_tape.apply(OnceDifferentiable(), o, *connected)
                        if isinstance(o, Tensor) and o._data.dtype.kind in "fc" else o
                        for o in ((outputs,) if single else outputs))
         return marked[0] if single else marked
