@@ -105,6 +105,15 @@ def floating_only(name: str, a: Tensor) -> None:
     raise NeedsFloatingInput(message.format(name=name, kind=kind, shape=list(a.shape)))
 
 
+def one_dtype(message: str, first: Tensor, second: Any) -> None:
+    """Refuse two tensors of different dtypes (float64 with int64, float32 with float64), as
+    PyTorch's solvers do, which compute in one dtype where NumPy would promote: ``message`` is
+    PyTorch's, with ``{first}`` and ``{second}`` for the two dtypes' names.  Data that is not a
+    tensor yet (a list, an array) is converted by the caller, as before."""
+    if isinstance(second, Tensor) and second.dtype != first.dtype:
+        raise InputMismatch(message.format(first=scalar_type_name(first.dtype), second=scalar_type_name(second.dtype)))
+
+
 def _matrices(name: str, a: Any, square: bool = False) -> Tensor:
     a = as_tensor(a)
     if name not in _COMPLEX_OK:
@@ -161,6 +170,8 @@ def solve(a: Any, b: Any, *, left: bool = True) -> Tensor:
     matrix, and returns shape ``(2, 3)``).  Any other ``b`` is a stack of matrices ``(..., n, k)``
     whose batch axes broadcast against ``a``'s."""
     a = _matrices("solve", a, square=True)
+    one_dtype("linalg.solve: Expected A and B to have the same dtype, but found A of type {first} and B of type "
+              "{second} instead", a, b)
     b = as_tensor(b, a)
     vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
     if left:
@@ -545,6 +556,8 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
     if driver is not None and driver not in _LSTSQ_DRIVER_FIELDS:
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     a = as_tensor(a)
+    one_dtype("torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype {first} "
+              "and other's dtype {second}", a, b)
     floating_only("linalg.lstsq", a)
     result = _lstsq(a, b, rcond)
     if driver is None:

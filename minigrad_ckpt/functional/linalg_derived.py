@@ -111,8 +111,10 @@ def multi_dot(tensors: Any) -> Tensor:
 def vecdot(x: Any, y: Any, *, dim: int = -1) -> Tensor:
     """``sum(conj(x) * y)`` over ``dim``, the two broadcast together."""
     x = as_tensor(x)
-    y = as_tensor(y, x)
     _la.floating_only("linalg.vecdot", x)
+    _la.one_dtype("linalg.vecdot: Expected x and y to have the same dtype, but found x of type {first} and y of "
+                  "type {second} instead", x, y)
+    y = as_tensor(y, x)
     if x.dtype.kind == "c":
         x = conj(x)
     return mf.sum(x * y, axis=dim)
@@ -172,6 +174,9 @@ def cholesky_solve(b: Any, factor: Any, upper: bool = False) -> Tensor:
     ``upper=True``; ``^H`` the conjugate transpose, ``^T`` for real matrices): two triangular
     solves; only that triangle of ``factor`` is read."""
     f = as_tensor(factor)
+    # PyTorch checks the dtypes before either's kind
+    _la.one_dtype("Expected b and A to have the same dtype, but found b of type {second} and A of type {first} "
+                  "instead.", f, b)
     b = as_tensor(b, f)
     _la.floating_only("cholesky_solve", f)
     _la.floating_only("cholesky_solve", b)
@@ -223,6 +228,7 @@ def householder_product(a: Any, tau: Any) -> Tensor:
     ``H_i = I - tau_i v_i v_i^H`` with ``v_i`` the ``i``-th column of ``a`` below the diagonal and
     1 on it (LAPACK's ``orgqr``/``ungqr``; PyTorch's ``householder_product``)."""
     a = as_tensor(a)
+    _la.one_dtype("torch.linalg.householder_product: tau dtype {second} does not match input dtype {first}", a, tau)
     tau = as_tensor(tau, a)
     if a.ndim < 2 or tau.ndim < 1:
         raise InputMismatch(f"linalg.householder_product: expected a (*, m, n) and tau (*, k), got {a.shape}, "
@@ -396,11 +402,13 @@ def lu_solve(LU: Any, pivots: Any, b: Any, *, left: bool = True, adjoint: bool =
     ``adjoint=True``) from ``lu_factor``'s ``(LU, pivots)``: two triangular solves and the row
     permutation, each differentiable (in ``LU`` and ``B``)."""
     lu_ = as_tensor(LU)
-    b = as_tensor(b, lu_)
     piv = as_tensor(pivots, lu_)
     if lu_.ndim < 2 or lu_.shape[-1] != lu_.shape[-2] or piv.shape != lu_.shape[:-1]:
         raise InputMismatch(f"linalg.lu_solve: LU {lu_.shape} and pivots {piv.shape} do not fit")
     _la.floating_only("torch.linalg.lu_solve", lu_)
+    _la.one_dtype("linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type {first} and B "
+                  "of type {second} instead", lu_, b)
+    b = as_tensor(b, lu_)
     if not left:  # X A = B  <=>  A^H conj(X)^T = conj(B)^T (and X A^H = B  <=>  A conj(X)^T = conj(B)^T)
         flipped = lu_solve(lu_, piv, conj(mf.swapaxes(b, -1, -2)), adjoint=not adjoint)
         return conj(mf.swapaxes(flipped, -1, -2))
