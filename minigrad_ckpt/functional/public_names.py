@@ -189,7 +189,7 @@ SECTIONS: tuple[Section, ...] = (
         public("cbrt", mf.cbrt, AS_METHOD),
         public("floor", mf.floor, tmeth.no_kernel_for(mf.floor, "floor_vml_cpu"), in_place=True),
         public("ceil", mf.ceil, tmeth.no_kernel_for(mf.ceil, "ceil_vml_cpu"), in_place=True),
-        public("round", mf.round, tmeth.no_kernel_for(mf.round, "round_vml_cpu"), in_place=True),
+        public("round", mf.round, tmeth.round, in_place=True),
         public("around", mf.around),
         public("trunc", mf.trunc, _TRUNC_METHOD, in_place=True),
         public("mod", mf.mod),

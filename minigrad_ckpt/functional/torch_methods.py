@@ -477,6 +477,20 @@ def no_kernel_for(fn: Any, kernel: str, kinds: str = "b", message: str | None = 
     return checked
 
 
+def round(input: Any, decimals: Any = None) -> Tensor:  # noqa: A001, A002 - PyTorch's names
+    """``x.round(decimals=0)``: :func:`~.elementwise.round` under PyTorch's kernels.  PyTorch has
+    two: ``round()`` keeps an integer tensor (and refuses a bool one), while any ``decimals=`` given,
+    0 included, is the other overload, which has no integer or bool kernel -- its
+    ``NotImplementedError`` ('"round_cpu" not implemented for 'Long''), where NumPy's ``round``
+    answers the integers unchanged.  ``decimals`` may come positionally, as before (PyTorch's is a
+    keyword)."""
+    kind = input._data.dtype.kind if isinstance(input, Tensor) else ""
+    if kind == "b" or (kind in ("i", "u") and decimals is not None):
+        kernel = "round_cpu" if decimals else "round_vml_cpu"  # decimals=0 is the plain round's kernel
+        raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(input._data.dtype)}'")
+    return mf.round(input, 0 if decimals is None else decimals)
+
+
 def lerp(input: Any, end: Any, weight: Any) -> Tensor:  # noqa: A002
     """``input + weight * (end - input)``, from the nearer end so that ``weight = 1`` gives ``end``
     exactly, as ``torch.lerp`` (:func:`~.elementwise_compositions.lerp`); differentiable in all three.
