@@ -474,8 +474,9 @@ def qr(input: Any, some: bool = True) -> tuple[Tensor, Tensor]:
 
 
 def cholesky(input: Any, upper: bool = False) -> Tensor:
-    """PyTorch's (deprecated) ``torch.cholesky``: the lower factor ``L``, or ``L^H`` with ``upper``."""
-    return la.cholesky(input, upper=upper)
+    """PyTorch's (deprecated) ``torch.cholesky``: the lower factor ``L``, or ``L^H`` with ``upper``
+    (``x.cholesky``'s, integers refused as there)."""
+    return tmeth.cholesky_method(input, upper=upper)
 
 
 def pinverse(input: Any, rcond: float = 1e-15) -> Tensor:

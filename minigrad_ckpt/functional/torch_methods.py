@@ -809,8 +809,14 @@ def nanquantile_method(self: Tensor, q: Any, dim: Any = None, keepdim: bool = Fa
 
 def cholesky_method(self: Tensor, upper: bool = False) -> Tensor:
     """PyTorch's ``x.cholesky(upper=False)``: the lower factor ``L`` (``upper=True``: ``L^H``, the
-    conjugate transpose for a complex ``x``)."""
-    return linalg.cholesky(self, upper=upper)
+    conjugate transpose for a complex ``x``).  An integer or bool stack of square matrices is
+    PyTorch's ``NotImplementedError`` ('"cholesky_cpu" not implemented for 'Long''): this older
+    spelling has no kernel for them, where ``linalg.cholesky`` refuses them with a ``RuntimeError``;
+    a shape that is not a stack of square matrices is refused first, as there."""
+    x = as_tensor(self)
+    if x.dtype.kind in "biu" and x.ndim >= 2 and x.shape[-1] == x.shape[-2]:
+        raise DtypeNotImplemented(f"\"cholesky_cpu\" not implemented for '{scalar_type_name(x.dtype)}'")
+    return linalg.cholesky(x, upper=upper)
 
 
 def logical_xor_method(self: Tensor, other: Any) -> Tensor:
