@@ -113,10 +113,19 @@ def add(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
 def subtract(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
     """``x - y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x - alpha * y``).  A bool
     operand (a tensor or ``True``) is PyTorch's error: ``mask - 1`` is no arithmetic on masks."""
+    refuse_bool_subtraction(x, y)
+    return binary(_SUB, x, y if alpha == 1 else _alpha_times(x, y, alpha))
+
+
+def refuse_bool_subtraction(x: Any, y: Any) -> None:
+    """PyTorch's refusal of ``x - y`` with a bool operand (a tensor or ``True``), in its words, which
+    differ for two bool operands (``mask - mask``: use ``^``) and one (``1 - mask``: use ``~``)."""
+    if _is_bool(x) and _is_bool(y):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
     if _is_bool(x) or _is_bool(y):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-    return binary(_SUB, x, y if alpha == 1 else _alpha_times(x, y, alpha))
 
 
 def _is_bool(v: Any) -> bool:

@@ -7,6 +7,7 @@ entropies refuse them.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
@@ -14,6 +15,7 @@ from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
 from ...functional.arguments import in_float32_if_half, one_device
+from ...functional.elementwise import refuse_bool_subtraction
 from ...functional.errors import ComplexNotImplemented, InputMismatch
 from ...functional.indexing import getitem_in_range
 from ...functional.promotion import promoted
@@ -415,6 +417,17 @@ def _target_holds_the_loss(x: Tensor, y: Tensor) -> None:
                            f"{scalar_type_name(y.dtype)}")
 
 
+def _refusing_bool_operands(loss: Any) -> Any:
+    """``loss(input, target, ...)``, whose first step is ``input - target``, under PyTorch's refusal of
+    a bool operand there -- before any other dtype check, as PyTorch's (NumPy's TypeError otherwise)."""
+    @functools.wraps(loss)
+    def checked(input: Any, target: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
+        refuse_bool_subtraction(input, target)
+        return loss(input, target, *args, **kwargs)
+    return checked
+
+
+@_refusing_bool_operands
 @floating_kernel(refused="iu", message=MEAN_OF_INTEGERS)
 def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
             weight: Any = None) -> Tensor:

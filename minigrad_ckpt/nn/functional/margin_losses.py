@@ -10,12 +10,14 @@ embedding, triplet), 0 where its kernel tests ``z > 0`` (multi-margin, multi-lab
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.elementwise import refuse_bool_subtraction
 from ...functional.errors import InputMismatch
 from ...functional.indexing import take_along_axis_in_range
 from ...tensor import Tensor
@@ -40,6 +42,18 @@ def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: float = 0
     return _reduce(_hinge(-y * (a - b) + margin), reduction)
 
 
+def _refusing_bool_input(loss: Any) -> Any:
+    """``hinge_embedding_loss``, whose first step is ``margin - input``, under PyTorch's refusal of a
+    bool ``input`` there (its words for two bools, whatever the target), before its other checks."""
+    @functools.wraps(loss)
+    def checked(input: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
+        if isinstance(input, Tensor) and input.dtype.kind == "b":
+            refuse_bool_subtraction(input, input)
+        return loss(input, *args, **kwargs)
+    return checked
+
+
+@_refusing_bool_input
 @floating_kernel(message=MEAN_OF_INTEGERS)
 def hinge_embedding_loss(input: Any, target: Any, margin: float = 1.0, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
