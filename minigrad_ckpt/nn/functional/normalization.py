@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from ... import functional as mf
-from ...backend import host_numpy
+from ...backend import get_default_dtype, host_numpy
 from ...functional import _tensor
 from ...functional.arguments import in_float32_if_half
 from ...functional.errors import InputMismatch
@@ -14,7 +14,7 @@ from ...grad_mode import no_grad
 from ...ops import norm as _norm
 from ...tape import apply
 from ...tensor import Tensor
-from .inputs import _check_input_dtype, floating_kernel
+from .inputs import _check_input_dtype, floating_kernel, no_kernel
 
 __all__ = [
     "layer_norm", "batch_norm", "group_norm", "rms_norm", "instance_norm", "local_response_norm",
@@ -185,19 +185,35 @@ def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None,
 
 def local_response_norm(input: Any, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
     """``x / (k + alpha * mean(x^2 over the `size` neighbouring channels))^beta`` (AlexNet's
-    normalization; the window is zero-padded, ``size // 2`` channels before and ``(size - 1) // 2`` after)."""
+    normalization; the window is zero-padded, ``size // 2`` channels before and ``(size - 1) // 2`` after).
+    PyTorch's order and dtypes: the mean is its average pool's, so an int64 ``x`` is pooled in
+    integers (the mean truncated) and the rest is in the default float dtype; the other integer
+    dtypes, bool, and float16 beyond 3-D have no pool kernel there (its ``NotImplementedError``)."""
     input = _real_input("local_response_norm", input)
     if input.ndim < 3:
         raise ValueError(f"local_response_norm: expected (N, C, *spatial) input, got shape {input.shape}")
     if int(size) < 1:
         raise InputMismatch(f"local_response_norm: size must be >= 1, got {size}")
+    _refuse_unpooled_dtype(input)
     size = int(size)
     c = input.shape[1]
     sq = mf.pad(input * input, [(0, 0), (size // 2, (size - 1) // 2)] + [(0, 0)] * (input.ndim - 2))
     window = sq[:, 0:c]
     for i in range(1, size):
         window = window + sq[:, i:i + c]
-    return input / (window * (alpha / size) + k) ** beta
+    if input.dtype.kind == "i":  # int64: the pool's integer mean, then floats (int64 * alpha)
+        floats = get_default_dtype()
+        return mf.astype(input, floats) / (mf.astype(window // size, floats) * alpha + k) ** beta
+    return input / (window / size * alpha + k) ** beta
+
+
+def _refuse_unpooled_dtype(x: Tensor) -> None:
+    """PyTorch's refusal by ``local_response_norm``'s average pool (``avg_pool2d`` for 3-D input,
+    ``avg_pool3d`` beyond) of a dtype it has no kernel for: integers but int64, bool, and float16
+    beyond 3-D."""
+    kind, name = x.dtype.kind, x.dtype.name
+    if kind in "biu" and name != "int64" or (name == "float16" and x.ndim > 3):
+        raise no_kernel("avg_pool2d" if x.ndim == 3 else "avg_pool3d_out_frame", x)
 
 
 def _update_running(running_mean: Tensor, running_var: Tensor, mean: Any, var: Any, momentum: float,
