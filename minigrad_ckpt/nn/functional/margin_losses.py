@@ -18,12 +18,13 @@ from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
 from ...functional.elementwise import refuse_bool_subtraction
-from ...functional.errors import InputMismatch
+from ...functional.errors import InputMismatch, NeedsFloatingInput
 from ...functional.indexing import take_along_axis_in_range
+from ...functional.torch_methods import scalar_type_name
 from ...tensor import Tensor
 from .activation import logsigmoid, relu
 from .distance import pairwise_distance
-from .inputs import MEAN_OF_INTEGERS, _zeros_like, floating_kernel
+from .inputs import MEAN_OF_INTEGERS, _zeros_like
 from .loss import _check_reduction, _hinge, _reduce, _reduction_of, class_index_weight, in_dtype_of
 
 __all__ = [
@@ -54,14 +55,18 @@ def _refusing_bool_input(loss: Any) -> Any:
 
 
 @_refusing_bool_input
-@floating_kernel(message=MEAN_OF_INTEGERS)
 def hinge_embedding_loss(input: Any, target: Any, margin: float = 1.0, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``input`` where ``target == 1``, ``max(0, margin - input)`` where ``target == -1`` (PyTorch adds
-    both terms for any other target value)."""
+    both terms for any other target value).  An integer ``input`` is computed in its dtype, as
+    PyTorch's: the margin truncated to it, ``uint8`` wrapping; only its ``mean`` is refused."""
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x = _tensor(input)
+    if x.dtype.kind in "iu":
+        if reduction == "mean":
+            raise NeedsFloatingInput(MEAN_OF_INTEGERS.format(type=scalar_type_name(x.dtype)))
+        margin = mf.full((), int(margin), dtype=x.dtype, device=x.device)  # PyTorch casts the scalar
     y = _tensor(target, x)
     zero = _zeros_like(x)
     loss = mf.where(y != 1, _hinge(margin - x), zero) + mf.where(y != -1, x, zero)
