@@ -68,3 +68,10 @@ def test_float16_beyond_three_dims_is_refused_as_pytorchs_pool():
     assert F.local_response_norm(x, 2).dtype == mg.float16
     with pytest.raises(NotImplementedError, match="^\"avg_pool3d_out_frame\" not implemented for 'Half'$"):
         F.local_response_norm(mg.reshape(x, (2, 3, 2, 2)), 2)
+
+
+@pytest.mark.parametrize("dtype", [mg.int64, mg.int32, mg.float32], ids=str)
+def test_an_empty_input_is_returned_itself(dtype):
+    # torch 2.13: local_response_norm returns an empty input itself, whatever its dtype
+    x = mg.zeros(0, 3, 4, dtype=dtype)
+    assert F.local_response_norm(x, 2) is x

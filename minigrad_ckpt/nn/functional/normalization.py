@@ -188,10 +188,13 @@ def local_response_norm(input: Any, size: int, alpha: float = 1e-4, beta: float 
     normalization; the window is zero-padded, ``size // 2`` channels before and ``(size - 1) // 2`` after).
     PyTorch's order and dtypes: the mean is its average pool's, so an int64 ``x`` is pooled in
     integers (the mean truncated) and the rest is in the default float dtype; the other integer
-    dtypes, bool, and float16 beyond 3-D have no pool kernel there (its ``NotImplementedError``)."""
+    dtypes, bool, and float16 beyond 3-D have no pool kernel there (its ``NotImplementedError``).
+    An empty ``x`` is returned itself, as PyTorch's."""
     input = _real_input("local_response_norm", input)
     if input.ndim < 3:
         raise ValueError(f"local_response_norm: expected (N, C, *spatial) input, got shape {input.shape}")
+    if input.size == 0:  # PyTorch's: the input itself, before its pool could refuse the dtype
+        return input
     if int(size) < 1:
         raise InputMismatch(f"local_response_norm: size must be >= 1, got {size}")
     _refuse_unpooled_dtype(input)
