@@ -1563,6 +1563,8 @@ SPECS: list[OpSpec] = [
                                                      d(st.sampled_from([(-1.0, 1.0), (0.0, 6.0), (-2.0, 0.5)])))),
                                   Dom(-7.0, 7.0, grid=0.25, offset=0.125),
                                   Dom(-8.0, 8.0, specials=(-2.0, -1.0, -0.0, 0.0, 0.5, 1.0, 6.0)))),
+    _spec("Hardsigmoid", unary(R["Hardsigmoid"], Dom(-7.0, 7.0, grid=0.25, offset=0.125),
+                               Dom(-8.0, 8.0, specials=(-3.0, -0.0, 0.0, 3.0)))),
     _spec("Threshold", attrs_unary("Threshold",
                                    lambda d: dict(zip(("threshold", "value"),
                                                       d(st.sampled_from([(0.5, 20.0), (-1.0, -2.0), (0.0, 0.0)])))),
