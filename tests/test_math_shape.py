@@ -179,3 +179,15 @@ def test_bad_arguments_are_clear():
         mf.tile(t, -1)
     with pytest.raises(ValueError, match="1-D or 2-D"):
         mf.diag(_t(r(2, 2, 2)))
+
+
+def test_diag_of_a_0d_tensor_has_too_few_dims_and_of_a_3d_one_is_a_refused_argument():
+    # torch.diag: RuntimeError for both; a 0-d input is the shape ops' too-few-dims error (an
+    # IndexError too), a 3-D one is not "too few" dims
+    from minigrad_ckpt.functional.errors import RefusedArgument, TooFewDims
+
+    with pytest.raises(TooFewDims, match="1-D or 2-D"):
+        mg.diag(mg.tensor(1.0))
+    with pytest.raises(RefusedArgument, match="1-D or 2-D") as refused:
+        mg.diag(mg.zeros((2, 2, 2)))
+    assert isinstance(refused.value, RuntimeError) and not isinstance(refused.value, IndexError)

@@ -40,8 +40,8 @@ def diag(v: Any, k: int = 0) -> Tensor:
     k = int(k)
     if v.ndim == 2:  # a copy, as PyTorch's diag (its diagonal() is the view)
         return clone(diagonal(v, k))
-    if v.ndim != 1:
-        raise TooFewDims(f"diag: input must be 1-D or 2-D, got shape {v.shape}")
+    if v.ndim != 1:  # a 0-d input has too few dims; 3-D and more, an argument the kernel refuses
+        raise (TooFewDims if v.ndim == 0 else RefusedArgument)(f"diag: input must be 1-D or 2-D, got shape {v.shape}")
     m = v.shape[0]
     n = m + builtins.abs(k)
     start = k if k >= 0 else -k * n
