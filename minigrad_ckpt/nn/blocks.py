@@ -10,10 +10,9 @@ from typing import Any
 
 from ..creation import ones, zeros
 from ..functional.arguments import as_tensor
-from ..functional.errors import InputMismatch
 from ..tensor import Tensor
 from . import functional as F
-from .conv import _check_groups, _check_padding_mode, _checked_padding, _ConvNd, _ConvTransposeNd, _pad_by_mode
+from .conv import _check_groups, _check_padding_mode, _checked_padding, _ConvTransposeNd, _PlainConvNd
 from .function_layer import FunctionLayer
 from .module import Module, Parameter, _empty
 from .normalization import _batches_tracked_default
@@ -218,8 +217,10 @@ def _triple(v: Any) -> tuple[int, int, int]:
     return (int(v),) * 3 if isinstance(v, int) else tuple(int(a) for a in v)  # type: ignore[return-value]
 
 
-class Conv3d(_ConvNd):
+class Conv3d(_PlainConvNd):
     """3-D convolution over NCDHW input; weight (out_channels, in_channels/groups, kd, kh, kw)."""
+
+    _spatial_axes = "D, H, W"
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
                  dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
@@ -234,16 +235,6 @@ class Conv3d(_ConvNd):
         self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype, device=device)
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()
-
-    def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
-        x = as_tensor(input)
-        weight = self.weight  # (read once; the input is checked against it, as F.conv3d does)
-        channels = weight.shape[1] * self.groups
-        if x.ndim not in (4, 5) or x.shape[x.ndim - 4] != channels:
-            raise InputMismatch(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
-                                f"(N, {channels}, D, H, W) or ({channels}, D, H, W)")
-        x, padding = _pad_by_mode(x, self.padding, self.kernel_size, self.dilation, self.stride, self.padding_mode)
-        return F.conv3d(x, weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPool):

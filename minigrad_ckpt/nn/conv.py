@@ -18,6 +18,8 @@ from . import init
 from .functional.conv import _ntuple
 from .module import Module, _empty
 
+_CONVOLUTIONS = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}  # by the number of spatial axes
+
 __all__ = [
     "Conv2d", "Conv1d", "ConvTranspose2d", "ConvTranspose3d",
 ]
@@ -111,8 +113,36 @@ class _ConvNd(Module):
         return s
 
 
-class Conv2d(_ConvNd):
+class _PlainConvNd(_ConvNd):
+    """A convolution (not transposed): ``forward`` is ``_conv_forward`` with the layer's own
+    weight and bias."""
+
+    _spatial_axes: ClassVar[str] = ""  # the input's spatial axes, as error messages name them
+
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
+        return self._conv_forward(input, self.weight, self.bias)
+
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        """This layer's convolution (its stride, padding and padding mode, dilation and groups) with
+        ``weight`` and ``bias`` given: PyTorch's method of the same name, which layers derived from a
+        convolution call with a weight they computed (weight standardization, for one)."""
+        x = as_tensor(input)  # a list or an array works as it does for the functions
+        n = len(self.kernel_size)
+        channels = weight.shape[1] * self.groups  # F.conv's condition: `weight.data = ...` may resize it
+        if x.ndim not in (n + 1, n + 2) or x.shape[x.ndim - n - 1] != channels:
+            raise InputMismatch(
+                f"{self!r}: input of shape {tuple(x.shape)} does not match weight of shape "
+                f"{tuple(weight.shape)}: expected (N, {channels}, {self._spatial_axes}) or "
+                f"({channels}, {self._spatial_axes})")
+        x, padding = _pad_by_mode(x, self.padding, self.kernel_size, self.dilation, self.stride,
+                                  self.padding_mode)
+        return _CONVOLUTIONS[n](x, weight, bias, self.stride, padding, self.dilation, self.groups)
+
+
+class Conv2d(_PlainConvNd):
     """2-D convolution over NCHW input; weight (out_channels, in_channels/groups, kh, kw)."""
+
+    _spatial_axes = "H, W"
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
@@ -131,27 +161,15 @@ class Conv2d(_ConvNd):
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()
 
-    def forward(self, input: Tensor) -> Tensor:
-        x = input  # PyTorch's argument name
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        channel_axis = x.ndim - 3
-        weight = self.weight  # (read once: a parametrized weight is computed once per call)
-        channels = weight.shape[1] * self.groups  # F.conv2d's condition: `weight.data = ...` may resize it
-        if x.ndim not in (3, 4) or x.shape[channel_axis] != channels:
-            raise InputMismatch(
-                f"{self!r}: input of shape {tuple(x.shape)} does not match weight of shape "
-                f"{weight.shape}: expected (N, {channels}, H, W) or ({channels}, H, W)"
-            )
-        x, padding = _pad_by_mode(x, self.padding, self.kernel_size, self.dilation, self.stride,
-                                  self.padding_mode)
-        return F.conv2d(x, weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 def _single(v: Any) -> int:
     return int(v[0]) if isinstance(v, (tuple, list)) else int(v)
 
 
-class Conv1d(_ConvNd):
+class Conv1d(_PlainConvNd):
     """1-D convolution over (N, C, L) input; weight (out_channels, in_channels/groups, k)."""
+
+    _spatial_axes = "L"
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
                  dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
@@ -169,16 +187,6 @@ class Conv1d(_ConvNd):
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()
 
-    def forward(self, input: Tensor) -> Tensor:
-        x = input  # PyTorch's argument name
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        weight = self.weight  # (read once; the input is checked against it, as F.conv1d does)
-        channels = weight.shape[1] * self.groups
-        if x.ndim not in (2, 3) or x.shape[-2] != channels:
-            raise InputMismatch(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
-                                f"(N, {channels}, L) or ({channels}, L)")
-        x, padding = _pad_by_mode(x, self.padding, self.kernel_size, self.dilation, self.stride, self.padding_mode)
-        return F.conv1d(x, weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 class _ConvTransposeNd(_ConvNd):
     """The transpose of a convolution over ``spatial`` axes (a "deconvolution"); weight
