@@ -1,6 +1,7 @@
 """PyTorch's ``torch.nn.modules.<submodule>`` paths: each layer at PyTorch's address, the base classes
 code tests with ``isinstance`` or subclasses (``batchnorm._BatchNorm``, ``conv._ConvNd``,
-``instancenorm._InstanceNorm``, ``loss._Loss``, ``loss._WeightedLoss``), each layer under the bases
+``dropout._DropoutNd``, ``instancenorm._InstanceNorm``, ``loss._Loss``, ``loss._WeightedLoss``,
+``pooling._MaxPoolNd`` and the other pooling bases), each layer under the bases
 PyTorch puts it under, and a loss written for PyTorch as a ``_Loss`` / ``_WeightedLoss`` subclass.
 
 Before, ``mg.nn.modules`` held only ``module`` and ``utils``: pytorch/examples' word_language_model
@@ -29,6 +30,10 @@ sys.path.insert(0, str(Path(__file__).parent / "data"))
 from nn_modules_paths_cases import loss_subclasses  # noqa: E402
 
 TORCH = json.loads((Path(__file__).parent / "data" / "torch_nn_modules_paths.json").read_text())
+BASES = ("batchnorm._BatchNorm", "conv._ConvNd", "conv._ConvTransposeNd", "dropout._DropoutNd",
+         "instancenorm._InstanceNorm", "loss._Loss", "loss._WeightedLoss", "pooling._AdaptiveAvgPoolNd",
+         "pooling._AdaptiveMaxPoolNd", "pooling._AvgPoolNd", "pooling._LPPoolNd", "pooling._MaxPoolNd",
+         "pooling._MaxUnpoolNd")  # the private bases PyTorch's nn.modules holds that code tests with isinstance
 OFFERED = [(sub, name, bases) for sub, layers in sorted(TORCH["layers"].items())
            for name, bases in sorted(layers.items()) if hasattr(nn, name)]
 
@@ -43,9 +48,7 @@ def test_each_layer_is_at_pytorchs_address_under_pytorchs_bases(sub, name, bases
     module = importlib.import_module(f"minigrad_ckpt.nn.modules.{sub}")
     assert getattr(module, name) is getattr(nn, name) is getattr(nn.modules, name)
     assert name in module.__all__
-    have = sorted(dotted for dotted in ("batchnorm._BatchNorm", "conv._ConvNd", "conv._ConvTransposeNd",
-                                        "instancenorm._InstanceNorm", "loss._Loss", "loss._WeightedLoss")
-                  if issubclass(getattr(nn, name), _resolve(dotted)))
+    have = sorted(dotted for dotted in BASES if issubclass(getattr(nn, name), _resolve(dotted)))
     assert have == bases
 
 

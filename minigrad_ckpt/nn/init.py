@@ -63,6 +63,28 @@ def _fans(t: Tensor) -> tuple[int, int]:
 _calculate_fan_in_and_fan_out = _fans
 
 
+def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
+    """The fan ``mode`` names, ``"fan_in"`` or ``"fan_out"`` in any case (PyTorch's private helper,
+    which custom initialisations call too); any other mode is PyTorch's ValueError -- it is never
+    read as ``fan_out``."""
+    mode = mode.lower()
+    valid_modes = ["fan_in", "fan_out"]
+    if mode not in valid_modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    fan_in, fan_out = _fans(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def _zero_elements(tensor: Tensor) -> bool:
+    """PyTorch's He initialisations leave a tensor of no elements as it is, with this warning."""
+    if 0 not in tensor.shape:
+        return False
+    import warnings
+
+    warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=4)  # past the meta-device wrapper
+    return True
+
+
 def _fill(t: Tensor, values: Any) -> Tensor:
     with no_grad():
         t.copy_(Tensor.constant(values, t.device))
@@ -133,8 +155,9 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> 
 def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
                      nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
     """He initialisation: U(-b, b) with ``b = gain * sqrt(3 / fan)``."""
-    fan_in, fan_out = _fans(tensor)
-    fan = fan_in if mode == "fan_in" else fan_out
+    if _zero_elements(tensor):
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan) if fan else 0.0
     return uniform_(tensor, -bound, bound, generator)
 
@@ -142,8 +165,9 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
 def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
                     nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
     """He normal: ``N(0, gain / sqrt(fan))`` for the ``nonlinearity``'s gain and ``mode``'s fan, in place."""
-    fan_in, fan_out = _fans(tensor)
-    fan = fan_in if mode == "fan_in" else fan_out
+    if _zero_elements(tensor):
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan) if fan else 0.0, generator)
 
 
@@ -268,3 +292,26 @@ uniform, normal, constant = _deprecated(uniform_), _deprecated(normal_), _deprec
 xavier_uniform, xavier_normal = _deprecated(xavier_uniform_), _deprecated(xavier_normal_)
 kaiming_uniform, kaiming_normal = _deprecated(kaiming_uniform_), _deprecated(kaiming_normal_)
 orthogonal, sparse, dirac, eye = _deprecated(orthogonal_), _deprecated(sparse_), _deprecated(dirac_), _deprecated(eye_)
+
+
+# PyTorch's private fills, which initialisation code copied from torch's own (timm's trunc_normal_
+# of old, custom reset_parameters) calls: the same fills, under the names it calls them by.
+def _no_grad_uniform_(tensor: Tensor, a: float, b: float, generator: Any = None) -> Tensor:
+    return uniform_(tensor, a, b, generator)
+
+
+def _no_grad_normal_(tensor: Tensor, mean: float, std: float, generator: Any = None) -> Tensor:
+    return normal_(tensor, mean, std, generator)
+
+
+def _no_grad_trunc_normal_(tensor: Tensor, mean: float, std: float, a: float, b: float,
+                           generator: Any = None) -> Tensor:
+    return trunc_normal_(tensor, mean, std, a, b, generator)
+
+
+def _no_grad_fill_(tensor: Tensor, val: float) -> Tensor:
+    return constant_(tensor, val)
+
+
+def _no_grad_zero_(tensor: Tensor) -> Tensor:
+    return zeros_(tensor)

@@ -63,7 +63,7 @@ class MaxPool3d(_MaxPool):
 
 
 class _AvgPool(_Pool):
-    """Average pooling in 2 or 3 dimensions: PyTorch's arguments, ``fn`` picks the dimensions."""
+    """Average pooling in 1 to 3 dimensions: PyTorch's arguments, ``fn`` picks the dimensions."""
 
     options = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
 
@@ -73,7 +73,7 @@ class _AvgPool(_Pool):
                          count_include_pad=count_include_pad, divisor_override=divisor_override)
 
 
-class AvgPool1d(_Pool):
+class AvgPool1d(_AvgPool):
     """1-D average pooling over (N, C, L) or (C, L); as PyTorch's, its sizes are kept as 1-tuples
     (``AvgPool1d(2).kernel_size == (2,)``)."""
 
@@ -84,8 +84,9 @@ class AvgPool1d(_Pool):
                  count_include_pad: bool = True) -> None:
         def single(v: Any) -> Any:
             return tuple(v) if isinstance(v, (tuple, list)) else (v,)
-        super().__init__(kernel_size=single(kernel_size), stride=None if stride is None else single(stride),
-                         padding=single(padding), ceil_mode=ceil_mode, count_include_pad=count_include_pad)
+        # past _AvgPool's constructor: PyTorch's AvgPool1d has no divisor_override (an _AvgPoolNd all the same)
+        _Pool.__init__(self, kernel_size=single(kernel_size), stride=None if stride is None else single(stride),
+                       padding=single(padding), ceil_mode=ceil_mode, count_include_pad=count_include_pad)
 
 
 class AvgPool2d(_AvgPool):

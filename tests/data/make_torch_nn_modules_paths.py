@@ -22,8 +22,10 @@ from nn_modules_paths_cases import loss_subclasses  # noqa: E402
 SUBMODULES = ("activation", "adaptive", "batchnorm", "channelshuffle", "container", "conv", "distance", "dropout",
               "flatten", "fold", "instancenorm", "linear", "loss", "normalization", "padding", "pixelshuffle",
               "pooling", "rnn", "sparse", "transformer", "upsampling")
-BASES = {"batchnorm": ("_BatchNorm",), "conv": ("_ConvNd", "_ConvTransposeNd"), "instancenorm": ("_InstanceNorm",),
-         "loss": ("_Loss", "_WeightedLoss")}
+BASES = {"batchnorm": ("_BatchNorm",), "conv": ("_ConvNd", "_ConvTransposeNd"), "dropout": ("_DropoutNd",),
+         "instancenorm": ("_InstanceNorm",), "loss": ("_Loss", "_WeightedLoss"),
+         "pooling": ("_AdaptiveAvgPoolNd", "_AdaptiveMaxPoolNd", "_AvgPoolNd", "_LPPoolNd", "_MaxPoolNd",
+                     "_MaxUnpoolNd")}
 
 
 def bases_of(cls: type) -> list[str]:

@@ -2,7 +2,8 @@
 submodules of this package (``activation.py``, ``loss.py``, ...), each of which holds the names
 of its row.  The classes are :mod:`minigrad_ckpt.nn`'s; the private bases listed are the ones code
 written for PyTorch tests with ``isinstance`` or subclasses (``batchnorm._BatchNorm``,
-``conv._ConvNd``, ``instancenorm._InstanceNorm``, ``loss._Loss``, ``loss._WeightedLoss``).
+``conv._ConvNd``, ``dropout._DropoutNd``, ``instancenorm._InstanceNorm``, ``loss._Loss``,
+``loss._WeightedLoss``, ``pooling._MaxPoolNd`` and the other pooling bases).
 ``tests/test_nn_modules_paths.py`` checks the table against PyTorch's layout."""
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ PLACES: dict[str, dict[str, type]] = {
     "conv": {**_every(conv), **_named(blocks, "Conv3d", "ConvTranspose1d"),
              **_named(conv, "_ConvNd", "_ConvTransposeNd")},
     "distance": _named(distance, "PairwiseDistance", "CosineSimilarity"),
-    "dropout": _every(dropout),
+    "dropout": {**_every(dropout), "_DropoutNd": dropout._Dropout},
     "flatten": _every(flatten),
     "fold": _named(blocks, "Fold", "Unfold"),
     "instancenorm": _named(blocks, "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "_InstanceNorm"),
@@ -57,7 +58,10 @@ PLACES: dict[str, dict[str, type]] = {
     "padding": _every(padding),
     "pixelshuffle": _named(distance, "PixelShuffle", "PixelUnshuffle"),
     "pooling": {**_every(pooling), **_named(blocks, "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AdaptiveMaxPool1d",
-                                            "AdaptiveAvgPool1d", "AdaptiveAvgPool3d")},
+                                            "AdaptiveAvgPool1d", "AdaptiveAvgPool3d"),
+                "_MaxPoolNd": pooling._MaxPool, "_AvgPoolNd": pooling._AvgPool, "_LPPoolNd": pooling._LPPool,
+                "_AdaptiveMaxPoolNd": pooling._AdaptiveMaxPool, "_AdaptiveAvgPoolNd": pooling._AdaptiveAvgPool,
+                "_MaxUnpoolNd": blocks._MaxUnpool},
     "rnn": _every(recurrent),
     "sparse": _every(embedding),
     "transformer": _every(transformer),
