@@ -32,10 +32,13 @@ def _p_norm(x: Tensor, p: float, axis: int, keepdims: bool = False) -> Tensor:
 def normalize(input: Any, p: float = 2.0, axis: int | None = None, eps: float = 1e-12, *,
               dim: int | None = None) -> Tensor:
     """``x / max(||x||_p, eps)`` along ``axis`` (PyTorch's default ``dim=1``; a tuple of dims, ``()``
-    for every dim, and dim 0 of a 0-d tensor too, as PyTorch's vector norm takes them)."""
+    for every dim, and dim 0 of a 0-d tensor too, as PyTorch's vector norm takes them).  ``p`` is
+    what ``Tensor.norm`` takes, as in PyTorch, whose ``normalize`` calls it: a number, ``"fro"`` or
+    ``"nuc"``."""
     input = _tensor(input)
     ax = _axis(axis, dim, default=1)
-    return input / mf.maximum(vector_norm(input, float(p), ax, keepdim=True), eps)
+    norm = input.norm(p, ax, keepdim=True) if isinstance(p, str) else vector_norm(input, float(p), ax, keepdim=True)
+    return input / mf.maximum(norm, eps)
 
 
 def cosine_similarity(x1: Any, x2: Any, axis: int | None = None, eps: float = 1e-8, *,
