@@ -16,7 +16,7 @@ import builtins
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..backend import to_host
+from ..backend import host_numpy, to_host
 from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 from ._common import as_number
@@ -176,6 +176,8 @@ class LBFGS(Optimizer):
         ``prev_flat_grad``, ``old_dirs``, ``old_stps``) run over all the parameters, so one of
         another length -- a state of other parameters -- is refused here, as the other optimizers
         refuse a moment of another shape, not left to fail inside a later ``step``."""
+        if key == "H_diag" and isinstance(v, float):  # a snapshot keeps a 0-d tensor as its number
+            v = Tensor._from_data(host_numpy.asarray(v, dtype=self.as_real(p).dtype), device=p.device)
         value = super()._loaded_value(p, idx, key, v)
         size = builtins.sum(self.as_real(q).numel() for q in self._params)
         for t in value if isinstance(value, list) else [value]:
@@ -235,6 +237,8 @@ class LBFGS(Optimizer):
             memory = _Memory.load(state)
             self._iterate(closure, group, state, memory, loss, g)
             memory.save(state)
+            if "al" in state:
+                state["al"] = _wrapped(state["al"])
         return first
 
     def _iterate(self, closure: Callable[[], Any], group: dict[str, Any], state: dict[str, Any],
@@ -243,11 +247,13 @@ class LBFGS(Optimizer):
         while n_iter < group["max_iter"]:
             n_iter += 1
             state["n_iter"] += 1
-            memory.direction(g, state["n_iter"] == 1, group["history_size"])
+            if state["n_iter"] != 1:  # PyTorch's scratch list of the two-loop coefficients, kept in the state
+                state["al"] = _raw(state.setdefault("al", [None] * group["history_size"]))
+            memory.direction(g, state["n_iter"] == 1, group["history_size"], state.get("al"))
             memory.prev_loss = loss
             memory.prev_grad = g.copy()
             lr = as_number(group["lr"])  # a tensor lr (PyTorch takes one) as its value: t scales arrays
-            t = memory.first_step(g, lr) if state["n_iter"] == 1 else float(lr)
+            t = memory.first_step(g, lr) if state["n_iter"] == 1 else lr
             gtd = _number(g.dot(memory.d))
             if gtd > -group["tolerance_change"]:
                 break
@@ -266,7 +272,7 @@ class LBFGS(Optimizer):
         """Take the step along ``d`` (searched, or fixed); the new loss, gradient, step, evaluations."""
         if group["line_search_fn"] == "strong_wolfe":
             x = [p._data.copy() for p in self._params]
-            loss, g, t, used = strong_wolfe(self._directional(closure, x, d), t, d, loss, g, gtd,
+            loss, g, t, used = strong_wolfe(self._directional(closure, x, d), _search_start(t), d, loss, g, gtd,
                                             max_ls=group["max_eval"] - evals)
             self._add_step(t, d)
             return loss, g, t, used
@@ -278,7 +284,11 @@ class LBFGS(Optimizer):
 
 
 class _Memory:
-    """The curvature pairs and the last direction: what carries over from step to step."""
+    """The curvature pairs and the last direction: what carries over from step to step.
+
+    As PyTorch's, the two-loop recursion's scalars -- ``ro = 1 / y.s``, ``H_diag``, the
+    coefficients ``al`` -- are 0-d values in the gradient's dtype (tensors in the state), so a float32
+    run rounds them as PyTorch's does, and the first step ``t = min(1, 1 / |g|_1) * lr`` too."""
 
     KEYS = ("d", "t", "old_dirs", "old_stps", "ro", "H_diag", "prev_flat_grad", "prev_loss")
 
@@ -287,52 +297,71 @@ class _Memory:
         self.t = values.get("t")
         self.old_dirs: list[Any] = list(values.get("old_dirs") or [])
         self.old_stps: list[Any] = list(values.get("old_stps") or [])
-        self.ro: list[float] = list(values.get("ro") or [])
-        self.h_diag = values.get("H_diag", 1.0)
+        self.ro: list[Any] = list(values.get("ro") or [])
+        self.h_diag = values.get("H_diag", 1)
         self.prev_grad = values.get("prev_flat_grad")
         self.prev_loss = values.get("prev_loss")
 
     @classmethod
     def load(cls, state: dict[str, Any]) -> _Memory:
-        def raw(v: Any) -> Any:
-            if isinstance(v, Tensor):
-                return v._data
-            return [raw(x) for x in v] if isinstance(v, list) else v
-        return cls({k: raw(state[k]) for k in cls.KEYS if k in state})
+        return cls({k: _raw(state[k]) for k in cls.KEYS if k in state})
 
     def save(self, state: dict[str, Any]) -> None:
-        def wrap(v: Any) -> Any:
-            if isinstance(v, list):
-                return [wrap(x) for x in v]
-            return Tensor.constant(v) if hasattr(v, "shape") else v
         values = dict(d=self.d, t=self.t, old_dirs=self.old_dirs, old_stps=self.old_stps, ro=self.ro,
                       H_diag=self.h_diag, prev_flat_grad=self.prev_grad, prev_loss=self.prev_loss)
-        state.update({k: wrap(v) for k, v in values.items()})
+        state.update({k: _wrapped(v) for k, v in values.items()})
 
     @staticmethod
-    def first_step(g: Any, lr: float) -> float:
-        return builtins.min(1.0, 1.0 / _number(abs(g).sum())) * lr
+    def first_step(g: Any, lr: Any) -> Any:
+        """PyTorch's ``min(1.0, 1.0 / g.abs().sum()) * lr``: a 0-d value of ``g``'s dtype when the
+        reciprocal is below 1, else ``1.0 * lr``."""
+        inverse = 1.0 / abs(g).sum()
+        return inverse * lr if _number(inverse) < 1.0 else 1.0 * lr
 
-    def direction(self, g: Any, first: bool, history_size: int) -> None:
-        """``d = -H g`` by the two-loop recursion over the stored pairs."""
+    def direction(self, g: Any, first: bool, history_size: int, al: list[Any] | None) -> None:
+        """``d = -H g`` by the two-loop recursion over the stored pairs; the coefficients go into
+        ``al`` (the state's list, as PyTorch's)."""
         if first:
-            self.d, self.old_dirs, self.old_stps, self.ro, self.h_diag = -g, [], [], [], 1.0
+            self.d, self.old_dirs, self.old_stps, self.ro, self.h_diag = -g, [], [], [], 1
             return
         y, s = g - self.prev_grad, self.d * self.t
-        ys = _number(y.dot(s))
-        if ys > 1e-10:
+        ys = y.dot(s)
+        if _number(ys) > 1e-10:
             if len(self.old_dirs) == history_size:
                 self.old_dirs.pop(0), self.old_stps.pop(0), self.ro.pop(0)
             self.old_dirs.append(y)
             self.old_stps.append(s)
             self.ro.append(1.0 / ys)
-            self.h_diag = ys / _number(y.dot(y))
-        q, al = -g, [0.0] * len(self.old_dirs)
+            self.h_diag = ys / y.dot(y)
+        al = al if al is not None and len(al) >= len(self.old_dirs) else [None] * len(self.old_dirs)
+        q = -g
         for i in range(len(self.old_dirs) - 1, -1, -1):
-            al[i] = _number(self.old_stps[i].dot(q)) * self.ro[i]
+            al[i] = self.old_stps[i].dot(q) * self.ro[i]
             q = q - al[i] * self.old_dirs[i]
         r = q * self.h_diag
         for i in range(len(self.old_dirs)):
-            be_i = _number(self.old_dirs[i].dot(r)) * self.ro[i]
+            be_i = self.old_dirs[i].dot(r) * self.ro[i]
             r = r + (al[i] - be_i) * self.old_stps[i]
         self.d = r
+
+
+def _search_start(t: Any) -> Any:
+    """The line search's first trial step: a number as it is (an int ``lr`` the search accepts stays
+    the int PyTorch keeps as ``state["t"]``), a 0-d array (the first iteration's) read as a float."""
+    return t if isinstance(t, (int, float)) else _number(t)
+
+
+def _raw(v: Any) -> Any:
+    """A state value as the recursion reads it: a tensor's array, in lists too."""
+    if isinstance(v, Tensor):
+        return v._data
+    return [_raw(x) for x in v] if isinstance(v, list) else v
+
+
+def _wrapped(v: Any) -> Any:
+    """An array (a 0-d one too) as a tensor of the state, in lists too; numbers and None as they are."""
+    if isinstance(v, list):
+        return [_wrapped(x) for x in v]
+    if isinstance(v, host_numpy.generic):  # a NumPy backend's 0-d result (a dot product) is a scalar
+        v = host_numpy.asarray(v)
+    return Tensor.constant(v) if hasattr(v, "shape") and not isinstance(v, Tensor) else v

@@ -1,0 +1,117 @@
+"""LBFGS keeps its state as PyTorch's does: the two-loop recursion's scalars are 0-d tensors of the
+parameters' dtype -- ``ro`` a list of them, ``H_diag`` one, and the coefficients in ``state["al"]``
+(a list of ``history_size`` entries, ``None`` where not yet used) -- and ``t`` is the ``lr`` as given
+(an int stays an int), a 0-d tensor when the first iteration's ``min(1, 1 / |g|_1) * lr`` took the
+reciprocal.  Before, ``ro`` held Python floats, ``H_diag`` a float, ``t`` ``float(lr)`` and there was
+no ``"al"``: ``state_dict()`` had another layout than torch 2.13's, and in float32 those scalars were
+computed in float64 where PyTorch rounds them to float32.
+
+torch's numbers and layouts: ``tests/data/torch_lbfgs_state.json``
+(``tests/data/make_torch_lbfgs_state.py``, which also defines the problem); torch is not imported.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.snapshot import Snapshot
+from minigrad_ckpt.testing import strict  # noqa: F401  (registers the strict stand-in devices)
+
+DATA = Path(__file__).parent / "data"
+sys.path.insert(0, str(DATA))
+from make_torch_lbfgs_state import CONFIGS, SIZES, X0, kind, loss_and_grad, run  # noqa: E402
+
+TORCH = json.loads((DATA / "torch_lbfgs_state.json").read_text())["runs"]
+
+
+@pytest.mark.parametrize("key", sorted(TORCH))
+def test_state_layout_and_path_are_torchs(key):
+    name, dtype = key.split("/")
+    path, opt = run(mg, mg.optim.LBFGS, dtype, CONFIGS[name])
+    state = [[k, kind(v)] for k, v in opt.state_dict()["state"][0].items()]
+    assert json.loads(json.dumps(state)) == TORCH[key]["state"]
+    want = np.array(TORCH[key]["path"])
+    np.testing.assert_allclose(path, want, rtol=0, atol=(1e-12 if dtype == "float64" else 1e-6) * abs(want).max())
+
+
+def _model(device, dtype):
+    start = np.split(X0, np.cumsum(SIZES)[:-1])
+    params = [mg.tensor(x, dtype=dtype, device=device, requires_grad=True) for x in start]
+    return mg.nn.ParameterList([mg.nn.Parameter(p) for p in params])
+
+
+def _steps(model, opt, ex, n):
+    def closure():
+        x = np.concatenate([p.detach().cpu().numpy() for p in model])
+        loss, grad = loss_and_grad(x)
+        for p, g in zip(model, np.split(grad, np.cumsum(SIZES)[:-1])):
+            p.grad = mg.tensor(g, dtype=p.dtype, device=p.device)
+        return loss
+    out = []
+    for _ in range(n):
+        opt.step(closure)
+        ex.step()
+        out.append([p.detach().cpu().numpy().tobytes() for p in model])
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64),
+                                           ("strict-f32", mg.float32)])
+def test_the_state_resumes_bit_for_bit_from_a_snapshot(tmp_path, name, device, dtype):
+    def build():
+        model = _model(device, dtype)
+        opt = mg.optim.LBFGS(model.parameters(), **CONFIGS[name])
+        return model, opt, mg.Executor(model, opt)
+    model, opt, ex = build()
+    _steps(model, opt, ex, 2)
+    Snapshot.from_executor(ex).save(tmp_path / "s.mgsnap")
+    want = _steps(model, opt, ex, 3)
+    model, opt, ex = build()
+    Snapshot.load(tmp_path / "s.mgsnap").restore_into(ex)
+    state = opt.state[model[0]]
+    assert isinstance(state["H_diag"], mg.Tensor) and state["H_diag"].dtype == dtype
+    assert _steps(model, opt, ex, 3) == want
+
+
+def test_the_state_dict_goes_through_mg_save_and_load():
+    model = _model("cpu", mg.float32)
+    opt = mg.optim.LBFGS(model.parameters(), **CONFIGS["one_iteration"])
+    ex = mg.Executor(model, opt)
+    _steps(model, opt, ex, 2)
+    buf = io.BytesIO()
+    mg.save(opt.state_dict(), buf)
+    buf.seek(0)
+    saved = mg.load(buf)
+    again = _model("cpu", mg.float32)
+    for p, q in zip(again, model):
+        p.data = q.detach().clone()
+    other = mg.optim.LBFGS(again.parameters(), **CONFIGS["one_iteration"])
+    other.load_state_dict(saved)
+    assert [kind(v) for v in other.state[again[0]].values()] == [kind(v) for v in opt.state[model[0]].values()]
+    assert _steps(again, other, mg.Executor(again, other), 2) == _steps(model, opt, ex, 2)
+
+
+def test_a_state_of_numbers_as_mg_wrote_it_before_still_steps():
+    model = _model("cpu", mg.float64)
+    opt = mg.optim.LBFGS(model.parameters(), **CONFIGS["fixed_step"])
+    ex = mg.Executor(model, opt)
+    _steps(model, opt, ex, 1)
+    sd = opt.state_dict()
+    st = sd["state"][0]
+    st["ro"] = [float(r) for r in st["ro"]]
+    st["H_diag"] = float(st["H_diag"])
+    st.pop("al", None)
+    again = _model("cpu", mg.float64)
+    for p, q in zip(again, model):
+        p.data = q.detach().clone()
+    other = mg.optim.LBFGS(again.parameters(), **CONFIGS["fixed_step"])
+    other.load_state_dict(sd)
+    assert _steps(again, other, mg.Executor(again, other), 2) == _steps(model, opt, ex, 2)
