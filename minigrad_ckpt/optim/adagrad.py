@@ -17,7 +17,7 @@ class Adagrad(Optimizer):
 
         g = grad (+ weight_decay * p)
         clr = lr / (1 + (t - 1) * lr_decay)
-        s = s + g * g                  (s starts at initial_accumulator_value)
+        s = s + g * g                  (s starts at the optimizer's initial_accumulator_value)
         p = p - clr * g / (sqrt(s) + eps)
     """
 
@@ -43,7 +43,9 @@ class Adagrad(Optimizer):
         refuse_complex_when_fused(self, p, group, RuntimeError("`fused` does not support sparse grad or complex param"))
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
-        return {"step": 0, "sum": zeros_state(p, group["initial_accumulator_value"])}
+        # PyTorch fills the sum with the optimizer's initial_accumulator_value, at construction and for a
+        # group added later alike: a group's own value is kept in the group but never read
+        return {"step": 0, "sum": zeros_state(p, self.defaults["initial_accumulator_value"])}
 
     def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
