@@ -60,12 +60,13 @@ def scalar_state(value: float, times: float | None = None) -> float:
     return float(narrow if times is None else narrow * host_numpy.float32(times))
 
 
-def scalar_tensor(value: Any) -> Tensor:
+def scalar_tensor(value: Any, single: bool = False) -> Tensor:
     """``value`` as PyTorch keeps a scalar of an optimizer's state (``step``, ASGD's ``eta`` and
     ``mu``, NAdam's ``mu_product``): a 0-d tensor on the host of PyTorch's scalar dtype -- float64
-    when the default dtype is float64, float32 otherwise."""
+    when the default dtype is float64, float32 otherwise; float32 always if ``single`` (the step
+    count of a group PyTorch steps with its fused kernels)."""
     value = value.item() if isinstance(value, Tensor) else value
-    wide = host_numpy.dtype(get_default_dtype()) == host_numpy.float64
+    wide = not single and host_numpy.dtype(get_default_dtype()) == host_numpy.float64
     return Tensor.constant(host_numpy.asarray(value, dtype=host_numpy.float64 if wide else host_numpy.float32))
 
 

@@ -240,7 +240,9 @@ class Optimizer:
         if not st:  # plain SGD asks for this every step: nothing to make
             return st
         st = _state_in_shape_of(st, p)
-        return {k: scalar_tensor(v) if k in self.scalar_state_keys and v is not None else v for k, v in st.items()}
+        fused = bool(group.get("fused"))  # PyTorch's fused kernels count their steps in float32
+        return {k: scalar_tensor(v, single=fused and k == "step") if k in self.scalar_state_keys and v is not None
+                else v for k, v in st.items()}
 
     def _as_the_rule_reads(self, state: dict[str, Any], p: Tensor) -> dict[str, Any]:
         """``state`` as :meth:`update_one` reads it: a complex parameter's tensors as their real
@@ -347,10 +349,12 @@ class Optimizer:
         if any(len(saved["params"]) != len(own["params"]) for saved, own in zip(groups, self.param_groups)):
             raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
                              "optimizer's group")
-        by_index = {}
+        by_index, single_step = {}, set()
         for saved, own in zip(groups, self.param_groups):
             for idx, p in zip(saved["params"], own["params"]):
                 by_index[idx] = p
+                if saved.get("fused") or saved.get("capturable"):  # PyTorch loads their step as float32
+                    single_step.add(idx)
         new_state: dict[Any, Any] = {}
         for idx, st in state_dict["state"].items():
             if isinstance(idx, str) and not idx.isdigit():  # not a parameter's: kept under its key
@@ -361,6 +365,8 @@ class Optimizer:
                 raise ValueError(f"loaded state refers to parameter {idx}, which does not exist")
             p = by_index[idx]
             new_state[p] = {k: self._loaded_value(p, idx, k, v) for k, v in st.items()}
+            if idx in single_step and isinstance(new_state[p].get("step"), Tensor):
+                new_state[p]["step"] = scalar_tensor(new_state[p]["step"], single=True)
         for saved, own in zip(groups, self.param_groups):
             _take_saved_group(own, saved)
             # an option the save predates takes its default, as PyTorch's __setstate__ setdefaults them
