@@ -21,9 +21,11 @@ def zeros_state(p: Tensor, fill: float = 0.0) -> Tensor:
 
 def real_view(a: Any) -> Any:
     """The complex array ``a`` as floats of shape ``a.shape + (2,)`` (real, imaginary), sharing
-    its memory: an update of the view is an update of ``a`` (``a`` must be contiguous)."""
+    its memory: an update of the view is an update of ``a`` -- whatever ``a``'s strides, as PyTorch's
+    ``view_as_real``: a trailing axis of one element is contiguous, so NumPy's ``view`` splits it into
+    the two parts (a transposed parameter's last axis is not, and its own ``view`` refuses it)."""
     part = "float32" if a.dtype.itemsize == 8 else "float64"  # complex64 is two float32s
-    return a.view(part).reshape(tuple(a.shape) + (2,))
+    return a[..., None].view(part)
 
 
 def complex_of_real(a: Any, shape: tuple[int, ...]) -> Any:
