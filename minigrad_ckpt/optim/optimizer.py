@@ -276,7 +276,7 @@ class Optimizer:
             return p
         view = Tensor.constant(real_view(p._data), p.device)
         if p.grad is not None:
-            view.grad = Tensor.constant(real_view(p.device.xp.ascontiguousarray(p.grad._data)), p.device)
+            view.grad = Tensor.constant(real_view(p.grad._data), p.device)  # (any strides; a 0-d one stays 0-d)
         return view
 
     def check_complex_parameter(self, p: Tensor, group: dict[str, Any]) -> None:

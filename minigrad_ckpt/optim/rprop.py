@@ -42,13 +42,12 @@ class Rprop(Optimizer):
     def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         xp = p.device.xp
         (etaminus, etaplus), (lo, hi) = group["etas"], group["step_sizes"]
-        factor = xp.sign(g * state["prev"]._data)  # then PyTorch's three writes, in its order (NaN stays NaN)
-        factor[factor > 0] = etaplus
-        factor[factor < 0] = etaminus
-        factor[factor == 0] = 1
+        sign = xp.sign(g * state["prev"]._data)
+        # PyTorch's three writes (> 0, < 0, == 0; NaN stays NaN) as selections: NumPy's arithmetic on a 0-d
+        # parameter gives a scalar, which takes no item assignment
+        factor = xp.where(sign > 0, etaplus, xp.where(sign < 0, etaminus, xp.where(sign == 0, 1, sign)))
         step_size = state["step_size"]
         step_size.copy_(xp.clip(step_size._data * factor, lo, hi))
-        g = g.copy()
-        g[factor == etaminus] = 0  # a sign flip: no step now, and no flip counted next time
+        g = xp.where(factor == etaminus, 0, g)  # a sign flip: no step now, and no flip counted next time
         p.sub_(xp.sign(g) * step_size._data)
         state["prev"].copy_(g)
