@@ -807,10 +807,15 @@ class ChainedScheduler(LRScheduler):
 
 
 def _undo(s: LRScheduler) -> None:
-    if isinstance(s, SequentialLR):
-        for sub in s._schedulers:
+    """Take back the step ``s`` took when built (PyTorch's ``recursive_undo``): a scheduler of schedulers
+    (a SequentialLR, a ChainedScheduler) undoes its schedulers' steps and keeps its own epoch -- the
+    sequence's own count took no step of the schedule."""
+    subs = getattr(s, "_schedulers", None)
+    if subs is not None:
+        for sub in subs:
             _undo(sub)
-    s.last_epoch -= 1
+    elif hasattr(s, "last_epoch"):
+        s.last_epoch -= 1
 
 
 class ReduceLROnPlateau(LRScheduler):
