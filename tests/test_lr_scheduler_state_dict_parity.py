@@ -193,3 +193,15 @@ def test_a_snapshot_resumes_reduce_lr_on_plateau_with_its_mode_worse(tmp_path, m
     assert run(opt2, sched2, metrics[4:]) == whole[4:]
     sched2._reset()
     assert sched2.best == sched2.mode_worse
+
+
+@pytest.mark.parametrize("epochs", [None, [0.5, 1.25, 2.0, 7.5]])
+def test_cosine_warm_restarts_keeps_the_step_count_of_its_construction_as_torch(epochs):
+    # torch 2.13: CosineAnnealingWarmRestarts.step neither counts _step_count nor warns, so after any steps
+    # (step() or fractional step(epoch)) its state_dict()["_step_count"] is 0, as after construction; mg counted
+    opt = _optimizer()
+    sched = lrs.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)
+    for e in epochs or [None] * 4:
+        opt.step()
+        sched.step(e)
+    assert sched.state_dict()["_step_count"] == 0

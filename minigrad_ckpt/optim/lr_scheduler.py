@@ -502,7 +502,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             else:
                 self.T_i = self.T_0
                 self.T_cur = epoch
-        self._step_count += 1
+        # (PyTorch's step here neither counts _step_count nor warns: its state_dict keeps the 0 of construction)
         self.last_epoch = math.floor(epoch)
         for g, lr in zip(self.optimizer.param_groups, self._new_lrs(self.get_lr)):
             _set_group_value(g, "lr", lr)
