@@ -45,6 +45,15 @@ def collect_and_freeze() -> None:
     gc.freeze()
 
 
+@pytest.fixture
+def float64_default():
+    """The default dtype float64 for the test (PyTorch's ``torch.set_default_dtype(torch.float64)``)."""
+    before = mg.get_default_dtype()
+    mg.set_default_dtype(mg.float64)
+    yield
+    mg.set_default_dtype(before)
+
+
 @pytest.fixture(autouse=True)
 def _engine_state_restored():
     """Fail (and repair) a test that leaks grad mode or the default dtype."""

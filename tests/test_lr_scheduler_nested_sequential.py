@@ -22,11 +22,11 @@ import pytest
 import minigrad_ckpt as mg
 from minigrad_ckpt import nn, optim
 from minigrad_ckpt.optim import lr_scheduler
-from minigrad_ckpt.snapshot import Snapshot
 
 DATA = Path(__file__).parent / "data"
 sys.path.insert(0, str(DATA))
 from make_torch_nested_sequential_lr import SCHEDULES, _inner, run  # noqa: E402
+from optim_cases import assert_resumes_bit_for_bit  # noqa: E402
 
 TORCH = json.loads((DATA / "torch_nested_sequential_lr.json").read_text())["lrs"]
 # a nested schedule's construction steps its first scheduler after the optimizer's last step: torch warns too
@@ -67,10 +67,4 @@ def test_a_nested_schedule_resumes_bit_for_bit_from_a_snapshot(tmp_path, name):
             out.append([g["lr"] for g in opt.param_groups])
         return out
 
-    parts = build()
-    steps(*parts, 3)
-    Snapshot.from_executor(parts[3]).save(tmp_path / "s.mgsnap")
-    want = steps(*parts, 6)
-    parts = build()
-    Snapshot.load(tmp_path / "s.mgsnap").restore_into(parts[3])
-    assert steps(*parts, 6) == want
+    assert_resumes_bit_for_bit(tmp_path, build, steps, before=3, after=6)

@@ -12,25 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from optim_cases import OPTIMIZERS
 
 import minigrad_ckpt as mg
-from minigrad_ckpt import optim
 from minigrad_ckpt.testing import strict  # noqa: F401  (registers the strict stand-in devices)
 
-OPTIMIZERS = {
-    "SGD": lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.1),
-    "Adam": lambda ps: optim.Adam(ps, lr=0.1, amsgrad=True),
-    "AdamW": lambda ps: optim.AdamW(ps, lr=0.1),
-    "Adamax": lambda ps: optim.Adamax(ps, lr=0.1),
-    "NAdam": lambda ps: optim.NAdam(ps, lr=0.1),
-    "RAdam": lambda ps: optim.RAdam(ps, lr=0.1),
-    "Adagrad": lambda ps: optim.Adagrad(ps, lr=0.1),
-    "Adadelta": lambda ps: optim.Adadelta(ps),
-    "RMSprop": lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.5, centered=True),
-    "Rprop": lambda ps: optim.Rprop(ps, lr=0.1),
-    "ASGD": lambda ps: optim.ASGD(ps, lr=0.1),
-    "LBFGS": lambda ps: optim.LBFGS(ps, lr=0.5, max_iter=3),
-}
 VALUES = (np.arange(12.0).reshape(3, 4) + 1j * np.arange(12.0)[::-1].reshape(3, 4)) / 10
 
 

@@ -19,22 +19,14 @@ import pytest
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import nn
-from minigrad_ckpt.snapshot import Snapshot
 from minigrad_ckpt.testing import strict  # noqa: F401  (registers the strict stand-in devices)
 
 DATA = Path(__file__).parent / "data"
 sys.path.insert(0, str(DATA))
 from make_torch_optim_fused_step_dtype import FUSED, step_dtypes  # noqa: E402
+from optim_cases import assert_resumes_bit_for_bit  # noqa: E402
 
 TORCH = json.loads((DATA / "torch_optim_fused_step_dtype.json").read_text())["step_dtypes"]
-
-
-@pytest.fixture
-def float64_default():
-    before = mg.get_default_dtype()
-    mg.set_default_dtype(mg.float64)
-    yield
-    mg.set_default_dtype(before)
 
 
 def test_the_step_dtypes_are_torchs(float64_default):
@@ -64,11 +56,6 @@ def test_a_fused_group_resumes_bit_for_bit_with_its_float32_step(tmp_path, name,
             ex.step()
         return [p.detach().cpu().numpy().tobytes() for p in model.parameters()]
 
-    model, opt, ex = build()
-    train(model, opt, ex, 2)
-    Snapshot.from_executor(ex).save(tmp_path / "s.mgsnap")
-    want = train(model, opt, ex, 3)
-    model, opt, ex = build()
-    Snapshot.load(tmp_path / "s.mgsnap").restore_into(ex)
-    assert [st["step"].dtype for st in opt.state.values()] == [mg.float32, mg.float32]
-    assert train(model, opt, ex, 3) == want
+    def restored(model, opt, ex):
+        assert [st["step"].dtype for st in opt.state.values()] == [mg.float32, mg.float32]
+    assert_resumes_bit_for_bit(tmp_path, build, train, restored=restored)

@@ -21,12 +21,12 @@ import numpy as np
 import pytest
 
 import minigrad_ckpt as mg
-from minigrad_ckpt.snapshot import Snapshot
 from minigrad_ckpt.testing import strict  # noqa: F401  (registers the strict stand-in devices)
 
 DATA = Path(__file__).parent / "data"
 sys.path.insert(0, str(DATA))
 from make_torch_lbfgs_state import CONFIGS, SIZES, X0, kind, loss_and_grad, run  # noqa: E402
+from optim_cases import assert_resumes_bit_for_bit  # noqa: E402
 
 TORCH = json.loads((DATA / "torch_lbfgs_state.json").read_text())["runs"]
 
@@ -62,6 +62,25 @@ def _steps(model, opt, ex, n):
     return out
 
 
+def _run(dtype, config, n):
+    """An LBFGS of ``config`` on the cpu after ``n`` steps: its model, itself, their executor."""
+    model = _model("cpu", dtype)
+    opt = mg.optim.LBFGS(model.parameters(), **CONFIGS[config])
+    ex = mg.Executor(model, opt)
+    _steps(model, opt, ex, n)
+    return model, opt, ex
+
+
+def _loaded_copy(model, config, state_dict):
+    """A model holding ``model``'s values and an LBFGS of ``config`` that loaded ``state_dict``."""
+    again = _model(model[0].device, model[0].dtype)
+    for p, q in zip(again, model):
+        p.data = q.detach().clone()
+    opt = mg.optim.LBFGS(again.parameters(), **CONFIGS[config])
+    opt.load_state_dict(state_dict)
+    return again, opt
+
+
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 @pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64),
                                            ("strict-f32", mg.float32)])
@@ -70,48 +89,30 @@ def test_the_state_resumes_bit_for_bit_from_a_snapshot(tmp_path, name, device, d
         model = _model(device, dtype)
         opt = mg.optim.LBFGS(model.parameters(), **CONFIGS[name])
         return model, opt, mg.Executor(model, opt)
-    model, opt, ex = build()
-    _steps(model, opt, ex, 2)
-    Snapshot.from_executor(ex).save(tmp_path / "s.mgsnap")
-    want = _steps(model, opt, ex, 3)
-    model, opt, ex = build()
-    Snapshot.load(tmp_path / "s.mgsnap").restore_into(ex)
-    state = opt.state[model[0]]
-    assert isinstance(state["H_diag"], mg.Tensor) and state["H_diag"].dtype == dtype
-    assert _steps(model, opt, ex, 3) == want
+
+    def restored(model, opt, ex):
+        state = opt.state[model[0]]
+        assert isinstance(state["H_diag"], mg.Tensor) and state["H_diag"].dtype == dtype
+    assert_resumes_bit_for_bit(tmp_path, build, _steps, restored=restored)
 
 
 def test_the_state_dict_goes_through_mg_save_and_load():
-    model = _model("cpu", mg.float32)
-    opt = mg.optim.LBFGS(model.parameters(), **CONFIGS["one_iteration"])
-    ex = mg.Executor(model, opt)
-    _steps(model, opt, ex, 2)
+    model, opt, ex = _run(mg.float32, "one_iteration", 2)
     buf = io.BytesIO()
     mg.save(opt.state_dict(), buf)
     buf.seek(0)
     saved = mg.load(buf)
-    again = _model("cpu", mg.float32)
-    for p, q in zip(again, model):
-        p.data = q.detach().clone()
-    other = mg.optim.LBFGS(again.parameters(), **CONFIGS["one_iteration"])
-    other.load_state_dict(saved)
+    again, other = _loaded_copy(model, "one_iteration", saved)
     assert [kind(v) for v in other.state[again[0]].values()] == [kind(v) for v in opt.state[model[0]].values()]
     assert _steps(again, other, mg.Executor(again, other), 2) == _steps(model, opt, ex, 2)
 
 
 def test_a_state_of_numbers_as_mg_wrote_it_before_still_steps():
-    model = _model("cpu", mg.float64)
-    opt = mg.optim.LBFGS(model.parameters(), **CONFIGS["fixed_step"])
-    ex = mg.Executor(model, opt)
-    _steps(model, opt, ex, 1)
+    model, opt, ex = _run(mg.float64, "fixed_step", 1)
     sd = opt.state_dict()
     st = sd["state"][0]
     st["ro"] = [float(r) for r in st["ro"]]
     st["H_diag"] = float(st["H_diag"])
     st.pop("al", None)
-    again = _model("cpu", mg.float64)
-    for p, q in zip(again, model):
-        p.data = q.detach().clone()
-    other = mg.optim.LBFGS(again.parameters(), **CONFIGS["fixed_step"])
-    other.load_state_dict(sd)
+    again, other = _loaded_copy(model, "fixed_step", sd)
     assert _steps(again, other, mg.Executor(again, other), 2) == _steps(model, opt, ex, 2)

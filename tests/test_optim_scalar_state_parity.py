@@ -32,14 +32,6 @@ def _stepped(cls, kw, steps, dtype=None):
     return p, opt
 
 
-@pytest.fixture
-def float64_default():
-    before = mg.get_default_dtype()
-    mg.set_default_dtype(mg.float64)
-    yield
-    mg.set_default_dtype(before)
-
-
 @pytest.mark.parametrize("cls,kw", COUNTING, ids=IDS)
 def test_the_step_count_is_a_0d_float32_tensor_as_pytorchs(cls, kw):
     # p = torch.tensor([0.5, -1.25, 2.0], requires_grad=True); o = torch.optim.Adam([p], lr=0.1); two steps:

@@ -12,26 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from optim_cases import OPTIMIZERS as CASES
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import optim
 from minigrad_ckpt.testing import strict  # noqa: F401  (registers the strict stand-in devices)
 
-OPTIMIZERS = {
-    "SGD": lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9),
-    "Adam": lambda ps: optim.Adam(ps, lr=0.1, amsgrad=True),
-    "AdamW": lambda ps: optim.AdamW(ps, lr=0.1),
-    "Adamax": lambda ps: optim.Adamax(ps, lr=0.1),
-    "NAdam": lambda ps: optim.NAdam(ps, lr=0.1),
-    "RAdam": lambda ps: optim.RAdam(ps, lr=0.1),
-    "Adagrad": lambda ps: optim.Adagrad(ps, lr=0.1),
-    "Adadelta": lambda ps: optim.Adadelta(ps),
-    "RMSprop": lambda ps: optim.RMSprop(ps, lr=0.1, centered=True, momentum=0.5),
-    "Rprop": lambda ps: optim.Rprop(ps, lr=0.1),
-    "ASGD": lambda ps: optim.ASGD(ps, lr=0.1),
-    "LBFGS": lambda ps: optim.LBFGS(ps, lr=0.1),
-    "Adafactor": lambda ps: optim.Adafactor(ps, lr=0.1),
-}
+OPTIMIZERS = {**CASES, "Adafactor": lambda ps: optim.Adafactor(ps, lr=0.1)}
 SEAMS = [("cpu", mg.float64), ("cpu", mg.float32), ("cpu", mg.complex128), ("strict", mg.float64),
          ("strict-f32", mg.float32)]
 
