@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..ops.elementwise import abs_slope
 from ..tensor import Tensor
 from ._common import kernel_flags, zeros_state
 from .optimizer import Optimizer
@@ -15,7 +16,7 @@ __all__ = ["Rprop"]
 class Rprop(Optimizer):
     """Rprop, as PyTorch computes it (each step size starts at ``lr``)::
 
-        s = sign(g * prev):  etaplus where s > 0, etaminus where s < 0, 1 where s == 0
+        s = sign(g * prev):  etaplus where s > 0, etaminus where s < 0, 1 where s == 0 (sign is 0 at NaN)
         step_size = clamp(step_size * s, *step_sizes)
         g = 0 where the sign flipped (s == etaminus);  p = p - sign(g) * step_size;  prev = g
 
@@ -42,12 +43,15 @@ class Rprop(Optimizer):
     def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         xp = p.device.xp
         (etaminus, etaplus), (lo, hi) = group["etas"], group["step_sizes"]
-        sign = xp.sign(g * state["prev"]._data)
-        # PyTorch's three writes (> 0, < 0, == 0; NaN stays NaN) as selections: NumPy's arithmetic on a 0-d
-        # parameter gives a scalar, which takes no item assignment
-        factor = xp.where(sign > 0, etaplus, xp.where(sign < 0, etaminus, xp.where(sign == 0, 1, sign)))
+        # torch.sign is 0 at NaN (NumPy's is NaN): a NaN gradient, or an inf one after a 0 (inf * 0), keeps the
+        # step size and moves nothing, as PyTorch's Rprop
+        sign = abs_slope(xp, g * state["prev"]._data)
+        # PyTorch's three writes (> 0, < 0, == 0) as selections: NumPy's arithmetic on a 0-d parameter gives a
+        # scalar, which takes no item assignment
+        # (sign + 1 is the 1 where sign is 0, in the gradient's dtype: three Python numbers would give float64)
+        factor = xp.where(sign > 0, etaplus, xp.where(sign < 0, etaminus, sign + 1))
         step_size = state["step_size"]
         step_size.copy_(xp.clip(step_size._data * factor, lo, hi))
         g = xp.where(factor == etaminus, 0, g)  # a sign flip: no step now, and no flip counted next time
-        p.sub_(xp.sign(g) * step_size._data)
+        p.sub_(abs_slope(xp, g) * step_size._data)
         state["prev"].copy_(g)
