@@ -184,13 +184,21 @@ class Executor:
             groups.append(entry)
         # optimizer.state["global_step"]: kept under its key, as PyTorch's
         other = {str(k): _plain(st) for k, st in self.optimizer.state.items() if not isinstance(k, Tensor)}
-        scalars, order = {}, {}
+        scalars, order, zero_d = {}, {}, {}
+        known = getattr(self.optimizer, "scalar_state_keys", ("step",))
         for name, st in self._parameter_states():
             # a 0-d state tensor (the step count, as PyTorch keeps it) is a number of the header
             scalars[name] = {k: _plain_state(v) for k, v in st.items() if not _is_state_tensor(v)}
             if list(st) != _restored_order(st):
                 order[name] = list(st)
+            # ... and one the optimizer does not declare a scalar of its state (LBFGS's H_diag, a hand-written
+            # optimizer's) is named with its dtype, so that the restore gives a tensor back, not a number
+            kept = {k: v.dtype.name for k, v in st.items() if isinstance(v, Tensor) and v.ndim == 0 and k not in known}
+            if kept:
+                zero_d[name] = kept
         out = {"type": type(self.optimizer).__name__, "param_groups": groups, "scalars": scalars}
+        if zero_d:  # only then: the header of the built-in optimizers but LBFGS is as it was
+            out["tensor_scalars"] = zero_d
         if other:  # only then: the header of an optimizer without such entries is as it was
             out["other"] = other
             places = self._state_places()
@@ -244,6 +252,7 @@ class Executor:
         if not (isinstance(other, dict) and all(isinstance(k, str) and not k.isdigit() for k in other)):
             raise ValueError("the optimizer state's entries not of a parameter are malformed")
         moments = _moments_from(scalars, tensors, params, same_shape, lists)
+        moments = _with_tensor_scalars(moments, saved.get("tensor_scalars", {}), list(params))
         state: dict[Any, Any] = dict(_in_saved_order(moments, saved.get("order", {}), list(params)))
         state.update(other)
         if "state_order" in saved:
@@ -544,6 +553,31 @@ def _moments_from(scalars: dict[str, Any], tensors: Mapping[str, Any], params: d
             if isinstance(v, list) and any(isinstance(x, dict) for x in v):
                 raise ValueError(f"optimizer state {k!r} refers to a tensor the snapshot does not hold")
     return state
+
+
+def _with_tensor_scalars(state: dict[int, dict], kinds: Any, names: list[str]) -> dict[int, dict]:
+    """``state`` (by parameter position) with the numbers the snapshot's ``tensor_scalars`` names
+    (``{param: {key: dtype}}``: 0-d tensors of the run's state) as 0-d tensors of their dtype again;
+    each must name a number of a parameter's state and a dtype a tensor can have."""
+    if not isinstance(kinds, dict):
+        raise ValueError("the optimizer state's tensor scalars are malformed")
+    index = {name: i for i, name in enumerate(names)}
+    for pname, keys in kinds.items():
+        own = state.get(index.get(pname, -1))
+        if own is None or not isinstance(keys, dict):
+            raise ValueError(f"the tensor scalars {keys!r:.100} of parameter {pname!r:.100} do not fit its state")
+        for key, dtype in keys.items():
+            value = own.get(key)
+            if not (isinstance(value, (bool, int, float)) and dtype in _SCALAR_DTYPES):
+                raise ValueError(f"the tensor scalar {key!r:.100} of parameter {pname!r:.100} is not a number of a "
+                                 f"tensor's dtype ({dtype!r:.100})")
+            own[key] = Tensor.constant(host_numpy.asarray(value, dtype=dtype))
+    return state
+
+
+# the dtypes a 0-d state tensor of a snapshot's header may name
+_SCALAR_DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                            "float16", "float32", "float64"})
 
 
 def _restored_order(st: dict[str, Any]) -> list[str]:
