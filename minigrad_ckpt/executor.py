@@ -215,7 +215,7 @@ class Executor:
                 for k, st in self.optimizer.state.items() if not isinstance(k, Tensor) or id(st) in names]
 
     def optimizer_state_dict_from(self, saved: Any, tensors: Mapping[str, Any],
-                                  exact_groups: Any = None) -> dict[str, Any]:
+                                  exact_groups: Any = None, exact_other: Any = None) -> dict[str, Any]:
         """The inverse of :meth:`optimizer_state`: ``saved`` (its plain data) and ``tensors``
         (name -> host array, the ``optimizer.state.*`` entries are used) as a state dict for
         this executor's ``optimizer.load_state_dict``.
@@ -224,7 +224,8 @@ class Executor:
         parameters, hyper-parameter kinds, each moment's shape -- so that loading the
         result cannot fail half-way.  Raises ``ValueError`` naming the first problem.
         ``exact_groups``: each group's entries other than tensors where the snapshot kept them
-        exactly (int keys, arrays), checked as the plain ones and loaded in their place.
+        exactly (int keys, arrays), checked as the plain ones and loaded in their place;
+        ``exact_other``: the state's entries under keys that are not parameters, likewise (their tensors).
         """
         opt = self.optimizer
         if opt is None:
@@ -251,6 +252,10 @@ class Executor:
         other = saved.get("other", {})
         if not (isinstance(other, dict) and all(isinstance(k, str) and not k.isdigit() for k in other)):
             raise ValueError("the optimizer state's entries not of a parameter are malformed")
+        if exact_other is not None:
+            if not (isinstance(exact_other, dict) and set(exact_other) == set(other)):
+                raise ValueError("the optimizer state's exact entries not of a parameter are not its entries")
+            other = {k: exact_other[k] for k in other}
         moments = _moments_from(scalars, tensors, params, same_shape, lists)
         moments = _with_tensor_scalars(moments, saved.get("tensor_scalars", {}), list(params))
         state: dict[Any, Any] = dict(_in_saved_order(moments, saved.get("order", {}), list(params)))

@@ -4,7 +4,8 @@ goes on bit for bit.  The header keeps it as a number, as it keeps the step coun
 gave that number back as a Python float: a hand-written optimizer's ``state["scale"] = mg.tensor(1.0)``
 then failed its next ``state["scale"].mul_(0.9)`` (``AttributeError: 'float' object has no attribute
 'mul_'``), where PyTorch's ``state_dict``/``load_state_dict`` round trip keeps the tensor.  (LBFGS's
-``H_diag`` and a first step's ``t`` are such tensors too.)
+``H_diag`` and a first step's ``t`` are such tensors too.)  Entries under keys that are not parameters
+(``state["global_step"] = mg.tensor(0.0)``) came back as numbers and lists; they keep their tensors now.
 """
 
 from __future__ import annotations
@@ -52,14 +53,18 @@ def _train(model, opt, ex, n):
     return out
 
 
+def _scaled(device, dtype):
+    mg.manual_seed(0)
+    model = nn.Linear(2, 1).to(device).to(dtype)
+    opt = Scaled(model.parameters())
+    return model, opt, mg.Executor(model, opt)
+
+
 @pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64),
                                            ("strict-f32", mg.float32)])
 def test_a_hand_written_optimizers_0d_tensors_resume_bit_for_bit(tmp_path, device, dtype):
     def build():
-        mg.manual_seed(0)
-        model = nn.Linear(2, 1).to(device).to(dtype)
-        opt = Scaled(model.parameters())
-        return model, opt, mg.Executor(model, opt)
+        return _scaled(device, dtype)
 
     def restored(model, opt, ex):
         st = opt.state[model.weight]
@@ -93,3 +98,24 @@ def test_a_malformed_entry_is_refused(bad):
     tensors = {k: v.numpy() for k, v in ex.tensors.items()} if ex.tensors else {}
     with pytest.raises(ValueError, match="tensor scalar"):
         ex.optimizer_state_dict_from(saved, tensors)
+
+
+def test_entries_not_of_a_parameter_keep_their_tensors(tmp_path):
+    # a hand-written optimizer's count under its own key (PyTorch's state_dict keeps it as it is, a tensor)
+    def build():
+        model, opt, ex = _scaled("cpu", mg.float64)
+        opt.state["global_step"] = mg.tensor(0.0)
+        opt.state["history"] = {"seen": mg.tensor([1.0, 2.0]), 3: "int key"}
+        return model, opt, ex
+
+    def train(model, opt, ex, n):
+        out = _train(model, opt, ex, n)
+        opt.state["global_step"].add_(n)
+        return out + [opt.state["global_step"].item()]
+
+    def restored(model, opt, ex):
+        assert list(opt.state)[:2] == ["global_step", "history"]
+        assert isinstance(opt.state["global_step"], mg.Tensor) and opt.state["global_step"].item() == 2
+        history = opt.state["history"]
+        assert history[3] == "int key" and history["seen"].tolist() == [1.0, 2.0]
+    assert_resumes_bit_for_bit(tmp_path, build, train, restored=restored)

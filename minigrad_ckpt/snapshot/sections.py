@@ -128,6 +128,11 @@ class OptimizerSection(Section):
                       for g in ex.optimizer.param_groups]
             if _beyond_plain(groups):
                 value.update(_exact_entry("exact_groups", value["type"], groups))
+            # entries under keys that are not parameters (a hand-written optimizer's state["global_step"]):
+            # their tensors (no own value tells the restore to make them again) and more than plain data, exactly
+            other = {str(k): st for k, st in ex.optimizer.state.items() if not isinstance(k, Tensor)}
+            if holds_tensor(other) or _beyond_plain(other):
+                value.update(_exact_entry("exact_other", value["type"], other))
         return value
 
     def check(self, value: Any) -> None:
@@ -137,6 +142,7 @@ class OptimizerSection(Section):
                                       and isinstance(value.get("scalars"), dict)):
             raise SnapshotError("the header's optimizer state is malformed")
         _check_exact(value, "exact_groups", "optimizer")
+        _check_exact(value, "exact_other", "optimizer")
 
     def describe(self, value: Any) -> str | None:
         return value["type"]
@@ -147,8 +153,8 @@ class OptimizerSection(Section):
         if value is None:
             raise SnapshotError("the executor has an optimizer but the snapshot holds no optimizer state")
         self.check(value)  # (a snapshot never saved was not read: its field is checked here)
-        exact = _exact_of(value, "exact_groups")
-        return _fitted("optimizer", ex.optimizer_state_dict_from, value, ctx.tensors, exact)
+        exact, other = _exact_of(value, "exact_groups"), _exact_of(value, "exact_other")
+        return _fitted("optimizer", ex.optimizer_state_dict_from, value, ctx.tensors, exact, other)
 
     def install(self, ex: Executor, built: Any) -> None:
         ex.optimizer.load_state_dict(built)
