@@ -49,7 +49,7 @@ class LRScheduler:
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(self).__name__} needs an Optimizer, got {type(optimizer).__name__}")
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
         if last_epoch == -1:
             for g in optimizer.param_groups:  # a tensor lr is copied: the schedule writes the lr in place
@@ -181,6 +181,9 @@ def _group_values(optimizer: Optimizer, key: str) -> list[Any]:
     return [g[key].clone() if isinstance(g[key], Tensor) else g[key] for g in optimizer.param_groups]
 
 
+# PyTorch's words for a cycling schedule (OneCycleLR, CyclicLR) on an optimizer without momentum or betas
+_NO_MOMENTUM = "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+
 _RESUME_WITHOUT_INITIAL_LR = (
     "param 'initial_lr' is not specified in param_groups[{}] when resuming scheduler with last_epoch >= 0.\n"
     "This typically happens when:\n"
@@ -220,10 +223,12 @@ def _given(value: Any) -> Any:
     return value.item() if isinstance(value, Tensor) else value
 
 
-def _check_epoch_args(name: str, **values: Any) -> None:
+def _check_epoch_args(**values: Any) -> None:
+    """Each a positive int (no bool), refused in PyTorch's words."""
     for k, v in values.items():
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise ValueError(f"{name}: {k} must be a positive int, got {v!r}")
+            raise ValueError(f"Expected integer {k} >= 1, but got {v}" if k == "T_mult" else
+                             f"Expected positive integer {k}, but got {v}")
 
 
 class StepLR(LRScheduler):
@@ -279,7 +284,9 @@ class LinearLR(LRScheduler):
     def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0,
                  total_iters: int = 5, last_epoch: int = -1) -> None:
         if not (0 < start_factor <= 1 and 0 <= end_factor <= 1):
-            raise ValueError("LinearLR: start_factor must be in (0, 1] and end_factor in [0, 1]")
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1."
+                             if not 0 < start_factor <= 1 else
+                             "Ending multiplicative factor expected to be between 0 and 1.")
         self.start_factor, self.end_factor = _given(start_factor), _given(end_factor)
         self.total_iters = _given(total_iters)
         super().__init__(optimizer, last_epoch)
@@ -357,9 +364,10 @@ def _lr_lambdas(name: str, optimizer: Any, lr_lambda: Any) -> list[Callable[[int
     n = len(optimizer.param_groups) if isinstance(optimizer, Optimizer) else 0
     fns = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
     if len(fns) != n:
-        raise ValueError(f"{name}: expected {n} lr_lambdas (one per parameter group), got {len(fns)}")
-    if not all(callable(f) for f in fns):
-        raise TypeError(f"{name}: lr_lambda must be callable (or a list of callables)")
+        raise ValueError(f"Expected {n} lr_lambdas, but got {len(fns)}")
+    for f in fns:
+        if not callable(f):
+            raise TypeError(f"lr_lambda should be a function, but got {type(f).__name__}")
     return fns
 
 
@@ -425,7 +433,7 @@ class ConstantLR(LRScheduler):
     def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
                  last_epoch: int = -1) -> None:
         if factor > 1.0 or factor < 0:
-            raise ValueError(f"ConstantLR: factor must be in [0, 1], got {factor}")
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
         self.factor, self.total_iters = _given(factor), _given(total_iters)
         super().__init__(optimizer, last_epoch)
 
@@ -468,7 +476,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
                  last_epoch: int = -1) -> None:
-        _check_epoch_args("CosineAnnealingWarmRestarts", T_0=T_0, T_mult=T_mult)
+        _check_epoch_args(T_0=T_0, T_mult=T_mult)
         if not isinstance(eta_min, (float, int)):  # PyTorch's check
             raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
         self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
@@ -491,7 +499,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_i * self.T_mult
         else:
             if epoch < 0:
-                raise ValueError(f"CosineAnnealingWarmRestarts: epoch must be >= 0, got {epoch}")
+                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
             if epoch >= self.T_0:
                 if self.T_mult == 1:
                     self.T_cur = epoch % self.T_0
@@ -522,19 +530,19 @@ class OneCycleLR(LRScheduler):
                  div_factor: float = 25.0, final_div_factor: float = 1e4, three_phase: bool = False,
                  last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"OneCycleLR needs an Optimizer, got {type(optimizer).__name__}")
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         if total_steps is not None:
-            _check_epoch_args("OneCycleLR", total_steps=total_steps)
+            _check_epoch_args(total_steps=total_steps)
             self.total_steps = total_steps
         elif epochs is not None and steps_per_epoch is not None:
-            _check_epoch_args("OneCycleLR", epochs=epochs, steps_per_epoch=steps_per_epoch)
+            _check_epoch_args(epochs=epochs, steps_per_epoch=steps_per_epoch)
             self.total_steps = epochs * steps_per_epoch
         else:
-            raise ValueError("OneCycleLR: give total_steps, or epochs and steps_per_epoch")
+            raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
         if not isinstance(pct_start, float) or not 0 <= pct_start <= 1:
-            raise ValueError(f"OneCycleLR: pct_start must be a float in [0, 1], got {pct_start!r}")
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
         if anneal_strategy not in ("cos", "linear"):
-            raise ValueError(f"OneCycleLR: anneal_strategy must be 'cos' or 'linear', got {anneal_strategy!r}")
+            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
         # PyTorch's attribute, so a state dict carries the strategy under PyTorch's key
         self._anneal_func_type = anneal_strategy
         self._schedule_phases = _one_cycle_phases(self.total_steps, pct_start, three_phase)
@@ -549,8 +557,7 @@ class OneCycleLR(LRScheduler):
         self.use_beta1 = False
         if self.cycle_momentum:
             if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError(f"OneCycleLR: {type(optimizer).__name__} has no momentum or betas to cycle; "
-                                 f"pass cycle_momentum=False")
+                raise ValueError(_NO_MOMENTUM)
             self.use_beta1 = "betas" in optimizer.defaults
             maxm = _per_group("max_momentum", groups, max_momentum)
             basem = _per_group("base_momentum", groups, base_momentum)
@@ -575,7 +582,7 @@ class OneCycleLR(LRScheduler):
         step = self.last_epoch
         self._base_lrs(KeyError)  # a group added later has no max_lr/initial_lr (PyTorch: KeyError 'max_lr')
         if step > self.total_steps:
-            raise ValueError(f"OneCycleLR: tried to step {step} times; total_steps is {self.total_steps}")
+            raise ValueError(f"Tried to step {step} times. The specified number of total steps is {self.total_steps}")
         lrs = []
         for g in self.optimizer.param_groups:
             start = 0.0
@@ -610,7 +617,8 @@ def older_key_renamed(state: dict[str, Any], older: str, key: str) -> dict[str, 
 def _per_group(name: str, groups: list[dict[str, Any]], value: Any) -> list[float]:
     if isinstance(value, (list, tuple)):
         if len(value) != len(groups):
-            raise ValueError(f"{name}: expected {len(groups)} values (one per parameter group), got {len(value)}")
+            raise ValueError(f"{name} must have the same length as optimizer.param_groups. {name} has {len(value)} "
+                             f"values, param_groups has {len(groups)}.")
         return [_given(v) for v in value]
     return [_given(value)] * len(groups)
 
@@ -637,17 +645,12 @@ class SequentialLR(LRScheduler):
                  last_epoch: int = -1) -> None:
         schedulers = list(schedulers)
         if not schedulers:
-            raise ValueError("SequentialLR needs at least one scheduler")
-        for i, s in enumerate(schedulers):
-            if isinstance(s, ReduceLROnPlateau):
-                raise ValueError(f"SequentialLR: scheduler {i} is a ReduceLROnPlateau, which needs a metric "
-                                 f"in step(); it cannot be sequenced")
-            if not isinstance(s, LRScheduler) or s.optimizer is not optimizer:
-                raise ValueError(f"SequentialLR: scheduler {i} ({type(s).__name__}) does not belong to this "
-                                 f"optimizer")
+            raise ValueError(f"{type(self).__name__} expects at least one scheduler, but got no scheduler.")
+        _check_schedulers(type(self).__name__, optimizer, schedulers)
         if len(milestones) != len(schedulers) - 1:
-            raise ValueError(f"SequentialLR: {len(schedulers)} schedulers need {len(schedulers) - 1} milestones, "
-                             f"got {len(milestones)}")
+            raise ValueError("Sequential Schedulers expects number of schedulers provided to be one more than the "
+                             f"number of milestone points, but got number of schedulers {len(schedulers)} and the "
+                             f"number of milestones to be equal to {len(milestones)}")
         self._schedulers = schedulers
         self._milestones = [int(m) for m in milestones]
         self.last_epoch = last_epoch + 1
@@ -699,7 +702,7 @@ class CyclicLR(LRScheduler):
                  cycle_momentum: bool = True, base_momentum: float | Sequence[float] = 0.8,
                  max_momentum: float | Sequence[float] = 0.9, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"CyclicLR needs an Optimizer, got {type(optimizer).__name__}")
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         groups = optimizer.param_groups
         base_lrs = _per_group("base_lr", groups, base_lr)
         if last_epoch == -1:
@@ -710,15 +713,14 @@ class CyclicLR(LRScheduler):
         self.total_size = up + (float(step_size_down) if step_size_down is not None else up)
         self.step_ratio = up / self.total_size
         if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
-            raise ValueError(f"CyclicLR: mode must be 'triangular', 'triangular2' or 'exp_range', got {mode!r}")
+            raise ValueError("mode is invalid and scale_fn is None")
         self.mode, self.gamma, self._scale_fn_custom = mode, _given(gamma), scale_fn
         # PyTorch's rule: a built-in mode fixes its scale mode; a custom scale_fn keeps the one given
         self.scale_mode = scale_mode if scale_fn is not None else ("iterations" if mode == "exp_range" else "cycle")
         self.cycle_momentum = bool(cycle_momentum)
         if self.cycle_momentum:
             if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError(f"CyclicLR: {type(optimizer).__name__} has no momentum or betas to cycle; "
-                                 "pass cycle_momentum=False")
+                raise ValueError(_NO_MOMENTUM)
             self.use_beta1 = "betas" in optimizer.defaults
             self.base_momentums = _per_group("base_momentum", groups, base_momentum)
             self.max_momentums = _per_group("max_momentum", groups, max_momentum)
@@ -781,15 +783,10 @@ class ChainedScheduler(LRScheduler):
     def __init__(self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None = None) -> None:
         schedulers = list(schedulers)
         if not schedulers:
-            raise ValueError("ChainedScheduler expects at least one scheduler to be chained, but got none")
+            raise ValueError(f"{type(self).__name__} expects at least one scheduler to be chained, but got no "
+                             "scheduler.")
         optimizer = optimizer or schedulers[0].optimizer
-        for i, s in enumerate(schedulers):
-            if isinstance(s, ReduceLROnPlateau):
-                raise ValueError(f"ChainedScheduler: scheduler {i} is a ReduceLROnPlateau, which needs a metric "
-                                 "in step(); it cannot be chained")
-            if not hasattr(s, "optimizer") or s.optimizer is not optimizer:
-                raise ValueError(f"ChainedScheduler: scheduler {i} ({type(s).__name__}) does not belong to the "
-                                 "same optimizer")
+        _check_schedulers(type(self).__name__, optimizer, schedulers)
         self._schedulers = schedulers
         self.optimizer = optimizer
         self._last_lr = _group_values(optimizer, "lr")
@@ -804,6 +801,22 @@ class ChainedScheduler(LRScheduler):
 
     state_dict = SequentialLR.state_dict
     load_state_dict = SequentialLR.load_state_dict
+
+
+def _check_schedulers(name: str, optimizer: Optimizer, schedulers: list[Any]) -> None:
+    """PyTorch's checks of the schedulers a SequentialLR or ChainedScheduler (``name``) runs, in its order
+    and words: each has an optimizer, needs no metric (not a ReduceLROnPlateau) and steps ``optimizer``."""
+    for i, s in enumerate(schedulers):
+        if not hasattr(s, "optimizer"):
+            raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+        if isinstance(s, ReduceLROnPlateau):
+            raise ValueError(f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional "
+                             f"kwargs to be specified when calling `step`, but got one at index {i} in the given "
+                             "schedulers sequence.")
+        if s.optimizer is not optimizer:
+            raise ValueError(f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
+                             f"{type(s).__name__} at index {i} has {s.optimizer}, which is different from "
+                             f"{type(optimizer).__name__}.")
 
 
 def _undo(s: LRScheduler) -> None:
@@ -832,19 +845,19 @@ class ReduceLROnPlateau(LRScheduler):
                  threshold: float = 1e-4, threshold_mode: str = "rel", cooldown: int = 0,
                  min_lr: float | Sequence[float] = 0, eps: float = 1e-8) -> None:
         if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"ReduceLROnPlateau needs an Optimizer, got {type(optimizer).__name__}")
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         if factor >= 1.0:
-            raise ValueError(f"ReduceLROnPlateau: factor must be < 1, got {factor}")
+            raise ValueError("Factor should be < 1.0.")
         if mode not in ("min", "max"):
-            raise ValueError(f"ReduceLROnPlateau: mode must be 'min' or 'max', got {mode!r}")
+            raise ValueError(f"mode {mode} is unknown!")
         if threshold_mode not in ("rel", "abs"):
-            raise ValueError(f"ReduceLROnPlateau: threshold_mode must be 'rel' or 'abs', got {threshold_mode!r}")
+            raise ValueError(f"threshold mode {threshold_mode} is unknown!")
         self.optimizer = optimizer
         self.factor = _given(factor)
         n = len(optimizer.param_groups)
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != n:
-                raise ValueError(f"ReduceLROnPlateau: expected {n} min_lrs, got {len(min_lr)}")
+                raise ValueError(f"expected {n} min_lrs, got {len(min_lr)}")
             self.min_lrs = [_given(v) for v in min_lr]
             self.default_min_lr: float | None = None
         else:
@@ -898,9 +911,10 @@ class ReduceLROnPlateau(LRScheduler):
         if n == len(self.min_lrs):
             return
         if self.default_min_lr is None:
-            raise RuntimeError(f"ReduceLROnPlateau: the optimizer has {n} parameter groups, {len(self.min_lrs)} when "
-                             f"it was built with one min_lr per group (a group was added with add_param_group); "
-                             f"set scheduler.min_lrs to a list of {n}")
+            raise RuntimeError(f"The number of param groups in the `optimizer` ({n}) differs from when "
+                               f"`ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), usually due to a new param "
+                               "group being added to the optimizer. Please modify the `min_lrs` field to match the "
+                               "length of the `optimizer` param groups.")
         self.min_lrs = [self.default_min_lr] * n
 
     @property
