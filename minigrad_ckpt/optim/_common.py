@@ -25,7 +25,10 @@ def real_view(a: Any) -> Any:
     ``view_as_real``: a trailing axis of one element is contiguous, so NumPy's ``view`` splits it into
     the two parts (a transposed parameter's last axis is not, and its own ``view`` refuses it)."""
     part = "float32" if a.dtype.itemsize == 8 else "float64"  # complex64 is two float32s
-    return a[..., None].view(part)
+    try:
+        return a[..., None].view(part)
+    except ValueError:  # a backend whose view wants the array itself contiguous (which a parameter mostly is)
+        return a.view(part).reshape(tuple(a.shape) + (2,))
 
 
 def complex_of_real(a: Any, shape: tuple[int, ...]) -> Any:
