@@ -1,8 +1,12 @@
-"""What the optimizer tests of unusual parameters and of resuming share: one optimizer of each kind
-(with its state-making options on), and the check that a run resumed from a snapshot goes on as the
+"""What the optimizer and scheduler tests share: one optimizer of each kind (with its state-making options
+on), torch's numbers from a fixture, and the check that a run resumed from a snapshot goes on as the
 uninterrupted one, bit for bit."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
 
 from minigrad_ckpt import optim
 from minigrad_ckpt.snapshot import Snapshot
@@ -22,6 +26,11 @@ OPTIMIZERS = {
     "ASGD": lambda ps: optim.ASGD(ps, lr=0.1),
     "LBFGS": lambda ps: optim.LBFGS(ps, lr=0.5, max_iter=3),
 }
+
+
+def torch_numbers(name: str) -> Any:
+    """The fixture ``tests/data/<name>.json`` a ``tests/data/make_*.py`` script wrote from torch."""
+    return json.loads((Path(__file__).parent / "data" / f"{name}.json").read_text())
 
 
 def assert_resumes_bit_for_bit(tmp_path, build, train, before=2, after=3, restored=None):

@@ -11,25 +11,20 @@ which defines the cases); torch is not imported.
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import pytest
+from optim_cases import torch_numbers
+from seam_fixtures import programs
 
 import minigrad_ckpt as mg
 
-DATA = Path(__file__).parent / "data"
-sys.path.insert(0, str(DATA))
-from make_torch_scheduler_errors import CASES  # noqa: E402
-
-TORCH = json.loads((DATA / "torch_scheduler_errors.json").read_text())["refusals"]
+generator = programs("make_torch_scheduler_errors")
+TORCH = torch_numbers("torch_scheduler_errors")["refusals"]
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(generator.CASES))
 def test_each_refusal_is_torchs(name):
     kind, words = TORCH[name]
     with pytest.raises(Exception) as caught:  # noqa: PT011 (the type is checked below, against torch's)
-        CASES[name](mg.optim.lr_scheduler, mg.optim, mg.tensor)
+        generator.CASES[name](mg.optim.lr_scheduler, mg.optim, mg.tensor)
     assert (type(caught.value).__name__, str(caught.value)) == (kind, words)

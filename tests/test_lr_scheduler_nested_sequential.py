@@ -12,29 +12,23 @@ which defines the schedules); torch is not imported.
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from optim_cases import assert_resumes_bit_for_bit, torch_numbers
+from seam_fixtures import programs
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import nn, optim
 from minigrad_ckpt.optim import lr_scheduler
 
-DATA = Path(__file__).parent / "data"
-sys.path.insert(0, str(DATA))
-from make_torch_nested_sequential_lr import SCHEDULES, _inner, run  # noqa: E402
-from optim_cases import assert_resumes_bit_for_bit  # noqa: E402
-
-TORCH = json.loads((DATA / "torch_nested_sequential_lr.json").read_text())["lrs"]
+generator = programs("make_torch_nested_sequential_lr")
+TORCH = torch_numbers("torch_nested_sequential_lr")["lrs"]
 # a nested schedule's construction steps its first scheduler after the optimizer's last step: torch warns too
 pytestmark = pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step()`:UserWarning")
 
 
 def test_nested_schedules_are_torchs():
-    got = run(lr_scheduler, optim.SGD, mg.tensor)
+    got = generator.run(lr_scheduler, optim.SGD, mg.tensor)
     assert sorted(got) == sorted(TORCH)
     for name, want in TORCH.items():
         np.testing.assert_allclose(got[name], want, rtol=1e-15, atol=0, err_msg=name)
@@ -43,19 +37,20 @@ def test_nested_schedules_are_torchs():
 def test_a_sequence_taking_over_as_a_later_schedule_is_refused_as_torchs():
     # torch 2.13: the milestone's _update_lr(0) calls the SequentialLR's get_lr, which it does not define
     opt = optim.SGD([mg.zeros(1, requires_grad=True)], lr=0.1)
-    sched = lr_scheduler.SequentialLR(opt, [lr_scheduler.ConstantLR(opt, 0.5, 1), _inner(lr_scheduler, opt)], [1])
+    nested = generator._inner(lr_scheduler, opt)
+    sched = lr_scheduler.SequentialLR(opt, [lr_scheduler.ConstantLR(opt, 0.5, 1), nested], [1])
     opt.step()
     with pytest.raises(NotImplementedError):
         sched.step()
 
 
-@pytest.mark.parametrize("name", sorted(SCHEDULES))
+@pytest.mark.parametrize("name", sorted(generator.SCHEDULES))
 def test_a_nested_schedule_resumes_bit_for_bit_from_a_snapshot(tmp_path, name):
     def build():
         mg.manual_seed(0)
         model = nn.Linear(2, 1)
         opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-        sched = SCHEDULES[name](lr_scheduler, opt)
+        sched = generator.SCHEDULES[name](lr_scheduler, opt)
         return model, opt, sched, mg.Executor(model, opt, sched)
 
     def steps(model, opt, sched, ex, n):

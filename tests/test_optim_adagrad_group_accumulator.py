@@ -10,25 +10,20 @@ torch's numbers: ``tests/data/torch_adagrad_group_accumulator.json``
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from optim_cases import torch_numbers
+from seam_fixtures import programs
 
 import minigrad_ckpt as mg
 
-DATA = Path(__file__).parent / "data"
-sys.path.insert(0, str(DATA))
-from make_torch_adagrad_group_accumulator import run  # noqa: E402
-
-TORCH = json.loads((DATA / "torch_adagrad_group_accumulator.json").read_text())
+generator = programs("make_torch_adagrad_group_accumulator")
+TORCH = torch_numbers("torch_adagrad_group_accumulator")
 
 
 @pytest.mark.parametrize("case", ["real", "complex"])
 def test_each_group_starts_from_the_optimizers_initial_accumulator_value(case):
-    got = run(mg, mg.optim.Adagrad, complex_b=case == "complex")
+    got = generator.run(mg, mg.optim.Adagrad, complex_b=case == "complex")
     for name, want in TORCH[case].items():
         np.testing.assert_allclose(got[name]["sum"], want["sum"], rtol=1e-15, atol=0)
         np.testing.assert_allclose(got[name]["param"], want["param"], rtol=1e-14, atol=0)

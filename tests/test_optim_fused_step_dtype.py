@@ -11,26 +11,20 @@ torch's dtypes: ``tests/data/torch_optim_fused_step_dtype.json``
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import pytest
+from optim_cases import assert_resumes_bit_for_bit, torch_numbers
+from seam_fixtures import programs
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import nn
 from minigrad_ckpt.testing import strict  # noqa: F401  (registers the strict stand-in devices)
 
-DATA = Path(__file__).parent / "data"
-sys.path.insert(0, str(DATA))
-from make_torch_optim_fused_step_dtype import FUSED, step_dtypes  # noqa: E402
-from optim_cases import assert_resumes_bit_for_bit  # noqa: E402
-
-TORCH = json.loads((DATA / "torch_optim_fused_step_dtype.json").read_text())["step_dtypes"]
+generator = programs("make_torch_optim_fused_step_dtype")
+TORCH = torch_numbers("torch_optim_fused_step_dtype")["step_dtypes"]
 
 
 def test_the_step_dtypes_are_torchs(float64_default):
-    assert step_dtypes(mg.optim, mg) == TORCH
+    assert generator.step_dtypes(mg.optim, mg) == TORCH
 
 
 def test_adagrads_step_made_at_construction_is_float32(float64_default):
@@ -38,7 +32,7 @@ def test_adagrads_step_made_at_construction_is_float32(float64_default):
     assert mg.optim.Adagrad([p], fused=True).state[p]["step"].dtype == mg.float32
 
 
-@pytest.mark.parametrize("name", FUSED)
+@pytest.mark.parametrize("name", generator.FUSED)
 @pytest.mark.parametrize("device", ["cpu", "strict"])
 def test_a_fused_group_resumes_bit_for_bit_with_its_float32_step(tmp_path, name, device, float64_default):
     def build():

@@ -14,35 +14,31 @@ from __future__ import annotations
 
 import io
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from optim_cases import assert_resumes_bit_for_bit, torch_numbers
+from seam_fixtures import programs
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.testing import strict  # noqa: F401  (registers the strict stand-in devices)
 
-DATA = Path(__file__).parent / "data"
-sys.path.insert(0, str(DATA))
-from make_torch_lbfgs_state import CONFIGS, SIZES, X0, kind, loss_and_grad, run  # noqa: E402
-from optim_cases import assert_resumes_bit_for_bit  # noqa: E402
-
-TORCH = json.loads((DATA / "torch_lbfgs_state.json").read_text())["runs"]
+generator = programs("make_torch_lbfgs_state")
+TORCH = torch_numbers("torch_lbfgs_state")["runs"]
 
 
 @pytest.mark.parametrize("key", sorted(TORCH))
 def test_state_layout_and_path_are_torchs(key):
     name, dtype = key.split("/")
-    path, opt = run(mg, mg.optim.LBFGS, dtype, CONFIGS[name])
-    state = [[k, kind(v)] for k, v in opt.state_dict()["state"][0].items()]
+    path, opt = generator.run(mg, mg.optim.LBFGS, dtype, generator.CONFIGS[name])
+    state = [[k, generator.kind(v)] for k, v in opt.state_dict()["state"][0].items()]
     assert json.loads(json.dumps(state)) == TORCH[key]["state"]
     want = np.array(TORCH[key]["path"])
     np.testing.assert_allclose(path, want, rtol=0, atol=(1e-12 if dtype == "float64" else 1e-6) * abs(want).max())
 
 
 def _model(device, dtype):
-    start = np.split(X0, np.cumsum(SIZES)[:-1])
+    start = np.split(generator.X0, np.cumsum(generator.SIZES)[:-1])
     params = [mg.tensor(x, dtype=dtype, device=device, requires_grad=True) for x in start]
     return mg.nn.ParameterList([mg.nn.Parameter(p) for p in params])
 
@@ -50,8 +46,8 @@ def _model(device, dtype):
 def _steps(model, opt, ex, n):
     def closure():
         x = np.concatenate([p.detach().cpu().numpy() for p in model])
-        loss, grad = loss_and_grad(x)
-        for p, g in zip(model, np.split(grad, np.cumsum(SIZES)[:-1])):
+        loss, grad = generator.loss_and_grad(x)
+        for p, g in zip(model, np.split(grad, np.cumsum(generator.SIZES)[:-1])):
             p.grad = mg.tensor(g, dtype=p.dtype, device=p.device)
         return loss
     out = []
@@ -65,7 +61,7 @@ def _steps(model, opt, ex, n):
 def _run(dtype, config, n):
     """An LBFGS of ``config`` on the cpu after ``n`` steps: its model, itself, their executor."""
     model = _model("cpu", dtype)
-    opt = mg.optim.LBFGS(model.parameters(), **CONFIGS[config])
+    opt = mg.optim.LBFGS(model.parameters(), **generator.CONFIGS[config])
     ex = mg.Executor(model, opt)
     _steps(model, opt, ex, n)
     return model, opt, ex
@@ -76,18 +72,18 @@ def _loaded_copy(model, config, state_dict):
     again = _model(model[0].device, model[0].dtype)
     for p, q in zip(again, model):
         p.data = q.detach().clone()
-    opt = mg.optim.LBFGS(again.parameters(), **CONFIGS[config])
+    opt = mg.optim.LBFGS(again.parameters(), **generator.CONFIGS[config])
     opt.load_state_dict(state_dict)
     return again, opt
 
 
-@pytest.mark.parametrize("name", sorted(CONFIGS))
+@pytest.mark.parametrize("name", sorted(generator.CONFIGS))
 @pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64),
                                            ("strict-f32", mg.float32)])
 def test_the_state_resumes_bit_for_bit_from_a_snapshot(tmp_path, name, device, dtype):
     def build():
         model = _model(device, dtype)
-        opt = mg.optim.LBFGS(model.parameters(), **CONFIGS[name])
+        opt = mg.optim.LBFGS(model.parameters(), **generator.CONFIGS[name])
         return model, opt, mg.Executor(model, opt)
 
     def restored(model, opt, ex):
@@ -103,7 +99,8 @@ def test_the_state_dict_goes_through_mg_save_and_load():
     buf.seek(0)
     saved = mg.load(buf)
     again, other = _loaded_copy(model, "one_iteration", saved)
-    assert [kind(v) for v in other.state[again[0]].values()] == [kind(v) for v in opt.state[model[0]].values()]
+    kinds = [[generator.kind(v) for v in o.state[m[0]].values()] for o, m in ((other, again), (opt, model))]
+    assert kinds[0] == kinds[1]
     assert _steps(again, other, mg.Executor(again, other), 2) == _steps(model, opt, ex, 2)
 
 

@@ -10,20 +10,15 @@ which defines the run); torch is not imported.
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from optim_cases import torch_numbers
+from seam_fixtures import programs
 
 import minigrad_ckpt as mg
 
-DATA = Path(__file__).parent / "data"
-sys.path.insert(0, str(DATA))
-from make_torch_rprop_nonfinite import OPTIONS, run  # noqa: E402
-
-TORCH = json.loads((DATA / "torch_rprop_nonfinite.json").read_text())["runs"]
+generator = programs("make_torch_rprop_nonfinite")
+TORCH = torch_numbers("torch_rprop_nonfinite")["runs"]
 # NumPy's "invalid value encountered in multiply" at inf * 0, as mg's own ops give it (torch is silent)
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 
@@ -31,5 +26,5 @@ pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered:Runtim
 @pytest.mark.parametrize("key", sorted(TORCH))
 def test_nonfinite_gradients_step_as_torchs(key):
     name, dtype = key.split("/")
-    got = run(mg, mg.optim.Rprop, dtype, OPTIONS[name])
+    got = generator.run(mg, mg.optim.Rprop, dtype, generator.OPTIONS[name])
     np.testing.assert_array_equal(np.array(got), np.array(TORCH[key]))  # (NaN where torch has NaN)
