@@ -359,7 +359,7 @@ class ExponentialLR(LRScheduler):
         return [b * self.gamma**self.last_epoch for b in self.base_lrs]
 
 
-def _lr_lambdas(name: str, optimizer: Any, lr_lambda: Any) -> list[Callable[[int], float]]:
+def _lr_lambdas(optimizer: Any, lr_lambda: Any) -> list[Callable[[int], float]]:
     """One function per parameter group: ``lr_lambda`` for each, or the list given (one per group)."""
     n = len(optimizer.param_groups) if isinstance(optimizer, Optimizer) else 0
     fns = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
@@ -403,7 +403,7 @@ class LambdaLR(_LambdaState, LRScheduler):
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
                  last_epoch: int = -1) -> None:
-        self.lr_lambdas = _lr_lambdas("LambdaLR", optimizer, lr_lambda)
+        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -416,7 +416,7 @@ class MultiplicativeLR(_LambdaState, LRScheduler):
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
                  last_epoch: int = -1) -> None:
-        self.lr_lambdas = _lr_lambdas("MultiplicativeLR", optimizer, lr_lambda)
+        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
