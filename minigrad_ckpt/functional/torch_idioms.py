@@ -152,10 +152,21 @@ def _extremum(fn: Callable[..., Any], elementwise: Callable[..., Any]) -> Callab
     name = fn.__name__
 
     @functools.wraps(fn)
-    def wrapper(x: Any, axis: Any = None, keepdims: bool = False, *, dim: Any = _UNSET, keepdim: Any = _UNSET,
-                **kwargs: Any) -> Any:
+    def wrapper(x: Any, axis: Any = None, *third: Any, keepdims: bool = False, dim: Any = _UNSET,
+                keepdim: Any = _UNSET, **kwargs: Any) -> Any:
         if isinstance(axis, Tensor):  # torch.max(input, other): the elementwise maximum
+            if third:
+                raise TypeError(f"{name}(input, other) takes no third argument")
             return elementwise(x, axis)
+        if third:  # NumPy's third argument is out= (None only here); a bool is PyTorch's keepdim, a
+            # spelling only PyTorch has: torch.max(x, 1, True) is the (values, indices) pair
+            if len(third) > 1 or not (third[0] is None or isinstance(third[0], (bool, host_numpy.bool_))):
+                raise TypeError(f"{name}: the third argument is PyTorch's keepdim (a bool) or NumPy's out "
+                                f"(None here), got {third!r}")
+            if third[0] is not None:
+                if dim is not _UNSET or keepdim is not _UNSET or kwargs:
+                    raise TypeError(f"{name}(x, dim, keepdim) takes no other arguments")
+                return extremum_along(name, x, axis, bool(third[0]))
         if dim is _UNSET:
             if keepdim is not _UNSET:
                 if isinstance(axis, (int, host_numpy.integer)) and not kwargs:
@@ -226,6 +237,11 @@ def _spread(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     def wrapper(x: Any, axis: Any = None, ddof: Any = _UNSET, keepdims: bool = False, *, dim: Any = _UNSET,
                 keepdim: Any = _UNSET, correction: Any = _UNSET, unbiased: Any = _UNSET, **kwargs: Any) -> Tensor:
+        if isinstance(ddof, (bool, host_numpy.bool_)):  # PyTorch's positional unbiased, torch.std(x, 1, True):
+            # NumPy's third argument is a dtype and a bool is no ddof
+            if unbiased is not _UNSET:
+                raise TypeError(f"{name}: unbiased given twice (the third argument and unbiased=)")
+            ddof, unbiased = _UNSET, bool(ddof)
         torch_spelling = (dim is not _UNSET or correction is not _UNSET or unbiased is not _UNSET
                           or keepdim is not _UNSET)  # keepdim= is PyTorch's word too (NumPy's: keepdims=)
         if dim is not _UNSET:

@@ -222,11 +222,11 @@ def extremum_method(name: str) -> Any:
         if axis is not _UNSET or keepdims is not _UNSET:  # NumPy's spelling: NumPy's meaning
             if dim is not None:
                 raise TypeError(f"{name}: pass either axis= or dim=, not both (dim= returns (values, indices))")
-            return plain(self, None if axis is _UNSET else axis, bool(keepdims is True), **kwargs)
+            return plain(self, None if axis is _UNSET else axis, keepdims=bool(keepdims is True), **kwargs)
         if isinstance(dim, Tensor):
             return plain(self, dim)
         if dim is None:
-            return plain(self, None, keepdim, **kwargs)
+            return plain(self, None, keepdims=keepdim, **kwargs)
         return ti.extremum_along(name, self, dim, keepdim)
 
     method.__name__ = name
