@@ -29,8 +29,11 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
     """PyTorch's ``torch.autograd.gradcheck``: the derivatives of ``func`` at ``inputs`` (those
     that require grad) against central differences -- backward (``check_backward_ad``) and
     forward mode (``check_forward_ad``, through each op's or custom function's ``jvp``).
-    ``check_undefined_grad`` and ``check_grad_dtypes`` are taken: the engine passes zeros for an
-    output without a gradient and casts every gradient to its input's dtype."""
+    As PyTorch's, backward must give zero gradients for zero upstream gradients ("backward not
+    multiplied by grad_output").  ``check_undefined_grad`` and ``check_grad_dtypes`` are taken:
+    the Jacobians run backward one output at a time (the others' gradients left out: zeros, or None
+    for a custom Function after ``ctx.set_materialize_grads(False)``), and every gradient's dtype
+    is checked to be its input's."""
     from ..testing.gradcheck import gradcheck as engine_gradcheck
 
     _refuse_vmap(check_batched_grad or check_batched_forward_grad, masked)

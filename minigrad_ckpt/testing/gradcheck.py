@@ -460,6 +460,10 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
     compared like every other element, by central differences, and not reported
     (``"compare"``, PyTorch's gradcheck: ``abs`` at 0 passes, both sides giving 0,
     and ``relu`` at 0 fails, 1/2 against 0).
+
+    Backward must scale with its upstream gradient, as in PyTorch's gradcheck: zero gradients for
+    every output give zero gradients (a backward that ignores ``grad_output`` is wrong where no
+    Jacobian built from unit upstream gradients shows it: a scalar output).
     """
     __tracebackhide__ = True
     fwd_optional = modes is None
@@ -471,13 +475,12 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
                              nondet_tol=nondet_tol, modes=None if fwd_optional else modes, kinks=kinks)
     tied_fn, tied_inputs = _tie_repeated_inputs(fn, _as_tuple(inputs))
     try:
-        if fast_mode and _projections_agree(tied_fn, tied_inputs, eps, atol, rtol, modes, fwd_optional):
-            return True
         return _gradcheck(tied_fn, tied_inputs, eps, atol, rtol, raise_exception, nondet_tol, modes, detach=True,
-                          names=_Names(1), fwd_optional=fwd_optional, kinks=kinks)
+                          names=_Names(1), fwd_optional=fwd_optional, kinks=kinks, fast_mode=fast_mode)
     except GradcheckError as e:
         e.call = ("gradcheck", fn, _as_tuple(inputs), dict(eps=eps, atol=atol, rtol=rtol, nondet_tol=nondet_tol,
-                                                           modes=None if fwd_optional else modes, kinks=kinks))
+                                                           modes=None if fwd_optional else modes, kinks=kinks,
+                                                           fast_mode=fast_mode))
         raise
 
 
@@ -565,7 +568,7 @@ def _directional(fn: Callable, inputs: tuple, which: list[int], vs: list, us: li
 
 def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, raise_exception: bool,
                nondet_tol: float, modes: tuple[str, ...], detach: bool, names: _Names,
-               fwd_optional: bool = False, kinks: str = "skip") -> bool:
+               fwd_optional: bool = False, kinks: str = "skip", fast_mode: bool = False) -> bool:
     __tracebackhide__ = True
     inputs = _as_tuple(inputs)
     checked = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
@@ -583,29 +586,12 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
         with enable_grad():
             outs = _outputs(fn, inputs)
         _check_fn_deterministic(fn, inputs, outs, nondet_tol, names)
-        out_shapes = [_real_shape(o) for o in outs]
-        in_shapes = [_real_shape(x) for x in inputs]
-        parts = any(_real_shape(t) != tuple(getattr(t, "shape", ())) for t in (*outs, *inputs))
-        numeric, kink_masks = _numerical_jacobian(fn, inputs, eps, atol)
-        left_out = kink_masks if kinks == "skip" else [None] * len(inputs)
+        # fast mode: random projections stand for the whole Jacobians, and every other check still runs
+        if not (fast_mode and _projections_agree(fn, inputs, eps, atol, rtol, modes, fwd_optional)):
+            _check_jacobians(fn, inputs, outs, eps, atol, rtol, nondet_tol, modes, detach, names, fwd_optional,
+                             kinks)
         if "rev" in modes:
-            analytic = analytical_jacobian(fn, inputs)
-            again = analytical_jacobian(fn, inputs)
-            for k, (a_k, b_k) in enumerate(zip(analytic, again)):
-                for i, (a, b) in enumerate(zip(a_k, b_k)):
-                    if a is not None and np.abs(a - b).max(initial=0.0) > nondet_tol:
-                        raise names.error(
-                            f"backward is not deterministic for {names.input(k)}, {names.output(i)}: "
-                            f"two runs differ by {_plain(np.abs(a - b).max())} (nondet_tol={nondet_tol})",
-                            output=i, input=k)
-            for k, (a_k, n_k) in enumerate(zip(analytic, numeric)):
-                _compare(a_k, n_k, k, atol, rtol, "rev", names, out_shapes, in_shapes[k], parts, left_out[k])
-        if "fwd" in modes:
-            _check_forward(fn, inputs, detach, numeric, modes, fwd_optional, names,
-                           lambda k, f_k, n_k: _compare(f_k, n_k, k, atol, rtol, "fwd", names, out_shapes,
-                                                        in_shapes[k], parts, left_out[k]))
-        if kinks != "compare":
-            _report_kinks(kink_masks, in_shapes, names, kinks)
+            _check_backward_scales(fn, inputs, names)
         for x, b in zip(checked, before):
             if not np.array_equal(to_host(x._data), b, equal_nan=True):
                 raise names.error("fn or its backward mutated one of its inputs")
@@ -619,6 +605,61 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
             raise
         return False
     return True
+
+
+def _check_jacobians(fn: Callable, inputs: tuple, outs: tuple, eps: float, atol: float, rtol: float,
+                     nondet_tol: float, modes: tuple[str, ...], detach: bool, names: _Names, fwd_optional: bool,
+                     kinks: str) -> None:
+    """Every analytic Jacobian (backward's, run twice to see it is deterministic, and forward
+    mode's) against central differences, element by element."""
+    __tracebackhide__ = True
+    out_shapes = [_real_shape(o) for o in outs]
+    in_shapes = [_real_shape(x) for x in inputs]
+    parts = any(_real_shape(t) != tuple(getattr(t, "shape", ())) for t in (*outs, *inputs))
+    numeric, kink_masks = _numerical_jacobian(fn, inputs, eps, atol)
+    left_out = kink_masks if kinks == "skip" else [None] * len(inputs)
+    if "rev" in modes:
+        analytic = analytical_jacobian(fn, inputs)
+        again = analytical_jacobian(fn, inputs)
+        for k, (a_k, b_k) in enumerate(zip(analytic, again)):
+            for i, (a, b) in enumerate(zip(a_k, b_k)):
+                if a is not None and np.abs(a - b).max(initial=0.0) > nondet_tol:
+                    raise names.error(
+                        f"backward is not deterministic for {names.input(k)}, {names.output(i)}: "
+                        f"two runs differ by {_plain(np.abs(a - b).max())} (nondet_tol={nondet_tol})",
+                        output=i, input=k)
+        for k, (a_k, n_k) in enumerate(zip(analytic, numeric)):
+            _compare(a_k, n_k, k, atol, rtol, "rev", names, out_shapes, in_shapes[k], parts, left_out[k])
+    if "fwd" in modes:
+        _check_forward(fn, inputs, detach, numeric, modes, fwd_optional, names,
+                       lambda k, f_k, n_k: _compare(f_k, n_k, k, atol, rtol, "fwd", names, out_shapes,
+                                                    in_shapes[k], parts, left_out[k]))
+    if kinks != "compare":
+        _report_kinks(kink_masks, in_shapes, names, kinks)
+
+
+def _check_backward_scales(fn: Callable, inputs: tuple, names: _Names) -> None:
+    """PyTorch's check of backward with zero upstream gradients: zero gradients for every output
+    give zero (or no) gradients -- "backward not multiplied by grad_output" otherwise, a wrong rule
+    that a scalar output's Jacobian, built from the upstream gradient 1, cannot show.  (PyTorch's
+    ``check_undefined_grad`` runs backward with one output's gradient left out: the Jacobians here
+    already do, one output at a time, so a backward that cannot take a None gradient fails there.)"""
+    __tracebackhide__ = True
+    wrt_at = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    with enable_grad():
+        live = [o for o in _outputs(fn, inputs) if o.requires_grad and _differentiable(o)]
+    if not live:
+        return
+    zeros = [tensor(np.zeros(tuple(o.shape), dtype=o.dtype), device=o.device) for o in live]
+    gs = _grad(live, [inputs[k] for k in wrt_at], grad_outputs=zeros, allow_unused=True)
+    for k, g in zip(wrt_at, gs):
+        if g is not None and not (to_host(g._data) == 0).all():
+            flat = _real_flat(g)
+            at = int(np.argmax(np.where(np.isnan(flat), np.inf, np.abs(flat))))  # the largest, NaN first
+            worst = _multi_index(at, _real_shape(g))
+            raise names.error(f"backward not multiplied by grad_output: with zero gradients for every output, the "
+                              f"gradient of {names.input(k)} is not zero ({_plain(flat[at])} at element {worst}): "
+                              f"its backward does not scale with the upstream gradient", input=k, input_index=worst)
 
 
 def _check_fn_deterministic(fn: Callable, inputs: tuple, outs: tuple, nondet_tol: float, names: _Names) -> None:
