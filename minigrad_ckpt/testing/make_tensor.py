@@ -2,14 +2,17 @@
 
 Values are drawn from the engine generator (``mg.manual_seed`` reproduces them), uniformly in
 ``[low, high)``: by default ``[-9, 9)`` for floats (each part of a complex number), ``[-9, 10)`` for
-signed integers, ``[0, 10)`` for unsigned ones; bools are fair coin flips.  ``exclude_zero`` moves
-zeros to the dtype's smallest positive normal number (1 for integers), ``noncontiguous`` returns a
-strided view of the same values, as PyTorch's.
+signed integers, ``[0, 10)`` for unsigned ones, ``[0, 2)`` for bools.  A ``low`` or ``high`` beyond
+what the dtype holds is clamped to it, as PyTorch's: integers to ``[min, max + 1)`` (``int64`` to
+``[min, max)``), so that the dtype's largest value can be drawn; floats to the finite range, drawn
+without overflowing.  ``exclude_zero`` moves zeros to the dtype's smallest positive normal number
+(1 for integers and bools), ``noncontiguous`` returns a strided view of the same values, as PyTorch's.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from .. import creation
@@ -28,17 +31,25 @@ def make_tensor(*shape: Any, dtype: Any, device: Any, low: float | None = None, 
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     dt = as_dtype(dtype)
+    if noncontiguous and memory_format is not None:
+        raise ValueError(f"The parameters `noncontiguous` and `memory_format` are mutually exclusive, but got "
+                         f"noncontiguous={noncontiguous} and memory_format={memory_format}")
     if requires_grad and dt.kind not in "fc":
-        raise ValueError("make_tensor: requires_grad must be False for integral dtype")
-    if dt.kind == "b":
-        out = creation.randint(0, 2, shape, device=device).to(dt)
-    elif dt.kind in "iu":
-        lo, hi = _range(low, high, 0 if dt.kind == "u" else -9, 10, host_numpy.iinfo(dt))
-        out = creation.randint(math.ceil(lo), math.ceil(hi), shape, dtype=dt, device=device)
+        raise ValueError(f"`requires_grad=True` is not supported for boolean and integral dtypes, but got "
+                         f"dtype={dtype}")
+    if dt.kind in "biu":
+        info = host_numpy.iinfo(dt) if dt.kind != "b" else None
+        # PyTorch's bounds: the largest value can be drawn, except int64's (its max + 1 is no int64)
+        lowest, beyond = (0, 2) if info is None else (int(info.min), int(info.max) + (dt != host_numpy.int64))
+        defaults = (0, 2) if info is None else (0 if dt.kind == "u" else -9, 10)
+        lo, hi = _range(low, high, *defaults, lowest, beyond, dtype, dt)
+        out = creation.randint(math.ceil(lo), math.ceil(hi), shape, dtype="int64" if info is None else dt,
+                               device=device).to(dt)
     else:
         real = host_numpy.zeros(0, dt).real.dtype
-        lo, hi = _range(low, high, -9, 9, host_numpy.finfo(real))
-        parts = [creation.rand(*shape, dtype=real, device=device) * (hi - lo) + lo for _ in range(1 + (dt.kind == "c"))]
+        info = host_numpy.finfo(real)
+        lo, hi = _range(low, high, -9, 9, float(info.min), float(info.max), dtype, dt)
+        parts = [_uniform(shape, real, device, lo, hi, float(info.max)) for _ in range(1 + (dt.kind == "c"))]
         out = parts[0] if dt.kind == "f" else _complex(parts[0], parts[1])
     if exclude_zero:
         out = out.masked_fill(out == 0, 1 if dt.kind in "iub" else host_numpy.finfo(out.real.dtype).tiny)
@@ -49,12 +60,30 @@ def make_tensor(*shape: Any, dtype: Any, device: Any, low: float | None = None, 
     return out.requires_grad_(True) if requires_grad else out
 
 
-def _range(low: float | None, high: float | None, default_low: float, default_high: float, info: Any) -> tuple:
-    """``[low, high)``, the defaults filling a None, clamped to what the dtype holds, PyTorch's checks."""
+def _uniform(shape: tuple, real: Any, device: Any, lo: float, hi: float, biggest: float) -> Tensor:
+    """Uniform values in ``[lo, hi)``; a span wider than the dtype's largest number is drawn at
+    half the scale and doubled, as PyTorch's (``hi - lo`` itself would overflow to inf)."""
+    u = creation.rand(*shape, dtype=real, device=device)
+    if hi - lo >= biggest:
+        return (u * (hi / 2 - lo / 2) + lo / 2) * 2
+    return u * (hi - lo) + lo
+
+
+def _range(low: float | None, high: float | None, default_low: float, default_high: float, lowest: float,
+           beyond: float, dtype: Any, dt: Any) -> tuple:
+    """``[low, high)``, the defaults filling a None, clamped to ``[lowest, beyond)``: PyTorch's
+    ``modify_low_high``, its checks and its words."""
     lo = default_low if low is None else low
     hi = default_high if high is None else high
-    if math.isnan(lo) or math.isnan(hi):
+    if any(isinstance(v, float) and math.isnan(v) for v in (lo, hi)):
         raise ValueError(f"`low` and `high` cannot be NaN, but got low={lo} and high={hi}")
-    if lo >= hi:
+    if lo == hi and dt.kind in "fc":
+        warnings.warn("Passing `low==high` to `torch.testing.make_tensor` for floating or complex types is "
+                      "deprecated since 2.1 and will be removed in 2.3. Use `torch.full(...)` instead.",
+                      FutureWarning, stacklevel=3)
+    elif lo >= hi:
         raise ValueError(f"`low` must be less than `high`, but got {lo} >= {hi}")
-    return max(lo, float(info.min)), min(hi, float(info.max))
+    elif hi < lowest or lo >= beyond:
+        raise ValueError(f"The value interval specified by `low` and `high` is [{lo}, {hi}), but {dtype} only "
+                         f"supports [{lowest}, {beyond})")
+    return min(max(lo, lowest), beyond), min(max(hi, lowest), beyond)
