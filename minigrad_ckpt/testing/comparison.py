@@ -70,6 +70,8 @@ def _compare(actual: Any, expected: Any, options: dict, where: str) -> None:
         for i, (a, e) in enumerate(zip(actual, expected)):
             _compare(a, e, options, f"{where}[{i}]")
         return
+    if actual is None or expected is None:  # PyTorch's NonePair: a mismatch, not a pair it cannot compare
+        raise _Mismatch(f"None mismatch: {actual} is not {expected}", where)
     raise TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}.")
 
 
@@ -96,6 +98,8 @@ def _compare_mappings(actual: Mapping, expected: Mapping, options: dict, where: 
 
 
 def _compare_numbers(actual: Any, expected: Any, options: dict, where: str) -> None:
+    # NumPy scalars are the Python numbers they hold, as PyTorch's pairs take them (np.float64(1.0) is 1.0)
+    actual, expected = (v.item() if isinstance(v, (np.number, np.bool_)) else v for v in (actual, expected))
     if isinstance(actual, (bool, np.bool_)) or isinstance(expected, (bool, np.bool_)):
         if type(actual) is not type(expected) and options["check_dtype"]:
             raise _Mismatch(f"The (d)types do not match: {type(actual)} != {type(expected)}.", where)

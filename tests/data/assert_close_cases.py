@@ -28,4 +28,11 @@ CASES = [
  ("f64 tiny", "T([1.0], dtype=F64)", "T([1.0 + 1e-8], dtype=F64)", {}),
  ("f32 vs f64 scalar-ish", "T(1.0, dtype=F64)", "T(1.0 + 2e-7, dtype=F64)", {}),
  ("mixed nan", "T([1., float('nan'), 3.])", "T([1., 2., 4.])", {}),
+ # NumPy scalars are the Python numbers they hold; None against anything else is a mismatch
+ ("np float vs float", "np.float64(1.0)", "1.0", {}), ("np int vs int", "np.int64(3)", "3", {}),
+ ("np int vs int far", "np.int64(3)", "4", {}), ("np bool vs bool", "np.bool_(True)", "True", {}),
+ ("np f32 vs float far", "np.float32(1.0)", "1.1", {}), ("np f32 vs np f64", "np.float32(1.0)", "np.float64(1.0)", {}),
+ ("np complex vs complex", "np.complex128(1+1j)", "1+1j", {}), ("np int vs float", "np.int64(1)", "1.0", {}),
+ ("none vs number", "None", "1", {}), ("number vs none", "2.5", "None", {}),
+ ("none in a list", "[None, 1]", "[1, 1]", {}), ("none vs list", "None", "[1]", {}),
 ]
