@@ -141,3 +141,13 @@ def test_right_rules_still_pass(device):
     # a function differentiating inside (mg.func), two outputs, one not requiring grad
     assert gradcheck(lambda t: mg.func.grad(lambda u: (u ** 3).sum())(t), (x,))
     assert mg.autograd.gradcheck(lambda t: (t * 2, mg.ones(2, dtype=mg.float64, device=t.device), t.sum()), (x,))
+
+
+def test_masked_is_taken_on_dense_tensors_as_in_pytorch():
+    # torch 2.13: masked=True only changes how sparse tensors compare; on dense ones it checks as
+    # without it (the engine refused it with NotImplementedError)
+    x = _x()
+    assert mg.autograd.gradcheck(lambda t: t * t, (x,), masked=True)
+    assert mg.autograd.gradgradcheck(lambda t: t * t * t, (x,), masked=True)
+    with pytest.raises(GradcheckError, match=MESSAGE):
+        mg.autograd.gradcheck(SumForgettingGrad.apply, (x,), masked=True)

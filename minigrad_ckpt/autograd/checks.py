@@ -10,7 +10,8 @@ engine's own check's ``kinks="compare"``): ``abs`` at 0 passes (both sides give 
 gradient), ``relu`` at 0 fails (1/2 against 0); a mismatch raises (``raise_exception=True``) or
 returns False.  Checks PyTorch
 makes with ``vmap`` (``check_batched_grad``, ``check_batched_forward_grad``) have no
-counterpart here: asking for them is a ``NotImplementedError``.
+counterpart here: asking for them is a ``NotImplementedError``.  ``masked=`` is taken: it
+changes how PyTorch compares sparse tensors, and every tensor here is dense.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
     is checked to be its input's."""
     from ..testing.gradcheck import gradcheck as engine_gradcheck
 
-    _refuse_vmap(check_batched_grad or check_batched_forward_grad, masked)
+    del masked  # only sparse tensors' comparison depends on it (PyTorch's); every tensor here is dense
+    _refuse_vmap(check_batched_grad or check_batched_forward_grad)
     modes = _modes(check_backward_ad, check_forward_ad)
     if not modes:
         return True
@@ -56,7 +58,8 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
     (``check_fwd_over_rev``).  Every Jacobian is compared in full (``fast_mode`` is taken)."""
     from ..testing.gradcheck import gradgradcheck as engine_gradgradcheck
 
-    _refuse_vmap(check_batched_grad, masked or None)
+    del masked  # dense tensors only (see gradcheck)
+    _refuse_vmap(check_batched_grad)
     modes = _modes(check_rev_over_rev, check_fwd_over_rev)
     if not modes:
         return True
@@ -68,10 +71,7 @@ def _modes(reverse: bool, forward: bool) -> tuple[str, ...]:
     return (("rev",) if reverse else ()) + (("fwd",) if forward else ())
 
 
-def _refuse_vmap(batched: bool, masked: Any) -> None:
+def _refuse_vmap(batched: bool) -> None:
     if batched:
         raise NotImplementedError("gradcheck: check_batched_grad / check_batched_forward_grad check derivatives "
                                   "under vmap, which the engine does not offer; leave them False")
-    if masked:
-        raise NotImplementedError("gradcheck: masked=True checks sparse masked tensors, which the engine "
-                                  "does not have")
