@@ -77,3 +77,14 @@ def test_stride_is_checked_only_when_asked():
     assert_close(x.t().contiguous(), x.t())
     with pytest.raises(AssertionError, match=r"'stride\(\)' do not match"):
         assert_close(x.t().contiguous(), x.t(), check_stride=True)
+
+
+def test_allow_subclasses_false_refuses_a_parameter_against_a_tensor_as_pytorch():
+    # torch 2.13: TypeError: No comparison pair was able to handle inputs of type
+    # <class 'torch.nn.parameter.Parameter'> and <class 'torch.Tensor'>. (the engine compared them)
+    p, t = mg.nn.Parameter(mg.tensor([1.0])), mg.tensor([1.0])
+    assert_close(p, t)
+    with pytest.raises(TypeError, match=r"No comparison pair was able to handle inputs of type <class '.*Parameter'> "
+                                        r"and <class '.*Tensor'>\."):
+        assert_close(p, t, allow_subclasses=False)
+    assert_close(t, mg.tensor([1.0]), allow_subclasses=False)

@@ -38,13 +38,14 @@ def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True, r
     """Raise ``AssertionError`` unless ``actual`` and ``expected`` are close (see the module's
     docstring); ``TypeError`` for a pair that cannot be compared (a Tensor and a float, a
     Tensor and a NumPy array, two strings).  ``msg`` replaces the message, or, if callable,
-    is given the message and returns the one to raise.  ``check_layout`` has nothing to check
+    is given the message and returns the one to raise.  ``allow_subclasses=False`` refuses a pair
+    of tensors of different classes (a Parameter and a Tensor).  ``check_layout`` has nothing to check
     (a tensor here is one dense array); ``check_stride`` compares ``x.stride()``."""
     if (rtol is None) != (atol is None):
         raise ValueError(f"Both 'rtol' and 'atol' must be either specified or omitted, "
                          f"but got no {'atol' if atol is None else 'rtol'}.")
     options = dict(rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=check_device,
-                   check_dtype=check_dtype, check_stride=check_stride)
+                   check_dtype=check_dtype, check_stride=check_stride, allow_subclasses=allow_subclasses)
     try:
         _compare(actual, expected, options, "")
     except _Mismatch as failure:
@@ -58,7 +59,7 @@ def _compare(actual: Any, expected: Any, options: dict, where: str) -> None:
     if actual is None and expected is None:
         return
     if _is_array_like(actual) and type(actual) is type(expected) or (
-            isinstance(actual, Tensor) and isinstance(expected, Tensor)):
+            isinstance(actual, Tensor) and isinstance(expected, Tensor) and options["allow_subclasses"]):
         return _compare_arrays(actual, expected, options, where)
     if _is_number(actual) and _is_number(expected):
         return _compare_numbers(actual, expected, options, where)
