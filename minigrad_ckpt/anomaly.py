@@ -39,6 +39,7 @@ import linecache
 import os
 import sys
 import threading
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -470,6 +471,37 @@ class _Checks:
             f"{_circumstances(sys._getframe(2))}{_list('inputs (as saved)', inputs, 'not saved')}{notes}",
             op=node.op.name, phase="backward", source=node.source, inputs=inputs, produced=produced,
             node=node, segment=node.segment)
+
+    def failed(self, exc: BaseException) -> None:
+        """A backward pass raised ``exc`` (``BackwardPass.run``); where a node's backward did (the
+        innermost ``call_backward`` in its traceback), PyTorch's warning, "Error
+        detected in SinBackward0. Traceback of forward call that caused the error", naming the
+        forward line that recorded the node -- the error alone names the rule, not the line of
+        yours that set it up (an in-place write into a value it saved, a broken custom rule).  The
+        exception itself is left as it is, as PyTorch leaves it.  An :class:`AnomalyError` names its
+        node itself; an error of a node deeper in the pass (a backward run inside this one's) was
+        reported there."""
+        if isinstance(exc, AnomalyError) or getattr(exc, "_anomaly_reported", False):
+            return
+        node, tb = None, exc.__traceback__
+        while tb is not None:  # the innermost node whose backward was running
+            if tb.tb_frame.f_code is _CALL_BACKWARD:
+                node = tb.tb_frame.f_locals.get("node", node)
+            tb = tb.tb_next
+        if node is None:  # raised outside any node's backward (a leaf's hook, say)
+            return
+        where = (f"  File \"{node.source.filename}\", line {node.source.lineno}, in {node.source.function}"
+                 + (f"\n    {node.source.line}" if node.source.line else "")) if node.source is not None else \
+            "  (not known: recorded while anomaly mode was off, or restored from a snapshot)"
+        message = f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{where}"
+        frame, level = sys._getframe(0), 1  # the warning points at the user's line that ran backward
+        while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            frame, level = frame.f_back, level + 1
+        warnings.warn(message, UserWarning, stacklevel=level)
+        try:
+            exc._anomaly_reported = True  # type: ignore[attr-defined]
+        except AttributeError:  # an exception class with __slots__: it is reported again, no harm
+            pass
 
     def replay(self, segment: Any, node: Any, ins: list, out: Any) -> None:
         """After a checkpointed segment's replay re-ran ``node``'s op on ``ins`` (``Segment._forward``)."""

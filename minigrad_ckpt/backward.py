@@ -134,6 +134,10 @@ class BackwardPass:
         try:
             self._advance(one=False)
             self.close_segments()
+        except Exception as exc:
+            if tape._anomaly is not None:  # mg.detect_anomaly(): the failing node's forward line, as PyTorch's
+                tape._anomaly.failed(exc)
+            raise
         finally:
             self.end()
         return self.results()
