@@ -151,3 +151,14 @@ def test_masked_is_taken_on_dense_tensors_as_in_pytorch():
     assert mg.autograd.gradgradcheck(lambda t: t * t * t, (x,), masked=True)
     with pytest.raises(GradcheckError, match=MESSAGE):
         mg.autograd.gradcheck(SumForgettingGrad.apply, (x,), masked=True)
+
+
+def test_asking_to_check_no_derivative_is_refused_not_passed():
+    # torch 2.13 raises these AssertionErrors; the engine returned True, a check that could not fail
+    x = _x()
+    with pytest.raises(AssertionError, match="^Expected at least one of check_forward_ad or check_backward_ad to be "
+                                             "True$"):
+        mg.autograd.gradcheck(SumForgettingGrad.apply, (x,), check_backward_ad=False)
+    with pytest.raises(AssertionError, match="^Expected at least one of check_fwd_over_rev or check_rev_over_rev to "
+                                             "be True$"):
+        mg.autograd.gradgradcheck(CubeWithForgetfulDoubleBackward.apply, (x,), check_rev_over_rev=False)

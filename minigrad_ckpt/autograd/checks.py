@@ -40,8 +40,8 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
     del masked  # only sparse tensors' comparison depends on it (PyTorch's); every tensor here is dense
     _refuse_vmap(check_batched_grad or check_batched_forward_grad)
     modes = _modes(check_backward_ad, check_forward_ad)
-    if not modes:
-        return True
+    if not modes:  # a check of nothing would pass everything: PyTorch's refusal
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
     return engine_gradcheck(func, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes=modes,
                             fast_mode=fast_mode, kinks="compare")
 
@@ -62,7 +62,7 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
     _refuse_vmap(check_batched_grad)
     modes = _modes(check_rev_over_rev, check_fwd_over_rev)
     if not modes:
-        return True
+        raise AssertionError("Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
     return engine_gradgradcheck(func, inputs, grad_outputs, eps, atol, rtol, raise_exception, nondet_tol,
                                 modes=modes, kinks="compare")
 
