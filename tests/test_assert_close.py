@@ -88,3 +88,25 @@ def test_allow_subclasses_false_refuses_a_parameter_against_a_tensor_as_pytorch(
                                         r"and <class '.*Tensor'>\."):
         assert_close(p, t, allow_subclasses=False)
     assert_close(t, mg.tensor([1.0]), allow_subclasses=False)
+
+
+def test_the_deprecated_assert_allclose_is_pytorchs():
+    # torch 2.13's torch.testing.assert_allclose on the same calls (an AttributeError here before)
+    from minigrad_ckpt.testing import assert_allclose
+
+    with pytest.warns(FutureWarning, match=r"`torch.testing.assert_allclose\(\)` is deprecated since 1.12"):
+        assert_allclose(mg.tensor([1.0]), mg.tensor([1.00005]))  # its float32 rtol is 1e-4 (assert_close's 1.3e-6)
+    with pytest.warns(FutureWarning):
+        assert_allclose(mg.tensor([1, 2]), mg.tensor([1.0, 2.0]))  # dtypes may differ
+        assert_allclose([1.0, 2.0], [1.0, 2.0001])  # lists become tensors
+        assert_allclose(mg.tensor([float("nan")]), mg.tensor([float("nan")]))  # NaN equals NaN by default
+        assert_allclose(mg.tensor([1.0], dtype=mg.float64), mg.tensor([1.000001], dtype=mg.float64))
+        with pytest.raises(AssertionError, match=r"^Tensor-likes are not close!\n\nMismatched elements: 1 / 1 "
+                                                 r"\(100\.0%\)\nGreatest absolute difference: 0\.5 at index \(0,\) "
+                                                 r"\(up to 1e-05 allowed\)\nGreatest relative difference: "
+                                                 r"0\.3333333432674408 at index \(0,\) \(up to 0\.0001 allowed\)$"):
+            assert_allclose(mg.tensor([1.0]), mg.tensor([1.5]))
+        with pytest.raises(AssertionError, match="^boom$"):
+            assert_allclose(mg.tensor([1.0]), mg.tensor([2.0]), msg="boom")
+        with pytest.raises(ValueError, match="Both 'rtol' and 'atol' must be either specified or omitted"):
+            assert_allclose(mg.tensor([1.0]), mg.tensor([2.0]), rtol=0.1)

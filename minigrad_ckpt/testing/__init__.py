@@ -1,7 +1,8 @@
 """Correctness tools for your own functions, the ones our test suite uses.
 
 * :func:`assert_close` -- PyTorch's ``torch.testing.assert_close``: tensors, arrays, numbers and
-  their lists and dicts close within the dtype's tolerances, with its messages; :func:`make_tensor`,
+  their lists and dicts close within the dtype's tolerances, with its messages (and its deprecated
+  :func:`assert_allclose`); :func:`make_tensor`,
   PyTorch's ``torch.testing.make_tensor``: random values of a dtype for a test.
 * :func:`gradcheck` / :func:`gradgradcheck` -- analytic vs finite-difference
   derivatives (first and second order), of backward and of forward mode
@@ -32,7 +33,7 @@ import importlib
 from typing import Any
 
 from .check_op import Draws, OpCheckError, check_op
-from .comparison import assert_close
+from .comparison import assert_allclose, assert_close
 from .gradcheck import (
     ForwardModeNotCheckedWarning,
     GradcheckError,
@@ -48,7 +49,7 @@ from .make_tensor import make_tensor
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "ForwardModeNotCheckedWarning", "GradcheckKinkWarning",
            "numerical_jacobian",
            "analytical_jacobian", "forward_jacobian", "check_op", "OpCheckError", "Draws", "strategies", "assert_close",
-           "make_tensor"]
+           "assert_allclose", "make_tensor"]
 
 
 def __getattr__(name: str) -> Any:

@@ -9,6 +9,7 @@ from the dtype (float32: 1.3e-6 and 1e-5; float64: 1e-7 and 1e-7; integers and b
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -16,11 +17,15 @@ from ..backend import host_numpy as np
 from ..backend import to_host
 from ..tensor import Tensor
 
-__all__ = ["assert_close"]
+__all__ = ["assert_close", "assert_allclose"]
 
 # (rtol, atol) by dtype, as torch.testing's defaults; integer and bool dtypes compare exactly
 _TOLERANCES = {"float16": (1e-3, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7),
                "complex64": (1.3e-6, 1e-5), "complex128": (1e-7, 1e-7)}
+
+
+# (rtol, atol) by dtype of the deprecated assert_allclose, looser than assert_close's (PyTorch's)
+_ALLCLOSE_TOLERANCES = {"float16": (1e-3, 1e-3), "float32": (1e-4, 1e-5), "float64": (1e-5, 1e-8)}
 
 
 class _Mismatch(AssertionError):
@@ -53,6 +58,28 @@ def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True, r
         if msg is not None:
             message = msg(message) if callable(msg) else msg
         raise AssertionError(message) from None
+
+
+def assert_allclose(actual: Any, expected: Any, rtol: float | None = None, atol: float | None = None,
+                    equal_nan: bool = True, msg: str = "") -> None:
+    """PyTorch's deprecated ``torch.testing.assert_allclose`` (a FutureWarning, as there), which
+    older test suites call: numbers and lists become tensors (``expected`` in ``actual``'s dtype),
+    dtypes may differ, NaN equals NaN by default, and the default tolerances are its own, looser
+    ones (float32: rtol 1e-4, atol 1e-5; float64: 1e-5 and 1e-8; float16: 1e-3 and 1e-3)."""
+    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
+                  "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "
+                  "instructions in https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
+    from ..creation import tensor
+
+    if not isinstance(actual, Tensor):
+        actual = tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        pairs = [_ALLCLOSE_TOLERANCES.get(str(t.dtype), (0.0, 0.0)) for t in (actual, expected)]
+        rtol, atol = max(r for r, _ in pairs), max(a for _, a in pairs)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True, check_dtype=False,
+                 check_stride=False, msg=msg or None)
 
 
 def _compare(actual: Any, expected: Any, options: dict, where: str) -> None:
