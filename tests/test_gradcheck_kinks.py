@@ -106,3 +106,38 @@ def test_float32_rounding_is_not_a_kink_that_hides_a_wrong_gradient(dtype):
             assert gradcheck(lambda t: relu(t), [mg.tensor([-1.0, 0.0, 2.0], requires_grad=True)], eps=1e-3,
                              atol=1e-3, rtol=1e-2)
         assert gradcheck(mg.tanh, [x], eps=1e-3, atol=1e-3, rtol=1e-2)
+
+
+class SteepParabolaOffByOne(mg.autograd.Function):
+    """``60 x**2``, whose backward adds the upstream gradient once too often: ``g (120 x + 1)``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return 60 * x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * (120 * x + 1)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_a_smooth_point_of_large_curvature_is_no_kink_that_hides_a_wrong_gradient(device):
+    # at x = 0 the one-sided differences of 60 x**2 are -/+ 60 eps apart (eps f''), past the kink
+    # threshold: the element was left out as a kink and the wrong gradient (1 against 0) passed;
+    # a kink's gap does not grow with the step, a smooth function's doubles
+    import minigrad_ckpt.testing.strict  # noqa: F401
+
+    x = mg.tensor([0.0], dtype=mg.float64, device=device, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GradcheckKinkWarning)
+        with pytest.raises(GradcheckError, match="worst at output element \\(0,\\), input element \\(0,\\)"):
+            gradcheck(SteepParabolaOffByOne.apply, [x], modes=("rev",))
+        assert gradcheck(lambda t: 60 * t * t, [x])
+        assert gradcheck(lambda t: mg.exp(1e3 * t * t), [x])
+    # kinks stay kinks: at the point, within eps of it, and under a steep smooth part
+    with pytest.warns(GradcheckKinkWarning, match=r"input 0 at \(0,\), \(1,\), \(2,\);"):
+        assert gradcheck(lambda t: mg.nn.functional.relu(t), [_x([0.0, 3e-7, -4e-7, 1.0])])
+    with pytest.warns(GradcheckKinkWarning, match=r"input 0 at \(0,\)"):
+        assert gradcheck(lambda t: mg.abs(t) + 1000 * t * t, [_x([0.0, 0.5])])

@@ -221,8 +221,9 @@ def _numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float,
     """:func:`numerical_jacobian`, and for each input a boolean array over its (real) elements:
     True at a *kink*, where the one-sided differences ``(f(x + eps) - f(x)) / eps`` and
     ``(f(x) - f(x - eps)) / eps`` disagree by more than ``10 atol`` plus a tenth of the central
-    difference plus what rounding may do (:func:`_rounding`) for some output (a smooth function's
-    differ by about ``eps f''``)."""
+    difference plus what rounding may do (:func:`_rounding`) for some output, and the disagreement
+    does not grow with the step (:func:`_grows_with_step`): a smooth function's differ by about
+    ``eps f''``, which can be large too (``60 x**2`` at 0), and is no kink to leave out."""
     __tracebackhide__ = True
     inputs = list(inputs)
     # fn is evaluated in grad mode, with perturbed inputs that require grad like
@@ -249,15 +250,42 @@ def _numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float,
                 args[k] = tensor(_from_real_flat(pert, x), dtype=x.dtype, device=x.device,
                                  requires_grad=True)
                 vals.append([_real_flat(o) for o in _outputs(fn, args)])
+            apart = []
             for i in range(len(base_out)):
                 central = cols[i][:, j] = (vals[0][i] - vals[1][i]) / (2 * eps)
                 ahead, behind = (vals[0][i] - base[i]) / eps, (base[i] - vals[1][i]) / eps
                 # rounding, not a kink: the outputs' last bits over eps, and the step x + eps rounded
                 noise = out_noise[i] + np.abs(central) * _rounding(x) * abs(flat[j]) / eps
-                kink[j] |= bool((np.abs(ahead - behind) > 10 * atol + 0.1 * np.abs(central) + noise).any())
+                gap = np.abs(ahead - behind)
+                apart.append(np.where(gap > 10 * atol + 0.1 * np.abs(central) + noise, gap, 0.0))
+            if any(a.any() for a in apart):
+                kink[j] = not _grows_with_step(fn, inputs, k, j, flat, base, apart, eps)
         jac.append(cols)
         kinks.append(kink)
     return jac, kinks
+
+
+def _grows_with_step(fn: Callable, inputs: list, k: int, j: int, flat: Any, base: list, apart: list,
+                     eps: float) -> bool:
+    """Whether the one-sided differences of real element ``j`` of input ``k``, ``apart`` at step
+    ``eps`` (0 where they agree), move apart about twice as far at step ``2 eps``: a smooth
+    function's gap is ``step * f''``, a kink's the jump of the derivative, which a longer step
+    leaves as it is (``abs`` at 0: 2 at any step; a kink within ``eps``: less than 1.5 times).  A
+    side that cannot be evaluated there (NaN) keeps the element a kink."""
+    __tracebackhide__ = True
+    x = inputs[k]
+    wide = []
+    for sign in (2.0, -2.0):
+        pert = flat.copy()
+        pert[j] = pert[j] + sign * eps
+        args = list(inputs)
+        args[k] = tensor(_from_real_flat(pert, x), dtype=x.dtype, device=x.device, requires_grad=True)
+        wide.append([_real_flat(o) for o in _outputs(fn, args)])
+    for i, gap in enumerate(apart):
+        wide_gap = np.abs((wide[0][i] - base[i]) - (base[i] - wide[1][i])) / (2 * eps)
+        if ((gap > 0) & ~(wide_gap >= 1.5 * gap)).any():
+            return False
+    return True
 
 
 def _rounding(t: Tensor) -> float:
