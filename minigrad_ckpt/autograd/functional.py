@@ -236,6 +236,23 @@ def _refuse_unsupported(strict: bool, vectorize: bool, strategy: str, create_gra
                            "supported together. Please either set `strict=False` or `vectorize=False`.")
 
 
+def _validated_v(v: Any, like: tuple, like_is_tuple: bool, what: str) -> tuple:
+    """``v`` as a tuple matching ``like`` (the inputs, or vjp's outputs) one to one in size: PyTorch's
+    ``_as_tuple(v, "v", ...)`` and ``_validate_v``, their checks and words.  A single Tensor is one
+    vector, never a stack of several (``tuple(v)`` would read its rows as the vectors of several inputs)."""
+    _check_tensor_or_tuple(v, f"v given to {what}", "v")
+    vs = v if isinstance(v, tuple) else (v,)
+    if len(vs) != len(like):
+        if like_is_tuple:
+            raise RuntimeError(f"v is a tuple of invalid length: should be {len(like)} but got {len(vs)}.")
+        raise RuntimeError("The given v should contain a single Tensor.")
+    for i, (el, other) in enumerate(zip(vs, like)):
+        if tuple(el.shape) != tuple(other.shape):
+            entry = f"Entry {i} in " if like_is_tuple else ""
+            raise RuntimeError(f"{entry}v has invalid size: should be {other.size()} but got {el.size()}.")
+    return vs
+
+
 def _default_v(v: Any, args: tuple) -> Any:
     """PyTorch's rule for a left-out ``v`` of jvp/hvp/vhp: only a single one-element input."""
     if v is not None:
@@ -310,6 +327,10 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
             raise RuntimeError("The vector v can only be None if the user-provided function returns a single Tensor "
                                "with a single element.")
         v = ones_like(out)
+    else:
+        outs = (out,) if isinstance(out, Tensor) else tuple(out)
+        vs = _validated_v(v, outs, not isinstance(out, Tensor), "vjp")
+        v = vs[0] if isinstance(out, Tensor) else vs
     grads = pullback(v)
     grads = _strict_on_a_graph(grads[0] if single else tuple(grads), strict, create_graph, "jacobian")
     return _finish(out, create_graph), _finish(grads, create_graph)
@@ -321,8 +342,7 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
     func = _not_a_transform(func, "jvp")
     if strict:
         _check_strict_jvp(func, args, create_graph)
-    v = _default_v(v, args)
-    tangents = (v,) if single else tuple(v)
+    tangents = _validated_v(_default_v(v, args), args, not single, "jvp")
     # PyTorch's jvp is the double-backward trick, not forward mode: the backward pass u -> J^T u,
     # linear in u, differentiated once more (``linearize``), so only backward rules are needed;
     # a write into an input is refused, as by PyTorch's leaves.
@@ -349,8 +369,8 @@ def _hessian_product(func: Callable, inputs: Any, v: Any, create_graph: bool, st
     func = _scalar_output(_not_a_transform(func, what), what)
     if strict:
         _check_strict(func, args, "hvp")
-    v = _default_v(v, args)
-    tangents = (v,) if single else tuple(v)
+    tangents = _validated_v(_default_v(v, args), args, not single, what)
+
     def gradient_and_value(*xs: Any) -> tuple:  # the value rides along as aux
         out = func(*xs)
         return out, out
