@@ -162,3 +162,15 @@ def test_asking_to_check_no_derivative_is_refused_not_passed():
     with pytest.raises(AssertionError, match="^Expected at least one of check_fwd_over_rev or check_rev_over_rev to "
                                              "be True$"):
         mg.autograd.gradgradcheck(CubeWithForgetfulDoubleBackward.apply, (x,), check_rev_over_rev=False)
+
+
+def test_pytorchs_import_path_of_the_checks_and_their_error():
+    # `from torch.autograd.gradcheck import gradcheck, gradgradcheck, GradcheckError` renamed
+    # (a ModuleNotFoundError before: the module was autograd/checks.py)
+    from minigrad_ckpt.autograd.gradcheck import GradcheckError as Error
+    from minigrad_ckpt.autograd.gradcheck import gradcheck as check
+    from minigrad_ckpt.autograd.gradcheck import gradgradcheck as check2
+
+    assert check is mg.autograd.gradcheck and check2 is mg.autograd.gradgradcheck and Error is GradcheckError
+    with pytest.raises(Error, match=MESSAGE):
+        check(SumForgettingGrad.apply, (_x(),))

@@ -7,7 +7,7 @@ Everything here is the engine's own function under PyTorch's path: :func:`grad` 
 (``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp`` with PyTorch's calling convention, on top of
 :mod:`minigrad_ckpt.func`), and custom functions: :class:`Function`, its ``ctx`` and
 :func:`once_differentiable` (:mod:`.function`, also under PyTorch's path ``mg.autograd.function``),
-and PyTorch's :func:`gradcheck` / :func:`gradgradcheck` (:mod:`.checks`), and forward mode's
+and PyTorch's :func:`gradcheck` / :func:`gradgradcheck` (:mod:`.gradcheck`), and forward mode's
 dual numbers (:mod:`.forward_ad`: ``dual_level``, ``make_dual``, ``unpack_dual``); PyTorch's deprecated
 :class:`Variable` (:mod:`.variable`), which returns a tensor; and :mod:`.graph`'s hooks on the values
 the tape saves (``saved_tensors_hooks``, ``save_on_cpu``).
@@ -23,8 +23,8 @@ from ..backward import grad as _engine_grad
 from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from ..tensor import Tensor
 from . import forward_ad, function, functional, graph
-from .checks import gradcheck, gradgradcheck
 from .function import Function, FunctionCtx, once_differentiable
+from .gradcheck import gradcheck, gradgradcheck  # the functions; the module stays importable by path
 from .variable import Variable
 
 __all__ = ["grad", "backward", "functional", "forward_ad", "function", "graph", "Function", "FunctionCtx",

@@ -1,6 +1,7 @@
 """``mg.autograd.gradcheck`` and ``gradgradcheck``: PyTorch's gradient checks under PyTorch's
-names and keywords (``check_forward_ad=``, ``check_backward_ad=``, ...), on top of the engine's
-own :mod:`minigrad_ckpt.testing.gradcheck` -- the check a ported test of a custom
+path (``from minigrad_ckpt.autograd.gradcheck import gradcheck, GradcheckError``, as
+``torch.autograd.gradcheck``'s), names and keywords (``check_forward_ad=``, ``check_backward_ad=``,
+...), on top of the engine's own :mod:`minigrad_ckpt.testing.gradcheck` -- the check a ported test of a custom
 ``autograd.Function`` calls::
 
     assert mg.autograd.gradcheck(MyFunction.apply, (x,), eps=1e-6, atol=1e-4)
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["gradcheck", "gradgradcheck"]
+__all__ = ["gradcheck", "gradgradcheck"]  # and GradcheckError (module __getattr__)
 
 
 def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
@@ -75,3 +76,13 @@ def _refuse_vmap(batched: bool) -> None:
     if batched:
         raise NotImplementedError("gradcheck: check_batched_grad / check_batched_forward_grad check derivatives "
                                   "under vmap, which the engine does not offer; leave them False")
+
+
+def __getattr__(name: str) -> Any:
+    # GradcheckError from the engine's check, imported when asked for (as the checks import it):
+    # mg.autograd is imported with the package, mg.testing only when used
+    if name == "GradcheckError":
+        from ..testing.gradcheck import GradcheckError
+
+        return GradcheckError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
