@@ -100,7 +100,8 @@ def _compare(actual: Any, expected: Any, options: dict, where: str) -> None:
         return
     if actual is None or expected is None:  # PyTorch's NonePair: a mismatch, not a pair it cannot compare
         raise _Mismatch(f"None mismatch: {actual} is not {expected}", where)
-    raise TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}.")
+    raise TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}."
+                    + (f"\n\nThe failure occurred for item {where}" if where else ""))  # (msg= is not applied)
 
 
 def _is_array_like(x: Any) -> bool:
@@ -112,7 +113,7 @@ def _is_number(x: Any) -> bool:
 
 
 def _is_sequence(x: Any) -> bool:
-    return isinstance(x, Sequence) and not isinstance(x, (str, bytes))
+    return isinstance(x, Sequence) and not isinstance(x, str)  # bytes are a sequence of ints, as PyTorch's
 
 
 def _compare_mappings(actual: Mapping, expected: Mapping, options: dict, where: str) -> None:

@@ -35,4 +35,7 @@ CASES = [
  ("np complex vs complex", "np.complex128(1+1j)", "1+1j", {}), ("np int vs float", "np.int64(1)", "1.0", {}),
  ("none vs number", "None", "1", {}), ("number vs none", "2.5", "None", {}),
  ("none in a list", "[None, 1]", "[1, 1]", {}), ("none vs list", "None", "[1]", {}),
+ # a pair it cannot compare inside a container names the item; bytes are a sequence of ints
+ ("str in a list", "['a']", "['a']", {}), ("str in a dict", "{'k': [1.0, 'a']}", "{'k': [1.0, 'a']}", {"msg": "m"}),
+ ("bytes", "b'ab'", "b'ab'", {}), ("bytes far", "b'ab'", "b'ac'", {}),
 ]
