@@ -35,7 +35,8 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
     multiplied by grad_output").  ``check_undefined_grad`` and ``check_grad_dtypes`` are taken:
     the Jacobians run backward one output at a time (the others' gradients left out: zeros, or None
     for a custom Function after ``ctx.set_materialize_grads(False)``), and every gradient's dtype
-    is checked to be its input's."""
+    is checked to be its input's.  As PyTorch's, outputs that do not require grad are left out
+    while another one does (:func:`_differentiable_outputs_only`)."""
     from ..testing.gradcheck import gradcheck as engine_gradcheck
 
     del masked  # only sparse tensors' comparison depends on it (PyTorch's); every tensor here is dense
@@ -43,8 +44,33 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
     modes = _modes(check_backward_ad, check_forward_ad)
     if not modes:  # a check of nothing would pass everything: PyTorch's refusal
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
-    return engine_gradcheck(func, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes=modes,
-                            fast_mode=fast_mode, kinks="compare")
+    return engine_gradcheck(_differentiable_outputs_only(func, inputs), inputs, eps, atol, rtol, raise_exception,
+                            nondet_tol, modes=modes, fast_mode=fast_mode, kinks="compare")
+
+
+def _differentiable_outputs_only(func: Callable, inputs: Any) -> Callable:
+    """PyTorch's gradcheck compares the outputs that require grad (``_differentiable_outputs``):
+    one marked non-differentiable (``ctx.mark_non_differentiable``), detached or made without grad
+    is left out -- unless none requires grad, when every output's numeric derivative must be zero,
+    as the engine's check (comparing them all) requires.  The positions are read from one call at
+    ``inputs``; forward mode's calls on detached inputs take the same ones."""
+    from ..grad_mode import enable_grad
+    from ..tensor import Tensor
+
+    with enable_grad():
+        out = func(*(tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)))
+    if not isinstance(out, (tuple, list)) or not all(isinstance(o, Tensor) for o in out):
+        return func  # one output, or one that is no Tensor (refused by the check)
+    keep = [i for i, o in enumerate(out) if o.requires_grad]
+    if not keep or len(keep) == len(out):
+        return func
+
+    def differentiable_outputs(*args: Any) -> tuple:
+        __tracebackhide__ = True
+        every = func(*args)
+        return tuple(every[i] for i in keep)
+
+    return differentiable_outputs
 
 
 def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6,
