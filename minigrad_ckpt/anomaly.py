@@ -185,13 +185,14 @@ class _AnomalyContext:
     """Set the mode inside a ``with`` block (or a decorated function), then put back what was before."""
 
     _setting: tuple[bool, bool, bool]
+    _prevs: list  # one per block entered and not yet left: one object may be entered again inside itself
 
     def __enter__(self) -> None:
-        self._prev = (_mode.enabled, _mode.check_nan, _mode.check_inf)
+        self._prevs.append((_mode.enabled, _mode.check_nan, _mode.check_inf))
         _set(*self._setting)
 
     def __exit__(self, *exc: object) -> None:
-        _set(*self._prev)
+        _set(*self._prevs.pop())
 
     def __call__(self, fn: _Fn) -> _Fn:
         """Used as a decorator: ``fn`` runs with this mode, and the previous one comes back after."""
@@ -223,7 +224,7 @@ class detect_anomaly(_AnomalyContext):
     """
 
     def __init__(self, check_nan: bool = True, check_inf: bool = True) -> None:
-        self._setting = (True, check_nan, check_inf)
+        self._setting, self._prevs = (True, check_nan, check_inf), []
 
     def __repr__(self) -> str:
         return f"detect_anomaly(check_nan={self._setting[1]}, check_inf={self._setting[2]})"
@@ -239,11 +240,11 @@ class set_detect_anomaly(_AnomalyContext):
 
     def __init__(self, mode: bool, check_nan: bool = True, check_inf: bool = True) -> None:
         self._before_call = (_mode.enabled, _mode.check_nan, _mode.check_inf)
-        self._setting = (bool(mode), check_nan, check_inf)
+        self._setting, self._prevs = (bool(mode), check_nan, check_inf), []
         _set(*self._setting)
 
     def __enter__(self) -> None:
-        self._prev = self._before_call
+        self._prevs.append(self._before_call)
         _set(*self._setting)
 
     def __call__(self, fn: _Fn) -> _Fn:

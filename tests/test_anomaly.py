@@ -648,3 +648,25 @@ def test_the_check_nan_flag_reads_as_pytorchs():
         mg.log(t64([-1.0]))  # off: nothing is checked, whatever the flag
     finally:
         mg.set_detect_anomaly(False)
+
+
+def test_one_detect_anomaly_object_entered_again_inside_itself_restores_each_level():
+    # a shared object entered by a recursive function: the inner exit overwrote what the outer one
+    # restores, and the mode stayed on after the outermost block (torch 2.13 restores the state at
+    # its construction on every exit, turning the mode off inside the outer block too)
+    shared = mg.detect_anomaly(check_inf=False)
+
+    def depth(n):
+        with shared:
+            inner = depth(n - 1) if n else []
+            return [*inner, (mg.is_anomaly_enabled(), mg.is_anomaly_check_inf_enabled())]
+
+    assert depth(2) == [(True, False)] * 3
+    assert not mg.is_anomaly_enabled() and mg.is_anomaly_check_nan_enabled()
+    with shared:
+        with mg.set_detect_anomaly(False):
+            assert not mg.is_anomaly_enabled()
+        with shared:
+            pass
+        assert mg.is_anomaly_enabled()
+    assert not mg.is_anomaly_enabled()
