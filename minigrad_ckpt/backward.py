@@ -914,15 +914,16 @@ def _root_grads(outputs: Sequence[Any], grad_outputs: Sequence[Any] | None,
         g = None if grad_outputs is None else grad_outputs[i]
         if g is None:
             if out._data.dtype.kind == "c":
-                raise RuntimeError(
-                    f"grad can be implicitly created only for real outputs; output {i} is "
-                    f"{out._data.dtype}: pass gradient= (or grad_outputs=), or differentiate a real "
-                    f"function of it (mg.abs(z) ** 2, z.real) -- docs/complex.md"
+                raise RuntimeError(  # PyTorch's words first (a ported test matches them), then ours
+                    f"grad can be implicitly created only for real scalar outputs but got {out._data.dtype} "
+                    f"(only for real outputs; output {i} is {out._data.dtype}: pass gradient= (or "
+                    f"grad_outputs=), or differentiate a real function of it (mg.abs(z) ** 2, z.real) -- "
+                    f"docs/complex.md)"
                 )
             if out._data.size != 1:
                 raise RuntimeError(
-                    f"grad can be implicitly created only for outputs with one element; "
-                    f"output {i} has shape {out.shape}: pass gradient= (or grad_outputs=)"
+                    f"grad can be implicitly created only for scalar outputs (only for outputs with one "
+                    f"element; output {i} has shape {out.shape}: pass gradient= (or grad_outputs=))"
                 )
             g = out._device.xp.empty(out._data.shape, dtype=out._data.dtype)
             g.fill(1)  # (NumPy's ones() is empty() and a copy through Python: 0.68 -> 0.26 us)
@@ -936,8 +937,9 @@ def _root_grads(outputs: Sequence[Any], grad_outputs: Sequence[Any] | None,
             else:
                 g = out._device.xp.asarray(g)
             if tuple(g.shape) != out.shape:
-                raise RuntimeError(
-                    f"gradient has shape {tuple(g.shape)} but output {i} has shape {out.shape}"
+                raise RuntimeError(  # PyTorch's words (its shapes printed as tuples, as ours)
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {tuple(g.shape)} and output[{i}] has a "
+                    f"shape of {tuple(out.shape)}."
                 )
             if g.dtype != out._data.dtype:
                 if g.dtype.kind == "c" and out._data.dtype.kind != "c":  # its imaginary part has nowhere to go
@@ -970,10 +972,10 @@ def _check_outputs(outputs: Sequence[Any]) -> None:
         if not isinstance(out, Tensor):
             raise TypeError(f"output {i} is a {type(out).__name__}, not a Tensor")
         if not out._requires_grad:
-            raise RuntimeError(
-                f"output {i} does not require grad and has no history: nothing to "
-                f"differentiate (was it computed under no_grad, or from inputs that "
-                f"do not require grad?)"
+            raise RuntimeError(  # PyTorch's words first (a ported test matches them), then ours
+                f"element {i} of tensors does not require grad and does not have a grad_fn: output {i} "
+                f"does not require grad and has no history, nothing to differentiate (was it computed "
+                f"under no_grad, or from inputs that do not require grad?)"
             )
 
 
@@ -1084,7 +1086,8 @@ def _grad(outputs: Any, inputs: Any, grad_outputs: Any, retain_graph: bool | Non
         if not isinstance(t, Tensor):
             raise TypeError(f"input {i} is a {type(t).__name__}, not a Tensor")
         if not t._requires_grad:
-            raise RuntimeError(f"input {i} does not require grad")
+            raise RuntimeError(f"One of the differentiated Tensors does not require grad: input {i} does not "
+                               f"require grad")  # (PyTorch's words, then which one)
     if retain_graph is None:
         retain_graph = create_graph
     root_grads = _root_grads(outs, grad_outputs, create_graph)
@@ -1101,9 +1104,10 @@ def _grads_of(ins: Sequence[Any], found: dict[int, Any], root_grads: Sequence[An
     for i, t in enumerate(ins):
         g = found.get(id(t))
         if g is None and not allow_unused:
-            raise RuntimeError(
-                f"input {i} was not used to compute the outputs (or is not connected "
-                f"to them by differentiable ops); pass allow_unused=True to get None"
+            raise RuntimeError(  # PyTorch's words, then ours
+                f"The differentiated Tensor at index {i} appears to not have been used in the graph. Set "
+                f"allow_unused=True if this is the desired behavior. (input {i} was not used to compute the "
+                f"outputs, or is not connected to them by differentiable ops; allow_unused=True gives None)"
             )
         results.append((t, g))
     present = [(t, g) for t, g in results if g is not None]
