@@ -765,8 +765,8 @@ _seq_of = operator.attrgetter("seq")
 def _version_error(node: Node) -> RuntimeError:
     """The error for a saved array changed in place after ``node`` saved it (the
     backward pass and checkpoint replay both check the version stamps)."""
-    return RuntimeError(
-        f"one of the arrays needed for gradient computation has been modified by an "
-        f"in-place operation after {node.op.name} (node #{node.seq}) saved it for backward. "
-        f"Compute on a copy, or make the in-place change after backward."
+    return RuntimeError(  # PyTorch's words first (a ported test matches them), then which node
+        f"one of the variables needed for gradient computation has been modified by an inplace operation "
+        f"(an array was modified by an in-place operation after {node.op.name} (node #{node.seq}) saved it "
+        f"for backward). Compute on a copy, or make the in-place change after backward."
     )

@@ -36,3 +36,17 @@ def test_pytorchs_words_come_first(device):
     with pytest.raises(RuntimeError, match=r"^Mismatch in shape: grad_output\[0\] has a shape of \(1, 2\) and "
                                            r"output\[0\] has a shape of \(2,\)\.$"):
         mg.autograd.grad(a * a, a, mg.ones(1, 2, dtype=mg.float64, device=device))
+
+
+def test_a_value_changed_in_place_after_it_was_saved_is_pytorchs_words():
+    # torch 2.13: "one of the variables needed for gradient computation has been modified by an inplace
+    # operation: [torch.DoubleTensor [2]], which is output 0 of MulBackward0, is at version 1; ..."
+    x = mg.tensor([0.5, 1.0], dtype=mg.float64, requires_grad=True)
+    h = x * 1
+    view = h[:]
+    y = h.sin()
+    view.mul_(2)
+    with pytest.raises(RuntimeError, match=r"^one of the variables needed for gradient computation has been "
+                                           r"modified by an inplace operation \(an array was modified by an "
+                                           r"in-place operation after Sin \(node #\d+\) saved it for backward\)"):
+        y.sum().backward()
