@@ -64,3 +64,18 @@ def test_with_no_output_requiring_grad_each_must_not_depend_on_the_inputs():
     # the engine's own check compares every output
     with pytest.raises(GradcheckError):
         gradcheck(DoubleAndMarkedTriple.apply, (x,), modes=("rev",))
+
+
+def _detached_and_wrong(t):
+    return (t * 3).detach(), WrongDoubleAndMarkedTriple.apply(t)[0]
+
+
+def test_a_failures_repro_script_picks_the_same_outputs():
+    # the script held the source of the check's own wrapper (referring to names it did not define)
+    with pytest.raises(GradcheckError) as info:
+        mg.autograd.gradcheck(_detached_and_wrong, (_x(),))
+    script = info.value.repro_script()
+    assert "def _detached_and_wrong(t):" in script and "return tuple(outs[i] for i in (1,))" in script
+    with pytest.raises(GradcheckError) as again:  # run with what the function refers to (not carried)
+        exec(compile(script, "repro", "exec"), {"WrongDoubleAndMarkedTriple": WrongDoubleAndMarkedTriple})
+    assert (again.value.output, again.value.input_index) == (info.value.output, info.value.input_index)

@@ -70,6 +70,7 @@ def _differentiable_outputs_only(func: Callable, inputs: Any) -> Callable:
         every = func(*args)
         return tuple(every[i] for i in keep)
 
+    differentiable_outputs.picks_outputs = (func, keep)  # type: ignore[attr-defined]  (a failure's repro script)
     return differentiable_outputs
 
 

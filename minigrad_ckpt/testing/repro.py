@@ -47,6 +47,12 @@ def _value(v: Any) -> str:
 
 def _function_source(fn: Callable) -> str:
     """``fn = ...``: the function's own source, or a note where it cannot be found."""
+    picked = getattr(fn, "picks_outputs", None)
+    if picked is not None:  # mg.autograd.gradcheck's: some outputs of the user's function
+        every, keep = picked
+        return (f"{_function_source(every)}\nevery_output = fn\n\n\n"
+                f"def fn(*args):  # the outputs that require grad, which PyTorch's gradcheck compares\n"
+                f"    outs = every_output(*args)\n    return tuple(outs[i] for i in {tuple(keep)!r})")
     owner = getattr(fn, "__self__", None)
     if inspect.ismethod(fn) and inspect.isclass(owner):  # MyFunction.apply: the user's class, not apply's
         try:
