@@ -466,8 +466,11 @@ class _Checks:
         if node.segment is not None:
             notes += (f"  (its saved values were recomputed by replaying checkpointed segment "
                       f"{_segment_name(node.segment)})\n")
+        # PyTorch's sentence first where it has one (it checks NaN only), which a ported test matches
+        nan_at = next((i for i, p in enumerate(produced) if p is not None and p.nan), None)
+        pytorch = "" if nan_at is None else f"Function '{node.name()}' returned nan values in its {nan_at}th output.\n"
         raise AnomalyError(
-            f"the backward of {node.op.name} returned {_what(tuple(p for p, b in zip(produced, bad) if b))} "
+            f"{pytorch}the backward of {node.op.name} returned {_what(tuple(p for p, b in zip(produced, bad) if b))} "
             f"in the gradient of {which}\n  the op: {_describe_node(node)}\n"
             f"{_circumstances(sys._getframe(2))}{_list('inputs (as saved)', inputs, 'not saved')}{notes}",
             op=node.op.name, phase="backward", source=node.source, inputs=inputs, produced=produced,

@@ -670,3 +670,33 @@ def test_one_detect_anomaly_object_entered_again_inside_itself_restores_each_lev
             pass
         assert mg.is_anomaly_enabled()
     assert not mg.is_anomaly_enabled()
+
+
+class _NaNInSecondGradient(Op):
+    """``x * y`` whose backward returns NaN in the gradient of ``y`` (its second input)."""
+
+    name = "_AnomalyTestNaNInSecond"
+
+    def forward(self, xp, x, y):
+        return x * y
+
+    def backward(self, xp, g, out, x, y):
+        return g * y, g * x * xp.nan
+
+
+registry.pop(_NaNInSecondGradient.name, None)
+
+
+def test_a_nan_gradient_is_named_in_pytorchs_words_first():
+    # torch 2.13: RuntimeError "Function 'MulBackward0' returned nan values in its 1th output." -- a ported
+    # test matches it; the engine's message began "the backward of ... returned NaN in the gradient of input 1"
+    x, y = t64([1.0, 2.0]), t64([3.0, 4.0])
+    with mg.detect_anomaly():
+        z = tape.apply(_NaNInSecondGradient(), x, y)
+        with pytest.raises(RuntimeError, match=r"^Function '_NaNInSecondGradientBackward0' returned nan values in "
+                                               r"its 1th output\.\nthe backward of _AnomalyTestNaNInSecond returned "
+                                               r"NaN in the gradient of input 1\n"):
+            z.sum().backward()
+        # an infinity is the engine's own check (PyTorch's looks for NaN only): its words alone
+        with pytest.raises(mg.AnomalyError, match=r"^the backward of Sqrt returned inf"):
+            mg.sqrt(t64([0.0])).sum().backward()
