@@ -85,9 +85,14 @@ def divided_by_local(xp: Any, v: Any, denominator: Any) -> Any:
 
 def _times(xp: Any, v: Any, local: Any, singular: bool) -> Any:
     """``v`` times a local derivative, by the rule the op declares (see :func:`times_local`).
-    A derivative that is the number 1 or -1 (``x + y``, ``-x``) passes ``v`` on as it is."""
-    if local.__class__ is int and (local == 1 or local == -1):
-        return v if local == 1 else -v
+    A derivative that is the number 1 or -1 (``x + y``, ``-x``) passes ``v`` on as it is; one that is
+    the number 0 (a step function, ``x ** 0``) gives zeros, not ``v * 0``: an infinite or NaN ``v``
+    gives 0 there too (and +0.0), as PyTorch's ``zeros_like(grad)``."""
+    if local.__class__ is int:
+        if local == 1 or local == -1:
+            return v if local == 1 else -v
+        if local == 0:
+            return xp.zeros_like(v)
     return times_local(xp, v, local) if singular else v * local
 
 
@@ -404,6 +409,12 @@ class Pow(BinaryElementwise):
         if isinstance(y, _CONST):
             return 0 if y == 0 else y * x ** (y - 1)
         return xp.where(y == 0, 0, y * x ** (y - 1))
+
+    def times_d_first(self, xp, v, out, x, y):
+        product = super().times_d_first(xp, v, out, x, y)
+        if isinstance(y, _CONST):
+            return product  # (x ** 0: the number 0, zeros whatever v holds)
+        return xp.where(y == 0, 0, product)  # 0 where y == 0 even for an inf or NaN v, as PyTorch's
 
     def d_second(self, xp, out, x, y):
         if isinstance(x, complex):  # a constant base: log taken on the host (a Python number)
@@ -1000,6 +1011,9 @@ class _Step(UnaryElementwise):
     def derivative(self, xp, out, x):
         return 0
 
+    def times_derivative(self, xp, v, out, x):
+        return xp.zeros_like(v)  # not v * 0: NaN where v is inf or NaN, -0.0 where v < 0 (PyTorch: zeros)
+
 
 class Floor(_Step):
     fn = "floor"
@@ -1208,11 +1222,11 @@ class FloorDivide(BinaryElementwise):
             q = xp.where(div == 0, (x / y) * 0, q)  # a zero quotient takes the sign of x / y
             return xp.where(y == 0, x / y, q)
 
-    def d_first(self, xp, out, x, y):
-        return 0
+    def times_d_first(self, xp, v, out, x, y):
+        return xp.zeros_like(v)  # a step function: zeros, not v * 0 (as _Step)
 
-    def d_second(self, xp, out, x, y):
-        return 0
+    def times_d_second(self, xp, v, out, x, y):
+        return xp.zeros_like(v)
 
     def reference(self, np, x, y):
         with np.errstate(divide="ignore", invalid="ignore"):

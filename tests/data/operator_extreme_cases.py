@@ -272,6 +272,17 @@ CASES = {
     "scatter_multiply_empty_index": "X.scatter(0, L.zeros(0, 4, dtype=L.int64), X[:0], reduce='multiply')",
     "index_add_empty_index_gradient": "grad(lambda x, s: x.index_add(0, L.zeros(0, dtype=L.int64), s), X, X[:0])",
     "scatter_empty_index_gradient": "grad(lambda x, s: x.scatter(0, L.zeros(0, 4, dtype=L.int64), s), X, X[:0])",
+    # a step function's gradient is zeros (PyTorch's zeros_like(grad)), not the gradient times 0: an
+    # infinite or NaN gradient gives 0 (not NaN), a negative one +0.0 (not -0.0); x ** 0 likewise
+    "floor_gradient_of_an_infinite_gradient": "grad(lambda x: x.floor() * inf, X)",
+    "sign_gradient_of_a_nan_gradient": "grad(lambda x: x.sign() * nan, X)",
+    "ceil_and_trunc_gradient_of_minus_inf": "grad(lambda x: (x.ceil() + x.trunc()) * -inf, X)",
+    "round_decimals_gradient_of_an_infinite_gradient": "grad(lambda x: x.round(decimals=1) * inf, X)",
+    "trunc_gradient_is_positive_zero": "grad(lambda x: x.trunc(), X)",
+    "pow_zero_gradient_of_an_infinite_gradient": "grad(lambda x: x.pow(0) * inf, X)",
+    "pow_zero_float_exponent_gradient_of_nan": "grad(lambda x: x.pow(0.0) * nan, X)",
+    "pow_tensor_exponent_zero_gradient_of_inf":
+        "grad(lambda x: x.pow(L.tensor([0.0, 2.0, 0.0, 1.0], dtype=x.dtype)) * inf, X)",
 }
 
 
