@@ -353,7 +353,7 @@ LIBRARY_FUNCTIONS = (
     "arctan", "maximum", "minimum", "clip", "where", "square", "reciprocal",
     "logical_and", "logical_or", "logical_not", "isnan", "isinf", "isfinite",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-    "floor", "ceil", "round", "frexp",
+    "floor", "ceil", "round", "frexp", "ldexp",
     # integer arithmetic
     "gcd", "left_shift", "right_shift",
     # complex numbers

@@ -261,6 +261,19 @@ def binary(cls: type, doms: tuple[Dom, Dom] = (REAL, REAL), fwd_doms: tuple[Dom,
     return sampler
 
 
+def ldexp_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """A float array times two to an integer exponent: an int64 array (broadcast with it) or a Python
+    int; forward values past either end of the exponent range, where one rounding matters."""
+    sx, sn = _bshapes(draw, 2, max_size)
+    x = _arr(draw, sx, dtype, REAL if grad else WIDE)
+    span = 8 if grad else 1200
+    if draw(st.booleans()):
+        n: Any = draw(st.integers(-span, span))
+    else:
+        n = draw(hnp.arrays(np.int64, sn, elements=st.integers(-span, span)))
+    return Sample(R["Ldexp"](), (x, n), (_float(dtype), False))
+
+
 def clip_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """x with lo/hi each None, a Python scalar or an array; x never on a bound, lo != hi."""
     sx, slo, shi = _bshapes(draw, 3, max_size)
@@ -1413,6 +1426,7 @@ SPECS: list[OpSpec] = [
     _spec("Fmod", binary(R["Fmod"], doms=(GRID_X, ODD_HALVES), fwd_doms=(WIDE, DIVISOR_FWD))),
     _spec("FloorDivide", binary(R["FloorDivide"], doms=(GRID_X, ODD_HALVES), fwd_doms=(WIDE, DIVISOR_FWD)),
           forward_dtypes=INT_FWD),
+    _spec("Ldexp", ldexp_sampler),
     # forward-only elementwise
     _cmp("Equal"), _cmp("NotEqual"), _cmp("Less"), _cmp("LessEqual"), _cmp("Greater"),
     _cmp("GreaterEqual"),

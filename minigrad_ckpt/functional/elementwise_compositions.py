@@ -16,16 +16,18 @@ from typing import Any, NamedTuple
 
 from ..backend import get_default_dtype, host_numpy
 from ..ops import elementwise as _ew
+from ..tape import apply
 from ..tensor import Tensor
 from . import complex_numbers as cx
 from . import math as mf
 from . import special
 from .arguments import as_tensor, binary, in_default_float, in_float32_if_half, one_device, operand, refuse_complex
-from .errors import refuse_integer_zero_divisor
+from .errors import DtypeNotImplemented, refuse_integer_zero_divisor
 from .promotion import real_coefficient, result_type
 from .scatter import constant, host
 
 _FLOOR_DIVIDE = _ew.FloorDivide()
+_LDEXP = _ew.Ldexp()
 _PI = 3.141592653589793
 
 
@@ -84,14 +86,22 @@ def rad2deg(x: Any) -> Tensor:
 
 
 def ldexp(x: Any, other: Any) -> Tensor:
-    """``x * 2 ** other`` (NumPy's and PyTorch's ``ldexp``), differentiable in both."""
+    """``x * 2 ** other`` (NumPy's and PyTorch's ``ldexp``), differentiable in both.  A real ``x`` to an
+    integer exponent is rounded once (:class:`~minigrad_ckpt.ops.elementwise.Ldexp`, PyTorch's kernel):
+    ``ldexp(0.0, 2000)`` is 0 and ``ldexp(1e-310, 2000)`` finite; a float exponent is ``x * exp2(other)``,
+    as PyTorch's (NaN and inf there)."""
     x = as_tensor(x)
     if x.dtype.kind in "biu" and isinstance(other, Tensor) and other.dtype.kind in "fc":
         x = mf.astype(x, result_type(x, other))  # PyTorch's promotion: int x beside a float16 exponent is float16
     x = in_default_float(x)  # else an integer x in the default float dtype, as PyTorch's (NumPy: float64)
     e = operand(other, x)
-    if isinstance(e, Tensor) and e.dtype.kind in "iub":
-        e = mf.astype(e, x.dtype)  # an integer exponent keeps x's precision (float32 stays float32)
+    if isinstance(e, Tensor) and e.dtype.kind == "b":
+        raise DtypeNotImplemented("\"ldexp_cpu_exp\" not implemented for 'Bool' (PyTorch's ldexp takes no bool "
+                                  "exponent)")
+    if x.dtype.kind == "f" and isinstance(e, Tensor) and e.dtype.kind in "iu":
+        return apply(_LDEXP, *one_device("ldexp", x, e))
+    if isinstance(e, Tensor) and e.dtype.kind in "iu":  # (a complex x: no kernel rounds it once)
+        e = mf.astype(e, x.dtype)  # an integer exponent keeps x's precision (complex64 stays complex64)
     return x * mf.exp2(e)
 
 

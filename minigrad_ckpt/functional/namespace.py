@@ -44,7 +44,7 @@ from ..tensor import Tensor
 from . import fft, linalg  # noqa: F401  (``xp.fft``, ``xp.linalg`` of the differentiable namespace)
 from .arguments import as_tensor, one_axis, shape_arg
 from .complex_numbers import complex_from_parts, conj, imag, real  # noqa: F401  (xp.real and friends)
-from .elementwise_compositions import frexp  # noqa: F401  (xp.frexp: the mantissa differentiable, as PyTorch's)
+from .elementwise_compositions import frexp, ldexp  # noqa: F401  (xp.frexp's mantissa differentiable; xp.ldexp)
 from .errors import RefusedArgument
 from .indexing import _index_array
 from .math import *  # noqa: F403  (the public math is part of the namespace)

@@ -1231,3 +1231,31 @@ class FloorDivide(BinaryElementwise):
     def reference(self, np, x, y):
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.floor_divide(x, y)
+
+
+class Ldexp(Op):
+    """``x * 2 ** n`` for an integer exponent ``n`` (an integer array, or a Python int), rounded once, as
+    C's ``ldexp`` and PyTorch's kernel for an integer exponent: ``ldexp(0.0, 2000)`` is 0 and
+    ``ldexp(1e-310, 2000)`` is 1.1e292, where ``x * exp2(n)`` is ``0 * inf`` (NaN) and ``inf``.  The
+    gradient in ``x`` is ``ldexp(g, n)`` (``g * 2 ** n`` without the overflowing power); ``n`` has none."""
+
+    save_inputs = (1,)
+
+    def forward(self, xp, x, n):
+        with xp.errstate(over="ignore", under="ignore"):  # past the range: inf or 0, as C's (no warning)
+            return xp.ldexp(x, n)
+
+    def backward(self, xp, g, out, x, n):
+        with xp.errstate(over="ignore", under="ignore"):
+            return xp.ldexp(g, n), None
+
+    def jvp(self, xp, tangents, out, x, n):
+        t = tangents[0]
+        if t is None:
+            return None
+        with xp.errstate(over="ignore", under="ignore"):
+            return xp.ldexp(t, n)
+
+    def reference(self, np, x, n):
+        with np.errstate(over="ignore", under="ignore"):
+            return np.ldexp(x, n)

@@ -283,6 +283,19 @@ CASES = {
     "pow_zero_float_exponent_gradient_of_nan": "grad(lambda x: x.pow(0.0) * nan, X)",
     "pow_tensor_exponent_zero_gradient_of_inf":
         "grad(lambda x: x.pow(L.tensor([0.0, 2.0, 0.0, 1.0], dtype=x.dtype)) * inf, X)",
+    # ldexp with an integer exponent is rounded once, as C's (PyTorch's kernel): no 0 * inf, no overflow
+    # of 2 ** n where x * 2 ** n is finite; a float exponent stays x * 2 ** n, as PyTorch's
+    "ldexp_integer_exponent_past_the_range":
+        "L.ldexp(L.tensor([0.0, 1e-310, 1.0, -3.0, 1e308, -0.0], dtype=L.float64), "
+        "L.tensor([5000, 2000, -1074, 3, -1100, 7]))",
+    "ldexp_float32_integer_exponent":
+        "L.ldexp(L.tensor([0.0, 1e-40, 1.0, 3e38, -1.5]), L.tensor([500, 200, -149, -300, 1], dtype=L.int32))",
+    "ldexp_float16_integer_exponent": "L.ldexp(L.tensor([1.0, 0.0, 2.0], dtype=L.float16), L.tensor([3, 100, -20]))",
+    "ldexp_uint8_exponent": "X.ldexp(L.tensor([0, 200, 1, 3], dtype=L.uint8))",
+    "ldexp_float_exponent_is_a_product":
+        "L.ldexp(L.tensor([0.0, 1e-310], dtype=L.float64), L.tensor([5000.0, 2000.0], dtype=L.float64))",
+    "ldexp_gradient": "grad(lambda x: x.ldexp(L.tensor([3, 0, 5, 62])), X)",
+    "ldexp_bool_exponent": "X.ldexp(L.tensor([True, False, True, True]))",
 }
 
 
