@@ -296,6 +296,23 @@ CASES = {
         "L.ldexp(L.tensor([0.0, 1e-310], dtype=L.float64), L.tensor([5000.0, 2000.0], dtype=L.float64))",
     "ldexp_gradient": "grad(lambda x: x.ldexp(L.tensor([3, 0, 5, 62])), X)",
     "ldexp_bool_exponent": "X.ldexp(L.tensor([True, False, True, True]))",
+    # a value clamped below at eps for the forward only stays inf at inf (not inf - inf): the loss inf, the
+    # gradients 0; a norm that overflows divides to 0 (cosine_similarity)
+    "gaussian_nll_loss_infinite_variance":
+        "grad(lambda x, v: L.nn.functional.gaussian_nll_loss(x, L.zeros(6, dtype=L.float64), v, reduction='none'), "
+        "L.tensor([0.0, 1.0, -1.0, 0.5, 2.0, 1e308], dtype=L.float64), "
+        "L.tensor([0.0, 1e-7, 1e-5, 1.0, inf, 1e-310], dtype=L.float64))",
+    "gaussian_nll_loss_infinite_variance_value":
+        "L.nn.functional.gaussian_nll_loss(X[0], X[1], L.tensor([inf, 1.0, 0.0, inf], dtype=L.float64), "
+        "reduction='none')",
+    "gaussian_nll_loss_infinite_variance_mean":
+        "grad(lambda x, v: L.nn.functional.gaussian_nll_loss(x, x * 0, v, full=True), X[0], "
+        "L.tensor([inf, 1.0, 2.0, 0.0], dtype=L.float64))",
+    "cosine_similarity_of_overflowing_norms":
+        "grad(lambda a: L.nn.functional.cosine_similarity(a, a.flip(0), dim=-1), "
+        "L.tensor([[1e308, 1e308, 1.0], [1e-310, 1e-320, 0.0], [3e-200, 4e-200, 0.0]], dtype=L.float64))",
+    "cosine_similarity_float32_past_the_range":
+        "L.nn.functional.cosine_similarity(L.tensor([[3e38, 3e38]]), L.tensor([[3e38, 3e38]]))",
 }
 
 

@@ -64,15 +64,17 @@ def cosine_similarity(x1: Any, x2: Any, axis: int | None = None, eps: float = 1e
         if ax not in (0, -1):
             raise dimension_out_of_range(ax, 0)
         a, b, ax = mf.reshape(a, (1,)), mf.reshape(b, (1,)), 0
-    na, nb = _clamped_keeping_gradient(_p_norm(a, 2, ax, keepdims=True), eps), \
-        _clamped_keeping_gradient(_p_norm(b, 2, ax, keepdims=True), eps)
+    na, nb = clamped_keeping_gradient(_p_norm(a, 2, ax, keepdims=True), eps), \
+        clamped_keeping_gradient(_p_norm(b, 2, ax, keepdims=True), eps)
     return mf.sum((a / na) * (b / nb), axis=ax)
 
 
-def _clamped_keeping_gradient(norm: Tensor, eps: float) -> Tensor:
-    """``max(norm, eps)`` in value, ``norm``'s derivative everywhere: PyTorch clamps the norms in place
-    under ``no_grad``, so a norm below ``eps`` still passes its gradient (``max`` would stop it)."""
-    return mf.maximum(norm, eps).detach() + (norm - norm.detach())
+def clamped_keeping_gradient(x: Tensor, eps: float) -> Tensor:
+    """``max(x, eps)`` in value, ``x``'s derivative everywhere: PyTorch clamps norms and variances in
+    place under ``no_grad``, so a value below ``eps`` still passes its gradient (``max`` would stop it).
+    Only the values below ``eps`` are replaced (``(x - x.detach()) + eps``): an infinite ``x`` stays
+    itself, where ``max(x, eps).detach() + (x - x.detach())`` is ``inf - inf``, NaN."""
+    return mf.where(x < eps, (x - x.detach()) + eps, x)
 
 
 def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:

@@ -10,6 +10,7 @@ from ... import functional as mf
 from ...backend import cpp_type_name
 from ...functional import _tensor
 from ...tensor import Tensor
+from .distance import clamped_keeping_gradient
 from .loss import _check_reduction, _reduce, _reduction_of
 
 __all__ = [
@@ -52,7 +53,7 @@ def gaussian_nll_loss(input: Any, target: Any, var: Any, full: bool = False, eps
             raise ValueError(f"gaussian_nll_loss: var of shape {v.shape} does not fit input of shape {x.shape}")
     if bool(mf.any(v < 0).item()):
         raise ValueError("gaussian_nll_loss: var has negative entries")
-    v = v + (mf.maximum(v, eps) - v).detach()
+    v = clamped_keeping_gradient(v, eps)  # (an infinite var stays inf: the loss inf, its gradients 0)
     loss = 0.5 * (mf.log(v) + (x - y) ** 2 / v)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
