@@ -16,7 +16,7 @@ from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, in_default_float, in_float32_if_half, one_axis, operand
-from .errors import TooFewDims
+from .errors import RefusedArgument, TooFewDims
 from .scatter import constant, host
 
 _UNSET: Any = object()
@@ -54,7 +54,7 @@ def diff(a: Any, n: int = 1, axis: Any = _UNSET, prepend: Any = None, append: An
     x = as_tensor(a)
     ax = _axis("diff", x, axis, dim)
     if n < 0:
-        raise ValueError(f"diff: the order n must be non-negative, got {n}")
+        raise RefusedArgument(f"diff: the order n must be non-negative, got {n}")  # (PyTorch's RuntimeError)
     parts = ([_edge(prepend, x, ax)] if prepend is not None else []) + [x] + (
         [_edge(append, x, ax)] if append is not None else [])
     x = mf.concatenate(parts, axis=ax) if len(parts) > 1 else x

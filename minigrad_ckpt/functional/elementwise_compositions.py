@@ -22,7 +22,7 @@ from . import complex_numbers as cx
 from . import math as mf
 from . import special
 from .arguments import as_tensor, binary, in_default_float, in_float32_if_half, one_device, operand, refuse_complex
-from .errors import DtypeNotImplemented, refuse_integer_zero_divisor
+from .errors import DtypeNotImplemented, WrongTensorKind, refuse_integer_zero_divisor
 from .promotion import real_coefficient, result_type
 from .scatter import constant, host
 
@@ -119,7 +119,7 @@ def frexp(input: Any) -> FrexpResult:  # noqa: A002
     The mantissa is differentiable, with PyTorch's gradient ``2 ** -exponent``; the exponent is not."""
     x = as_tensor(input)
     if x.dtype.kind != "f":
-        raise TypeError(f"frexp: only supports floating-point dtypes, got {x.dtype}")
+        raise WrongTensorKind(f"frexp: only supports floating-point dtypes, got {x.dtype}")  # (PyTorch's RuntimeError)
     xp = x.device.xp
     exponent = xp.frexp(x._data)[1].astype(xp.int32)
     # mantissa = x * 2 ** -exponent, the power in two halves: 2 ** 148 (a float32 subnormal's)
@@ -231,9 +231,11 @@ def floor_divide(x: Any, y: Any) -> Tensor:
     """``floor(x / y)`` as NumPy's ``floor_divide`` and PyTorch's (``x // y``): the ``q`` of
     ``x = q * y + mod(x, y)``, so ``1.0 // 0.1`` is 9.  Integer inputs stay integers (dividing
     by zero is an error, as in PyTorch).  Its derivative is 0 (a step function)."""
-    a, b = _pair("floor_divide", x, y)
-    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
-        refuse_integer_zero_divisor("floor_divide", b)
+    kind = result_type(x, y).kind  # (a bool tensor by a Python int divides as integers, as PyTorch's)
+    if kind == "b":
+        raise DtypeNotImplemented("\"div_floor_cpu\" not implemented for 'Bool' (PyTorch's floor_divide of two bools)")
+    if kind in "iu":
+        refuse_integer_zero_divisor("floor_divide", y)
     return binary(_FLOOR_DIVIDE, x, y)
 
 

@@ -31,7 +31,7 @@ from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, int_tuple, normalize_axis
 from .complex_numbers import conj, real
-from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput
+from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument
 from .math import astype, eye, matmul, moveaxis, not_equal, reshape, squeeze, swapaxes, tril, triu
 
 
@@ -364,7 +364,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False, *,  
         elif nd == 2:
             axis = (0, 1)
         else:
-            raise ValueError(f"linalg.norm: with ord={ord!r} and axis=None the input must be 1-D or 2-D, "
+            raise RefusedArgument(f"linalg.norm: with ord={ord!r} and axis=None the input must be 1-D or 2-D, "
                              f"got shape {x.shape}")
     axes = int_tuple(axis)
     if len(axes) == 1:

@@ -122,7 +122,7 @@ def _quantile_positions(q: Any) -> tuple[Any, bool]:
     if qs.ndim > 1:
         raise ValueError(f"quantile: q must be a number or 1-D, got {qs.ndim} dims")
     if qs.size and (host_numpy.isnan(qs).any() or qs.min() < 0 or qs.max() > 1):
-        raise ValueError(f"quantile: q must lie in [0, 1], got {qs.tolist()}")
+        raise RefusedArgument(f"quantile: q must lie in [0, 1], got {qs.tolist()}")  # (PyTorch's RuntimeError)
     return qs.reshape(-1), qs.ndim == 0
 
 

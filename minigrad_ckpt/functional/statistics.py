@@ -21,6 +21,7 @@ from . import math as mf
 from . import torch_idioms as ti
 from .arguments import as_tensor, in_default_float, in_float32_if_half, normalize_axis, reduction_dims, refuse_complex
 from .complex_numbers import conj, real
+from .errors import RefusedArgument, TooFewDims
 from .scatter import constant
 from .torch_idioms import with_dim
 
@@ -189,9 +190,13 @@ def renorm(input: Any, p: float, dim: int, maxnorm: float) -> Tensor:  # noqa: A
     ``maxnorm / (norm + 1e-7)``, as PyTorch's); differentiable through the norm too."""
     x = as_tensor(input)
     linalg.floating_only("linalg.vector_norm", x)  # PyTorch's renorm is its vector norm's
+    if x.ndim < 2:  # (PyTorch's RuntimeError: a slice of a vector is a number)
+        raise TooFewDims(f"renorm: input needs at least 2 dimensions, got {x.ndim} dimensions")
     d = ti._one_dim("renorm", x, dim)
     if p <= 0:
-        raise ValueError(f"renorm: p must be positive, got {p}")
+        raise RefusedArgument(f"renorm: non-positive-norm not supported (p={p})")
+    if maxnorm < 0:
+        raise RefusedArgument(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     others = tuple(k for k in range(x.ndim) if k != d)
     norm = mf.sum(mf.abs(x) ** p, others, keepdims=True) ** (1.0 / p)
     return x * mf.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)

@@ -313,6 +313,28 @@ CASES = {
         "L.tensor([[1e308, 1e308, 1.0], [1e-310, 1e-320, 0.0], [3e-200, 4e-200, 0.0]], dtype=L.float64))",
     "cosine_similarity_float32_past_the_range":
         "L.nn.functional.cosine_similarity(L.tensor([[3e38, 3e38]]), L.tensor([[3e38, 3e38]]))",
+    # refusals in PyTorch's error types (RuntimeError where the engine raised ValueError or TypeError)
+    "diff_negative_order": "X.diff(-1)",
+    "quantile_q_past_one": "S.quantile(1.5)",
+    "quantile_q_nan": "S.quantile(nan)",
+    "nanquantile_q_tensor_with_nan": "S.nanquantile(L.tensor([0.5, nan], dtype=S.dtype))",
+    "linalg_norm_ord_of_a_3d_tensor": "L.linalg.norm(E23, ord=inf)",
+    "linalg_norm_ord_of_a_0d_tensor": "L.linalg.norm(Z, 2)",
+    "frexp_of_integers": "I.frexp()",
+    "frexp_of_bools": "B.frexp()",
+    "renorm_1d": "S.renorm(2, 0, 1.0)",
+    "renorm_0d": "Z.renorm(1, -1, 0.5)",
+    "renorm_p_zero": "X.renorm(0, 0, 1.0)",
+    "renorm_negative_maxnorm": "X.renorm(2, 0, -1.0)",
+    "renorm_gradient": "grad(lambda x: x.renorm(1, 1, 5.0), X)",
+    "floor_divide_bool_by_int_zero": "B.floor_divide(0)",
+    "floor_divide_bool_by_bool": "B.floor_divide(B)",
+    "floor_divide_bool_by_true": "B.floor_divide(True)",
+    "floor_divide_bool_by_int": "B.floor_divide(2)",
+    # rows of no entries are 0 apart in every norm
+    "cdist_no_features_inf": "L.cdist(E23[0].T, E23[1].T[:2], p=inf)",
+    "cdist_no_features_inf_gradient": "grad(lambda a: L.cdist(a, a[:2], p=inf), E23[0].T)",
+    "cdist_no_features_zero": "L.cdist(E23[0].T, E23[1].T[:2], p=0)",
 }
 
 

@@ -121,4 +121,5 @@ def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_eucl
     if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
                             "donot_use_mm_for_euclid_dist"):
         raise ValueError(f"cdist: unknown compute_mode {compute_mode!r}")
-    return _p_norm(mf.expand_dims(a, -2) - mf.expand_dims(b, -3), p, -1)
+    # rows of no entries are 0 apart in every norm, as PyTorch's (the inf norm refuses an empty axis)
+    return _p_norm(mf.expand_dims(a, -2) - mf.expand_dims(b, -3), p if a.shape[-1] else 2.0, -1)
