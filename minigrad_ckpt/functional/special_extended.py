@@ -96,7 +96,8 @@ def entr(x: Any) -> Tensor:
 def multigammaln(a: Any, p: int) -> Tensor:
     """The log of the multivariate gamma function of dimension ``p``:
     ``p (p - 1) / 4 log(pi) + sum_{j < p} gammaln(a - j / 2)``; every ``a`` must exceed
-    ``(p - 1) / 2`` (SciPy and PyTorch raise otherwise)."""
+    ``(p - 1) / 2`` (SciPy's ``multigammaln`` raises otherwise; PyTorch's returns the sum there,
+    as ``mg.mvlgamma`` does)."""
     if not isinstance(p, (int, host_numpy.integer)) or isinstance(p, bool) or p < 1:
         raise ValueError(f"special.multigammaln: p must be a positive int, got {p!r}")
     a = as_tensor(a)
