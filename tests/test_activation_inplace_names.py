@@ -68,4 +68,5 @@ def test_hardtanh_and_relu6_keep_a_negative_zero_as_pytorch(device, dtype):
     a = mg.tensor(x, dtype=dtype, device=device)
     y, t = mg.func.jvp(lambda v: F.hardtanh(v, 0.0, 6.0), (a,), (mg.ones_like(a),))
     assert np.signbit(y.numpy()[0])
-    np.testing.assert_array_equal(t.numpy(), [0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
+    # torch 2.13's tangent: [0, 0, 1, 0, 0, 1] (hardtanh_backward passes the gradient at NaN)
+    np.testing.assert_array_equal(t.numpy(), [0.0, 0.0, 1.0, 0.0, 0.0, 1.0])

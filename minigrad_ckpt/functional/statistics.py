@@ -22,6 +22,7 @@ from . import torch_idioms as ti
 from .arguments import as_tensor, in_default_float, in_float32_if_half, normalize_axis, reduction_dims, refuse_complex
 from .complex_numbers import conj, real
 from .errors import RefusedArgument, TooFewDims
+from .linalg_derived import vector_norm
 from .scatter import constant
 from .torch_idioms import with_dim
 
@@ -198,5 +199,5 @@ def renorm(input: Any, p: float, dim: int, maxnorm: float) -> Tensor:  # noqa: A
     if maxnorm < 0:
         raise RefusedArgument(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     others = tuple(k for k in range(x.ndim) if k != d)
-    norm = mf.sum(mf.abs(x) ** p, others, keepdims=True) ** (1.0 / p)
+    norm = vector_norm(x, p, dim=others, keepdim=True)  # (p = inf: the largest |x|, not sum(|x| ** inf))
     return x * mf.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)

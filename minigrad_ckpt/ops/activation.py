@@ -39,9 +39,10 @@ class Relu(UnaryElementwise):
 
 
 class HardTanh(UnaryElementwise):
-    """``x`` clamped to ``[min_val, max_val]``; gradient 1 strictly inside, 0 at and beyond the
-    bounds and at NaN, as PyTorch's ``hardtanh_backward``.  The mask comes from the saved input
-    in backward, so a checkpointed segment keeps nothing but the input for it."""
+    """``x`` clamped to ``[min_val, max_val]``; gradient 1 strictly inside and at NaN, 0 at and beyond
+    the bounds, as PyTorch's ``hardtanh_backward`` (``x <= min_val || x >= max_val ? 0 : grad``: a NaN is
+    neither, so its gradient passes, where ``clamp``'s is 0).  The mask comes from the saved input in
+    backward, so a checkpointed segment keeps nothing but the input for it."""
 
     min_val: float
     max_val: float
@@ -54,7 +55,7 @@ class HardTanh(UnaryElementwise):
         return xp.where(low > self.max_val, self.max_val, low)
 
     def derivative(self, xp, out, x):
-        return (x > self.min_val) & (x < self.max_val)
+        return ~((x <= self.min_val) | (x >= self.max_val))  # (not "inside": True at NaN)
 
     def reference(self, np, x):
         inside = (x > self.min_val) & (x < self.max_val)

@@ -331,6 +331,22 @@ CASES = {
     "floor_divide_bool_by_bool": "B.floor_divide(B)",
     "floor_divide_bool_by_true": "B.floor_divide(True)",
     "floor_divide_bool_by_int": "B.floor_divide(2)",
+    # hardtanh and relu6 pass the gradient at NaN (PyTorch's hardtanh_backward: 0 only at and beyond a bound);
+    # clamp's is 0 there
+    "hardtanh_gradient_at_nan":
+        "grad(lambda x: L.nn.functional.hardtanh(x, -2.0, 2.0), L.tensor([nan, -2.0, 2.0, 1.0, -5.0]))",
+    "relu6_gradient_at_nan":
+        "grad(lambda x: L.nn.functional.relu6(x), L.tensor([nan, 0.0, 6.0, 3.0, -1.0], dtype=L.float64))",
+    "clamp_gradient_at_nan": "grad(lambda x: x.clamp(-1.0, 1.0), L.tensor([nan, -1.0, 1.0, 0.0], dtype=L.float64))",
+    # renorm with p = inf scales by the largest |x| (sum(|x| ** inf) ** 0 was 1: nothing was scaled)
+    "renorm_inf": "X.renorm(inf, 0, 5.0)",
+    "renorm_inf_gradient": "grad(lambda x: x.renorm(inf, 1, 2.0), X)",
+    # binary_cross_entropy's target must lie in [0, 1], as its input (PyTorch's kernel checks both)
+    "binary_cross_entropy_target_past_one":
+        "L.nn.functional.binary_cross_entropy(L.tensor([0.5, 0.5]), L.tensor([1.5, 0.5]))",
+    "binary_cross_entropy_target_nan": "L.nn.functional.binary_cross_entropy(L.tensor([0.5]), L.tensor([nan]))",
+    "binary_cross_entropy_target_negative":
+        "L.nn.functional.binary_cross_entropy(L.tensor([0.5]), L.tensor([-0.5]), reduction='none')",
     # rows of no entries are 0 apart in every norm
     "cdist_no_features_inf": "L.cdist(E23[0].T, E23[1].T[:2], p=inf)",
     "cdist_no_features_inf_gradient": "grad(lambda a: L.cdist(a, a[:2], p=inf), E23[0].T)",

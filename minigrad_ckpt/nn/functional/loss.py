@@ -483,11 +483,11 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_avera
     p, y = _input_and_target("binary_cross_entropy", input, target)
     if y.dtype != p.dtype:  # PyTorch's kernel takes the target as it is, in the input's dtype only
         raise RuntimeError(f"Found dtype {scalar_type_name(y.dtype)} but expected {scalar_type_name(p.dtype)}")
-    if p.size:
-        xp = p.device.xp
-        lo, hi = xp.scalar(xp.min(p._data)), xp.scalar(xp.max(p._data))
+    for name, t in (("input", p), ("target", y)) if p.size else ():  # PyTorch's kernel checks both
+        xp = t.device.xp
+        lo, hi = xp.scalar(xp.min(t._data)), xp.scalar(xp.max(t._data))
         if not (0.0 <= lo and hi <= 1.0):
-            raise InputMismatch(f"binary_cross_entropy: input values must be in [0, 1], got [{lo}, {hi}]")
+            raise InputMismatch(f"binary_cross_entropy: {name} values must be in [0, 1], got [{lo}, {hi}]")
     loss = apply(_BCE, p, y)  # one op: PyTorch's gradients, not the clamped logs' (see the op)
     if weight is not None:
         loss = loss * in_dtype_of(p, _tensor(weight, p))
