@@ -218,7 +218,7 @@ class Inv(Op):
     save_output = True
 
     def forward(self, xp, a):
-        return _nan_where_a_has_nan(xp, a, xp.linalg.inv(a))
+        return _nan_where_a_has_nan(xp, a, xp.linalg.inv)
 
     def backward(self, xp, g, out, a):
         t = _mT(xp, out)
@@ -229,7 +229,7 @@ class Inv(Op):
         return None if t is None else -xp.matmul(xp.matmul(out, t), out)
 
     def reference(self, np, a):
-        return _nan_where_a_has_nan(np, a, np.linalg.inv(a))
+        return _nan_where_a_has_nan(np, a, np.linalg.inv)
 
 
 class Det(Op):
@@ -240,7 +240,7 @@ class Det(Op):
     save_output = True
 
     def forward(self, xp, a):
-        return xp.linalg.det(a)
+        return _det(xp, a)
 
     def backward(self, xp, g, out, a):
         return g[..., None, None] * _cofactors(xp, a, out)
@@ -252,7 +252,14 @@ class Det(Op):
         return xp.sum(_cofactors(xp, a, out) * t, axis=(-2, -1))
 
     def reference(self, np, a):
-        return np.linalg.det(a)
+        return _det(np, a)
+
+
+def _det(xp: Any, a: Any) -> Any:
+    """``det(A)``, NaN for a matrix holding a NaN, as PyTorch's (OpenBLAS's LU answered 0 for
+    ``[[nan, 1], [1, 1]]``: :func:`_finite_stand_in`)."""
+    has_nan = _nan_matrices(xp, a)
+    return xp.where(has_nan[..., 0, 0], xp.nan, xp.linalg.det(_finite_stand_in(xp, a, has_nan)))
 
 
 def _cofactors(xp: Any, a: Any, det: Any) -> Any:
@@ -267,7 +274,7 @@ def _cofactors(xp: Any, a: Any, det: Any) -> Any:
     singular = det == 0
     found = xp.any(singular)
     if not (bool(xp.scalar(found)) if hasattr(xp, "scalar") else bool(found)):
-        return det[..., None, None] * _mT(xp, xp.linalg.inv(a))
+        return det[..., None, None] * _mT(xp, _nan_where_a_has_nan(xp, a, xp.linalg.inv))
     n = a.shape[-1]
     mask = singular[..., None, None]
     stand_in = xp.where(mask, xp.eye(n, dtype=a.dtype), a)  # invertible where a is not
@@ -327,9 +334,10 @@ def _slogdet(xp: Any, a: Any) -> Any:
     """``[sign, log|det|]``; for a real matrix the sign is 0 where ``log|det|`` is NaN (a NaN matrix,
     as PyTorch's: the product of the signs of ``U``'s diagonal, where ``sign(NaN) = 0``; NumPy
     says 1).  A complex NaN's sign is NaN in both."""
-    sign, logdet = xp.linalg.slogdet(a)
-    if a.dtype.kind != "c":
-        sign = xp.where(xp.isnan(logdet), 0, sign)
+    has_nan = _nan_matrices(xp, a)
+    sign, logdet = xp.linalg.slogdet(_finite_stand_in(xp, a, has_nan))  # (OpenBLAS: -inf for [[nan, 1], [1, 1]])
+    logdet = xp.where(has_nan[..., 0, 0], xp.nan, logdet)
+    sign = xp.where(xp.isnan(logdet), 0 if a.dtype.kind != "c" else complex(math.nan, math.nan), sign)
     return xp.stack([sign, logdet], axis=-1)
 
 
@@ -352,10 +360,10 @@ class Solve(Op):
     uses_needs_input_grad = True
 
     def forward(self, xp, a, b):
-        return _nan_where_a_has_nan(xp, a, xp.linalg.solve(a, b))
+        return _nan_where_a_has_nan(xp, a, lambda m: xp.linalg.solve(m, b))
 
     def backward(self, xp, g, out, a, b, needs_input_grad=(True, True)):
-        gb = _nan_where_a_has_nan(xp, a, xp.linalg.solve(_mT(xp, a), g))
+        gb = _nan_where_a_has_nan(xp, a, lambda m: xp.linalg.solve(_mT(xp, m), g))
         ga = -xp.matmul(gb, _mT(xp, out)) if needs_input_grad[0] else None
         return ga, (gb if needs_input_grad[1] else None)
 
@@ -364,19 +372,31 @@ class Solve(Op):
         rhs = tb if tb is not None else 0
         if ta is not None:
             rhs = rhs - xp.matmul(ta, out)
-        return xp.linalg.solve(a, rhs + out * 0)
+        return _nan_where_a_has_nan(xp, a, lambda m: xp.linalg.solve(m, rhs + out * 0))
 
     def reference(self, np, a, b):
-        return _nan_where_a_has_nan(np, a, np.linalg.solve(a, b))
+        return _nan_where_a_has_nan(np, a, lambda m: np.linalg.solve(m, b))
 
 
-def _nan_where_a_has_nan(xp: Any, a: Any, x: Any) -> Any:
-    """``x`` (``inv(A)``, ``solve(A, B)`` or its ``A^T`` twin) NaN in every entry that belongs to a matrix
-    ``A`` holding a NaN: each entry depends on ``det(A)``, NaN then.  LAPACK's pivoting can step around
-    a NaN (OpenBLAS, under NumPy, left two of three rows of ``inv([[nan, 1, .5], [2, 3, 1], [0, 1, 4]])``
-    finite: ``[-2, 1, 0]``, ...); PyTorch's answer is NaN throughout."""
-    has_nan = xp.any(xp.isnan(a), axis=(-2, -1), keepdims=True)
-    return xp.where(has_nan, xp.nan, x)
+def _nan_matrices(xp: Any, a: Any) -> Any:
+    """True for each matrix of ``a`` (shape ``(..., 1, 1)``) that holds a NaN."""
+    return xp.any(xp.isnan(a), axis=(-2, -1), keepdims=True)
+
+
+def _finite_stand_in(xp: Any, a: Any, has_nan: Any) -> Any:
+    """``a`` with each matrix that holds a NaN replaced by the identity, for LAPACK: OpenBLAS (under
+    NumPy) passes over a NaN pivot, so such a matrix can look singular to it (``inv([[nan, 1], [1, 1]])``
+    raised "Singular matrix", its ``det`` was 0), where PyTorch's answer is NaN."""
+    return xp.where(has_nan, xp.eye(a.shape[-1], dtype=a.dtype), a)
+
+
+def _nan_where_a_has_nan(xp: Any, a: Any, solve: Any) -> Any:
+    """``solve(A)`` (``inv(A)``, ``solve(A, B)`` or its ``A^T`` twin), NaN in every entry that belongs to a
+    matrix ``A`` holding a NaN: each entry depends on ``det(A)``, NaN then.  LAPACK's pivoting can step
+    around a NaN (OpenBLAS left two of three rows of ``inv([[nan, 1, .5], [2, 3, 1], [0, 1, 4]])`` finite:
+    ``[-2, 1, 0]``, ...) or stop at it (:func:`_finite_stand_in`); PyTorch's answer is NaN throughout."""
+    has_nan = _nan_matrices(xp, a)
+    return xp.where(has_nan, xp.nan, solve(_finite_stand_in(xp, a, has_nan)))
 
 
 def _phi(xp: Any, x: Any) -> Any:

@@ -347,6 +347,25 @@ CASES = {
     "binary_cross_entropy_target_nan": "L.nn.functional.binary_cross_entropy(L.tensor([0.5]), L.tensor([nan]))",
     "binary_cross_entropy_target_negative":
         "L.nn.functional.binary_cross_entropy(L.tensor([0.5]), L.tensor([-0.5]), reduction='none')",
+    # a matrix holding a NaN: NaN answers, as PyTorch's (OpenBLAS's LU, under NumPy, stops at a NaN pivot:
+    # det 0, slogdet -inf, inv and solve "Singular matrix")
+    "det_of_a_nan_matrix": "L.linalg.det(L.tensor([[nan, 1.0], [1.0, 1.0]], dtype=L.float64))",
+    "det_of_a_batch_with_one_nan_matrix":
+        "L.linalg.det(L.stack([L.tensor([[nan, 1.0], [1.0, 1.0]]), L.tensor([[2.0, 1.0], [1.0, 1.0]])]))",
+    "slogdet_of_a_nan_matrix": "L.linalg.slogdet(L.tensor([[nan, 1.0], [1.0, 1.0]], dtype=L.float64))",
+    "logdet_of_a_nan_matrix": "L.tensor([[nan, 1.0], [1.0, 1.0]], dtype=L.float64).logdet()",
+    "inv_of_a_nan_matrix": "L.linalg.inv(L.tensor([[nan, 1.0], [1.0, 1.0]], dtype=L.float64))",
+    "solve_with_a_nan_matrix":
+        "L.linalg.solve(L.tensor([[nan, 1.0], [1.0, 1.0]], dtype=L.float64), L.ones(2, dtype=L.float64))",
+    "matrix_power_minus_one_of_a_nan_matrix":
+        "L.linalg.matrix_power(L.tensor([[nan, 1.0], [1.0, 1.0]], dtype=L.float64), -1)",
+    "det_gradient_of_a_nan_matrix":
+        "grad(lambda a: L.linalg.det(a), L.tensor([[nan, 1.0], [1.0, 1.0]], dtype=L.float64))",
+    "inv_gradient_of_a_nan_matrix":
+        "grad(lambda a: L.linalg.inv(a), L.tensor([[nan, 1.0], [1.0, 1.0]], dtype=L.float64))",
+    "solve_gradient_of_a_nan_matrix":
+        "grad(lambda a, b: L.linalg.solve(a, b), L.tensor([[nan, 1.0], [1.0, 1.0]], dtype=L.float64), "
+        "L.ones(2, 1, dtype=L.float64))",
     # rows of no entries are 0 apart in every norm
     "cdist_no_features_inf": "L.cdist(E23[0].T, E23[1].T[:2], p=inf)",
     "cdist_no_features_inf_gradient": "grad(lambda a: L.cdist(a, a[:2], p=inf), E23[0].T)",
