@@ -16,7 +16,7 @@ from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, in_default_float, in_float32_if_half, one_axis, operand
-from .errors import RefusedArgument, TooFewDims
+from .errors import RefusedArgument, TooFewDims, WrongTensorKind
 from .scatter import constant, host
 
 _UNSET: Any = object()
@@ -173,6 +173,8 @@ def _widths(y: Tensor, x: Any, dx: Any, ax: int) -> Any:
 
 
 def _integrand(name: str, y: Any, x: Any, dx: Any, axis: Any, dim: Any) -> tuple[Tensor, int, Any]:
+    if isinstance(y, Tensor) and y.dtype.kind == "b":  # (PyTorch's RuntimeError; NumPy's answer is a count)
+        raise WrongTensorKind(f"{name}: received a bool input for `y`, but bool is not supported")
     ys = in_default_float(y)  # integers in the default float dtype, as PyTorch's (NumPy: float64)
     if x is not None and dx is not None:
         raise TypeError(f"{name}: pass either x or dx, not both")

@@ -29,7 +29,7 @@ from .arguments import (
     ordered_binary,
     refuse_complex,
 )
-from .errors import refuse_integer_zero_divisor
+from .errors import DtypeNotImplemented, RefusedArgument, refuse_integer_zero_divisor
 from .promotion import promoted, promoted_pair, result_type
 
 __all__ = [
@@ -170,6 +170,14 @@ def _integer_quotient(x: Any, y: Any, rounding_mode: str) -> Tensor:
     return Tensor.constant(xp.asarray(q), like.device)
 
 
+def refuse_bools(kernel: str, x: Any, y: Any) -> None:
+    """PyTorch's ``NotImplementedError`` where two bools meet in an arithmetic kernel with no bool
+    instance (``"remainder_cpu"``, ``"fmod_cpu"``, ``"div_floor_cpu"``, ``"div_trunc_cpu"``): NumPy's
+    answer is an integer (``True % True`` is int8 0, ``True // False`` a division by zero)."""
+    if result_type(x, y).kind == "b":
+        raise DtypeNotImplemented(f"\"{kernel}\" not implemented for 'Bool' (two bool operands)")
+
+
 def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
     """``x / y`` with broadcasting (true division); PyTorch's ``rounding_mode="trunc"`` rounds
     the quotient toward zero, and ``"floor"`` is ``x // y`` (floor division, as PyTorch's: the
@@ -178,13 +186,14 @@ def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
     quotient, as PyTorch's."""
     if rounding_mode is None:
         return float_binary(_DIV, x, y)
-    if is_integral(x) and is_integral(y) and rounding_mode in ("trunc", "floor"):
+    if rounding_mode not in ("trunc", "floor"):  # (PyTorch's RuntimeError)
+        raise RefusedArgument(f"divide: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
+    refuse_bools(f"div_{rounding_mode}_cpu", x, y)
+    if is_integral(x) and is_integral(y):
         return _integer_quotient(x, y, rounding_mode)
     if rounding_mode == "trunc":
         return trunc(binary(_DIV, x, y))
-    if rounding_mode == "floor":
-        return binary(_FLOOR_DIVIDE, x, y)
-    raise ValueError(f"divide: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
+    return binary(_FLOOR_DIVIDE, x, y)
 
 
 def power(x: Any, y: Any) -> Tensor:
@@ -200,6 +209,13 @@ def power(x: Any, y: Any) -> Tensor:
         # PyTorch converts the exponent to the base's dtype, checked: int8 ** 300 is an error,
         # where NumPy's int8 ** 300 wraps silently
         y = checked_int("pow", y, x.dtype)
+    if isinstance(x, Tensor) and x.dtype.kind == "b" and isinstance(y, (bool, host_numpy.bool_)):
+        xp = x.device.xp  # PyTorch's bool ** True is x, ** False all True, both bool (NumPy's are int8)
+        return Tensor.constant(x._data.copy() if y else xp.ones(x.shape, dtype=bool), x.device)
+    if isinstance(y, Tensor) and y.dtype.kind == "b" and result_type(x, y).kind == "b":
+        # a bool tensor of exponents to a bool base: PyTorch has no kernel (NumPy's answer is int8); a
+        # bool base to a number, or to an integer tensor, is PyTorch's integer power
+        raise DtypeNotImplemented("\"pow\" not implemented for 'Bool' (a bool base to bool exponents)")
     if isinstance(y, Tensor) and y.dtype.kind in "iu" and is_integral(x):
         return _integer_power(x, y)
     return binary(_POW, x, y)
@@ -427,6 +443,7 @@ def _remainder_function(name: str, op: Any, doc: str) -> Callable[[Any, Any], Te
 
     def function(x1: Any, x2: Any) -> Tensor:
         if is_integral(x1) and is_integral(x2):
+            refuse_bools("remainder_cpu" if name == "mod" else "fmod_cpu", x1, x2)
             refuse_integer_zero_divisor(name, x2)
         return plain(x1, x2)
     function.__name__ = function.__qualname__ = name

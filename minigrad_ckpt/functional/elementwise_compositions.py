@@ -22,6 +22,7 @@ from . import complex_numbers as cx
 from . import math as mf
 from . import special
 from .arguments import as_tensor, binary, in_default_float, in_float32_if_half, one_device, operand, refuse_complex
+from .elementwise import refuse_bools
 from .errors import DtypeNotImplemented, WrongTensorKind, refuse_integer_zero_divisor
 from .promotion import real_coefficient, result_type
 from .scatter import constant, host
@@ -231,10 +232,8 @@ def floor_divide(x: Any, y: Any) -> Tensor:
     """``floor(x / y)`` as NumPy's ``floor_divide`` and PyTorch's (``x // y``): the ``q`` of
     ``x = q * y + mod(x, y)``, so ``1.0 // 0.1`` is 9.  Integer inputs stay integers (dividing
     by zero is an error, as in PyTorch).  Its derivative is 0 (a step function)."""
-    kind = result_type(x, y).kind  # (a bool tensor by a Python int divides as integers, as PyTorch's)
-    if kind == "b":
-        raise DtypeNotImplemented("\"div_floor_cpu\" not implemented for 'Bool' (PyTorch's floor_divide of two bools)")
-    if kind in "iu":
+    refuse_bools("div_floor_cpu", x, y)  # (a bool tensor by a Python int divides as integers, as PyTorch's)
+    if result_type(x, y).kind in "iu":
         refuse_integer_zero_divisor("floor_divide", y)
     return binary(_FLOOR_DIVIDE, x, y)
 

@@ -366,6 +366,24 @@ CASES = {
     "solve_gradient_of_a_nan_matrix":
         "grad(lambda a, b: L.linalg.solve(a, b), L.tensor([[nan, 1.0], [1.0, 1.0]], dtype=L.float64), "
         "L.ones(2, 1, dtype=L.float64))",
+    # two bools in an arithmetic kernel PyTorch has no bool instance of: its NotImplementedError (NumPy's
+    # answers were int8 values or a division by zero); a bool to a Python bool stays bool
+    "pow_of_two_bool_tensors": "B ** B",
+    "pow_true_to_a_bool_tensor": "L.pow(True, B)",
+    "pow_bool_by_true": "B.pow(True)",
+    "pow_bool_by_false": "B.pow(False)",
+    "pow_bool_by_two": "B.pow(2)",
+    "remainder_of_two_bools": "B.remainder(B)",
+    "remainder_bool_by_true": "B.remainder(True)",
+    "mod_operator_of_bools": "B % B[:1]",
+    "fmod_of_two_bools": "B.fmod(B)",
+    "remainder_bool_by_int": "B.remainder(2)",
+    "div_floor_of_two_bools": "B.div(B, rounding_mode='floor')",
+    "div_trunc_bool_by_true": "B.div(True, rounding_mode='trunc')",
+    "div_trunc_bool_by_int": "B.div(2, rounding_mode='trunc')",
+    "div_unknown_rounding_mode": "X.div(2, rounding_mode='bad')",
+    "trapezoid_of_bools": "L.trapezoid(B)",
+    "cumulative_trapezoid_of_bools": "L.cumulative_trapezoid(B)",
     # rows of no entries are 0 apart in every norm
     "cdist_no_features_inf": "L.cdist(E23[0].T, E23[1].T[:2], p=inf)",
     "cdist_no_features_inf_gradient": "grad(lambda a: L.cdist(a, a[:2], p=inf), E23[0].T)",
