@@ -105,6 +105,16 @@ def floating_only(name: str, a: Tensor) -> None:
     raise NeedsFloatingInput(message.format(name=name, kind=kind, shape=list(a.shape)))
 
 
+def refuse_half(name: str, a: Tensor) -> None:
+    """Refuse a float16 ``a`` as PyTorch's LAPACK-backed ``name`` does (``"lu_cpu" not implemented for
+    'Half'``, or "Low precision dtypes not supported": a ``NotImplementedError`` or ``RuntimeError``),
+    where NumPy's linalg raised its ``TypeError`` ("array type float16 is unsupported in linalg") or
+    the engine's own LU answered in float16."""
+    if a.dtype == host_numpy.float16:
+        raise DtypeNotImplemented(f"{name}: not implemented for 'Half' (PyTorch's LAPACK kernels take float32, "
+                                  "float64 and complex)")
+
+
 def one_dtype(message: str, first: Tensor, second: Any) -> None:
     """Refuse two tensors of different dtypes (float64 with int64, float32 with float64), as
     PyTorch's solvers do, which compute in one dtype where NumPy would promote: ``message`` is
@@ -124,6 +134,8 @@ def _matrices(name: str, a: Any, square: bool = False) -> Tensor:
         raise InputMismatch(f"linalg.{name}: the last two axes must be square, got shape {a.shape}")
     if name not in ("matrix_power", "cond"):  # (their own rules: integer powers, the norm's inverse or svd)
         floating_only("linalg." + _REFUSED_AS.get(name, name), a)
+    if name != "matrix_power":  # (a product of matrices, no LAPACK: PyTorch's takes float16)
+        refuse_half("linalg." + name, a)
     return a
 
 
@@ -559,6 +571,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
     one_dtype("torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype {first} "
               "and other's dtype {second}", a, b)
     floating_only("linalg.lstsq", a)
+    refuse_half("linalg.lstsq", a)
     result = _lstsq(a, b, rcond)
     if driver is None:
         return result

@@ -157,6 +157,7 @@ def matrix_rank(a: Any, atol: Any = None, rtol: Any = None, hermitian: bool = Fa
     if a.ndim < 2:
         raise InputMismatch(f"linalg.matrix_rank: expected a matrix or a stack of them, got shape {a.shape}")
     _la.floating_only("linalg.matrix_rank", a)
+    _la.refuse_half("linalg.matrix_rank", a)
     if tol is not None:
         atol, rtol = tol, 0.0
     if rtol is None:
@@ -230,6 +231,7 @@ def householder_product(a: Any, tau: Any) -> Tensor:
     a = as_tensor(a)
     _la.one_dtype("torch.linalg.householder_product: tau dtype {second} does not match input dtype {first}", a, tau)
     tau = as_tensor(tau, a)
+    _la.refuse_half("linalg.householder_product", a)  # (LAPACK's orgqr)
     if a.ndim < 2 or tau.ndim < 1:
         raise InputMismatch(f"linalg.householder_product: expected a (*, m, n) and tau (*, k), got {a.shape}, "
                          f"{tau.shape}")
@@ -280,6 +282,7 @@ def _lu_packed(name: str, a: Any, pivot: bool) -> Tensor:
     if a.ndim < 2:
         raise InputMismatch(f"linalg.{name}: expected a matrix or a stack of them, got shape {a.shape}")
     _la.floating_only("linalg.lu", a)  # lu, lu_factor and lu_factor_ex: PyTorch's "lu_cpu" kernel
+    _la.refuse_half("linalg." + name, a)
     return apply(_lu.LuFactor(pivot=bool(pivot)), a)
 
 
@@ -406,6 +409,7 @@ def lu_solve(LU: Any, pivots: Any, b: Any, *, left: bool = True, adjoint: bool =
     if lu_.ndim < 2 or lu_.shape[-1] != lu_.shape[-2] or piv.shape != lu_.shape[:-1]:
         raise InputMismatch(f"linalg.lu_solve: LU {lu_.shape} and pivots {piv.shape} do not fit")
     _la.floating_only("torch.linalg.lu_solve", lu_)
+    _la.refuse_half("linalg.lu_solve", lu_)
     _la.one_dtype("linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type {first} and B "
                   "of type {second} instead", lu_, b)
     b = as_tensor(b, lu_)

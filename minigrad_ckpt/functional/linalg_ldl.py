@@ -44,6 +44,7 @@ def _check_matrices(name: str, a: Tensor, hermitian: bool, what: str = "A") -> N
         raise NotImplementedError(f"linalg.{name}: hermitian=True with complex matrices (LAPACK's hetrf) is not "
                                   f"supported; complex symmetric ones (hermitian=False) and real ones are")
     _la.floating_only(f"torch.linalg.{name}", a)
+    _la.refuse_half(f"linalg.{name}", a)
 
 
 def _constant(values: Any, like: Tensor) -> Tensor:

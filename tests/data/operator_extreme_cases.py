@@ -384,6 +384,22 @@ CASES = {
     "div_unknown_rounding_mode": "X.div(2, rounding_mode='bad')",
     "trapezoid_of_bools": "L.trapezoid(B)",
     "cumulative_trapezoid_of_bools": "L.cumulative_trapezoid(B)",
+    # float16 into a LAPACK-backed linalg function: PyTorch's NotImplementedError ("lu_cpu" not implemented
+    # for 'Half') or RuntimeError ("Low precision dtypes not supported"); NumPy raised its TypeError, and the
+    # engine's own LU and LDL answered in float16; a matrix power (products only) takes float16
+    "det_of_float16": "L.linalg.det(X[:, :3].half())",
+    "slogdet_of_float16": "L.linalg.slogdet(X[:, :3].half())",
+    "inv_of_float16": "L.linalg.inv(X[:, :3].half())",
+    "solve_of_float16": "L.linalg.solve(X[:, :3].half(), X[:, :1].half())",
+    "lu_factor_of_float16": "L.linalg.lu_factor(X[:, :3].half())",
+    "ldl_factor_of_float16": "L.linalg.ldl_factor(X[:, :3].half())",
+    "householder_product_of_float16": "L.linalg.householder_product(X.T.half(), X[0, :2].half())",
+    "cholesky_of_float16": "L.linalg.cholesky(L.eye(2, dtype=L.float16))",
+    "eigvalsh_of_float16": "L.linalg.eigvalsh(L.eye(2, dtype=L.float16))",
+    "svdvals_of_float16": "L.linalg.svdvals(X.half())",
+    "matrix_rank_of_float16": "L.linalg.matrix_rank(X.half())",
+    "lstsq_of_float16": "L.linalg.lstsq(X[:, :3].half(), X[:, :1].half())",
+    "matrix_power_of_float16": "L.linalg.matrix_power(X[:, :3].half(), 2)",
     # rows of no entries are 0 apart in every norm
     "cdist_no_features_inf": "L.cdist(E23[0].T, E23[1].T[:2], p=inf)",
     "cdist_no_features_inf_gradient": "grad(lambda a: L.cdist(a, a[:2], p=inf), E23[0].T)",
