@@ -12,17 +12,13 @@ import math
 
 import numpy as np
 import pytest
+from seam_fixtures import DEVICES
 
 import minigrad_ckpt as mg
 import minigrad_ckpt.nn.functional as F
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
 
 INF = math.inf
-DEVICES = [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64), ("strict-f32", mg.float32)]
-
-
-@pytest.fixture(autouse=True)
-def _strict_devices():
-    from minigrad_ckpt.testing import strict  # noqa: F401  (registers the strict devices)
 
 
 @pytest.mark.parametrize("device, dtype", DEVICES)

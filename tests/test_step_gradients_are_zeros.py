@@ -10,17 +10,13 @@ from __future__ import annotations
 import math
 
 import pytest
+from seam_fixtures import DEVICES
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.checkpoint import checkpoint
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
 
 INF, NAN = math.inf, math.nan
-DEVICES = [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64), ("strict-f32", mg.float32)]
-
-
-@pytest.fixture(autouse=True)
-def _strict_devices():
-    from minigrad_ckpt.testing import strict  # noqa: F401  (registers the strict devices)
 
 
 def _bits(t: mg.Tensor) -> list[tuple[bool, float]]:
