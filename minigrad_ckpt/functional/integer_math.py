@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..backend import host_numpy
+from ..backend import host_numpy, scalar_type_name
 from ..tensor import Tensor
 from .arguments import one_device, promoted_operands
+from .errors import DtypeNotImplemented
 
 __all__ = ["gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift"]
 
@@ -31,13 +32,15 @@ def _integer_arrays(name: str, x: Any, y: Any, *, bools: bool) -> tuple[Any, Any
     kinds = "iub" if bools else "iu"
     for t in (x, y):
         if isinstance(t, Tensor) and t.dtype.kind not in kinds:
-            raise TypeError(f"{name}: only integer tensors are accepted, got {t.dtype} (cast with .long())")
+            raise DtypeNotImplemented(f"\"{name}_cpu\" not implemented for '{scalar_type_name(t.dtype)}': only "
+                                      "integer tensors are accepted (cast with .long())")
         if not isinstance(t, (Tensor, int, host_numpy.integer)):
             raise TypeError(f"{name}: only integer tensors are accepted, got {type(t).__name__}")
     dtype = host_numpy.result_type(*(t._data.dtype for t in tensors))
     if dtype.kind == "b":  # bool << bool has no PyTorch kernel; bool << 1 computes in int64
         if len(tensors) == 2 or isinstance(x if x is not like else y, bool):
-            raise TypeError(f"{name}: only integer tensors are accepted, got bool (cast with .long())")
+            raise DtypeNotImplemented(f"\"{name}_cpu\" not implemented for 'Bool': only integer tensors are "
+                                      "accepted (cast with .long())")
         dtype = host_numpy.dtype("int64")
     xp = like.device.xp
 

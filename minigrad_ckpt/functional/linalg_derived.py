@@ -25,7 +25,7 @@ from . import math as mf
 from . import products as _products
 from .arguments import as_tensor, normalize_axis, reduction_dims
 from .complex_numbers import conj
-from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput
+from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument
 from .indexing import take_along_axis_in_range
 
 
@@ -220,7 +220,7 @@ def tensorinv(a: Any, ind: int = 2) -> Tensor:
     front, back = a.shape[:ind], a.shape[ind:]
     n = int(host_numpy.prod(front))
     if n != int(host_numpy.prod(back)):
-        raise ValueError(f"linalg.tensorinv: the first {ind} axes of shape {a.shape} and the rest differ in size")
+        raise RefusedArgument(f"linalg.tensorinv: the first {ind} axes of shape {a.shape} and the rest differ in size")
     return mf.reshape(_la.inv(mf.reshape(a, (n, n))), back + front)
 
 

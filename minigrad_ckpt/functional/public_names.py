@@ -279,7 +279,7 @@ SECTIONS: tuple[Section, ...] = (
         public("eye", mf.eye),
         public("diag", ti.torch_keywords(mf.diag, input="v", diagonal="k"), AS_METHOD),
         public("diagonal", ti.torch_keywords(mf.diagonal, input="x", dim1="axis1", dim2="axis2"), AS_METHOD),
-        public("trace", mf.trace, tmeth.no_kernel_for(mf.trace, "trace")),
+        public("trace", mf.trace, tmeth.trace_method),
         public("tril", ti.torch_keywords(mf.tril, input="x", diagonal="k"), AS_METHOD, in_place=True),
         public("triu", ti.torch_keywords(mf.triu, input="x", diagonal="k"), AS_METHOD, in_place=True),
     )),

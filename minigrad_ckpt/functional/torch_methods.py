@@ -41,7 +41,7 @@ from . import selection as sel
 from . import statistics as stats
 from . import torch_idioms as ti
 from .arguments import as_index, as_tensor, int_tuple, normalize_axis, one_axis, refuse_complex
-from .errors import DtypeNotImplemented, IndexRefused, InputMismatch
+from .errors import DtypeNotImplemented, IndexRefused, InputMismatch, WrongTensorKind
 
 _UNSET: Any = ti._UNSET
 
@@ -475,6 +475,18 @@ def no_kernel_for(fn: Any, kernel: str, kinds: str = "b", message: str | None = 
     checked.__doc__ = fn.__doc__
     checked.__wrapped__ = fn  # (its signature, for docs/api.md)
     return checked
+
+
+def trace_method(self: Tensor) -> Tensor:
+    """PyTorch's ``x.trace()``: the sum of a matrix's diagonal.  Another rank is its RuntimeError
+    ("expected a matrix"; ``mg.trace`` is NumPy's, of any rank from 2, with an offset and axes), a bool
+    matrix its ``NotImplementedError``."""
+    if self.ndim != 2:
+        raise WrongTensorKind(f"trace: expected a matrix, but got tensor with dim {self.ndim}")
+    return _TRACE(self)
+
+
+_TRACE = no_kernel_for(mf.trace, "trace")
 
 
 def round(input: Any, decimals: Any = None) -> Tensor:  # noqa: A001, A002 - PyTorch's names

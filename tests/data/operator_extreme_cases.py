@@ -400,6 +400,17 @@ CASES = {
     "matrix_rank_of_float16": "L.linalg.matrix_rank(X.half())",
     "lstsq_of_float16": "L.linalg.lstsq(X[:, :3].half(), X[:, :1].half())",
     "matrix_power_of_float16": "L.linalg.matrix_power(X[:, :3].half(), 2)",
+    # x.trace() is PyTorch's, of a matrix only (mg.trace keeps NumPy's ranks and axes); integer kernels of
+    # floats or bools, a tensorinv of mismatched halves: PyTorch's error types
+    "trace_method_of_3d": "E23.trace()",
+    "trace_method_of_1d": "S.trace()",
+    "trace_method_of_a_matrix": "grad(lambda x: x.trace(), X)",
+    "gcd_of_floats": "X[:2].gcd(I[:, :1])",
+    "gcd_of_bools": "B.gcd(B)",
+    "left_shift_of_bools": "B << B",
+    "tensorinv_mismatched": "L.linalg.tensorinv(X, 1)",
+    # logsigmoid is +0.0 where the softplus underflows to 0 (PyTorch's min(x, 0) - log1p(exp(-|x|)))
+    "logsigmoid_of_large_values": "L.nn.functional.logsigmoid(L.tensor([800.0, 40.0, -0.0, 1e308], dtype=L.float64))",
     # rows of no entries are 0 apart in every norm
     "cdist_no_features_inf": "L.cdist(E23[0].T, E23[1].T[:2], p=inf)",
     "cdist_no_features_inf_gradient": "grad(lambda a: L.cdist(a, a[:2], p=inf), E23[0].T)",

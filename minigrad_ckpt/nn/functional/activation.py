@@ -185,7 +185,7 @@ def logsigmoid(input: Any) -> Tensor:
     input = _tensor(input)
     if input.dtype.kind == "c":
         raise ComplexNotImplemented(f"logsigmoid: complex input is not supported (as PyTorch's), got {input.dtype}")
-    return -mf.logaddexp(0.0, -input)
+    return 0.0 - mf.logaddexp(0.0, -input)  # (not -logaddexp: +0.0 where the softplus is 0, as PyTorch's)
 
 
 @floating_kernel("mish_cpu")
