@@ -411,6 +411,26 @@ CASES = {
     "tensorinv_mismatched": "L.linalg.tensorinv(X, 1)",
     # logsigmoid is +0.0 where the softplus underflows to 0 (PyTorch's min(x, 0) - log1p(exp(-|x|)))
     "logsigmoid_of_large_values": "L.nn.functional.logsigmoid(L.tensor([800.0, 40.0, -0.0, 1e308], dtype=L.float64))",
+    # embedding's max_norm measures each row by its vector norm (inf: the largest |x|, 0: the count of
+    # non-zeros): sum(|x| ** p) ** (1 / p) was 1 for p = inf, a ZeroDivisionError for p = 0; the scale in double
+    "embedding_max_norm_inf": "L.nn.functional.embedding(L.tensor([0, 1, 2, 0]), X[:, :2].float(), max_norm=1.0, "
+                              "norm_type=inf)",
+    "embedding_max_norm_zero": "L.nn.functional.embedding(L.tensor([0, 1, 2, 0]), X[:, :2].float(), max_norm=1.0, "
+                               "norm_type=0.0)",
+    "embedding_max_norm_minus_inf": "L.nn.functional.embedding(L.tensor([2, 1]), X.float(), max_norm=0.5, "
+                                    "norm_type=-inf)",
+    "embedding_max_norm_three": "L.nn.functional.embedding(L.tensor([1]), X.float(), max_norm=2.0, norm_type=3.0)",
+    # batch_norm's eps: positive in training, non-negative otherwise (PyTorch's ValueError); loss and pad
+    # parameters PyTorch's kernels refuse are its RuntimeError
+    "batch_norm_zero_eps_in_training":
+        "L.nn.functional.batch_norm(L.tensor([[1.0], [1.0]]), None, None, training=True, eps=0.0)",
+    "batch_norm_negative_eps_in_evaluation":
+        "L.nn.functional.batch_norm(L.tensor([[1.0], [2.0]]), L.tensor([0.0]), L.tensor([1.0]), eps=-1e-5)",
+    "batch_norm_zero_eps_in_evaluation":
+        "L.nn.functional.batch_norm(L.tensor([[1.0], [2.0]]), L.tensor([0.0]), L.tensor([4.0]), eps=0.0)",
+    "smooth_l1_loss_negative_beta": "L.nn.functional.smooth_l1_loss(S, S * 0, beta=-1.0)",
+    "huber_loss_zero_delta": "L.nn.functional.huber_loss(S, S * 0, delta=0.0)",
+    "pad_replicate_empty_dim": "L.nn.functional.pad(L.zeros(1, 0), (1, 1), mode='replicate')",
     # rows of no entries are 0 apart in every norm
     "cdist_no_features_inf": "L.cdist(E23[0].T, E23[1].T[:2], p=inf)",
     "cdist_no_features_inf_gradient": "grad(lambda a: L.cdist(a, a[:2], p=inf), E23[0].T)",

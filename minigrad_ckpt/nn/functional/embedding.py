@@ -9,6 +9,7 @@ from ...backend import host_numpy as np
 from ...functional import _tensor
 from ...functional.errors import ClassValueOutOfRange, InputMismatch, WrongTensorKind
 from ...functional.indexing import getitem_in_range
+from ...functional.linalg_derived import vector_norm
 from ...grad_mode import no_grad
 from ...ops import indexing as _ix
 from ...tape import apply, device_mismatch, watch_versions
@@ -86,8 +87,11 @@ def _embedding_renorm_(w: Tensor, ids: Tensor, max_norm: float, norm_type: float
     with no_grad():
         rows = ids._data.reshape(-1)  # a repeated id rescales its row once: every copy writes the same value
         sel = w._data[rows]
-        norms = xp.sum(xp.abs(sel) ** norm_type, axis=1) ** (1.0 / norm_type)
-        scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype)
+        # the rows' vector norms (inf: the largest |x|, 0: the count of non-zeros), as PyTorch's at::norm;
+        # sum(|x| ** p) ** (1 / p) was 1 for p = inf (nothing rescaled) and a ZeroDivisionError for p = 0
+        norms = np.asarray(xp.to_host(vector_norm(Tensor.constant(sel, w.device), norm_type, dim=1)._data), np.float64)
+        # the scale in double on the host (a float32-only device holds no float64), as PyTorch's, then w's dtype
+        scale = xp.asarray(np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype))
         # into the array, not through w[rows] = ...: the rescale has no derivative in PyTorch, so
         # a forward-mode tangent of w stays as it was (a recorded write would zero its rows); the
         # protocol of a write behind the engine's back: prepare_write, the write, increment_version

@@ -16,7 +16,7 @@ from ...backend import host_numpy
 from ...functional import _tensor
 from ...functional.arguments import in_float32_if_half, one_device
 from ...functional.elementwise import refuse_bool_subtraction
-from ...functional.errors import ComplexNotImplemented, InputMismatch
+from ...functional.errors import ComplexNotImplemented, InputMismatch, RefusedArgument
 from ...functional.indexing import getitem_in_range
 from ...functional.promotion import promoted
 from ...functional.torch_methods import scalar_type_name
@@ -450,7 +450,7 @@ def smooth_l1_loss(input: Any, target: Any, size_average: Any = None, reduce: An
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     if beta < 0:
-        raise ValueError(f"smooth_l1_loss: beta must be >= 0, got {beta}")
+        raise RefusedArgument(f"smooth_l1_loss: beta must be >= 0, got {beta}")  # (PyTorch's RuntimeError)
     x, y = _input_and_target("smooth_l1_loss", input, target)
     _real_only("smooth_l1_loss", x, y)
     if beta == 0:
@@ -464,7 +464,7 @@ def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 
     shape) weighs each element, and the mean stays over the count (PyTorch's, unlike mse's)."""
     _check_reduction(reduction)
     if delta <= 0:
-        raise ValueError(f"huber_loss: delta must be > 0, got {delta}")
+        raise RefusedArgument(f"huber_loss: delta must be > 0, got {delta}")  # (PyTorch's RuntimeError)
     x, y = _input_and_target("huber_loss", _tensor(input), in_dtype_of(_tensor(input), _tensor(target)))
     _real_only("huber_loss", x, y)
     if weight is not None:

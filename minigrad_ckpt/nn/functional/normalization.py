@@ -79,6 +79,9 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
         if t is not None and tuple(t.shape) != (c,):
             raise InputMismatch(f"batch_norm: {name} must have shape ({c},) for input {input.shape}, "
                                 f"got {tuple(t.shape)}")
+    if eps < 0.0 or (training and eps <= 0.0):  # PyTorch's checks (a constant batch over sqrt(0) was inf or NaN)
+        raise ValueError(f"batch_norm eps must be {'positive during training' if training else 'non-negative'}, "
+                         f"but got {eps}")
     if training and input.size == 0 and c:  # an empty batch: empty out, running statistics kept (PyTorch's)
         return _per_channel_affine(input, input, weight, bias, bshape)
     if training:

@@ -64,7 +64,7 @@ def _crop(x: Tensor, widths: list[tuple[int, int]]) -> Tensor:
 
 def _indices(mode: str, n: int, lo: int, hi: int) -> Any:
     if n == 0:
-        raise ValueError(f"pad: mode {mode!r} needs a non-empty dim to repeat from")
+        raise InputMismatch(f"pad: mode {mode!r} needs a non-empty dim to repeat from")  # (PyTorch's RuntimeError)
     if mode == "reflect" and (lo >= n or hi >= n):
         raise InputMismatch(f"pad: reflect padding ({lo}, {hi}) must be less than the dim's length {n}")
     if mode == "circular" and (lo > n or hi > n):
