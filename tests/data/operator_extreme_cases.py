@@ -431,6 +431,17 @@ CASES = {
     "smooth_l1_loss_negative_beta": "L.nn.functional.smooth_l1_loss(S, S * 0, beta=-1.0)",
     "huber_loss_zero_delta": "L.nn.functional.huber_loss(S, S * 0, delta=0.0)",
     "pad_replicate_empty_dim": "L.nn.functional.pad(L.zeros(1, 0), (1, 1), mode='replicate')",
+    # multi_margin_loss skips the target's own term and the terms that do not count, as PyTorch's kernel: an
+    # infinite weight or x[y] made them inf * 0 or inf - inf, NaN
+    "multi_margin_loss_infinite_weight":
+        "grad(lambda x: L.nn.functional.multi_margin_loss(x, L.tensor([0, 0, 2]), weight=L.tensor([inf, 1.0, 2.0], "
+        "dtype=x.dtype)), L.tensor([[1.0, 2.0, -1.0], [inf, 0.5, 0.2], [0.3, 0.1, 0.9]], dtype=L.float64))",
+    "multi_margin_loss_infinite_target_score":
+        "grad(lambda x: L.nn.functional.multi_margin_loss(x, L.tensor([0, 2]), p=2, reduction='none'), "
+        "L.tensor([[inf, 0.5, 0.2], [0.3, 0.1, -inf]], dtype=L.float64))",
+    "multi_margin_loss_value_with_infinite_weight":
+        "L.nn.functional.multi_margin_loss(X[:, :3], L.tensor([0, 1, 2]), "
+        "weight=L.tensor([inf, 1.0, 2.0], dtype=L.float64))",
     # rows of no entries are 0 apart in every norm
     "cdist_no_features_inf": "L.cdist(E23[0].T, E23[1].T[:2], p=inf)",
     "cdist_no_features_inf_gradient": "grad(lambda a: L.cdist(a, a[:2], p=inf), E23[0].T)",

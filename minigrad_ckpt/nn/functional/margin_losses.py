@@ -130,13 +130,16 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, 
         raise InputMismatch("target out of range")  # (torch 2.13's RuntimeError)
     xp = x.device.xp
     picked = take_along_axis_in_range(rows, Tensor.constant(xp.asarray(t[:, None]), x.device), axis=1)
-    hinge = relu(margin - picked + rows)
+    others = Tensor.constant(xp.asarray(host_numpy.arange(c)[None, :] != t[:, None]), x.device)
+    # the target's own term selected away before the hinge, not multiplied by 0 after it: x[y] - x[y] is NaN
+    # at an infinite x[y], and an infinite weight times its hinge NaN (PyTorch's kernel skips the term)
+    hinge = relu(mf.where(others, margin - picked + rows, 0.0))
     if p == 2:
         hinge = hinge * hinge
-    others = Tensor.constant(xp.asarray(host_numpy.arange(c)[None, :] != t[:, None], dtype=x.dtype), x.device)
-    if weight is not None:
-        hinge = hinge * mf.take(class_index_weight("multi_margin_loss", weight, x), t.tolist())[:, None]
-    loss = mf.sum(hinge * others, axis=1) * (1.0 / c)
+    if weight is not None:  # only where a term counts (PyTorch adds weight * z for z > 0): 0 * inf is NaN
+        w = mf.take(class_index_weight("multi_margin_loss", weight, x), t.tolist())[:, None]
+        hinge = hinge * mf.where(hinge > 0, w, 0.0)
+    loss = mf.sum(hinge, axis=1) * (1.0 / c)
     return _reduce_rows(loss if x.ndim == 2 else mf.reshape(loss, ()), reduction)
 
 
