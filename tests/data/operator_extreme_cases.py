@@ -442,6 +442,16 @@ CASES = {
     "multi_margin_loss_value_with_infinite_weight":
         "L.nn.functional.multi_margin_loss(X[:, :3], L.tensor([0, 1, 2]), "
         "weight=L.tensor([inf, 1.0, 2.0], dtype=L.float64))",
+    # float16 average pools sum their windows in float32, as PyTorch's half kernels (two 65504s overflowed)
+    "avg_pool1d_float16_window_sum":
+        "L.nn.functional.avg_pool1d(L.tensor([[[65504.0, 65504.0, 1.0, 3.0]]]).half(), 2)",
+    "avg_pool2d_float16_window_sum":
+        "L.nn.functional.avg_pool2d(L.tensor([[[[65504.0, 65504.0], [1.0, 1.0]]]]).half(), 2)",
+    "adaptive_avg_pool2d_float16":
+        "L.nn.functional.adaptive_avg_pool2d(L.tensor([[[[65504.0, 65504.0], [1.0, 1.0]]]]).half(), 1)",
+    "avg_pool2d_float16_gradient":
+        "grad(lambda x: L.nn.functional.avg_pool2d(x.half(), 2).double(), L.tensor([[[[300.0, 300.0], [1.0, 2.0]]]], "
+        "dtype=L.float64))",
     # rows of no entries are 0 apart in every norm
     "cdist_no_features_inf": "L.cdist(E23[0].T, E23[1].T[:2], p=inf)",
     "cdist_no_features_inf_gradient": "grad(lambda a: L.cdist(a, a[:2], p=inf), E23[0].T)",

@@ -8,7 +8,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
-from ...functional.arguments import refuse_complex
+from ...functional.arguments import in_float32_if_half, refuse_complex
 from ...functional.errors import InputMismatch, first_out_of_range
 from ...functional.indexing import take_along_axis_in_range
 from ...functional.scatter import scatter
@@ -139,6 +139,7 @@ def _truncated_integer_mean(pool: Any, input: Tensor, *args: Any) -> Tensor:
 
 
 @floating_kernel("avg_pool2d", ('b', 'int8', 'int16', 'int32', 'uint8'))
+@in_float32_if_half  # window sums of float16 overflow (two 65504s): PyTorch's half kernel sums in float
 def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Mean over windows (a depthwise convolution with a constant kernel), PyTorch's divisors.
@@ -194,6 +195,7 @@ def max_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
 
 
 @floating_kernel("avg_pool2d", ('b', 'int8', 'int16', 'int32', 'uint8'))
+@in_float32_if_half
 def avg_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """Mean over windows of the last axis of (N, C, L) or (C, L); the keywords as ``avg_pool2d``'s."""
