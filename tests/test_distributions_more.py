@@ -304,7 +304,7 @@ def test_multivariate_normal_refusals():
         D.MultivariateNormal(mg.zeros(2), eye).log_prob(mg.tensor([0.0, math.nan]))
     with pytest.raises(ValueError, match="different event shapes cannot be computed"):
         D.kl_divergence(D.MultivariateNormal(mg.zeros(2), eye), D.MultivariateNormal(mg.zeros(3), mg.eye(3)))
-    d = D.MultivariateNormal(mg.zeros(4, 2), scale_tril=eye)
+    d = D.MultivariateNormal(mg.zeros(4, 2, dtype=mg.float64), scale_tril=eye)  # (torch: one dtype)
     assert d.batch_shape == (4,) and d.event_shape == (2,) and d.has_rsample and d.sample((3,)).shape == (3, 4, 2)
 
 

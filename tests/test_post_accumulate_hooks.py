@@ -166,7 +166,7 @@ def test_an_early_grad_is_the_ops_own_array_when_nothing_else_holds_it(monkeypat
         return grads
 
     monkeypatch.setattr(MatMul, "backward", spy)
-    x, w = mg.randn(4, 3), leaf(np.ones((3, 2)))
+    x, w = mg.randn(4, 3, dtype=mg.float64), leaf(np.ones((3, 2)))  # (one dtype: PyTorch refuses two)
     seen = []
     w.register_post_accumulate_grad_hook(lambda t: seen.append(id(t.grad._data)))
     (x @ w).sum().backward()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-from ..backend import host_numpy
+from ..backend import cpp_type_name, host_numpy
 from ..grad_mode import no_grad
 from ..ops import lu as _lu
 from ..ops import matrix_exp as _expm
@@ -82,6 +82,10 @@ def multi_dot(tensors: Any) -> Tensor:
         raise ValueError(f"linalg.multi_dot: needs at least 2 tensors, got {len(ts)}")
     if ts[0].dtype.kind == "b":  # PyTorch has no bool matrix product (NumPy's would answer)
         raise DtypeNotImplemented("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    other = next((i for i, t in enumerate(ts) if t.dtype != ts[0].dtype), None)
+    if other is not None:  # PyTorch's products compute in one dtype (NumPy's multi_dot promotes)
+        raise InputMismatch(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                            f"{cpp_type_name(ts[0].dtype)} and tensor {other} {cpp_type_name(ts[other].dtype)}")
     first_vector, last_vector = ts[0].ndim == 1, ts[-1].ndim == 1
     if first_vector:
         ts[0] = mf.reshape(ts[0], (1, -1))

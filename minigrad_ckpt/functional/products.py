@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from ..backend import host_numpy
+from ..backend import cpp_type_name, host_numpy, scalar_type_name
 from ..ops import linalg as _la
 from ..tape import apply
 from ..tensor import Tensor
@@ -22,6 +22,29 @@ from .errors import InputMismatch
 from .shape import broadcast_to, moveaxis, reshape, stack, transpose
 
 __all__ = ["matmul", "einsum", "tensordot", "dot", "inner", "outer", "kron", "cross"]
+
+
+def one_product_dtype(a: Any, b: Any) -> None:
+    """Refuse two tensors of different dtypes (float32 with float64, int64 with float32) in a matrix
+    product of PyTorch's spelling (``a @ b``, ``a.mm(b)``, ``mg.bmm``): PyTorch's kernels compute in
+    one dtype and raise, where NumPy's ``matmul`` promotes.  The words are those of the kernel the
+    operands' ranks reach in PyTorch (``dot``, ``addmv``, ``mm``, ``bmm``).  ``mg.matmul`` itself,
+    NumPy's function, keeps NumPy's promotion."""
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)) or a.dtype == b.dtype:
+        return
+    first, second = a.dtype, b.dtype
+    if a.ndim == 1 and b.ndim == 1:
+        message = (f"dot : expected both vectors to have same dtype, but found {scalar_type_name(first)} and "
+                   f"{scalar_type_name(second)}")
+    elif b.ndim == 1:  # (the output takes the vector's dtype there: it is named first)
+        message = (f"addmv input tensors must have the same dtype, but got {scalar_type_name(second)}, "
+                   f"{scalar_type_name(first)}, and {scalar_type_name(second)}")
+    elif b.ndim == 2:  # (a 1-D or N-D first operand is folded into a matrix)
+        message = (f"expected m1 and m2 to have the same dtype, but got: {cpp_type_name(first)} != "
+                   f"{cpp_type_name(second)}")
+    else:
+        message = f"expected scalar type {scalar_type_name(first)} but found {scalar_type_name(second)}"
+    raise InputMismatch(message)
 
 
 _MATMUL = _la.MatMul()

@@ -129,7 +129,7 @@ class Section(NamedTuple):
 # trunc, matrix product); functions only PyTorch has refuse the same (mg.frac)
 _ABS_METHOD = tmeth.no_kernel_for(mf.abs, "abs_cpu")
 _TRUNC_METHOD = tmeth.no_kernel_for(mf.trunc, "trunc_vml_cpu")
-_MATMUL_METHOD = tmeth.no_kernel_for(mf.matmul, "addmm_impl_cpu_")
+_MATMUL_METHOD = tmeth.no_kernel_for(tmeth.matmul_method, "addmm_impl_cpu_")
 _FRAC = tmeth.no_kernel_for(ewc.frac, "frac_cpu", "biu")
 _COV_OF_BOOLS = "cov(): bool dtype is not supported for input"
 # PyTorch's keyword names for the second operand (mg.mul(x, other=2), mg.pow(x, exponent=2)); one
@@ -239,8 +239,8 @@ SECTIONS: tuple[Section, ...] = (
         public("einsum", ti.operands_as_list(mf.einsum, 1)),
         public("tensordot", ti.torch_keywords(mf.tensordot, dims="axes")),
         public("dot", mf.dot, tmeth.no_kernel_for(tmeth.product_method("dot", mf.dot, (1, 1), "tensor"), "dot")),
-        public("inner", mf.inner, tmeth.no_kernel_for(mf.inner, "addmm_impl_cpu_")),
-        public("outer", mf.outer, tmeth.product_method("outer", mf.outer, (1, 1), "vec2")),
+        public("inner", mf.inner, tmeth.no_kernel_for(tmeth.inner_method, "addmm_impl_cpu_")),
+        public("outer", mf.outer, tmeth.product_method("outer", mf.outer, (1, 1), "vec2", one_dtype=False)),
         public("kron", mf.kron, AS_METHOD),
         public("cross", ti.cross, tmeth.cross_method),
     )),
@@ -779,7 +779,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("new_empty", tmeth.new_method(0)),
         tensor_method("new_full", tmeth.new_full_method),
         tensor_method("new_tensor", tmeth.new_tensor_method),
-        tensor_method("ger", tmeth.product_method("ger", mf.outer, (1, 1), "vec2")),
+        tensor_method("ger", tmeth.product_method("ger", mf.outer, (1, 1), "vec2", one_dtype=False)),
         tensor_method("pinverse", la.pinv),
         tensor_method("igamma", spx.gammainc, in_place=True),
         tensor_method("igammac", spx.gammaincc, in_place=True),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import Device, as_dtype, get_default_dtype, host_numpy, scalar_type_name
+from ..backend import Device, as_dtype, cpp_type_name, get_default_dtype, host_numpy, scalar_type_name
 from ..backend import get_device as _resolve_device
 from ..tensor import Tensor
 from . import linalg as la
@@ -225,11 +225,31 @@ def _ranks(name: str, *tensors_and_ranks: tuple[Any, int]) -> list[Tensor]:
     return out
 
 
+def _fused_dtypes(name: str, input: Any, a: Tensor, b: Tensor) -> None:  # noqa: A002
+    """PyTorch's fused products compute in one dtype: an input tensor or operand of another dtype is
+    its ``RuntimeError``, in its words (``mg.addmm(f64, f32, f32)``: NumPy's promotion answered float64)."""
+    i = input.dtype if isinstance(input, Tensor) else a.dtype
+    if i == a.dtype == b.dtype or name == "addr":  # (addr is an outer product: PyTorch's promotes)
+        return
+    if name == "addmv":
+        raise InputMismatch(f"addmv input tensors must have the same dtype, but got {scalar_type_name(i)}, "
+                            f"{scalar_type_name(a.dtype)}, and {scalar_type_name(b.dtype)}")
+    if name == "baddbmm" and i != a.dtype:
+        raise InputMismatch(f"Input dtypes must be the same, got: input {cpp_type_name(i)}, batch1: "
+                            f"{cpp_type_name(a.dtype)}, batch2: {cpp_type_name(b.dtype)}")
+    if name == "baddbmm":
+        raise InputMismatch(f"expected scalar type {scalar_type_name(a.dtype)} but found {scalar_type_name(b.dtype)}")
+    first, which = (i, "self") if i != b.dtype else (a.dtype, "mat1")  # addmm, addbmm
+    raise InputMismatch(f"{which} and mat2 must have the same dtype, but got {scalar_type_name(first)} and "
+                        f"{scalar_type_name(b.dtype)}")
+
+
 def _fused_form(name: str, ranks: tuple[int, int], product: Any, doc: str, skips: tuple[str, ...] = ()) -> Any:
     """PyTorch's ``torch.<name>(input, a, b, *, beta=1, alpha=1)``: ``beta * input + alpha * product(a, b)``
-    of operands of the given ranks (the product unread at ``alpha=0`` in the dtypes ``skips``)."""
+    of operands of the given ranks and one dtype (the product unread at ``alpha=0`` in the dtypes ``skips``)."""
     def fn(input: Any, a: Any, b: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
         a, b = _ranks(name, (a, ranks[0]), (b, ranks[1]))
+        _fused_dtypes(name, input, a, b)
         return _scaled_sum(name, input, product(a, b), beta, alpha, skips)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc

@@ -42,6 +42,7 @@ from . import statistics as stats
 from . import torch_idioms as ti
 from .arguments import as_index, as_tensor, int_tuple, normalize_axis, one_axis, refuse_complex
 from .errors import DtypeNotImplemented, IndexRefused, InputMismatch, WrongTensorKind
+from .products import one_product_dtype
 
 _UNSET: Any = ti._UNSET
 
@@ -562,10 +563,11 @@ def take_method(self: Tensor, index: Any) -> Tensor:
     return ti.take(self, index)
 
 
-def product_method(name: str, fn: Any, ranks: tuple[int, int], second: str = "other") -> Any:
+def product_method(name: str, fn: Any, ranks: tuple[int, int], second: str = "other", one_dtype: bool = True) -> Any:
     """PyTorch's ``x.<name>(other)`` for a product of fixed ranks (``dot``: 1-D and 1-D, ``mm``:
     2-D and 2-D, ...): other ranks are an error, as PyTorch's, not NumPy's or ``matmul``'s
-    answer for them (``x.dot(y)`` of matrices would silently be their matrix product).  The
+    answer for them (``x.dot(y)`` of matrices would silently be their matrix product); so are two
+    dtypes where ``one_dtype`` (PyTorch's matrix kernels; its ``outer`` promotes).  The
     operands also go by PyTorch's names, ``input`` and ``second`` (``mm(input=a, mat2=b)``,
     ``x.mv(vec=v)``)."""
     def method(*args: Any, **kwargs: Any) -> Tensor:
@@ -575,12 +577,30 @@ def product_method(name: str, fn: Any, ranks: tuple[int, int], second: str = "ot
             raise InputMismatch(f"{name}: expects {ranks[0]}-D and {ranks[1]}-D tensors (as PyTorch's), got "
                              f"{self.ndim}-D and {other.ndim}-D; mg.{name if name in ('dot', 'outer') else 'matmul'} "
                              "takes other ranks")
+        if one_dtype:
+            one_product_dtype(self, other)
         return fn(self, other)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"PyTorch's ``{name}(input, {second})``: {ranks[0]}-D and {ranks[1]}-D operands only."
     method.__signature__ = inspect.Signature(  # type: ignore[attr-defined]  (what help() and the API docs show)
         [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in ("input", second)])
     return method
+
+
+def matmul_method(x: Any, y: Any) -> Tensor:
+    """PyTorch's ``x @ y`` (``x.matmul(y)``, ``mg.linalg.matmul``): :func:`~.products.matmul` of two
+    tensors of one dtype; two dtypes are PyTorch's ``RuntimeError`` (``mg.matmul``, NumPy's, promotes)."""
+    one_product_dtype(x, y)
+    return mf.matmul(x, y)
+
+
+def inner_method(input: Any, other: Any) -> Tensor:  # noqa: A002 - PyTorch's names
+    """PyTorch's ``x.inner(y)``: :func:`~.products.inner` of tensors of one dtype, unless one is 0-d
+    (a product, which promotes); two dtypes are PyTorch's ``RuntimeError`` (``mg.inner`` promotes)."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and input.ndim and other.ndim \
+            and input.dtype != other.dtype:
+        raise InputMismatch("both inputs should have same dtype")
+    return mf.inner(input, other)
 
 
 def _two_operands(name: str, names: tuple[str, str], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
