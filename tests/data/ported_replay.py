@@ -59,8 +59,8 @@ def replay_draws(monkeypatch, ref, run: str) -> list[str]:
             assert expected == fn, f"draw {i}: the program called mg.{fn}, torch.{expected} at this point"
             called.append(fn)
             value = mg.tensor(ref[f"{run}|draw|{i}"])
-            if not fn.startswith("Tensor."):
-                return value
+            if not fn.startswith("Tensor."):  # (makemore's torch.randn((27, 27), generator=g, requires_grad=True))
+                return value.requires_grad_(bool(kwargs.get("requires_grad", False)))
             with mg.no_grad():  # an in-place draw (x.bernoulli_(p)): torch's values written into x
                 return args[0].copy_(value)
         return draw
