@@ -171,6 +171,24 @@ def ordered_binary(name: str, op: Any, x: Any, y: Any) -> Tensor:
     return binary(op, x, y)
 
 
+_NOT_GIVEN: Any = object()
+
+
+def keepdims_alias(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, of PyTorch's signature (``keepdim``), also taking ``keepdims=``: PyTorch's argument
+    parser reads NumPy's spelling as ``keepdim`` wherever that is a parameter (``x.amax(1, keepdims=True)``,
+    ``torch.mode(x, 1, keepdims=True)``); both given is a TypeError."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, keepdims: Any = _NOT_GIVEN, **kwargs: Any) -> Any:
+        if keepdims is not _NOT_GIVEN:
+            if "keepdim" in kwargs:
+                raise TypeError(f"{fn.__name__}() got multiple values for argument 'keepdim' (keepdims= is its "
+                                f"other spelling)")
+            kwargs["keepdim"] = keepdims
+        return fn(*args, **kwargs)
+    return wrapper
+
+
 def as_index(v: Any) -> Any:
     """A zero-dim integer tensor as its int, as PyTorch reads one where it takes an int (a dim, a
     size, a shift: ``x.sum(torch.tensor(1))``, ``x.repeat(n)``); anything else as it is."""

@@ -25,7 +25,7 @@ from . import special as sp
 from . import special_extended as spx
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
-from .arguments import as_tensor, in_default_float, in_float32_if_half, normalize_axis, one_device
+from .arguments import as_tensor, in_default_float, in_float32_if_half, keepdims_alias, normalize_axis, one_device
 from .conversion import clone
 from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument, WrongTensorKind
 from .scatter import gather
@@ -60,6 +60,7 @@ def _truth(name: str, input: Any, dim: Any, keepdim: bool) -> Tensor:  # noqa: A
     return tmeth.truth_in_input_dtype(x, truth)
 
 
+@keepdims_alias
 def amax(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
     """The maximum over ``dim`` (every dim for ``()``), as ``torch.amax``: values only, and the
     gradient shared evenly among tied maxima."""
@@ -67,6 +68,7 @@ def amax(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A
     return mf.max(x, axis=_dims(x, dim), keepdims=bool(keepdim))
 
 
+@keepdims_alias
 def amin(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
     """The minimum over ``dim`` (every dim for ``()``), as ``torch.amin``."""
     x = as_tensor(input)

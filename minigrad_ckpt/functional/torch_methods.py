@@ -40,7 +40,7 @@ from . import math as mf
 from . import selection as sel
 from . import statistics as stats
 from . import torch_idioms as ti
-from .arguments import as_index, as_tensor, int_tuple, normalize_axis, one_axis, refuse_complex
+from .arguments import as_index, as_tensor, int_tuple, keepdims_alias, normalize_axis, one_axis, refuse_complex
 from .errors import DtypeNotImplemented, IndexRefused, InputMismatch, WrongTensorKind
 from .products import one_product_dtype
 
@@ -215,11 +215,24 @@ def t_method(x: Tensor) -> Tensor:
     return mf.transpose(x)
 
 
+def _torch_keepdims(name: str, dim: Any, keepdim: Any, keepdims: Any, axis: Any) -> tuple[Any, Any, Any]:
+    """``(dim, keepdim, keepdims)`` of a method that takes both spellings: with PyTorch's ``dim`` given
+    (``x.std(1, keepdims=True)``, makemore's ``counts.sum(1, keepdims=True)`` idiom) and no NumPy ``axis=``,
+    ``keepdims=`` is PyTorch's other spelling of ``keepdim`` (its argument parser's), not NumPy's meaning;
+    without a ``dim`` it keeps selecting NumPy's (``x.var(keepdims=True)``, ``np.std(x, keepdims=True)``)."""
+    if dim is None or keepdims is _UNSET or axis is not _UNSET:
+        return dim, keepdim, keepdims
+    if keepdim is not False:
+        raise TypeError(f"{name}() got multiple values for argument 'keepdim' (keepdims= is its other spelling)")
+    return dim, bool(keepdims), _UNSET
+
+
 def extremum_method(name: str) -> Any:
     plain = getattr(ti, name)
 
     def method(self: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = _UNSET,
                keepdims: Any = _UNSET, **kwargs: Any) -> Any:
+        dim, keepdim, keepdims = _torch_keepdims(name, dim, keepdim, keepdims, axis)
         if axis is not _UNSET or keepdims is not _UNSET:  # NumPy's spelling: NumPy's meaning
             if dim is not None:
                 raise TypeError(f"{name}: pass either axis= or dim=, not both (dim= returns (values, indices))")
@@ -241,6 +254,8 @@ def mean_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: 
     """PyTorch's ``x.mean(dim=None, keepdim=False, *, dtype=None)``: floating or complex input
     (an integer one is an error, or is cast to ``dtype`` first).  NumPy's ``axis=``/``keepdims=``
     (and ``np.mean(x)``, which passes them) give NumPy's meaning, integers answered in float64."""
+    if out is None:
+        dim, keepdim, keepdims = _torch_keepdims("mean", dim, keepdim, keepdims, axis)
     if axis is not _UNSET or keepdims is not _UNSET or out is not None:
         if dim is not None:
             raise TypeError("mean: pass either axis= or dim=, not both")
@@ -254,6 +269,8 @@ def spread_method(name: str) -> Any:
 
     def method(self: Tensor, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = False, *,
                correction: Any = _UNSET, axis: Any = _UNSET, ddof: Any = _UNSET, keepdims: Any = _UNSET) -> Tensor:
+        if ddof is _UNSET:
+            dim, keepdim, keepdims = _torch_keepdims(name, dim, keepdim, keepdims, axis)
         if axis is not _UNSET or ddof is not _UNSET or keepdims is not _UNSET:  # NumPy's meaning: ddof=0
             return plain(self, None if axis is _UNSET else axis, 0 if ddof is _UNSET else ddof,
                          bool(keepdims is True))
@@ -804,11 +821,13 @@ def heaviside_method(self: Tensor, values: Any) -> Tensor:
     return ewc.heaviside(self, values, nan_is_nan=False)
 
 
+@keepdims_alias
 def nansum_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """PyTorch's ``x.nansum(dim, keepdim, dtype=)``: the sum, NaNs counted as zero."""
     return stats.nansum(self, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
+@keepdims_alias
 def nanmean_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """PyTorch's ``x.nanmean(dim, keepdim, dtype=)``: the mean of the elements that are not NaN."""
     ti.floating("nanmean", self)  # PyTorch refuses integers here, even with dtype=
