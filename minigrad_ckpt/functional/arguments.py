@@ -10,6 +10,7 @@ Errors name the function and the bad argument.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -171,20 +172,25 @@ def ordered_binary(name: str, op: Any, x: Any, y: Any) -> Tensor:
     return binary(op, x, y)
 
 
-_NOT_GIVEN: Any = object()
+def numpy_keywords(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, of PyTorch's signature (``dim``, ``keepdim``), also taking NumPy's ``axis=`` and ``keepdims=``,
+    which PyTorch's argument parser reads as ``dim`` and ``keepdim`` wherever those are parameters
+    (``x.amax(1, keepdims=True)``, ``x.unbind(axis=1)``, ``torch.mode(x, axis=1)``); both spellings of one
+    argument are a TypeError."""
+    takes = inspect.signature(fn).parameters
+    aliases = tuple((numpy, torch) for numpy, torch in (("keepdims", "keepdim"), ("axis", "dim"))
+                    if torch in takes and numpy not in takes)
 
-
-def keepdims_alias(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn``, of PyTorch's signature (``keepdim``), also taking ``keepdims=``: PyTorch's argument
-    parser reads NumPy's spelling as ``keepdim`` wherever that is a parameter (``x.amax(1, keepdims=True)``,
-    ``torch.mode(x, 1, keepdims=True)``); both given is a TypeError."""
     @functools.wraps(fn)
-    def wrapper(*args: Any, keepdims: Any = _NOT_GIVEN, **kwargs: Any) -> Any:
-        if keepdims is not _NOT_GIVEN:
-            if "keepdim" in kwargs:
-                raise TypeError(f"{fn.__name__}() got multiple values for argument 'keepdim' (keepdims= is its "
-                                f"other spelling)")
-            kwargs["keepdim"] = keepdims
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:  # (the common call: x.unsqueeze(1), F.softmax(x, 1) -- nothing to read)
+            return fn(*args)
+        for numpy, torch in aliases:
+            if numpy in kwargs:
+                if torch in kwargs:
+                    raise TypeError(f"{fn.__name__}() got multiple values for argument '{torch}' ({numpy}= is its "
+                                    f"other spelling)")
+                kwargs[torch] = kwargs.pop(numpy)
         return fn(*args, **kwargs)
     return wrapper
 

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, keepdims_alias, one_axis, refuse_bool, refuse_complex
+from .arguments import as_tensor, numpy_keywords, one_axis, refuse_bool, refuse_complex
 from .elementwise_compositions import lerp
 from .errors import DtypeNotImplemented, IndexOutOfBounds, InputMismatch, NeedsFloatingInput, RefusedArgument
 from .indexing import index_add, take_along_axis_in_range
@@ -72,7 +72,7 @@ def _at_rank(x: Tensor, d: int, rank: Any, keepdim: bool) -> ValuesIndices:
     return _picked(x, idx, d, keepdim)
 
 
-@keepdims_alias
+@numpy_keywords
 def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:  # noqa: A002
     """The ``k``-th smallest value along ``dim`` (``k`` counts from 1) and its index, as
     ``torch.kthvalue``; the gradient goes to that element."""
@@ -260,7 +260,7 @@ nanmedian = _median_api("nanmedian", skip_nan=True)
 def median_method(name: str) -> Any:
     skip_nan = name == "nanmedian"
 
-    @keepdims_alias
+    @numpy_keywords
     def method(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
         return _lower_median(name, self, dim, keepdim, skip_nan)
 
@@ -270,7 +270,7 @@ def median_method(name: str) -> Any:
     return method
 
 
-@keepdims_alias
+@numpy_keywords
 def mode(input: Any, dim: int = -1, keepdim: bool = False) -> ValuesIndices:  # noqa: A002
     """The most frequent value along ``dim`` (the smallest of those tied) and the index of its
     last occurrence, as ``torch.mode``; the gradient goes to that element.  A slice with NaNs

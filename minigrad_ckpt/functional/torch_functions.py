@@ -25,7 +25,7 @@ from . import special as sp
 from . import special_extended as spx
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
-from .arguments import as_tensor, in_default_float, in_float32_if_half, keepdims_alias, normalize_axis, one_device
+from .arguments import as_tensor, in_default_float, in_float32_if_half, normalize_axis, numpy_keywords, one_device
 from .conversion import clone
 from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument, WrongTensorKind
 from .scatter import gather
@@ -60,7 +60,7 @@ def _truth(name: str, input: Any, dim: Any, keepdim: bool) -> Tensor:  # noqa: A
     return tmeth.truth_in_input_dtype(x, truth)
 
 
-@keepdims_alias
+@numpy_keywords
 def amax(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
     """The maximum over ``dim`` (every dim for ``()``), as ``torch.amax``: values only, and the
     gradient shared evenly among tied maxima."""
@@ -68,7 +68,7 @@ def amax(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A
     return mf.max(x, axis=_dims(x, dim), keepdims=bool(keepdim))
 
 
-@keepdims_alias
+@numpy_keywords
 def amin(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
     """The minimum over ``dim`` (every dim for ``()``), as ``torch.amin``."""
     x = as_tensor(input)
@@ -401,6 +401,7 @@ def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
+@numpy_keywords
 def softmax(input: Any, dim: Any = tmeth._UNSET, dtype: Any = None) -> Tensor:  # noqa: A002
     """``exp(x) / sum(exp(x))`` along ``dim`` (required, as PyTorch's), cast to ``dtype`` first (``torch.softmax``);
     complex input is refused, as PyTorch's."""
@@ -408,6 +409,7 @@ def softmax(input: Any, dim: Any = tmeth._UNSET, dtype: Any = None) -> Tensor:  
     return tmeth.softmax_method(x if dtype is None else mf.astype(x, dtype), dim)
 
 
+@numpy_keywords
 def log_softmax(input: Any, dim: Any = tmeth._UNSET, dtype: Any = None) -> Tensor:  # noqa: A002
     """``x - logsumexp(x)`` along ``dim``, cast to ``dtype`` first (``torch.log_softmax``); complex refused."""
     x = tmeth.refuse_complex_input("log_softmax", as_tensor(input))

@@ -29,7 +29,16 @@ from typing import Any, NamedTuple
 from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_index, as_tensor, normalize_axis, one_axis, reduction_dims, refuse_bool, refuse_complex
+from .arguments import (
+    as_index,
+    as_tensor,
+    normalize_axis,
+    numpy_keywords,
+    one_axis,
+    reduction_dims,
+    refuse_bool,
+    refuse_complex,
+)
 from .errors import DtypeNotImplemented, NeedsFloatingInput, RefusedArgument, TooFewDims
 from .indexing import take_along_axis_in_range
 
@@ -305,6 +314,7 @@ def split_sizes(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> list[Te
     return mf.split(x, points, d)
 
 
+@numpy_keywords
 def chunk(input: Any, chunks: int, dim: int = 0) -> list[Tensor]:  # noqa: A002
     """PyTorch's ``chunk``: at most ``chunks`` pieces of ``ceil(n / chunks)`` along ``dim``."""
     x = as_tensor(input)
@@ -318,6 +328,7 @@ def chunk(input: Any, chunks: int, dim: int = 0) -> list[Tensor]:  # noqa: A002
     return split_sizes(x, -(-n // chunks), dim)
 
 
+@numpy_keywords
 def unbind(input: Any, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
     """The slices along ``dim``, that dim removed (PyTorch's ``unbind``)."""
     x = as_tensor(input)
@@ -583,6 +594,7 @@ def cat(tensors: Sequence[Any], dim: int = 0, *, axis: int | None = None) -> Ten
     return mf.concatenate(tensors, axis=dim if axis is None else axis)
 
 
+@numpy_keywords
 def unsqueeze(x: Any, dim: int) -> Tensor:
     """PyTorch's name for :func:`expand_dims`: a new axis of length 1 at ``dim``."""
     return mf.expand_dims(x, dim)

@@ -40,7 +40,7 @@ from . import math as mf
 from . import selection as sel
 from . import statistics as stats
 from . import torch_idioms as ti
-from .arguments import as_index, as_tensor, int_tuple, keepdims_alias, normalize_axis, one_axis, refuse_complex
+from .arguments import as_index, as_tensor, int_tuple, normalize_axis, numpy_keywords, one_axis, refuse_complex
 from .errors import DtypeNotImplemented, IndexRefused, InputMismatch, WrongTensorKind
 from .products import one_product_dtype
 
@@ -324,6 +324,7 @@ def tile_method(x: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
     return mf.tile(x, _sizes(dims))
 
 
+@numpy_keywords
 def count_nonzero_method(x: Tensor, *dims: Any, dim: Any = None) -> Tensor:
     """PyTorch's ``x.count_nonzero()``, ``x.count_nonzero(0)``, ``x.count_nonzero(0, 1)`` or
     ``x.count_nonzero((0, 1))``: the nonzero elements, over every dim or the given ones."""
@@ -453,6 +454,7 @@ def refuse_integer_softmax(name: str, x: Tensor, dim: int) -> None:
         raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(x.dtype)}'")
 
 
+@numpy_keywords
 def softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim`` (required, as PyTorch's ``x.softmax(dim)``; complex and
     integer input refused, as there)."""
@@ -464,6 +466,7 @@ def softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
     return apply(_act.Softmax(axis=normalize_axis(dim, x.ndim)), x)
 
 
+@numpy_keywords
 def log_softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
     """``x - logsumexp(x)`` along ``dim`` (required, as PyTorch's ``x.log_softmax(dim)``; complex and
     integer input refused)."""
@@ -821,13 +824,13 @@ def heaviside_method(self: Tensor, values: Any) -> Tensor:
     return ewc.heaviside(self, values, nan_is_nan=False)
 
 
-@keepdims_alias
+@numpy_keywords
 def nansum_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """PyTorch's ``x.nansum(dim, keepdim, dtype=)``: the sum, NaNs counted as zero."""
     return stats.nansum(self, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
-@keepdims_alias
+@numpy_keywords
 def nanmean_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """PyTorch's ``x.nanmean(dim, keepdim, dtype=)``: the mean of the elements that are not NaN."""
     ti.floating("nanmean", self)  # PyTorch refuses integers here, even with dtype=
