@@ -16,21 +16,14 @@ names (``makemore_names.py``), 16 hidden units (64 and 200), a few steps; the li
 in ``README.md``.  ``main`` returns what ``cmp`` and the notebook print.
 """
 
-import argparse
 import minigrad_ckpt as mg
 import minigrad_ckpt.nn.functional as F
 from local_data import default_dtype
-from makemore_names import dataset
+from makemore_names import dataset, options
 
 
 def main(argv=None, init=None):
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=3)
-    parser.add_argument("--hidden", type=int, default=16)
-    parser.add_argument("--samples", type=int, default=2)
-    parser.add_argument("--max-len", type=int, default=8)  # a name ends here too (not in the notebook)
-    parser.add_argument("--double", action="store_true")
-    args = parser.parse_args(argv)
+    args = options(argv, steps=3, hidden=16, samples=2, max_len=8)
     history, tensors = [], {}
     with default_dtype(args.double):
         data = dataset(block_size=3)  # context length: how many characters do we take to predict the next one?

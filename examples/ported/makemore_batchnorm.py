@@ -18,22 +18,15 @@ steps; the lines that differ are listed in ``README.md``.  ``main`` returns the 
 prints or plots (and each recorded step's gradients).
 """
 
-import argparse
 import minigrad_ckpt as mg
 import minigrad_ckpt.nn.functional as F
 from local_data import default_dtype
-from makemore_names import dataset
+from makemore_names import dataset, options
 from makemore_wavenet import BatchNorm1d, Linear, Tanh
 
 
 def main(argv=None, init=None):
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=3)
-    parser.add_argument("--hidden", type=int, default=16)
-    parser.add_argument("--samples", type=int, default=2)
-    parser.add_argument("--max-len", type=int, default=8)  # a name ends here too (not in the notebook)
-    parser.add_argument("--double", action="store_true")
-    args = parser.parse_args(argv)
+    args = options(argv, steps=3, hidden=16, samples=2, max_len=8)
     history, tensors = [], {}
     with default_dtype(args.double):
         data = dataset(block_size=3)  # context length: how many characters do we take to predict the next one?

@@ -15,20 +15,15 @@ ys]``, the regularization ``0.01*(W**2).mean()``, ``W.grad = None`` and ``W.data
 ``main`` returns the numbers the notebook prints (and the gradients).
 """
 
-import argparse
 
 import minigrad_ckpt as mg
 import minigrad_ckpt.nn.functional as F
 from local_data import default_dtype
-from makemore_names import WORDS
+from makemore_names import WORDS, options
 
 
 def main(argv=None, init=None):
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=3)
-    parser.add_argument("--samples", type=int, default=3)
-    parser.add_argument("--double", action="store_true")
-    args = parser.parse_args(argv)
+    args = options(argv, steps=3, samples=3)
     with default_dtype(args.double):
         return run(args)
 

@@ -13,22 +13,14 @@ sampled by ``torch.multinomial(probs, num_samples=1, generator=g).item()``.  Sma
 ``README.md``.  ``main`` returns the numbers the notebook prints (and more: each step's gradients).
 """
 
-import argparse
 import minigrad_ckpt as mg
 import minigrad_ckpt.nn.functional as F
 from local_data import default_dtype
-from makemore_names import dataset
+from makemore_names import dataset, options
 
 
 def main(argv=None, init=None):
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--find-steps", type=int, default=2)  # steps of the learning-rate search
-    parser.add_argument("--steps", type=int, default=3)
-    parser.add_argument("--hidden", type=int, default=16)
-    parser.add_argument("--samples", type=int, default=3)
-    parser.add_argument("--max-len", type=int, default=12)  # a name ends here too (not in the notebook)
-    parser.add_argument("--double", action="store_true")
-    args = parser.parse_args(argv)
+    args = options(argv, find_steps=2, steps=3, hidden=16, samples=3, max_len=12)  # --find-steps: the learning-rate search
     with default_dtype(args.double):
         return run(args)
 

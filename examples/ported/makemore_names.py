@@ -3,6 +3,7 @@ records that Karpathy's makemore series reads with ``open('names.txt', 'r').read
 few more so that every letter of the alphabet appears and the vocabulary is the series' 27 characters;
 and the dataset the notebooks of parts 2 to 5 build from them (``dataset``)."""
 
+import argparse
 import random
 
 import minigrad_ckpt as mg
@@ -43,3 +44,13 @@ def dataset(block_size):
     n2 = int(0.9 * len(words))
     return dict(itos=itos, vocab_size=vocab_size, block_size=block_size, train=build_dataset(words[:n1]),
                 val=build_dataset(words[n1:n2]), test=build_dataset(words[n2:]))
+
+
+def options(argv, **defaults):
+    """The ports' command line: an int option per keyword (``max_len=8``: ``--max-len``, where a sampled
+    name also ends, not in the notebooks), and ``--double`` (float64)."""
+    parser = argparse.ArgumentParser()
+    for name, default in defaults.items():
+        parser.add_argument("--" + name.replace("_", "-"), type=int, default=default)
+    parser.add_argument("--double", action="store_true")
+    return parser.parse_args(argv)

@@ -17,11 +17,10 @@ embeddings of 6 (24), 16 hidden units (128), a few steps; the lines that differ 
 ``README.md``.  ``main`` returns the numbers the notebook prints or plots (and the last step's gradients).
 """
 
-import argparse
 import minigrad_ckpt as mg
 import minigrad_ckpt.nn.functional as F
 from local_data import default_dtype
-from makemore_names import dataset
+from makemore_names import dataset, options
 
 
 # -----------------------------------------------------------------------------------------------
@@ -140,14 +139,7 @@ class Sequential:
 
 
 def main(argv=None, init=None):
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=4)
-    parser.add_argument("--embd", type=int, default=6)
-    parser.add_argument("--hidden", type=int, default=16)
-    parser.add_argument("--samples", type=int, default=2)
-    parser.add_argument("--max-len", type=int, default=8)  # a name ends here too (not in the notebook)
-    parser.add_argument("--double", action="store_true")
-    args = parser.parse_args(argv)
+    args = options(argv, steps=4, embd=6, hidden=16, samples=2, max_len=8)
     with default_dtype(args.double):
         return run(args)
 
