@@ -610,7 +610,8 @@ def product_method(name: str, fn: Any, ranks: tuple[int, int], second: str = "ot
 def matmul_method(x: Any, y: Any) -> Tensor:
     """PyTorch's ``x @ y`` (``x.matmul(y)``, ``mg.linalg.matmul``): :func:`~.products.matmul` of two
     tensors of one dtype; two dtypes are PyTorch's ``RuntimeError`` (``mg.matmul``, NumPy's, promotes)."""
-    one_product_dtype(x, y)
+    if isinstance(y, Tensor) and isinstance(x, Tensor) and x._data.dtype != y._data.dtype:  # (read once: hot)
+        one_product_dtype(x, y)
     return mf.matmul(x, y)
 
 
