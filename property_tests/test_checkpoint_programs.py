@@ -45,7 +45,7 @@ from checkpoint_custom_functions import NoisyScale, ScaledProduct  # noqa: E402
 sys.path.remove(str(TESTS))
 
 mg.manual_seed(0)
-W = mg.randn(4, 4, requires_grad=True)
+W = mg.randn(4, 4, dtype=mg.float64, requires_grad=True)  # the programs run in float64 (x below)
 CONSTANT = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
 
 OPS = {
