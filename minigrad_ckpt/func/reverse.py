@@ -228,12 +228,16 @@ class Scope:
                 t._hooks = None
 
     def backward(self, outputs: Sequence[Tensor], inputs: Sequence[Tensor],
-                 cotangents: Sequence[Tensor], *, graph: bool = False) -> list[Tensor | None]:
+                 cotangents: Sequence[Tensor], *, graph: bool = False, last: bool = False) -> list[Tensor | None]:
         """``J^T cotangents`` for ``inputs`` (``None`` where unused), one backward pass.
 
         Recorded (``create_graph``) when asked (``graph``), when the results
         will keep history that leads outside, or when a tangent has to be
-        pushed through it; the tape is kept for the next call either way.
+        pushed through it.  The tape is kept for the next call -- unless this is
+        the ``last`` one and the pass is not recorded: then nothing handed out
+        keeps a history through the tape, and the pass frees each node's saved
+        values as it goes, as ``.backward()`` does (``grad(f)(x)`` then holds what
+        the same step's backward holds, the checkpoint planner's prediction).
         """
         if not outputs:
             return [None] * len(inputs)
@@ -245,7 +249,7 @@ class Scope:
         try:
             with enable_grad():
                 gs = _tape_grad(list(outputs), list(inputs), grad_outputs=list(cotangents),
-                                retain_graph=True, create_graph=graph, allow_unused=True)
+                                retain_graph=graph or not last, create_graph=graph, allow_unused=True)
         finally:
             self.passing[0] -= 1
             for holder, _, kept in self.hooks:

@@ -360,15 +360,20 @@ class _Recording:
         self.outs, self.out_tree = tensor_leaves(result, what, "output")
         self.scope.hide_hooks(self.outs)
         self.aux = _map_tensors(aux, self.scope.hand_out)
+        # (an auxiliary output handed out with its history: a later backward through it may pass
+        # through the tape, which the last pullback must then keep)
+        self.aux_keeps_history = any(isinstance(t, Tensor) and t._node is not None for t in flatten(self.aux)[0])
 
     def outputs(self) -> Any:
         return unflatten(self.out_tree, [self.scope.hand_out(o) for o in self.outs])
 
-    def pullback(self, cotangents: list[Tensor]) -> list[Tensor]:
-        """``J^T cotangents``, one gradient per primal (zeros where unused)."""
+    def pullback(self, cotangents: list[Tensor], last: bool = False) -> list[Tensor]:
+        """``J^T cotangents``, one gradient per primal (zeros where unused); ``last``: no other
+        pullback comes (``grad``'s one), so the tape need not be kept for one."""
         pairs = [(o, c) for o, c in zip(self.outs, cotangents)
                  if o._requires_grad and o.dtype.kind in "fc"]
-        gs = self.scope.backward([o for o, _ in pairs], self.ins, [c for _, c in pairs])
+        gs = self.scope.backward([o for o, _ in pairs], self.ins, [c for _, c in pairs],
+                                 last=last and not self.aux_keeps_history)
         return [_zeros(p.shape, p) if g is None else self.scope.hand_out(g)
                 for p, g in zip(self.primals, gs)]
 
@@ -427,7 +432,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, *,
                                f"real loss: differentiate a real function of it (mg.abs(z) ** 2, z.real), or "
                                f"use vjp, whose cotangent plays the part of backward's gradient=")
         grads = rec.pullback([Tensor._wrap(out.device.xp.ones(out.shape, dtype=out.dtype), None,
-                                           out.device)])
+                                           out.device)], last=True)
         value = rec.outputs()
         return ((value, rec.aux) if has_aux else value), unflatten(chosen.tree, grads)
 
