@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..backend import host_numpy as np
-from .plans import Block, InfeasibleBudgetError, Plan, budget_in_bytes, check_covers
+from .plans import Block, InfeasibleBudgetError, Plan, budget_in_bytes, check_covers, moved
 
 __all__ = [
     "LayerProfile", "ChainProfile", "simulate_peak", "plan_cost", "pareto_plans", "flat_plan_for_budget",
@@ -80,6 +80,12 @@ class LayerProfile:
     # gradient: the start of a chain whose input does not require grad): a replay never runs it,
     # its output is a value the segment keeps.
     recorded: bool = True
+    # True where the layer's output has no history while it or a layer before it recorded ops
+    # (``x.detach()``, a layer run under ``no_grad``): no backward reaches this layer or any
+    # before it.  What they hold is held only while the forward pass goes through them: a plain
+    # run's nodes there die with their tensors when the layer returns, and ``run_plan`` lets go
+    # of the segments before it there (see ``ChainProfile.live`` and ``_cut_peak``).
+    cuts: bool = False
 
     def own_work(self) -> tuple[float, bool, bool]:
         """``(seconds, runs, wants its input)`` of this layer in a replay that reads nothing it
@@ -158,6 +164,22 @@ class ChainProfile:
                 return {("B", lp.input_key): lp.boundary_bytes[lp.input_key]}
         return {}
 
+    def last_cut(self) -> int:
+        """The last layer that cuts the chain's history (``LayerProfile.cuts``), or -1."""
+        return max((i for i, lp in enumerate(self.layers) if lp.cuts), default=-1)
+
+    def live(self) -> ChainProfile:
+        """The chain as its backward sees it: the layers up to the last cut hold nothing and never
+        replay, as layers that recorded no op (a block over them keeps what its first layer after
+        the cut that recorded one reads).  ``self`` where nothing cuts."""
+        last = self.last_cut()
+        if last < 0:
+            return self
+        dead = [LayerProfile(lp.input_key, lp.output_key, dict(lp.boundary_bytes), False, False,
+                             forward_seconds=lp.forward_seconds, own_seconds=0.0, recorded=False)
+                for lp in self.layers[:last + 1]]
+        return ChainProfile(dead + self.layers[last + 1:])
+
     def recompute_seconds(self, start: int, stop: int) -> float:
         """Forward time of layers ``start .. stop-1`` (what a replay that runs them all costs)."""
         return sum(lp.forward_seconds for lp in self.layers[start:stop])
@@ -178,7 +200,41 @@ def simulate_peak(profile: ChainProfile, plan: Plan | Sequence[Block]) -> int:
     """
     blocks = plan.blocks if isinstance(plan, Plan) else tuple(plan)
     check_covers(blocks, len(profile))
-    return _level_peak(profile, blocks, {}, 0)
+    live = profile.live()
+    peak = _level_peak(live, blocks, {}, 0)
+    return peak if live is profile else max(peak, _cut_peak(profile, blocks))
+
+
+def _cut_peak(profile: ChainProfile, blocks: Sequence[Block]) -> int:
+    """The most the forward pass holds before each cut (``LayerProfile.cuts``), the moment before
+    it lets go of everything before the cut: what the plan's top-level blocks since the last cut
+    hold (a plain layer its ``S_i``, a checkpointed block its ``K``), and, for a checkpointed block
+    the cut falls in, what its segment keeps while it records -- the input of the first layer that
+    recorded an op after each cut in it (and before the first), and every layer's constants.  At
+    its end the segment lets go of what the layers before its last cut read; it keeps ``K`` of
+    the layers after it (:meth:`ChainProfile.live`'s)."""
+    layers, peak, held = profile.layers, 0, {}
+    for b in blocks:
+        if not b.checkpointed:
+            for i in range(b.start, b.stop):
+                held.update(layers[i].saved_items())
+                if layers[i].cuts:
+                    peak, held = max(peak, _bytes(held)), {}
+            continue
+        cuts = [i + 1 for i in range(b.start, b.stop) if layers[i].cuts]
+        if not cuts:
+            held.update(profile.kept_items(b.start, b.stop))
+            continue
+        recording = dict(held)
+        for s, e in zip([b.start, *cuts], [*cuts, b.stop]):
+            recording.update(profile.kept_input(s, e) if s < e else {})
+        for lp in layers[b.start:b.stop]:
+            recording.update({("L", k): v for k, v in lp.local_external.items()})
+        # (and once it returned, its kept result beside what came before, until the caller moves on)
+        after = profile.kept_items(cuts[-1], b.stop) if cuts[-1] < b.stop else {}
+        peak = max(peak, _bytes(recording), _bytes({**held, **after}))
+        held = after
+    return peak
 
 
 def _level_peak(profile: ChainProfile, blocks: Sequence[Block], base: dict[Any, int], base_bytes: int) -> int:
@@ -213,9 +269,40 @@ def _level_peak(profile: ChainProfile, blocks: Sequence[Block], base: dict[Any, 
     return peak
 
 
+def split_at_cut(profile: ChainProfile) -> tuple[int, tuple[Block, ...], int, ChainProfile] | None:
+    """``(d, blocks, peak, rest)`` where layers ``0..d-1`` end with the chain's last cut
+    (``LayerProfile.cuts``): the blocks for them that hold the least while the forward pass goes
+    through them (all plain, or one checkpointed block: neither ever replays), that least, and the
+    chain after them, which a planner plans as a chain of its own.  ``None`` where nothing cuts."""
+    d = profile.last_cut() + 1
+    if d == 0:
+        return None
+    head = ChainProfile(profile.layers[:d])
+    options = [tuple(Block(i, i + 1, False) for i in range(d)), (Block(0, d, True),)]
+    peak, blocks = min(((_cut_peak(head, b), i), b) for i, b in enumerate(options))
+    return d, blocks, peak[0], ChainProfile(profile.layers[d:])
+
+
+def plan_after_cut(profile: ChainProfile, budget: int, plan_rest: Any, policy: str) -> Plan:
+    """The plan ``plan_rest(rest, budget)`` makes for the chain after its last cut, behind the
+    blocks :func:`split_at_cut` gives the layers before it, with the model's figures; an
+    :class:`InfeasibleBudgetError` states the smallest budget of the two parts together."""
+    d, head, head_peak, rest = split_at_cut(profile)
+    try:
+        tail = plan_rest(rest, budget).blocks if len(rest) else ()
+    except InfeasibleBudgetError as e:
+        raise InfeasibleBudgetError(budget, max(head_peak, e.smallest_feasible_bytes)) from None
+    if head_peak > budget:
+        raise InfeasibleBudgetError(budget, max(head_peak, simulate_peak(rest, tail) if tail else 0))
+    blocks = head + moved(tail, d)
+    return Plan(blocks, predicted_peak_bytes=simulate_peak(profile, blocks),
+                recompute_seconds=plan_cost(profile, blocks), policy=f"{policy}({budget:,} B)")
+
+
 def plan_cost(profile: ChainProfile, blocks: Sequence[Block] | Plan) -> float:
     """Recompute seconds of a plan: every replay's forward work (see :func:`replay_work`)."""
     blocks = blocks.blocks if isinstance(blocks, Plan) else blocks
+    profile = profile.live()  # (no replay runs what comes before a cut)
     return sum(replay_work(profile, b, LayerWork.seconds(profile)) for b in blocks if b.checkpointed)
 
 
@@ -224,6 +311,7 @@ def recomputed_layers(profile: ChainProfile, plan: Plan | Sequence[Block]) -> in
     one (the count Revolve minimizes)."""
     blocks = plan.blocks if isinstance(plan, Plan) else tuple(plan)
     check_covers(blocks, len(profile))  # (a plan for another chain counts layers that are not there)
+    profile = profile.live()
     return sum(replay_work(profile, b, LayerWork.counts(profile)) for b in blocks if b.checkpointed)
 
 
@@ -469,6 +557,17 @@ def pareto_plans(profile: ChainProfile, allow_plain: bool = True,
     trade-off of memory against time); to plan under a budget use
     :func:`flat_plan_for_budget`, which never builds it.
     """
+    split = split_at_cut(profile)
+    if split is not None and len(split[3]):  # (the layers before the last cut never replay: see split_at_cut)
+        d, head, _, rest = split
+        plans = sorted((Plan(head + moved(p.blocks, d), predicted_peak_bytes=simulate_peak(profile, head + moved(
+            p.blocks, d)), recompute_seconds=p.recompute_seconds) for p in pareto_plans(rest, allow_plain, max_block)),
+            key=lambda p: (p.predicted_peak_bytes, p.recompute_seconds))
+        front = []
+        for p in plans:  # (below the layers before the cut's peak, the rest's cheaper plans win)
+            if not front or p.recompute_seconds < front[-1].recompute_seconds:
+                front.append(p)
+        return front
     tr = _Transitions(profile, allow_plain, max_block)
     n = tr.n
     levels = _reachable(tr)
@@ -558,6 +657,9 @@ def flat_min_peak_bytes(profile: ChainProfile, allow_plain: bool = True) -> int:
     """The smallest peak any one-level plan reaches."""
     if len(profile) == 0:
         return 0
+    split = split_at_cut(profile)
+    if split is not None:  # (what comes before the last cut, and the chain after it: see split_at_cut)
+        return max(split[2], flat_min_peak_bytes(split[3], allow_plain) if len(split[3]) else 0)
     local = _LocalChain.of(profile)
     if local is not None:
         return int(local.min_peaks(allow_plain)[0][0])
@@ -578,6 +680,8 @@ def flat_plan_for_budget(profile: ChainProfile, budget_bytes: int, policy: str =
     usual case) take a vectorized path that handles 10,000 layers in seconds.
     """
     budget = budget_in_bytes(budget_bytes, "flat_plan_for_budget")
+    if split_at_cut(profile) is not None:
+        return plan_after_cut(profile, budget, flat_plan_for_budget, policy)
     plain = tuple(Block(i, i + 1, False) for i in range(len(profile)))
     if simulate_peak(profile, plain) <= budget:  # nothing recomputed: no plan is cheaper
         return Plan(plain, predicted_peak_bytes=simulate_peak(profile, plain), recompute_seconds=0.0,

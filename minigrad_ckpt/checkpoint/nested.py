@@ -59,10 +59,12 @@ from .model import (
     _LocalChain,
     flat_min_peak_bytes,
     flat_plan_for_budget,
+    plan_after_cut,
     plan_cost,
     simulate_peak,
+    split_at_cut,
 )
-from .plans import Block, InfeasibleBudgetError, Plan, budget_in_bytes
+from .plans import Block, InfeasibleBudgetError, Plan, budget_in_bytes, moved
 
 __all__ = ["plan_for_budget", "min_peak_bytes", "nested_plan_for_budget", "MAX_HETEROGENEOUS_LAYERS"]
 
@@ -86,6 +88,8 @@ def plan_for_budget(profile: ChainProfile, budget_bytes: int, policy: str = "Opt
     :class:`InfeasibleBudgetError` with the smallest feasible budget.
     """
     budget = budget_in_bytes(budget_bytes, "plan_for_budget")
+    if split_at_cut(profile) is not None:
+        return plan_after_cut(profile, budget, plan_for_budget, policy)
     try:
         flat: Plan | None = flat_plan_for_budget(profile, budget, policy)
     except InfeasibleBudgetError:
@@ -107,6 +111,9 @@ def plan_for_budget(profile: ChainProfile, budget_bytes: int, policy: str = "Opt
 def min_peak_bytes(profile: ChainProfile) -> int:
     """The smallest peak a plan reaches, nested plans included (the smallest feasible budget;
     where the nested planner works in coarse memory units, the smallest it finds)."""
+    split = split_at_cut(profile)
+    if split is not None:  # (what comes before the last cut, and the chain after it: see split_at_cut)
+        return max(split[2], min_peak_bytes(split[3]) if len(split[3]) else 0)
     flat = flat_min_peak_bytes(profile)
     filled = _filled_tables(_recorded_part(profile)[1], flat)
     if filled is None:
@@ -356,7 +363,7 @@ def nested_plan_for_budget(profile: ChainProfile, budget: int) -> tuple[tuple[Bl
     if not math.isfinite(work):
         return None
     leading = tuple(Block(i, i + 1, False) for i in range(skipped))
-    return leading + _moved(_read_back(tables, c, c.M), skipped), work
+    return leading + moved(_read_back(tables, c, c.M), skipped), work
 
 
 def _recorded_part(profile: ChainProfile) -> tuple[int, ChainProfile]:
@@ -370,11 +377,6 @@ def _recorded_part(profile: ChainProfile) -> tuple[int, ChainProfile]:
     if r == 0 or not all(lp.recorded for lp in layers[r:]):
         return 0, profile
     return r, ChainProfile(layers[r:])
-
-
-def _moved(blocks: tuple[Block, ...], by: int) -> tuple[Block, ...]:
-    """``blocks`` with every layer index, inner blocks' too, ``by`` further on."""
-    return tuple(Block(b.start + by, b.stop + by, b.checkpointed, _moved(b.blocks, by)) for b in blocks)
 
 
 def _read_back(tables: _Tables, c: _Chain, units: int) -> tuple[Block, ...]:

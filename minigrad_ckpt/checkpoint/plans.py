@@ -179,6 +179,11 @@ def check_covers(blocks: Sequence[Block], n_layers: int | None = None) -> None:
         raise ValueError(f"the plan covers {at} layers, but there are {n_layers}")
 
 
+def moved(blocks: tuple[Block, ...], by: int) -> tuple[Block, ...]:
+    """``blocks`` with every layer index, inner blocks' too, ``by`` further on."""
+    return tuple(Block(b.start + by, b.stop + by, b.checkpointed, moved(b.blocks, by)) for b in blocks)
+
+
 def _describe(blocks: tuple[Block, ...]) -> str:
     parts = []
     plain_from = None

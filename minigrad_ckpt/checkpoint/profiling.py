@@ -175,8 +175,11 @@ def _profile_runs(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int, 
         if profile is None:
             profile, first = _classify(prof, boundaries), prof
     inputs = [getattr(x, "_node", None)] + first.outputs[:-1]  # the node that made each layer's input
+    recorded_any = False
     for lp, nodes, secs, out, into in zip(profile.layers, first.nodes, node_seconds, first.outputs, inputs):
         lp.recorded = bool(nodes)
+        recorded_any = recorded_any or lp.recorded
+        lp.cuts = recorded_any and out is None  # (its output has no history: see LayerProfile.cuts)
         if len(secs) != len(nodes):
             continue
         lp.own_seconds, lp.own_wants_input = _partial_replay(first, nodes, secs, None, into)

@@ -163,6 +163,8 @@ class Segment:
         # ``name`` tags them; a tensor given another array (``t.data = v``, ``set_``), whose node's
         # memory died with the old one (see _alive_outputs)
         self._tensors_of: dict[Node, list[weakref.ref]] = {}
+        # (On the root) nodes whose output a chain's layer cut off from the tape (see cut_off)
+        self._cut_nodes: set[Node] = set()
         # Which of (out, *inputs) the tape saved for each node: replay re-fills exactly those,
         # so the save rule (tape._record) is applied in one place only.
         self._saved_slots: dict[Node, tuple[bool, ...]] = {}
@@ -250,7 +252,7 @@ class Segment:
             self._outputs = {}  # let the forward pass's arrays go
         if outputs is not None and exc[0] is None:  # (the function returned: what it dropped is dead)
             self.drop_unreachable(self._alive_outputs(outputs))
-        self._tensors_of = {}
+        self._tensors_of, self._cut_nodes = {}, set()
         consumed = self._settle()
         for n, nbytes in self._out_bytes.items():
             if n not in consumed:  # the segment's result: not memory the segment saved
@@ -262,6 +264,8 @@ class Segment:
             self._hold_wanted_outputs()
         if self.parent is None and self.stats is not None and exc[0] is None and _ledger.enabled:
             _count_again_if_the_tape_holds(self)  # (a look at every op after it: while the ledger tracks)
+        if self.parent is None:  # (counted: let the nodes drop_unreachable let go die, and what they read)
+            self._result_bytes = {n: b for n, b in self._result_bytes.items() if n.replay is not None}
         self._saves = {}
         self._counted = None
         self.replay_extra_bytes = self._kept_unsaved_bytes()
@@ -322,7 +326,7 @@ class Segment:
         """The nodes whose output is alive when the function has returned (``outputs``: a weak
         reference to the memory of each node's output) -- or, where tensors of it were noted (a
         kept output, whose array the segment holds; a tensor given another array), whose tensor is."""
-        alive = {node for ref, node in outputs if ref() is not None}
+        alive = {node for ref, node in outputs if ref() is not None and node not in self._cut_nodes}
         for node, refs in self._tensors_of.items():
             if any(r() is not None for r in refs):
                 alive.add(node)
@@ -351,9 +355,14 @@ class Segment:
         used = {id(src) for n in nodes if n in live for src in n.replay if type(src) is _Kept}
         for seg in tree:
             for n in seg.nodes:
-                if n not in live:
+                if n not in live:  # (forgotten everywhere: it dies now, and what it read before the tree too)
                     seg._kept_outputs.pop(n, None)
                     seg.checksums.pop(n, None)
+                    seg._saved_slots.pop(n, None)
+                    seg._out_boxes.pop(n, None)
+                    seg._result_nodes.discard(n)
+                    if seg._block_result is n:
+                        seg._block_result = None
                     if type(n.saved) is tuple and _ledger.enabled:  # (a backward inside the function)
                         _ledger.release(saved_arrays(n), n)
                     n.saved, n.replay = FREED, None
@@ -361,6 +370,7 @@ class Segment:
             gone = [k for k in seg.kept if id(k) not in used]
             seg.kept = [k for k in seg.kept if id(k) in used]
             self._let_go_kept(seg, gone)
+        self._returned = [e for e in self._returned if e[0] in live]  # (a nested block's result nothing reads)
         for c in self._descendants():
             c._settle()
 
@@ -643,6 +653,17 @@ class Segment:
         hit = self._outputs.get(id(value))
         return hit[1] if hit is not None and hit[0]() is value else None
 
+    def cut_off(self, value: Any) -> None:
+        """``value``, an array a node here made, was cut off from the tape between a chain's layers
+        (``h.detach()`` as a layer's result): ops recorded after this keep it rather than replay the
+        nodes before the cut (see :meth:`_made_here`), which no backward reaches -- so the segment
+        lets them go when its function returns, with what they read."""
+        root = self._root_segment
+        node = root._made_here(value)
+        if node is not None:  # (its memory lives on in what the segment keeps: it tells nothing of the node)
+            del root._outputs[id(value)]
+            root._cut_nodes.add(node)
+
     def keeps(self, node: Node) -> bool:
         """The policy's answer for ``node``, as a bool (an answer with no truth value -- an
         array of several -- is a ``TypeError`` naming the policy and the node)."""
@@ -708,7 +729,7 @@ class Segment:
         seg: Segment | None = owner
         while seg is not None and seg is not self:
             seg = seg.parent
-        if seg is None or not owner._saved_slots[node][0]:
+        if seg is None or not owner._saved_slots.get(node, (False,))[0]:
             return  # made outside this segment, or its op does not save it
         owner._result_nodes.add(node)
         self._block_result = node
