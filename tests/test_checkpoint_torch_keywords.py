@@ -98,3 +98,19 @@ def test_an_unknown_determinism_check_names_the_choices_under_no_grad_too():
         ck.checkpoint(block, mg.randn(3, 4, requires_grad=True), mg.randn(4, 4), determinism_check="shapes")
     with mg.no_grad(), pytest.raises(ValueError, match="'default'"):  # PyTorch checks it before the grad mode
         ck.checkpoint(block, mg.randn(3, 4), mg.randn(4, 4), determinism_check="shapes")
+
+
+def test_the_switches_of_torch_utils_checkpoint_are_offered_and_change_nothing():
+    # torch.utils.checkpoint.set_checkpoint_early_stop / set_checkpoint_debug_enabled were missing
+    # (AttributeError): code written for PyTorch wraps its checkpoints in them
+    from minigrad_ckpt.utils.checkpoint import checkpoint, set_checkpoint_debug_enabled, set_checkpoint_early_stop
+
+    mg.manual_seed(0)
+    x = mg.randn(3, 4, requires_grad=True)
+    (mg.tanh(x) * x).sum().backward()
+    want, x.grad = x.grad.numpy().copy(), None
+    with set_checkpoint_early_stop(False), set_checkpoint_debug_enabled(True):
+        checkpoint(lambda t: mg.tanh(t) * t, x, use_reentrant=False).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), want)
+    with set_checkpoint_debug_enabled(None):
+        pass
