@@ -19,6 +19,7 @@ the forward pass goes through them.  Gradients are bitwise those of the plain ru
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -33,34 +34,27 @@ from minigrad_ckpt.checkpoint.planner import plan_cost
 W = 3
 
 
-class Fn(nn.Module):
-    def __init__(self, fn) -> None:
+class Layer(nn.Module):
+    """``fn(x)``, run under ``no_grad`` where asked (its modules' parameters are its own)."""
+
+    def __init__(self, fn, off_the_tape=False) -> None:
         super().__init__()
-        self.fn = fn
+        self.fn, self.off_the_tape = fn, off_the_tape
 
     def forward(self, x):
-        return self.fn(x)
-
-
-class NoGrad(nn.Module):
-    def __init__(self, inner) -> None:
-        super().__init__()
-        self.inner = inner
-
-    def forward(self, x):
-        with mg.no_grad():
-            return self.inner(x)
+        with mg.no_grad() if self.off_the_tape else contextlib.nullcontext():
+            return self.fn(x)
 
 
 LAYERS = {
     "lin": lambda: nn.Linear(W, W),
     "tanh": nn.Tanh,
     "lintanh": lambda: nn.Sequential(nn.Linear(W, W), nn.Tanh()),
-    "detach": lambda: Fn(lambda x: x.detach()),               # the very array, cut off
-    "detach-tanh": lambda: Fn(lambda x: mg.tanh(x.detach())),  # a new array made off the tape
-    "nograd-lin": lambda: NoGrad(nn.Linear(W, W)),
-    "exp": lambda: Fn(mg.exp),
-    "scale": lambda: Fn(lambda x: x * 3.0),
+    "detach": lambda: Layer(lambda x: x.detach()),               # the very array, cut off
+    "detach-tanh": lambda: Layer(lambda x: mg.tanh(x.detach())),  # a new array made off the tape
+    "nograd-lin": lambda: Layer(nn.Linear(W, W), off_the_tape=True),
+    "exp": lambda: Layer(mg.exp),
+    "scale": lambda: Layer(lambda x: x * 3.0),
 }
 CHAINS = {
     "lin-detach-tanh-lin": ["lin", "detach", "tanh", "lin"],
