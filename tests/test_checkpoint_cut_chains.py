@@ -141,3 +141,29 @@ def test_the_layers_before_a_cut_are_never_replayed():
         ck.run_plan(layers, plan, x).sum().backward()
     assert ck.statistics().recomputed_ops == 2  # the second linear and tanh (the last tanh's output is kept)
     assert ck.recomputed_layers(ck.profile_chain(layers, x, repeats=1), plan) == 1
+
+
+def test_a_layer_that_keeps_what_it_cut_off_still_gets_its_backward():
+    # [Linear+Tanh, a layer returning its input detached but keeping it, Linear] in one segment:
+    # a backward through the kept tensor reaches the first linear, as without checkpointing
+    # (letting go of the layers before the cut must not let go of what a tensor still reaches)
+    mg.manual_seed(0)
+    stash = []
+
+    def keep_and_cut(t):
+        stash.append(t)
+        return t.detach()
+
+    layers = [LAYERS["lintanh"](), Layer(keep_and_cut), LAYERS["lin"]()]
+    x = mg.randn(2, W)
+    grads = []
+    for plan in (Plan((Block(0, 3, True),)), Plan(tuple(Block(i, i + 1, False) for i in range(3)))):
+        stash.clear()
+        for p in (p for layer in layers for p in layer.parameters()):
+            p.grad = None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ck.CheckpointCostWarning)
+            (ck.run_plan(layers, plan, x).sum() + stash[0].sum()).backward()
+        grads.append([p.grad.numpy().copy() for layer in layers for p in layer.parameters()])
+    for g, w in zip(*grads, strict=True):
+        np.testing.assert_array_equal(g, w)

@@ -285,20 +285,22 @@ def _run_blocks(layers: Sequence[Callable[[Any], Any]], blocks: Sequence[Block],
 
 def _chain(layers: Sequence[Callable[[Any], Any]], x: Any) -> Any:
     for f in layers:
-        x = f(x)
+        before, x = x, f(x)
         if getattr(x, "_node", True) is None and not x.requires_grad:
-            _cut_inside_a_segment(x)
+            _cut_inside_a_segment(x, before)
+        before = None  # (what the layer read goes as it would have)
     return x
 
 
-def _cut_inside_a_segment(x: Any) -> None:
+def _cut_inside_a_segment(x: Any, before: Any) -> None:
     """A layer cut the chain's history (``.detach()``, ``no_grad``) inside a checkpointed block: the
     layers after it read ``x`` as a value the segment keeps, not as a replay of the nodes that made
-    its memory (``Segment.cut_off``) -- no backward reaches those, and they go when the block's
-    function returns, as the planner's model says (``ChainProfile.live``)."""
+    its memory (``Segment.cut_off``) -- no backward reaches those (unless the layer kept its input
+    ``before`` somewhere), and they go when the block's function returns, as the planner's model
+    says (``ChainProfile.live``)."""
     recorder = _grad_state.recorder
     if isinstance(recorder, Segment):
-        recorder.cut_off(x._data)
+        recorder.cut_off(x._data, before)
 
 
 def enable_checkpointing(model: Any, config: CheckpointingConfig | CheckpointPolicy | None) -> Any:

@@ -163,8 +163,6 @@ class Segment:
         # ``name`` tags them; a tensor given another array (``t.data = v``, ``set_``), whose node's
         # memory died with the old one (see _alive_outputs)
         self._tensors_of: dict[Node, list[weakref.ref]] = {}
-        # (On the root) nodes whose output a chain's layer cut off from the tape (see cut_off)
-        self._cut_nodes: set[Node] = set()
         # Which of (out, *inputs) the tape saved for each node: replay re-fills exactly those,
         # so the save rule (tape._record) is applied in one place only.
         self._saved_slots: dict[Node, tuple[bool, ...]] = {}
@@ -252,7 +250,7 @@ class Segment:
             self._outputs = {}  # let the forward pass's arrays go
         if outputs is not None and exc[0] is None:  # (the function returned: what it dropped is dead)
             self.drop_unreachable(self._alive_outputs(outputs))
-        self._tensors_of, self._cut_nodes = {}, set()
+        self._tensors_of = {}
         consumed = self._settle()
         for n, nbytes in self._out_bytes.items():
             if n not in consumed:  # the segment's result: not memory the segment saved
@@ -326,7 +324,7 @@ class Segment:
         """The nodes whose output is alive when the function has returned (``outputs``: a weak
         reference to the memory of each node's output) -- or, where tensors of it were noted (a
         kept output, whose array the segment holds; a tensor given another array), whose tensor is."""
-        alive = {node for ref, node in outputs if ref() is not None and node not in self._cut_nodes}
+        alive = {node for ref, node in outputs if ref() is not None}
         for node, refs in self._tensors_of.items():
             if any(r() is not None for r in refs):
                 alive.add(node)
@@ -653,16 +651,21 @@ class Segment:
         hit = self._outputs.get(id(value))
         return hit[1] if hit is not None and hit[0]() is value else None
 
-    def cut_off(self, value: Any) -> None:
+    def cut_off(self, value: Any, source: Any) -> None:
         """``value``, an array a node here made, was cut off from the tape between a chain's layers
-        (``h.detach()`` as a layer's result): ops recorded after this keep it rather than replay the
-        nodes before the cut (see :meth:`_made_here`), which no backward reaches -- so the segment
-        lets them go when its function returns, with what they read."""
+        (``h.detach()`` as a layer's result; ``source``: that layer's input): ops recorded after this
+        keep it rather than replay the nodes before the cut (see :meth:`_made_here`), which no
+        backward reaches -- unless a tensor of that node lives on (``source``, stashed by the layer),
+        so the segment lets them go when its function returns, with what they read.  (Its memory
+        lives on in what the segment keeps: it tells nothing of the node, its tensor does.)"""
         root = self._root_segment
         node = root._made_here(value)
-        if node is not None:  # (its memory lives on in what the segment keeps: it tells nothing of the node)
-            del root._outputs[id(value)]
-            root._cut_nodes.add(node)
+        if node is None:
+            return
+        del root._outputs[id(value)]
+        refs = root._tensors_of.setdefault(node, [])
+        if isinstance(source, Tensor) and source._node is node:
+            refs.append(weakref.ref(source))
 
     def keeps(self, node: Node) -> bool:
         """The policy's answer for ``node``, as a bool (an answer with no truth value -- an
