@@ -38,6 +38,7 @@ def test_a_bool_third_argument_of_max_and_min_is_pytorchs_keepdim(device, name, 
 def test_numpys_spellings_keep_numpys_meaning():
     x = mg.tensor(A)
     assert np.array_equal(mg.max(x, 1, None).numpy(), [5.0, 7.0, 9.0])  # NumPy's out=None
+    assert np.array_equal(mg.max(x, 1, None, True).numpy(), [[5.0], [7.0], [9.0]])  # np.max(a, 1, None, True)
     assert np.array_equal(mg.max(x, 1, keepdims=True).numpy(), [[5.0], [7.0], [9.0]])
     assert np.allclose(mg.std(x, 1).numpy(), A.std(axis=1))  # ddof 0
     with pytest.raises(TypeError, match="keepdim"):

@@ -167,15 +167,17 @@ def _extremum(fn: Callable[..., Any], elementwise: Callable[..., Any]) -> Callab
             if third:
                 raise TypeError(f"{name}(input, other) takes no third argument")
             return elementwise(x, axis)
-        if third:  # NumPy's third argument is out= (None only here); a bool is PyTorch's keepdim, a
-            # spelling only PyTorch has: torch.max(x, 1, True) is the (values, indices) pair
-            if len(third) > 1 or not (third[0] is None or isinstance(third[0], (bool, host_numpy.bool_))):
-                raise TypeError(f"{name}: the third argument is PyTorch's keepdim (a bool) or NumPy's out "
-                                f"(None here), got {third!r}")
-            if third[0] is not None:
+        if third:  # NumPy's third argument is out= (None only here; np.max(x, 1, None, True) keeps dims); a
+            # bool is PyTorch's keepdim, a spelling only PyTorch has: torch.max(x, 1, True) is (values, indices)
+            if third[0] is None and len(third) <= 2:
+                keepdims = bool(third[1]) if len(third) == 2 else keepdims
+            elif len(third) == 1 and isinstance(third[0], (bool, host_numpy.bool_)):
                 if dim is not _UNSET or keepdim is not _UNSET or kwargs:
                     raise TypeError(f"{name}(x, dim, keepdim) takes no other arguments")
                 return extremum_along(name, x, axis, bool(third[0]))
+            else:
+                raise TypeError(f"{name}: the third argument is PyTorch's keepdim (a bool) or NumPy's out "
+                                f"(None here), got {third!r}")
         if dim is _UNSET:
             if keepdim is not _UNSET:
                 if isinstance(axis, (int, host_numpy.integer)) and not kwargs:
@@ -191,7 +193,8 @@ def _extremum(fn: Callable[..., Any], elementwise: Callable[..., Any]) -> Callab
 
     wrapper.__signature__ = inspect.signature(plain)  # type: ignore[attr-defined]
     wrapper.__doc__ = (fn.__doc__ or "") + (
-        f"\n\nWith PyTorch's ``dim=`` (or ``keepdim=`` beside a dim) it returns ``(values, indices)`` "
+        f"\n\nWith PyTorch's ``dim=`` (or ``keepdim=`` beside a dim, or a bool third argument -- NumPy's "
+        f"third is ``out``: ``mg.{name}(x, 1, True)``) it returns ``(values, indices)`` "
         f"(a :class:`ValuesIndices`), "
         f"as ``torch.{name}(x, dim)`` does; the gradient goes to the element at ``indices``.  "
         f"A tensor as the second argument is PyTorch's elementwise ``torch.{name}(x, other)``.")
