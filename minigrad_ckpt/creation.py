@@ -310,6 +310,10 @@ def randn(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: boo
     return _make(arr, dev, requires_grad)
 
 
+class _EmptyRange(RuntimeError, ValueError):
+    """``randint`` of an empty range: PyTorch's RuntimeError, a ValueError as before."""
+
+
 def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = "int64",
             device: Any = None, *, generator: _random.Generator | None = None, requires_grad: bool = False) -> Tensor:
     """Uniform integers in ``[low, high)`` from the engine generator; ``randint(high, size)`` is
@@ -318,8 +322,9 @@ def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = "int
         high, size = None, high  # randint(5, (2, 3))
     if high is None:
         low, high = 0, low
-    if high <= low:
-        raise ValueError(f"randint: need low < high, got {low} and {high}")
+    if high <= low:  # PyTorch's RuntimeError and words, a ValueError as before
+        raise _EmptyRange(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high} "
+                          f"(randint: need low < high)")
     dev = get_device(device)
     shape = _shape((size,))
     n = 1

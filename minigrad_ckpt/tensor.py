@@ -528,6 +528,11 @@ def _check_shareable(dt: Any) -> None:
     as_dtype(dt)  # a dtype no tensor has: its TypeError
 
 
+class NotOneElement(RuntimeError, ValueError):
+    """``item()`` of a tensor of other than one element: PyTorch's RuntimeError, with its words
+    first; a ValueError too, as it was here and as ``float(t)`` is in PyTorch."""
+
+
 class Tensor:
     """An n-dimensional array that can record the ops applied to it.
 
@@ -842,9 +847,8 @@ class Tensor:
     def item(self) -> Any:
         """The single value of a one-element tensor, as a Python number."""
         if self._data.size != 1:
-            raise ValueError(
-                f"item() needs a tensor with one element, this one has shape {self.shape}"
-            )
+            raise NotOneElement(f"a Tensor with {self._data.size} elements cannot be converted to Scalar "
+                                f"(item() needs a tensor with one element, this one has shape {self.shape})")
         return self._device.xp.to_host(self._data).item()
 
     def tolist(self) -> Any:
