@@ -991,6 +991,8 @@ class CupyNamespace(ArrayNamespace):
         if name == "errstate":
             return _no_errstate
         fn = _lookup(self.library, name)
+        if name == "linalg.solve":
+            fn = solve_broadcasting(fn, self.library.broadcast_to)
         return _on_device(truth_of_complex(fn) if name in LOGICAL_FUNCTIONS else fn, self._device)
 
     def scatter_add(self, target: Any, index: Any, values: Any) -> None:
@@ -1043,6 +1045,25 @@ def scatter_add_by_parts(scatter: Any, xp: Any, target: Any, index: Any, values:
     wide = target.astype("int64")
     scatter(wide, index, values.astype("int64"))
     target[...] = wide.astype(target.dtype)
+
+
+def solve_broadcasting(solve: Any, broadcast_to: Any) -> Any:
+    """NumPy 2's ``linalg.solve`` from one that wants the batch axes of ``A`` and ``B`` equal.  CuPy's
+    refuses ``solve(A[2, M, M], B[M, K])`` and reads a ``B`` of one axis fewer than ``A`` as a stack
+    of vectors; NumPy broadcasts the batch axes and reads ``B`` as a vector only when it has one axis.
+    So the batch axes are broadcast first (views) and a vector beside a stack is solved as a column."""
+    def call(a: Any, b: Any) -> Any:
+        if b.ndim == 1:
+            return solve(a, b) if a.ndim == 2 else call(a, b[:, None])[..., 0]
+        batch = numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        if a.shape[:-2] != batch:
+            a = broadcast_to(a, batch + a.shape[-2:])
+        if b.shape[:-2] != batch:
+            b = broadcast_to(b, batch + b.shape[-2:])
+        return solve(a, b)
+
+    call.__name__ = "solve"
+    return call
 
 
 def truth_of_complex(fn: Any) -> Any:

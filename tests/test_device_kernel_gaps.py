@@ -98,3 +98,60 @@ def test_a_gpu_namespace_computes_special_functions_of_real_floats_by_cupys_one_
     assert ns.erf(np.array([0.5 + 0.25j])).dtype == "complex128"  # complex input: the engine's kernel,
     assert taken[0] == "float32" and "complex128" not in taken     # never CuPy's (real-only) one
     assert set(backend.NATIVE_SPECIAL_FUNCTIONS) <= set(backend.KERNELS)
+
+
+def test_the_strict_device_refuses_a_solve_whose_batch_axes_differ_as_cupy_14():
+    # CuPy 14's linalg.solve: a.shape[:-1] == b.shape[:-1] for a b of several axes (NumPy broadcasts)
+    xp = mg.device("strict").xp
+    raw = xp._function("linalg.solve")
+    refusing = minigrad_ckpt.testing.strict._equal_batches_only(raw)
+    a, b = xp.asarray(np.eye(3)[None].repeat(2, 0)), xp.asarray(np.ones((3, 2)))
+    with pytest.raises(ValueError, match="multidimensional b"):
+        refusing(a, b)
+    assert refusing(a, xp.asarray(np.ones(3))).shape == (2, 3)   # a vector is broadcast by CuPy itself
+
+
+A_BATCH, B_BATCH = [(2, 1), (2, 3), (), (1,), (3,)], [(), (3,), (2, 3), (4, 1), (1,)]
+
+
+@pytest.mark.parametrize("a_batch, b_batch", list(zip(A_BATCH, B_BATCH)))
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_solve_broadcasts_batch_axes_on_a_device_whose_solve_does_not(device, a_batch, b_batch):
+    # the first real-GPU op battery (H100, CuPy 14.2): Solve of a (2, 3, 3) stack and a (3, K) b raised there
+    rng = np.random.default_rng(len(a_batch) * 7 + len(b_batch))
+    dtype = "float32" if device == "strict-f32" else "float64"
+    a = (rng.standard_normal(a_batch + (3, 3)) + 4 * np.eye(3)).astype(dtype)
+    b = rng.standard_normal(b_batch + (3, 2)).astype(dtype)
+    ta, tb = rng.standard_normal(a.shape).astype(dtype), rng.standard_normal(b.shape).astype(dtype)
+    results = {}
+    for dev in ("cpu", device):
+        A = mg.tensor(a, device=dev, requires_grad=True)
+        B = mg.tensor(b, device=dev, requires_grad=True)
+        x = mg.linalg.solve(A, B)
+        (x * x).sum().backward()
+        _, tangent = mg.func.jvp(mg.linalg.solve, (A.detach(), B.detach()),
+                                 (mg.tensor(ta, device=dev), mg.tensor(tb, device=dev)))
+        v = mg.linalg.solve(A.detach(), B.detach()[(0,) * len(b_batch) + (slice(None), 0)])  # one vector
+        results[dev] = [t.to("cpu").numpy() for t in (x, A.grad, B.grad, tangent, v)]
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for got, want in zip(results[device], results["cpu"]):
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def test_a_gpu_namespace_solves_with_numpys_broadcasting():
+    import contextlib
+
+    calls = []
+
+    def cupy14_solve(a, b):
+        calls.append((a.shape, b.shape))
+        assert b.ndim == 1 or a.shape[:-1] == b.shape[:-1], (a.shape, b.shape)
+        return np.linalg.solve(a, b)
+
+    ns = backend.CupyNamespace.__new__(backend.CupyNamespace)   # (no GPU here: NumPy behind CuPy's adapter)
+    ns._device = contextlib.nullcontext()
+    ns.library = SimpleNamespace(broadcast_to=np.broadcast_to, linalg=SimpleNamespace(solve=cupy14_solve))
+    solve = ns._function("linalg.solve")
+    a, b = np.eye(3)[None].repeat(2, 0) * 2, np.ones((3, 4))
+    np.testing.assert_array_equal(solve(a, b), np.full((2, 3, 4), 0.5))
+    assert calls == [((2, 3, 3), (2, 3, 4))]

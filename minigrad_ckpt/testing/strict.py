@@ -43,6 +43,7 @@ from ..backend import (
     _lookup,
     register_device_type,
     scatter_add_by_parts,
+    solve_broadcasting,
     truth_of_complex,
 )
 
@@ -122,6 +123,18 @@ class StrictArray:
     def __setitem__(self, index: Any, value: Any) -> None:
         self._a[_cupy_index(self._a.shape, self._ns._unwrap(index, "indexing"))] = \
             self._ns._unwrap(value, "assignment")
+
+
+def _equal_batches_only(solve: Any) -> Any:
+    """``solve`` refusing what CuPy 14's ``linalg.solve`` refuses: a ``B`` of several axes whose batch
+    axes differ from ``A``'s (NumPy broadcasts them)."""
+    def call(a: Any, b: Any) -> Any:
+        if b.ndim > 1 and a.shape[:-1] != b.shape[:-1]:
+            raise ValueError("a must have (..., M, M) shape and b must have (..., M, K) for multidimensional b "
+                             f"(CuPy's linalg.solve broadcasts no batch axes: {a.shape} and {b.shape})")
+        return solve(a, b)
+
+    return call
 
 
 def _wrapped(indices: Any, n: int) -> Any:
@@ -242,6 +255,7 @@ class StrictNamespace(ArrayNamespace):
         super().__init__(numpy, "strict-f32" if float32_only else "strict", array_type=StrictArray)
         self.errstate = numpy.errstate  # a context manager, not an array function
         self.take, self.take_along_axis, self.put_along_axis = self._take, self._take_along_axis, self._put_along_axis
+        self.linalg.solve = solve_broadcasting(_equal_batches_only(self.linalg.solve), self.broadcast_to)
 
     # ---- the wall ----
     def _check(self, a: numpy.ndarray) -> None:
