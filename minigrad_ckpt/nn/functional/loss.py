@@ -176,10 +176,9 @@ def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int,
 def _target_extrema(xp: Any, t: Any, ignore_index: int) -> tuple[tuple[int, int], tuple[int, int]]:
     """The (min, max) of the targets, and of those that count (``ignore_index`` read as class 0).
 
-    A device reads both in one transfer (a synchronization costs more than the passes); the CPU
-    reads the first, and computes the second only where ``ignore_index`` may occur."""
-    if xp.wraps_bad_indices:
-        return tuple(xp.extrema([t, xp.where(t == ignore_index, 0, t)]))
+    The second pair is computed only where ``ignore_index`` lies between the first two: on a GPU
+    that is a second transfer, but the usual batch (no target ignored) then costs two reductions
+    and one transfer, not four passes more (an H100 took ~800 us for this loss, torch ~80)."""
     ((lo, hi),) = bounds = xp.extrema([t])
     if lo <= ignore_index <= hi:
         bounds.append(xp.extrema([xp.where(t == ignore_index, 0, t)])[0])
