@@ -2,7 +2,8 @@
 # The GPU check, as one prepared script (under 8 minutes, installs nothing):
 #   benchmarks/gpu.sh RESULTS_DIR
 # 1. runs the GPU test set (pytest -m gpu), log in RESULTS_DIR/pytest-gpu.log
-# 2. times the demo on --device cuda and a 784-256-256-10 MLP training step on
+# 2. times the demo on --device cuda and a 784-256-256-10 MLP training step (and its
+#    phases, and what one launch costs through CuPy, the engine and torch) on
 #    the GPU, side by side with PyTorch CUDA when it is importable;
 #    results in RESULTS_DIR/gpu_bench.json and on stdout.
 # Needs CuPy (any build: cupy-cuda12x, cupy-cuda13x...) and a visible GPU.

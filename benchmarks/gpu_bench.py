@@ -69,6 +69,89 @@ def mlp_step_torch():
     return step
 
 
+def phase_times(model_step, sync, steps: int = 200, warmup: int = 20) -> list[float]:
+    """Median microseconds of the step's phases (forward, loss, backward, optimizer step), each
+    followed by a synchronization so that a phase's kernels are charged to it."""
+    model, loss_fn, opt = model_step
+    rows = []
+    for i in range(steps + warmup):
+        t = [time.perf_counter()]
+        out = model()
+        sync()
+        t.append(time.perf_counter())
+        loss = loss_fn(out)
+        sync()
+        t.append(time.perf_counter())
+        opt.zero_grad()
+        loss.backward()
+        sync()
+        t.append(time.perf_counter())
+        opt.step()
+        sync()
+        t.append(time.perf_counter())
+        if i >= warmup:
+            rows.append([(b - a) * 1e6 for a, b in zip(t, t[1:])])
+    return [round(statistics.median(col), 1) for col in zip(*rows)]
+
+
+def mlp_phases_mg(device: str = "cuda", steps: int = 200, warmup: int = 20):
+    mg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10)).to(device)
+    opt = mg.optim.SGD(model.parameters(), lr=0.01)
+    rng = np.random.default_rng(0)
+    x = mg.tensor(rng.standard_normal((128, 784)).astype(np.float32), device=device)
+    y = mg.tensor(rng.integers(0, 10, 128), device=device)
+    return phase_times((lambda: model(x), lambda out: F.cross_entropy(out, y), opt),
+                       lambda: mg.device(device).xp.synchronize(), steps, warmup)
+
+
+def mlp_phases_torch():
+    import torch
+
+    model = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 256),
+                                torch.nn.ReLU(), torch.nn.Linear(256, 10)).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x = torch.randn(128, 784, device="cuda")
+    y = torch.randint(0, 10, (128,), device="cuda")
+    return phase_times((lambda: model(x), lambda out: torch.nn.functional.cross_entropy(out, y), opt),
+                       torch.cuda.synchronize)
+
+
+def launch_costs() -> dict:
+    """Microseconds per call, 50 calls then one synchronization: what one launch costs the host
+    through CuPy itself, through the engine and through torch."""
+    import cupy
+
+    def per_call(f, sync, n: int = 50) -> float:
+        def batch():
+            for _ in range(n):
+                f()
+            sync()
+        batch()
+        return round(statistics.median(_timed(batch) for _ in range(30)) / n * 1e6, 2)
+
+    a, w = cupy.ones((128, 256), cupy.float32), cupy.ones((256, 256), cupy.float32)
+    ta, tw = mg.tensor(a, device="cuda"), mg.tensor(w, device="cuda")
+    sync = cupy.cuda.Device().synchronize
+    costs = {"cupy add": per_call(lambda: a + a, sync), "minigrad_ckpt add": per_call(lambda: ta + ta, sync),
+             "cupy matmul": per_call(lambda: a @ w, sync), "minigrad_ckpt matmul": per_call(lambda: ta @ tw, sync),
+             "cupy reduction read to the host": per_call(lambda: bool(a.max() > 5), sync)}
+    try:
+        import torch
+    except ImportError:
+        return costs
+    t, tw2 = torch.ones(128, 256, device="cuda"), torch.ones(256, 256, device="cuda")
+    costs["torch add"] = per_call(lambda: t + t, torch.cuda.synchronize)
+    costs["torch matmul"] = per_call(lambda: t @ tw2, torch.cuda.synchronize)
+    return costs
+
+
+def _timed(f) -> float:
+    t0 = time.perf_counter()
+    f()
+    return time.perf_counter() - t0
+
+
 def time_steps(fns: dict, rounds: int = 15, inner: int = 10) -> dict:
     for f in fns.values():
         for _ in range(5):
@@ -103,6 +186,13 @@ def main(argv=None):
         results["mlp_cuda_ratio_vs_torch"] = steps["minigrad_ckpt cuda"] / steps["torch cuda"]
         print(f"MLP step, minigrad_ckpt cuda / torch cuda: {results['mlp_cuda_ratio_vs_torch']:.2f}x (target <= 1.5x)")
     if mg.cuda.is_available():
+        results["launch_us"] = launch_costs()
+        print("one call, us:", ", ".join(f"{k} {v}" for k, v in results["launch_us"].items()))
+        results["mlp_phases_us"] = {"minigrad_ckpt cuda": mlp_phases_mg()}
+        if t is not None:
+            results["mlp_phases_us"]["torch cuda"] = mlp_phases_torch()
+        for k, v in results["mlp_phases_us"].items():
+            print(f"MLP step phases (forward, loss, backward, step), us, each synchronized: {k:<20} {v}")
         from minigrad_ckpt.demo import DemoConfig, train
 
         for dev in ("cuda", "cpu"):

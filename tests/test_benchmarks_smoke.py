@@ -241,3 +241,12 @@ def test_the_blas_kernels_are_reported_and_chosen_only_before_numpy_loads():
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "Nehalem"  # SSE4.2: every x86-64 CPU of the last fifteen years runs these
+
+
+def test_the_gpu_benchmarks_phase_profile_runs_on_a_stand_in_device():
+    # benchmarks/gpu.sh runs only where a GPU is lent (rarely): its profile must not be first run there
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+    from benchmarks import gpu_bench
+
+    phases = gpu_bench.mlp_phases_mg("strict-f32", steps=2, warmup=1)
+    assert len(phases) == 4 and all(t > 0 for t in phases)
