@@ -147,7 +147,7 @@ def test_bad_arguments_are_clear_errors():
         TensorDataset(mg.ones(3), mg.ones(4))
     with pytest.raises(IndexError, match="out of range"):
         Subset(ds, [10])
-    with pytest.raises(TypeError, match="has no length"):
+    with pytest.raises(TypeError, match="has no len"):  # Python's, as torch's base Sampler has no __len__
         len(Sampler())
 
 

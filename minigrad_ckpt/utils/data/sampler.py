@@ -30,8 +30,12 @@ def _is_index(v: Any) -> bool:
 
 
 class Sampler:
-    """Base class: an iterable of dataset indices (subclasses define ``__iter__`` and ``__len__``);
-    generic as PyTorch's (``Sampler[int]``, ``Sampler[list[int]]``)."""
+    """Base class: an iterable of dataset indices (subclasses define ``__iter__``, and ``__len__`` if
+    ``len(loader)`` should work); generic as PyTorch's (``Sampler[int]``, ``Sampler[list[int]]``).
+
+    As PyTorch's, the base class has no ``__len__`` (a default one that raises would make ``bool(s)``
+    raise and ``isinstance(s, collections.abc.Sized)`` True for a sampler without a length): ``len()``
+    of such a sampler is Python's ``TypeError``."""
 
     __class_getitem__ = classmethod(GenericAlias)
 
@@ -40,9 +44,6 @@ class Sampler:
 
     def __iter__(self) -> Iterator[int]:
         raise NotImplementedError(f"{type(self).__name__} must define __iter__")
-
-    def __len__(self) -> int:
-        raise TypeError(f"{type(self).__name__} has no length")
 
 
 class SequentialSampler(Sampler):
