@@ -171,6 +171,8 @@ class _Epoch:
             i = 0
             while i < len(order):
                 self.starts.append(i)
+                if order[i] < 0:  # a malformed saved epoch (from_state refuses it): never step back
+                    break
                 i += 1 + order[i]
 
     @classmethod
@@ -243,8 +245,9 @@ class _Epoch:
             raise fail("sampler_epoch must be an int or None")
         epoch = cls(list(order), layout, state["batch_size"], state["position"], state["base_seed"],
                     state["sampler_epoch"])
+        # (a batch sampler may yield an empty batch, PyTorch's loader hands the collate_fn [])
         if layout == "prefixed" and (not epoch.starts or epoch.starts[-1] + 1 + order[epoch.starts[-1]]
-                                     != len(order) or any(order[s] <= 0 for s in epoch.starts)):
+                                     != len(order) or any(order[s] < 0 for s in epoch.starts)):
             if order:
                 raise fail("the batches' lengths do not add up to the order's length")
         indices = [epoch.batch(k) for k in range(len(epoch))] if layout == "prefixed" else order
