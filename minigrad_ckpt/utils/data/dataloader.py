@@ -318,7 +318,9 @@ class DataLoader:
 
     Each epoch gets a base seed, a function of ``generator``'s (or the engine
     generator's) state and of the epoch's number -- read, not drawn, so the
-    random stream is the same with or without workers; the workers seed the
+    random stream is the same with or without workers (and a loop that skips
+    the batches it did before a restore resumes exactly); two loaders whose
+    epochs start at one state read different seeds.  The workers seed the
     random draws a dataset makes from it.
 
     The position in the current epoch is state: :meth:`state_dict` holds the
@@ -427,7 +429,7 @@ class DataLoader:
             raise AssertionError(f"DataLoader: timeout={self.timeout} bounds the wait for a worker's batch; it "
                                  f"needs num_workers > 0 (with num_workers=0 leave timeout=0)")
         if self._iterable:
-            run = self._run_iterable()
+            run = self._run_iterable(self._new_base_seed())  # (read at iter(), as a map-style epoch's)
         else:
             epoch = self._epoch
             if not (self._resume and epoch is not None and epoch.sampler_epoch == self._sampler_epoch()):
@@ -461,9 +463,6 @@ class DataLoader:
         return None if sampler is None else sampler.epoch
 
     def _new_epoch(self) -> _Epoch:
-        # The workers' base seed: a function of the generator's state and of how many epochs this
-        # loader started -- drawn without advancing the generator, so a loader leaves the random
-        # stream (dropout, ...) exactly where the model code expects it, with or without workers.
         source = self.batch_sampler if self._auto_collation else self.sampler
         if not _has_length(source) or len(source) * (self.batch_size or 1) > _LISTED_AT_MOST:
             # it may never end, or it is too long to list (minGPT draws 10**10 samples): its items are
@@ -472,18 +471,27 @@ class DataLoader:
         return _Epoch.of(list(source), self._auto_collation, self._new_base_seed(), self._sampler_epoch())
 
     def _new_base_seed(self) -> int:
+        """The workers' base seed for a new epoch: a function of the generator's state, of how many
+        epochs this loader started and of how many epochs (of any loader) started at that state before
+        -- read without advancing the generator, so a loader leaves the random stream (dropout, ...)
+        where the model code expects it, with or without workers.  Without the last, two loaders
+        started with no draw between (``zip(a, b)`` of unshuffled loaders) shared one seed, and their
+        workers made the same random augmentations."""
         gen = self.generator or _random.default_generator
         m = _random._mix64
+        earlier = gen._note_read()
         base_seed = m(m(m(gen.seed) ^ gen.counter) ^ self._epochs_started)
+        if earlier:  # (the first read keeps the seed it always had)
+            base_seed = m(base_seed ^ earlier)
         self._epochs_started += 1
         return base_seed
 
-    def _run_iterable(self) -> Iterator[Any]:
+    def _run_iterable(self, base_seed: int) -> Iterator[Any]:
         """An IterableDataset's samples in its own order, in batches of ``batch_size`` (the last one
         shorter unless ``drop_last``), or one by one with ``batch_size=None``. With workers, each
         worker iterates its own copy, as PyTorch's (:meth:`WorkerPool.run_iterable`)."""
         if self.num_workers:
-            yield from self._run_iterable_in_workers()
+            yield from self._run_iterable_in_workers(base_seed)
             return
         samples = iter(self.dataset)
         if not self._auto_collation:
@@ -538,8 +546,7 @@ class DataLoader:
                 self._pool = pool
         return pool
 
-    def _run_iterable_in_workers(self) -> Iterator[Any]:
-        base_seed = self._new_base_seed()
+    def _run_iterable_in_workers(self, base_seed: int) -> Iterator[Any]:
         pool = self._worker_pool(base_seed)
         try:
             yield from pool.run_iterable(base_seed)
