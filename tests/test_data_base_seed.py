@@ -87,3 +87,24 @@ def test_an_own_generator_is_read_and_the_engines_left_alone():
     list(DataLoader(list(range(4)), batch_size=2, generator=gen))
     assert gen.get_state() == own and mg.get_rng_state() == state
 
+
+
+class WorkerSeed(Dataset):
+    def __len__(self):
+        return 1
+
+    def __getitem__(self, i):
+        from minigrad_ckpt.utils.data import get_worker_info
+
+        return get_worker_info().seed
+
+
+def test_the_workers_seeds_are_non_negative_int64s_as_pytorchs():
+    """torch 2.13 draws its base seed with ``torch.empty((), dtype=torch.int64).random_()``: in
+    ``[0, 2**63)``, so ``info.seed`` (base seed + worker id) fits an int64 (``np.int64(info.seed)``,
+    ``mg.tensor(info.seed)``).  Before, half of the engine's base seeds were 64-bit values past it."""
+    with deadline(60, "DataLoaders with a worker"):
+        mg.manual_seed(0)
+        loader = DataLoader(WorkerSeed(), batch_size=None, num_workers=1)
+        seeds = [s for _ in range(12) for s in loader]
+    assert len(set(seeds)) == 12 and all(0 <= s < 2**63 for s in seeds)

@@ -484,7 +484,7 @@ class DataLoader:
         if earlier:  # (the first read keeps the seed it always had)
             base_seed = m(base_seed ^ earlier)
         self._epochs_started += 1
-        return base_seed
+        return base_seed >> 1  # a non-negative int64, as PyTorch's: the workers' seeds fit an int64
 
     def _run_iterable(self, base_seed: int) -> Iterator[Any]:
         """An IterableDataset's samples in its own order, in batches of ``batch_size`` (the last one
@@ -689,7 +689,7 @@ class DataLoader:
         n = len(self.dataset)
         old = [_Epoch.from_state(e, n, self._auto_collation) for e in epochs]
         m = _random._mix64
-        base_seed = m(m(m(epochs[rank if rank < len(epochs) else 0]["base_seed"]) ^ world_size) ^ rank)
+        base_seed = m(m(m(epochs[rank if rank < len(epochs) else 0]["base_seed"]) ^ world_size) ^ rank) >> 1
         if self._auto_collation and self.batch_size is None:  # a batch sampler's batches: dealt whole
             batches = [ep.batch(k) for ep in old for k in range(ep.position, len(ep))]
             out["epoch"] = _Epoch.of(batches[rank::world_size], True, base_seed, epochs[0]["sampler_epoch"]).state()
