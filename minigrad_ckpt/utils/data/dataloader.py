@@ -286,6 +286,50 @@ class _StreamEpoch:
         return self.pending.pop(i)  # (each item is asked for once: forget it)
 
 
+class _DrawnEpoch:
+    """An epoch of a sampler with a length, drawn as its batches are made, as PyTorch's loader draws
+    it -- so a sampler whose items follow what the loop updates (a curriculum's difficulty, a hard-example
+    miner's losses) sees the updates -- and every item kept: saved mid-epoch, its state draws the rest
+    of the epoch first and lists it all, an :class:`_Epoch`'s state (the run then goes on with those
+    very items).  Listing the epoch at ``iter()`` instead gave such a sampler the state of the epoch's
+    start for every batch."""
+
+    def __init__(self, items: Iterable[Any], auto_collation: bool, base_seed: int,
+                 sampler_epoch: int | None) -> None:
+        self.items, self.drawn, self.spent = iter(items), [], False
+        self.listed: _Epoch | None = None  # the whole epoch, once a state asked for it (kept for the next)
+        self.auto_collation = auto_collation
+        self.position, self.base_seed, self.sampler_epoch = 0, base_seed, sampler_epoch
+
+    def has(self, i: int) -> bool:
+        """Whether the sampler has an item ``i`` (drawing up to it)."""
+        while len(self.drawn) <= i and not self.spent:
+            item = next(self.items, _DrawnEpoch)
+            if item is _DrawnEpoch:
+                self.spent = True
+            else:
+                self.drawn.append(item)
+        return i < len(self.drawn)
+
+    def batch(self, i: int) -> Any:
+        return self.drawn[i]
+
+    def state(self) -> dict[str, Any]:
+        if self.listed is None:
+            while self.has(len(self.drawn)):  # the rest of the epoch, which the run goes on with
+                pass
+            self.listed = _Epoch.of(self.drawn, self.auto_collation, self.base_seed, self.sampler_epoch)
+        self.listed.position = self.position
+        return self.listed.state()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A copy (``copy.deepcopy(loader)`` mid-epoch, a pickle) is the listed epoch, as its state is:
+        the sampler's iterator does not copy."""
+        state = self.state()
+        return (_Epoch, tuple(state[k] for k in ("order", "layout", "batch_size", "position", "base_seed",
+                                                 "sampler_epoch")))
+
+
 def _has_length(source: Any) -> bool:
     """Whether ``len(source)`` answers (a BatchSampler over a sampler without one does not, nor a sampler
     whose ``__len__`` raises NotImplementedError, an endless one's habit: PyTorch's loader iterates
@@ -329,9 +373,9 @@ class DataLoader:
     :meth:`load_state_dict` the next ``iter()`` continues that epoch exactly
     (the following one starts afresh).  Register the loader with an
     :class:`~minigrad_ckpt.Executor` (``ex.register_state("loader", loader)``)
-    and snapshots resume mid-epoch with the same batches.  A sampler without a length (one that
-    may never end, as an infinite training sampler) is drawn from as the batches are made, as
-    PyTorch's loader does; the position in such an epoch cannot be saved.
+    and snapshots resume mid-epoch with the same batches.  The sampler is drawn from as the batches
+    are made, as PyTorch's loader draws it (a state saved mid-epoch draws the rest first); the
+    position in an epoch of a sampler without a length (one that may never end) cannot be saved.
     """
 
     __class_getitem__ = classmethod(GenericAlias)  # DataLoader[T], as PyTorch's generic class
@@ -386,7 +430,7 @@ class DataLoader:
         self._auto_collation = batch_sampler is not None
         self.collate_fn = collate_fn if collate_fn is not None else (
             default_collate if self._auto_collation else default_convert)
-        self._epoch: _Epoch | None = None    # the epoch in progress, once started
+        self._epoch: _Epoch | _DrawnEpoch | _StreamEpoch | None = None  # the epoch in progress, once started
         self._epochs_started = 0
         self._finished_epoch: int | None = None  # the sampler epoch of the last epoch run to its end
         self._resume = False
@@ -462,13 +506,13 @@ class DataLoader:
         sampler = self._epoch_sampler()
         return None if sampler is None else sampler.epoch
 
-    def _new_epoch(self) -> _Epoch:
+    def _new_epoch(self) -> _DrawnEpoch | _StreamEpoch:
         source = self.batch_sampler if self._auto_collation else self.sampler
         if not _has_length(source) or len(source) * (self.batch_size or 1) > _LISTED_AT_MOST:
             # it may never end, or it is too long to list (minGPT draws 10**10 samples): its items are
-            # drawn as the batches are made, as PyTorch's are
+            # forgotten once used, and its position cannot be saved
             return _StreamEpoch(source, self._new_base_seed(), self._sampler_epoch())
-        return _Epoch.of(list(source), self._auto_collation, self._new_base_seed(), self._sampler_epoch())
+        return _DrawnEpoch(source, self._auto_collation, self._new_base_seed(), self._sampler_epoch())
 
     def _new_base_seed(self) -> int:
         """The workers' base seed for a new epoch: a function of the generator's state, of how many
@@ -504,7 +548,7 @@ class DataLoader:
                 return
             yield self.collate_fn(batch)
 
-    def _run_here(self, epoch: _Epoch | _StreamEpoch) -> Iterator[Any]:
+    def _run_here(self, epoch: _Epoch | _DrawnEpoch | _StreamEpoch) -> Iterator[Any]:
         fetch = self._fetch
         try:
             while epoch.has(epoch.position):  # (another iter() meanwhile runs an epoch of its own)
@@ -520,17 +564,17 @@ class DataLoader:
             raise
         self._end_epoch(epoch)
 
-    def _end_epoch(self, epoch: _Epoch | _StreamEpoch) -> None:
+    def _end_epoch(self, epoch: _Epoch | _DrawnEpoch | _StreamEpoch) -> None:
         """The epoch's loop is over: the loader is between epochs (if no later ``iter()`` started one)."""
         if self._epoch is epoch:
             self._epoch, self._finished_epoch = None, epoch.sampler_epoch
 
-    def _end_if_spent(self, epoch: _Epoch | _StreamEpoch) -> None:
+    def _end_if_spent(self, epoch: _Epoch | _DrawnEpoch | _StreamEpoch) -> None:
         """The epoch's iterator was dropped (the longer loader of a ``zip``, a ``break``): with every
         batch handed out the epoch is over -- nothing can ask it for its end any more, and a resumed
         loader must start the next epoch, as the uninterrupted one does, not an empty rest of this one.
         Dropped with batches still to come (a ``break`` to save and stop), it stays resumable."""
-        if isinstance(epoch, _Epoch) and not epoch.has(epoch.position):
+        if isinstance(epoch, (_Epoch, _DrawnEpoch)) and not epoch.has(epoch.position):
             self._end_epoch(epoch)
 
     def _worker_pool(self, base_seed: int) -> WorkerPool:
@@ -554,7 +598,7 @@ class DataLoader:
             if not self.persistent_workers:
                 pool.shutdown()
 
-    def _run_in_workers(self, epoch: _Epoch | _StreamEpoch) -> Iterator[Any]:
+    def _run_in_workers(self, epoch: _Epoch | _DrawnEpoch | _StreamEpoch) -> Iterator[Any]:
         pool = self._worker_pool(epoch.base_seed)
         try:
             yield from pool.run(epoch, epoch.base_seed)
