@@ -13,8 +13,9 @@ for bit: the leaves' ``.grad`` are written when the last step is taken, so a
 loop that stops early changes no ``.grad`` (a leaf with a post-accumulate hook
 is the exception: as in ``backward()``, it gets its gradient, and its hook
 runs, at the step where the gradient became final).  Between steps the code
-around the loop runs with the grad mode it had: the pass's own setting
-(recording only with ``create_graph``) holds only while a step runs.
+around the loop runs in its own grad mode (a switch it makes there holds): the
+pass's own setting (recording only with ``create_graph``) holds only while a
+step runs.  Inside the ``mg.func`` transforms it is refused, as ``backward()`` is.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .backward import BackwardCall, BackwardPass, _running, backward_pass, hand_out
+from .backward import _BACKWARD_IN_TRANSFORM, BackwardCall, BackwardPass, _running, backward_pass, hand_out
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .tape import DROPPED, Node
@@ -96,28 +97,38 @@ def backward_steps(tensors: Any, grad_tensors: Any = None, retain_graph: bool | 
     The nodes come newest first: reverse recording order, which is what makes each
     node's gradient complete before it is used (``docs/tape.md``).
     """
+    if _grad_state.transforms:  # backward() there is refused, as PyTorch's: so is the same pass in steps
+        raise RuntimeError(_BACKWARD_IN_TRANSFORM)
     bp = backward_pass(tensors, grad_tensors, retain_graph, create_graph, _SteppedPass)
     call = BackwardCall(bp.create_graph)
     bp.begin()
-    user_grad_mode = bp._grad_mode_before
-    _grad_state.enabled = user_grad_mode
+    _grad_state.enabled = bp._grad_mode_before
     ended = False
     try:
         if not bp.heap:  # only leaves were differentiated: nothing to step through
-            ended = _finish(bp, call, user_grad_mode)
+            ended = _finish(bp, call)
         index = 0
         while bp.heap:
-            step, ended = _take_step(bp, call, index, user_grad_mode)
+            step, ended = _take_step(bp, call, index)
             index += 1
             yield step
     finally:
         if not ended:  # stopped early (or an error): the pass leaves the grad mode and ledger as they were
-            _grad_state.enabled = bp.create_graph
-            bp.end()
-            _grad_state.enabled = user_grad_mode
+            _in_pass_mode(bp, bp.end)
 
 
-def _take_step(bp: _SteppedPass, call: BackwardCall, index: int, user_grad_mode: bool) -> tuple[BackwardStep, bool]:
+def _in_pass_mode(bp: _SteppedPass, fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` in the pass's grad mode (on only with ``create_graph``), then the grad mode the
+    caller has now -- not the one it had when the pass began: code between steps may have switched
+    it, and a generator left unfinished is closed whenever it is collected, under whatever mode then."""
+    caller_mode, _grad_state.enabled = _grad_state.enabled, bp.create_graph
+    try:
+        return fn(*args)
+    finally:
+        _grad_state.enabled = caller_mode
+
+
+def _take_step(bp: _SteppedPass, call: BackwardCall, index: int) -> tuple[BackwardStep, bool]:
     """One node of the pass (and, after the last one, the end of ``backward()``)."""
     node = bp.heap[0][1]
     bp.arrived = bp.pending[node]  # replaced by what the hooks made of it, when the op is called
@@ -125,14 +136,12 @@ def _take_step(bp: _SteppedPass, call: BackwardCall, index: int, user_grad_mode:
     released_before = _ledger.released_bytes
     bp.shares = []
     bp.sent = (None,) * len(node.inputs)  # what a node no gradient reached sends
-    _grad_state.enabled = bp.create_graph
     _running.append(call)
     try:
-        bp.step()
+        _in_pass_mode(bp, bp.step)
     finally:
         _running.pop()
-        _grad_state.enabled = user_grad_mode
-    last = not bp.heap and _finish(bp, call, user_grad_mode)
+    last = not bp.heap and _finish(bp, call)
     released = _ledger.released_bytes - released_before if bp.ledger_on else None
     step = BackwardStep(
         index=index, op=node.op.name, node=node, grad_output=_as_tensor(bp.arrived, node),
@@ -143,18 +152,20 @@ def _take_step(bp: _SteppedPass, call: BackwardCall, index: int, user_grad_mode:
     return step, last
 
 
-def _finish(bp: _SteppedPass, call: BackwardCall, user_grad_mode: bool) -> bool:
+def _finish(bp: _SteppedPass, call: BackwardCall) -> bool:
     """After the last node: end the pass and write ``.grad`` exactly as ``backward()`` does."""
-    _grad_state.enabled = bp.create_graph
     _running.append(call)
     try:
-        bp.close_segments()
-        bp.end()
-        hand_out(bp, bp.results(), call)
+        _in_pass_mode(bp, _end_and_hand_out, bp, call)
     finally:
         _running.pop()
-        _grad_state.enabled = user_grad_mode
     return True
+
+
+def _end_and_hand_out(bp: _SteppedPass, call: BackwardCall) -> None:
+    bp.close_segments()
+    bp.end()
+    hand_out(bp, bp.results(), call)
 
 
 def _as_tensor(g: Any, node: Node) -> Any:

@@ -208,3 +208,45 @@ def test_a_leaf_output_has_no_steps_but_gets_its_gradient():
 def test_errors_are_those_of_backward():
     with pytest.raises(RuntimeError, match="one element"):
         next(mg.backward_steps(mg.tensor([1.0, 2.0], requires_grad=True) * 2.0))
+
+
+def test_the_grad_mode_between_steps_and_after_them_is_the_callers():
+    # A loop body that switches grad mode keeps its choice through the next step and the last one,
+    # and a generator left unfinished, closed (here by the collector) under no_grad, leaves no_grad on
+    # -- the steps used to put back the mode the pass began in
+    x = mg.tensor([0.5, -1.0], requires_grad=True)
+    steps = mg.backward_steps((mg.exp(x) * x).sum())
+    next(steps)
+    with mg.no_grad():
+        next(steps)
+        assert not mg.is_grad_enabled()
+        del steps
+        import gc
+
+        gc.collect()
+        assert not mg.is_grad_enabled()
+    assert mg.is_grad_enabled()
+    for s in mg.backward_steps((mg.exp(x) * x).sum()):
+        mg.set_grad_enabled(s.index > 0)  # off after the first step, on again after the second
+    assert mg.is_grad_enabled() and x.grad is not None
+    x.grad = None
+    try:
+        for _step in mg.backward_steps((mg.exp(x) * x).sum(), create_graph=True):
+            mg.set_grad_enabled(False)  # the last step's end keeps it off; create_graph's steps still record
+        assert not mg.is_grad_enabled() and x.grad.grad_fn is not None
+    finally:
+        mg.set_grad_enabled(True)
+
+
+def test_steps_inside_a_transform_are_refused_as_backward_is():
+    # torch 2.13: backward() inside torch.func.grad is a RuntimeError "backward() called inside a functorch
+    # transform"; the steps of the same pass (and mg.viz.explore, which runs them) ran, writing the
+    # transform's leaves' .grad
+    def f(x):
+        y = (mg.sin(x) * x).sum()
+        with pytest.raises(RuntimeError, match="backward\\(\\) called inside a functorch transform"):
+            next(mg.backward_steps(y, retain_graph=True))
+        return y
+
+    g = mg.func.grad(f)(mg.tensor([1.0, 2.0]))
+    np.testing.assert_allclose(g.numpy(), np.cos([1.0, 2.0]) * [1.0, 2.0] + np.sin([1.0, 2.0]), rtol=1e-6)
