@@ -41,8 +41,19 @@ from .grad_mode import no_grad
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .memory import saved_arrays
-from .tape import DROPPED, FREED, AccumulateGradPreHook, Node, _explain, _version_error, walk
-from .tensor import Tensor, _seq, post_hook_count
+from .tape import (
+    DROPPED,
+    FREED,
+    UNDEFINED,
+    AccumulateGradPreHook,
+    Node,
+    NodePreHook,
+    _explain,
+    _version_error,
+    checked_hook_result,
+    walk,
+)
+from .tensor import Tensor, _seq, hook_rank, post_hook_count
 
 __all__ = ["BackwardPass", "backward", "grad", "queue_callback", "current_backward", "BackwardCall", "current_pass"]
 
@@ -345,6 +356,9 @@ class BackwardPass:
             g = t._device.xp.as_array(g)
         if t._hooks:
             g = _call_hooks(t._hooks, g, create_graph)
+            if g is None:  # an AccumulateGrad pre-hook took it away: .grad stays, its hooks run (PyTorch's)
+                _fire_post_hooks(t)
+                return
         elif not summed and t._grad is None and (create_graph or self._in_flight(g, sent, t._device.xp)):
             # An op's array may also be another input's gradient, still in flight
             # (Add hands one array to both inputs): ``.grad`` gets its own copy.
@@ -418,6 +432,8 @@ class BackwardPass:
                     g = _call_hooks(hooks, g, self.create_graph)
                 finally:
                     _threads_passes.stack.pop()
+                if g is None:  # an AccumulateGrad pre-hook took it away: .grad stays as it is
+                    continue
             found[k] = g
         return found
 
@@ -435,16 +451,27 @@ class BackwardPass:
             return None  # mg.grad: no requested input is behind it -- PyTorch runs neither it nor its hooks
         if not create_graph:
             g = node.xp.as_array(g)  # hooks get an array, not a NumPy scalar
-        if node.hooks:
-            g = _call_hooks(node.hooks, g, create_graph)
-            if not create_graph:  # a hook may have kept it, or returned an array of its own
-                self.exposed.add(id(node.xp.memory_owner(g)))
-        if target_nodes is not None:  # mg.grad: collect, and skip what no target needs
-            if node in target_nodes:
+        hooks = node.hooks or ()
+        if target_nodes is not None and node in target_nodes:  # mg.grad: collect, and skip what no target needs
+            # PyTorch captures a requested tensor's gradient after its own hooks, before its node's
+            # pre-hooks (grad_fn.register_prehook), which run only if the node itself runs
+            cut = next((i for i, h in enumerate(hooks) if hook_rank(h) >= NodePreHook.hook_rank), len(hooks))
+            g = self._through_hooks(node, hooks[:cut], g)
+            if g is not None:
                 k = target_nodes[node]
                 self.found[k] = self.found[k] + g if k in self.found else g
             if node not in self.contributing:
                 return None
+            hooks = hooks[cut:]
+        return self._through_hooks(node, hooks, g)
+
+    def _through_hooks(self, node: Node, hooks: Sequence[Any], g: Any) -> Any:
+        """``g`` through ``hooks`` (some of ``node``'s output's: :meth:`receive`); None once a pre-hook took it away."""
+        if not hooks or g is None:
+            return g
+        g = _call_hooks(hooks, g, self.create_graph)
+        if g is not None and not self.create_graph:  # a hook may have kept it, or returned an array of its own
+            self.exposed.add(id(node.xp.memory_owner(g)))
         return g
 
     def _namespace(self, xp: Any) -> Any:
@@ -477,7 +504,7 @@ class BackwardPass:
             for h in list(node.backward_hooks):
                 r = h(ins, outs)
                 if r is not None:
-                    ins = _checked_grad_inputs(h, node, tuple(r) if isinstance(r, (tuple, list)) else r)
+                    ins = _checked_grad_inputs(h, node, ins, r)
         finally:
             _grad_state.enabled = before
         return tuple(None if t is None else t if create_graph else t._data.copy() for t in ins)
@@ -672,21 +699,18 @@ def _without_accumulate_grad_pre_hooks(hooks: list) -> list:
     return [h for h in hooks if type(h) is not AccumulateGradPreHook]
 
 
-def _checked_grad_inputs(hook: Any, node: Node, ins: Any) -> tuple:
-    """What a ``grad_fn.register_hook`` hook returned, checked as PyTorch checks it: one gradient (or
-    None) per input, each of its input's shape and dtype."""
-    if not isinstance(ins, tuple) or len(ins) != len(node.inputs):
-        got = len(ins) if isinstance(ins, tuple) else type(ins).__name__
-        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values "
-                           f"(got {got}, but expected {len(node.inputs)})")
+def _checked_grad_inputs(hook: Any, node: Node, before: tuple, ins: Any) -> tuple:
+    """What a ``grad_fn.register_hook`` hook returned in place of ``before``, checked as PyTorch checks it:
+    a tuple of one gradient (or None) per input, each of its input's shape and dtype, none where there was none."""
+    ins = checked_hook_result(_hook_name(hook), ins, before)
     for i, (e, t) in enumerate(zip(node.inputs, ins)):
         if t is None:
             continue
-        shape = None if e is None else e.shape if type(e) is Node else tuple(e.shape)
-        if not isinstance(t, Tensor) or (shape is not None and tuple(t.shape) != tuple(shape)):
-            got = list(t.shape) if isinstance(t, Tensor) else type(t).__name__
-            raise RuntimeError(f"hook '{_hook_name(hook)}' returned an invalid gradient at index {i} - "
-                               f"got {got} but expected shape compatible with {list(shape or ())}")
+        shape = e.shape if type(e) is Node else tuple(e.shape)  # (a constant's is None: refused above)
+        if tuple(t.shape) != tuple(shape):
+            raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value: it returned an invalid "
+                               f"gradient at index {i} - got {list(t.shape)} but expected shape compatible with "
+                               f"{list(shape)}")
         if e is not None and t.dtype != e.dtype:  # as a tensor hook's (_hooked): a gradient keeps its input's dtype
             raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value at index {i} (was "
                                f"{e.dtype} got {t.dtype}); return a gradient of dtype {e.dtype}")
@@ -700,7 +724,11 @@ def _hooked(hooks: list, gt: Any, create_graph: bool) -> Any:
         gt = Tensor._wrap(gt, None)  # held by this frame alone: see the end
     for h in list(hooks):
         r = h(gt)
-        if r is not None:
+        if r is UNDEFINED:  # a node pre-hook's (None,): no gradient, and the hooks after it see None
+            gt = None
+        elif r is not None:
+            if gt is None:
+                raise RuntimeError(f"can't replace a None gradient with a non-None value (hook '{_hook_name(h)}')")
             if not isinstance(r, Tensor):  # PyTorch's TypeError, in its words
                 raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}' (a gradient hook must "
                                 f"return None or a Tensor; hook {_hook_name(h)})")
@@ -711,11 +739,11 @@ def _hooked(hooks: list, gt: Any, create_graph: bool) -> Any:
                 )
             if r.dtype != gt.dtype:  # as PyTorch: a gradient keeps its tensor's dtype
                 raise RuntimeError(
-                    f"hook {_hook_name(h)} changed the type of value (was {gt.dtype}, got {r.dtype}); "
+                    f"hook '{_hook_name(h)}' has changed the type of value (was {gt.dtype}, got {r.dtype}); "
                     f"return a gradient of dtype {gt.dtype} (e.g. g.astype('{gt.dtype}'))"
                 )
             gt = r
-    if create_graph:
+    if create_graph or gt is None:
         return gt
     arr, seen = gt._data, weakref.ref(gt)
     del gt, r

@@ -67,6 +67,9 @@ _NUMBER = (int, float)
 FREED = _Marker("FREED")
 #: ``node.saved`` of a checkpointed node: recomputed by replay when needed.
 DROPPED = _Marker("DROPPED")
+#: What a ``grad_fn.register_prehook`` hook that returned ``(None,)`` makes of the gradient: none at all,
+#: so the node's backward sends none (PyTorch's undefined gradient); the hooks after it see None.
+UNDEFINED = _Marker("UNDEFINED")
 
 #: PyTorch's saved-tensor hooks (``mg.autograd.graph.saved_tensors_hooks``): the active
 #: ``(pack_hook, unpack_hook)`` pairs, innermost last; only the innermost one applies, as in PyTorch.
@@ -359,16 +362,34 @@ class NodePreHook:
         self.op = op  # a custom Function's: the packed gradient as one per output, and back
         self.__qualname__ = getattr(fn, "__qualname__", repr(fn))  # named as the user's in errors
 
-    def __call__(self, g: Tensor) -> Tensor | None:
-        outs = (g,) if self.op is None else self.op.output_gradients(g)
+    def __call__(self, g: Tensor | None) -> Any:
+        outs = (g,) if self.op is None or g is None else self.op.output_gradients(g)
         r = self.fn(outs)
         if r is None:
             return None
-        if not isinstance(r, (tuple, list)) or len(r) != len(outs):
-            got = len(r) if isinstance(r, (tuple, list)) else type(r).__name__
-            raise RuntimeError(f"hook '{self.__qualname__}' has returned an incorrect number of values "
-                               f"(got {got}, but expected {len(outs)})")
-        return r[0] if self.op is None else self.op.packed_gradient(tuple(r), g)
+        r = checked_hook_result(self.__qualname__, r, outs)
+        if g is None or (self.op is None and r[0] is None):  # (None,): no gradient from here on, as PyTorch's
+            return UNDEFINED
+        return r[0] if self.op is None else self.op.packed_gradient(r, g)
+
+
+def checked_hook_result(name: str, result: Any, originals: tuple) -> tuple:
+    """What a node's hook returned in place of ``originals`` (a pre-hook's gradients of the outputs, a
+    hook's of the inputs), checked as PyTorch checks it: a tuple of as many, each None (no gradient) or a
+    Tensor, and no gradient where there was none.  Shapes and dtypes are the caller's to check."""
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(originals):
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values "
+                           f"(got {len(result)}, but expected {len(originals)})")
+    for was, now in zip(originals, result):
+        if now is None:
+            continue
+        if was is None:
+            raise RuntimeError(f"can't replace a None gradient with a non-None value (hook '{name}')")
+        if not isinstance(now, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(now).__name__}' (hook '{name}')")
+    return result
 
 
 class AccumulateGradPreHook(NodePreHook):
