@@ -121,6 +121,26 @@ def test_refusals():
         (x * x).sum().backward()
 
 
+def test_disabling_where_hooks_are_active_is_refused():
+    # torch 2.13: entering disable_saved_tensors_hooks(msg) inside saved_tensors_hooks raises RuntimeError(msg)
+    # at once; the engine entered it and packed the ops inside with the outer hooks
+    x = mg.tensor(X, requires_grad=True)
+    packed = []
+    with saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        with pytest.raises(RuntimeError, match="^no hooks in here$"):
+            with disable_saved_tensors_hooks("no hooks in here"):
+                x.exp()
+        assert packed == []
+        with pytest.raises(RuntimeError, match="in a decorated function"):
+            disable_saved_tensors_hooks("in a decorated function")(lambda: None)()
+    with disable_saved_tensors_hooks("no hooks in here"):  # outside them it is entered, and nests
+        with disable_saved_tensors_hooks("inner"):
+            with pytest.raises(RuntimeError, match="inner"):
+                saved_tensors_hooks(lambda t: t, lambda t: t).__enter__()
+        with pytest.raises(RuntimeError, match="no hooks in here"):
+            saved_tensors_hooks(lambda t: t, lambda t: t).__enter__()
+
+
 def test_the_saved_values_as_pytorchs_grad_fn_attributes():
     # the tutorial's first part; torch 2.13: _saved_self / _saved_other of a * b are a and b themselves,
     # exp's _saved_result equals y but is another object, exp has no _saved_self (AttributeError), and

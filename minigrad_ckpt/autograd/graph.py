@@ -65,12 +65,15 @@ class save_on_cpu(saved_tensors_hooks):  # noqa: N801 (PyTorch's name)
 
 class disable_saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
     """A context manager (or decorator) inside which entering ``saved_tensors_hooks`` is a RuntimeError
-    with ``error_message``."""
+    with ``error_message``; entering it where such hooks are active is that error too, as PyTorch's (the
+    ops inside would have their values packed by the hooks it means to keep out)."""
 
     def __init__(self, error_message: str) -> None:
         self.error_message = error_message
 
     def __enter__(self) -> None:
+        if tape.saved_hooks:
+            raise RuntimeError(self.error_message)
         _disabled.append(self.error_message)
 
     def __exit__(self, *args: Any) -> None:
