@@ -79,6 +79,42 @@ def test_load_pre_hook_renames_keys_of_an_old_checkpoint():
     assert got == [("1.", 5)]
 
 
+def test_a_load_pre_hook_sees_its_prefix_entries_and_metadata_as_pytorchs():
+    # torch 2.13 (its load(module, local_state_dict, prefix)): each module's pre-hook gets the entries under
+    # its prefix as its parent's hooks left them, and local_metadata {'version': 1}; a key a child's hook
+    # adds outside its prefix is read by nobody.  The engine handed every hook the whole dict and {}, so
+    # 'stray' came back as unexpected
+    m = build()
+    seen = []
+
+    def hook(mod, sd, prefix, meta, strict, missing, unexpected, errors):
+        seen.append((prefix, sorted(sd), dict(meta)))
+        if prefix == "1.0.":
+            sd[prefix + "weight"] = sd.pop(prefix + "old_weight")
+            sd["stray"] = mg.zeros(1)
+
+    for mod in m.modules():
+        mod.register_load_state_dict_pre_hook(hook)
+    sd = m.state_dict()
+    sd["1.0.old_weight"] = sd.pop("1.0.weight")
+    assert repr(m.load_state_dict(sd)) == "<All keys matched successfully>"
+    v1 = {"version": 1}
+    assert seen == [("", ["0.bias", "0.weight", "1.0.bias", "1.0.old_weight"], v1), ("0.", ["0.bias", "0.weight"], v1),
+                    ("1.", ["1.0.bias", "1.0.old_weight"], v1), ("1.0.", ["1.0.bias", "1.0.old_weight"], v1)]
+
+
+def test_a_load_pre_hook_keeps_the_format_version_of_the_state_dict():
+    # torch 2.13: a BatchNorm state dict of version 2 without num_batches_tracked is refused ('Missing key(s) in
+    # state_dict: "num_batches_tracked"'), pre-hook or not; with any pre-hook registered the engine's copy lost
+    # _metadata, read the dict as of an old version, and filled the counter with 0
+    bn = nn.BatchNorm1d(2)
+    bn.register_load_state_dict_pre_hook(lambda *args: None)
+    sd = nn.BatchNorm1d(2).state_dict()
+    del sd["num_batches_tracked"]
+    with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "num_batches_tracked"'):
+        bn.load_state_dict(sd)
+
+
 def test_load_post_hooks_run_children_first_and_may_forgive_keys():
     partial = {k: v for k, v in build().state_dict().items() if k != "1.0.bias"}
     partial["extra"] = mg.zeros(1)

@@ -958,7 +958,7 @@ class Module:
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         if any(type(m)._load_from_state_dict is not Module._load_from_state_dict for _, m in self._walk()):
             return self._load_module_by_module(state_dict, strict, assign)
-        state_dict, missing, unexpected, problems = self._run_load_pre_hooks(state_dict)
+        state_dict, missing, unexpected, problems = self._run_load_pre_hooks(state_dict, assign)
         state_dict = self._with_older_format_defaults(state_dict, problems)
         own = self._own_state()
         missing += [k for k in own if k not in state_dict and k not in missing]
@@ -1086,20 +1086,38 @@ class Module:
         when not strict, as PyTorch's); none here. A class whose state lost an entry overrides it."""
         return [], []
 
-    def _run_load_pre_hooks(self, state_dict: Any) -> tuple[Any, list[str], list[str], list[str]]:
-        """Every module's load pre-hooks, parents first, on a shallow copy of ``state_dict``; their
-        ``strict`` is True whatever the caller's, as PyTorch's (its steps collect every key; the
-        caller's ``strict`` judges them at the end)."""
+    def _run_load_pre_hooks(self, state_dict: Any, assign: bool) -> tuple[Any, list[str], list[str], list[str]]:
+        """Every module's load pre-hooks, parents first, as PyTorch's ``load`` calls them: each on a copy
+        of the entries under its prefix, as its parent's hooks left them, with its ``local_metadata``
+        (``state_dict._metadata``'s entry for its path); ``strict`` True whatever the caller's (its steps
+        collect every key; the caller's ``strict`` judges them at the end).  What each module reads --
+        the entries under its prefix, none of a child's -- is what it and its parents' hooks left; the
+        result keeps ``_metadata`` (a module's format version)."""
         missing: list[str] = []
         unexpected: list[str] = []
         errors: list[str] = []
-        hooked = [(p, m) for p, m in self._walk() if m.__dict__.get("_load_state_dict_pre_hooks")]
-        if not hooked:
+        if not any(m.__dict__.get("_load_state_dict_pre_hooks") for _, m in self._walk()):
             return state_dict, missing, unexpected, errors
-        state_dict = OrderedDict(state_dict)
-        for prefix, m in hooked:
-            _call_load_pre_hooks(m, state_dict, prefix, {}, True, missing, unexpected, errors)
-        return state_dict, missing, unexpected, errors
+        metadata = getattr(state_dict, "_metadata", None)
+        loaded: OrderedDict[str, Any] = OrderedDict()
+
+        def visit(module: Module, local: dict[str, Any], prefix: str) -> None:
+            if module.__dict__.get("_load_state_dict_pre_hooks"):
+                local_metadata = metadata.get(prefix[:-1], {}) if metadata is not None else {}
+                if assign:
+                    local_metadata = {**local_metadata, "assign_to_params_buffers": True}
+                _call_load_pre_hooks(module, local, prefix, local_metadata, True, missing, unexpected, errors)
+            children = [(f"{prefix}{name}.", child) for name, child in module._modules.items() if child is not None]
+            for k, v in local.items():  # (a key a hook added outside its prefix is read by nobody, as in PyTorch)
+                if k.startswith(prefix) and not any(k.startswith(p) for p, _ in children):
+                    loaded[k] = v
+            for child_prefix, child in children:
+                visit(child, OrderedDict((k, v) for k, v in local.items() if k.startswith(child_prefix)), child_prefix)
+
+        visit(self, OrderedDict(state_dict), "")
+        if metadata is not None:
+            loaded._metadata = metadata  # type: ignore[attr-defined]
+        return loaded, missing, unexpected, errors
 
     def _run_load_post_hooks(self, incompatible: _IncompatibleKeys) -> None:
         """Every module's load post-hooks, children before their parent, as PyTorch calls them."""
