@@ -78,6 +78,10 @@ class Ledger:
             return self.live_bytes["saved"] + self.live_bytes["grad"]
         return self.live_bytes[category]
 
+    def holds_for(self, owner: Any) -> bool:
+        """Whether ``owner`` (a tape node) holds arrays here: it saved them while this tracking counted."""
+        return weakref.ref(owner) in self._owners
+
     def peak(self, category: str = "saved") -> int:
         """The most bytes held at once since the last reset."""
         return self.peak_bytes[category]

@@ -163,6 +163,25 @@ def test_an_untracked_tape_is_counted_as_the_forward_pass_would_have_and_the_led
     assert tracked["ledger"]["held_saved"] == held
 
 
+def test_a_tape_recorded_before_the_ledger_tracked_is_counted_not_called_tracked():
+    # The ledger turned on after the forward pass: the page said "measured while the forward pass was tracked"
+    # with nothing saved held (held_saved 0) and released bytes of arrays it never counted; now the tape is
+    # counted into the running tracking first, as an untracked tape is, and labelled so
+    loss, _ = mlp(checkpointed=False)
+    untracked = record_backward(loss)
+    loss, _ = mlp(checkpointed=False)
+    with mg.memory.track() as ledger:
+        late = record_backward(loss)
+        assert ledger.live("saved") == 0  # what it counted was released by the pass, as the tape's arrays were
+    assert late["ledger"] == untracked["ledger"] and late["ledger"]["source"] == "counted"
+    assert [(s["released_bytes"], s["held_saved"]) for s in late["steps"]] == \
+        [(s["released_bytes"], s["held_saved"]) for s in untracked["steps"]]
+    with mg.memory.track():  # a checkpointed tape's kept values were not counted either: no timeline
+        loss, _ = mlp(checkpointed=True)
+    with mg.memory.track():
+        assert record_backward(loss)["ledger"]["source"] == "off"
+
+
 def test_a_checkpointed_tape_without_the_ledger_says_how_to_get_it(tmp_path, monkeypatch):
     text, reported, _, _ = _explored(tmp_path, monkeypatch, track=False)
     data = _page_data(_parse(text))

@@ -19,13 +19,14 @@ It is a backward pass: afterwards the leaves' ``.grad`` hold what
 ``retain_graph=True``.
 
 The memory ledger: if it was tracking when the forward pass ran
-(``with mg.memory.track():``), the timeline is the ledger's own.  If it is
-off and the tape has no checkpointed segment, the pass runs with the ledger
+(``with mg.memory.track():``), the timeline is the ledger's own.  If it was
+not and the tape has no checkpointed segment, the pass runs with the ledger
 on, after counting what the tape holds exactly as the forward pass would
-have (each node's saved arrays, :func:`~minigrad_ckpt.memory.saved_arrays`),
-and the ledger is put back as it was afterwards.  A checkpointed tape with the
-ledger off has no timeline (its kept values were never counted): the page says
-so.
+have (each node's saved arrays, :func:`~minigrad_ckpt.memory.saved_arrays`):
+into the tracking on now, if one began after the forward pass, or into one
+turned on here and put back as it was afterwards.  A checkpointed tape whose
+forward pass was not tracked has no timeline (its kept values were never
+counted): the page says so.
 """
 
 from __future__ import annotations
@@ -187,13 +188,20 @@ def _step_record(tape: _Tape, step: BackwardStep, held: tuple[int, int] | None) 
 
 @contextlib.contextmanager
 def _ledger_for(nodes: list[Node]) -> Iterator[str]:
-    """The ledger during the pass: ``"tracked"`` (on already), ``"counted"`` (turned on here,
-    the tape's holdings counted first; put back as it was afterwards) or ``"off"``."""
-    if _ledger.enabled:
+    """The ledger during the pass: ``"tracked"`` (on already, since the forward pass), ``"counted"``
+    (the tape's holdings counted first, as the forward pass would have: in the tracking on now, or in
+    one turned on here and put back as it was afterwards) or ``"off"``."""
+    untracked = [n for n in nodes if type(n.saved) is tuple and not _ledger.holds_for(n) and saved_arrays(n)]
+    if _ledger.enabled and not untracked:
         yield "tracked"
         return
     if any(n.saved is DROPPED for n in nodes):  # a segment's kept values: counted only by its forward pass
         yield "off"
+        return
+    if _ledger.enabled:  # turned on after the forward pass: it counts the tape now, as it would have then
+        for n in untracked:
+            _ledger.hold(saved_arrays(n), "saved", n)
+        yield "counted"
         return
     before = dict(vars(_ledger))  # reset() makes new containers, so these stay as they were
     try:
