@@ -1002,7 +1002,7 @@ class Tensor:
         accumulated into ``.grad``.
         """
         if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that does not require grad")
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")  # PyTorch's words
         if self._node is not None:
             if self._node.hooks is None:
                 self._node.hooks = []
@@ -1046,9 +1046,9 @@ class Tensor:
         each bucket's all-reduce while backward continues.
         """
         if self._node is not None:
-            raise RuntimeError("post-accumulate-grad hooks can only be registered on leaf tensors")
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")  # PyTorch's words
         if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that does not require grad")
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")  # PyTorch's words
         if self._post_hooks is None:
             self._post_hooks = _PostHooks()
             weakref.finalize(self, self._post_hooks.clear)  # a dead tensor's hooks stop counting

@@ -106,7 +106,7 @@ def test_hook_must_return_same_shape():
 
 
 def test_hook_on_tensor_without_grad_raises():
-    with pytest.raises(RuntimeError, match="does not require grad"):
+    with pytest.raises(RuntimeError, match="doesn't require gradient"):
         mg.tensor([1.0]).register_hook(lambda g: g)
 
 
