@@ -225,9 +225,15 @@ class detect_anomaly(_AnomalyContext):
 
     def __init__(self, check_nan: bool = True, check_inf: bool = True) -> None:
         self._setting, self._prevs = (True, check_nan, check_inf), []
+        warnings.warn(_ENABLED_WARNING, stacklevel=2)  # PyTorch's, in its words (set_detect_anomaly warns not)
 
     def __repr__(self) -> str:
         return f"detect_anomaly(check_nan={self._setting[1]}, check_inf={self._setting[2]})"
+
+
+#: What PyTorch's ``detect_anomaly()`` warns when it is made (torch 2.13's words)
+_ENABLED_WARNING = ("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+                    "enabled for debugging.")
 
 
 class set_detect_anomaly(_AnomalyContext):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dis
 import sys
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -700,3 +701,18 @@ def test_a_nan_gradient_is_named_in_pytorchs_words_first():
         # an infinity is the engine's own check (PyTorch's looks for NaN only): its words alone
         with pytest.raises(mg.AnomalyError, match=r"^the backward of Sqrt returned inf"):
             mg.sqrt(t64([0.0])).sum().backward()
+
+
+def test_detect_anomaly_warns_as_pytorchs_and_set_detect_anomaly_does_not():
+    # torch 2.13: detect_anomaly() warns UserWarning "Anomaly Detection has been enabled. This mode will increase
+    # the runtime and should only be enabled for debugging." where it is made (a with block, a decorator);
+    # set_detect_anomaly warns nothing.  The engine warned nothing
+    with pytest.warns(UserWarning, match=r"^Anomaly Detection has been enabled\. This mode will increase the runtime "
+                      r"and should only be enabled for debugging\.$") as caught:
+        with mg.detect_anomaly():
+            pass
+    assert caught[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with mg.set_detect_anomaly(True):
+            pass
