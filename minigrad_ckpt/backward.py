@@ -1035,6 +1035,10 @@ def _backward_into(tensors: Any, grad_tensors: Any, retain_graph: bool | None, c
     listed = [inputs] if isinstance(inputs, Tensor) else list(inputs)
     if not listed:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    for i, t in enumerate(listed):  # PyTorch's words, from the retain_grad its backward(inputs=) calls first
+        if isinstance(t, Tensor) and not t.requires_grad:
+            raise RuntimeError(f"can't retain_grad on Tensor that has requires_grad=False (input {i} of `inputs` "
+                               f"does not require grad)")
     if grad_tensors is not None and (isinstance(grad_tensors, Tensor) or hasattr(grad_tensors, "shape")):
         grad_tensors = [grad_tensors]
     outputs = [tensors] if isinstance(tensors, Tensor) else list(tensors)

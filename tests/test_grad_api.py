@@ -217,3 +217,14 @@ def test_backward_with_inputs_accumulates_into_those_only():
         (x * 2).sum().backward(inputs=[])
     mg.autograd.backward([(x * w).sum()], inputs=[x])
     assert x.grad.tolist() == [3.0, 4.0]
+
+
+def test_backward_with_an_input_that_does_not_require_grad_is_refused_in_pytorchs_words():
+    # torch 2.13: backward(inputs=[t]) with t not requiring grad (a constant, a detached value), wherever it is
+    # in the list: RuntimeError "can't retain_grad on Tensor that has requires_grad=False" (the engine's was
+    # autograd.grad's "One of the differentiated Tensors does not require grad"), and no .grad is written
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    for inputs in ([mg.tensor([1.0, 2.0])], [x, (x * 2).detach()]):
+        with pytest.raises(RuntimeError, match="^can't retain_grad on Tensor that has requires_grad=False"):
+            (x * 2).sum().backward(inputs=inputs)
+    assert x.grad is None
