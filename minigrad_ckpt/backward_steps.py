@@ -78,6 +78,10 @@ class _SteppedPass(BackwardPass):
         self.shares: list[tuple[Any, Any]] = []
         self.arrived: Any = None
 
+    def receive(self, node: Node, g: Any) -> Any:
+        self.arrived = g = super().receive(node, g)  # None where a pre-hook took it away: the op gets nothing
+        return g
+
     def call_backward(self, node: Node, g: Any) -> tuple:
         self.arrived = g  # after the node's tensor hooks: what the op is differentiated with
         self.sent = grads = super().call_backward(node, g)

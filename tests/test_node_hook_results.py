@@ -120,3 +120,11 @@ def test_a_requested_intermediate_is_taken_before_its_nodes_pre_hooks(device, dt
     y.grad_fn.register_prehook(lambda go: (go[0] * 10,))
     z.sum().backward(inputs=[y])
     assert y.grad.tolist() == [2.0, 2.0] and x.grad is None
+
+
+def test_a_step_through_a_node_whose_pre_hook_took_the_gradient_reports_none_arriving():
+    x, y = _square()
+    y.grad_fn.register_prehook(lambda go: (None,))
+    steps = {s.op: s for s in mg.backward_steps(mg.exp(y).sum())}
+    assert steps["Mul"].grad_output is None and steps["Mul"].grad_inputs == (None, None)
+    assert steps["Exp"].grad_output.tolist() == [1.0, 1.0] and x.grad is None
