@@ -42,8 +42,11 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     new leaves that require grad.
     ``is_grads_batched=True``: the first dim of each ``grad_outputs`` is a batch of cotangents, and
     each gradient has that batch dim in front (``grad(y, x, eye(n), is_grads_batched=True)`` is the
-    Jacobian of ``y``, row by row)."""
+    Jacobian of ``y``, row by row).  An input or output may be a ``graph.GradientEdge`` (``get_gradient_edge``)."""
     del only_inputs  # PyTorch: "deprecated and is ignored now (defaults to True)"
+    if materialize_grads and graph.holds_an_edge(inputs):
+        raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
+    outputs, inputs = graph.edges_as_tensors(outputs), graph.edges_as_tensors(inputs)  # (get_gradient_edge's)
     if materialize_grads and allow_unused is False:
         raise ValueError("grad: materialize_grads=True needs allow_unused to be None or True")
     allow = bool(allow_unused) or materialize_grads

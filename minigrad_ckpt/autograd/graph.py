@@ -11,21 +11,23 @@ ledger counts are not packed (a segment replays its ops instead; PyTorch's check
 there too).  ``increment_version(tensor)`` restamps tensors written where the engine could not see.
 ``register_multi_grad_hook(tensors, fn, mode=)`` calls ``fn`` once per backward pass: with the gradients
 of all the tensors the pass reaches (``"all"``), or with the first of them (``"any"``).  ``Node`` is what
-``grad_fn`` and ``next_functions`` hold, for ``isinstance``.
+``grad_fn`` and ``next_functions`` hold, for ``isinstance``.  ``get_gradient_edge(t)`` is where ``t``'s
+gradient flows (a ``GradientEdge``), which ``mg.autograd.grad`` takes among its inputs and outputs: the gradient
+of ``t``'s value then, after an in-place write has moved ``t`` on too.
 """
 
 from __future__ import annotations
 
 from abc import ABCMeta, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import tape
 from ..backward import current_pass
 from ..tensor import Tensor, _HookHandles
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "increment_version",
-           "register_multi_grad_hook", "Node"]
+           "register_multi_grad_hook", "Node", "GradientEdge", "get_gradient_edge"]
 
 #: error messages of the active disable_saved_tensors_hooks blocks (innermost last)
 _disabled: list[str] = []
@@ -166,3 +168,55 @@ class Node(metaclass=ABCMeta):
 
 Node.register(tape.Node)
 Node.register(tape.AccumulateGrad)
+
+
+class GradientEdge(NamedTuple):
+    """PyTorch's ``torch.autograd.graph.GradientEdge``: where a gradient flows -- ``node`` (a ``grad_fn``, or a
+    leaf's ``AccumulateGrad``) and which of its outputs (``output_nr``)."""
+
+    node: Any
+    output_nr: int
+
+
+def get_gradient_edge(tensor: Tensor) -> GradientEdge:
+    """PyTorch's ``torch.autograd.graph.get_gradient_edge``: the edge ``tensor``'s gradient flows along now --
+    its ``grad_fn`` (a leaf's ``AccumulateGrad``) and its output number there -- which ``mg.autograd.grad``
+    takes in place of the tensor: still the gradient of this value after an in-place write moved it on."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
+    if tensor._node is None:
+        return GradientEdge(tape.AccumulateGrad(tensor), 0)
+    found = tape.output_of(tensor._node)
+    return GradientEdge(tensor.grad_fn, 0 if found is None else found[1])
+
+
+def edge_as_tensor(edge: Any) -> Any:
+    """A ``GradientEdge`` as ``mg.grad`` takes it: the leaf of an ``AccumulateGrad``, or a stand-in tensor on the
+    node (of its output's shape and dtype, holding no memory of its own); anything else as it is."""
+    if not isinstance(edge, GradientEdge):
+        return edge
+    node, k = edge
+    if isinstance(node, tape.AccumulateGrad):
+        return node.variable
+    if not isinstance(node, tape.Node):
+        raise TypeError(f"a GradientEdge's node is a grad_fn or an AccumulateGrad, not a {type(node).__name__}")
+    if k != 0 or len(getattr(node.op, "parts", ())) > 1:  # a custom Function's outputs are pieces of its node's
+        raise NotImplementedError(f"a GradientEdge to output {k} of {node.name()}, a node of several outputs, is "
+                                  f"not offered: differentiate with respect to that output's tensor")
+    xp = node.xp
+    return Tensor._wrap(xp.broadcast_to(xp.zeros((), dtype=node.dtype), node.shape), node)
+
+
+def holds_an_edge(tensors: Any) -> bool:
+    """Whether ``mg.autograd.grad``'s inputs (or outputs) are, or hold, a ``GradientEdge``."""
+    return isinstance(tensors, GradientEdge) or (
+        isinstance(tensors, (list, tuple)) and any(isinstance(t, GradientEdge) for t in tensors))
+
+
+def edges_as_tensors(tensors: Any) -> Any:
+    """``mg.autograd.grad``'s inputs or outputs with each ``GradientEdge`` as :func:`edge_as_tensor` makes it."""
+    if isinstance(tensors, GradientEdge):
+        return edge_as_tensor(tensors)
+    if holds_an_edge(tensors):
+        return [edge_as_tensor(t) for t in tensors]
+    return tensors
