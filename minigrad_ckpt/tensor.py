@@ -644,6 +644,14 @@ class Tensor:
         return cls._wrap(array, None, None if device is None else get_device(device))
 
     @classmethod
+    def standing_for(cls, node: Any) -> Tensor:
+        """A tensor standing for ``node``'s output without its values: zeros broadcast to its shape
+        and dtype, no memory of its own, ``node`` as its history -- what ``mg.autograd.grad``
+        differentiates with respect to for a ``GradientEdge`` (``autograd/graph.py``)."""
+        xp = node.xp
+        return cls._wrap(xp.broadcast_to(xp.zeros((), dtype=node.dtype), node.shape), node)
+
+    @classmethod
     def sharing(cls, array: Any, device: Device | str | None = None) -> Tensor:
         """:meth:`constant` around an array its caller keeps too (``from_numpy``, ``as_tensor``,
         ``from_dlpack``): every in-place write, a recorded one included, goes into that memory,

@@ -203,8 +203,7 @@ def edge_as_tensor(edge: Any) -> Any:
     if k != 0 or len(getattr(node.op, "parts", ())) > 1:  # a custom Function's outputs are pieces of its node's
         raise NotImplementedError(f"a GradientEdge to output {k} of {node.name()}, a node of several outputs, is "
                                   f"not offered: differentiate with respect to that output's tensor")
-    xp = node.xp
-    return Tensor._wrap(xp.broadcast_to(xp.zeros((), dtype=node.dtype), node.shape), node)
+    return Tensor.standing_for(node)
 
 
 def holds_an_edge(tensors: Any) -> bool:
