@@ -125,29 +125,19 @@ def uniform_bits_in_blocks(xp: Any, key: int, n: int) -> Iterator[Any]:
 class Generator:
     """A counter-based generator: ``key_i = mix(mix(seed) + i)``."""
 
-    __slots__ = ("seed", "counter", "_lock", "_reads")
+    __slots__ = ("seed", "counter", "_lock")
 
     def __init__(self, seed: int = 0, device: Any = None) -> None:
         # ``device`` is PyTorch's ``torch.Generator(device=...)``: keys are pure numbers, the same for every device
         self.seed = int(seed) & _MASK64
         self.counter = 0
         self._lock = threading.Lock()
-        self._reads: tuple[int, int] | None = None  # (counter, reads at it) since the state was last set
 
     def manual_seed(self, seed: int) -> Generator:
         """Restart from ``seed`` (PyTorch's ``g.manual_seed(seed)``, which returns the generator)."""
         with self._lock:
-            self.seed, self.counter, self._reads = int(seed) & _MASK64, 0, None
+            self.seed, self.counter = int(seed) & _MASK64, 0
         return self
-
-    def _note_read(self) -> int:
-        """Count a read of the generator's state that draws nothing (a DataLoader's base seed): how many
-        reads this state had before, since it was last set or drawn from -- 0 for the first, so that
-        readers that would otherwise see one state (two loaders started together) can tell apart."""
-        with self._lock:
-            earlier = self._reads[1] + 1 if self._reads is not None and self._reads[0] == self.counter else 0
-            self._reads = (self.counter, earlier)
-        return earlier
 
     def initial_seed(self) -> int:
         """The seed this generator started from (PyTorch's ``g.initial_seed()``)."""
@@ -182,7 +172,7 @@ class Generator:
             raise ValueError(f"not an RNG state: {state!r:.200}") from exc
         if not (0 <= seed <= _MASK64 and counter >= 0):
             raise ValueError(f"RNG state out of range: {state!r}")
-        self.seed, self.counter, self._reads = seed, counter, None
+        self.seed, self.counter = seed, counter
 
     def __getstate__(self) -> dict[str, int]:
         return self.get_state()  # the lock is per process: a copy gets its own
@@ -210,7 +200,9 @@ def manual_seed(seed: int) -> Generator:
     """Seed the engine's generator (``rand``, ``randn``, dropout, init)."""
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TypeError(f"seed must be an int, got {type(seed).__name__}")
-    return default_generator.manual_seed(seed)  # (which also starts the count of its state's reads again)
+    default_generator.seed = seed & _MASK64
+    default_generator.counter = 0
+    return default_generator
 
 
 def seed() -> int:

@@ -364,7 +364,8 @@ class DataLoader:
     generator's) state and of the epoch's number -- read, not drawn, so the
     random stream is the same with or without workers (and a loop that skips
     the batches it did before a restore resumes exactly); two loaders whose
-    epochs start at one state read different seeds.  The workers seed the
+    epochs start at one state read one seed (PyTorch's draw theirs: give each
+    loader its own ``generator`` where that matters).  The workers seed the
     random draws a dataset makes from it.
 
     The position in the current epoch is state: :meth:`state_dict` holds the
@@ -515,18 +516,16 @@ class DataLoader:
         return _DrawnEpoch(source, self._auto_collation, self._new_base_seed(), self._sampler_epoch())
 
     def _new_base_seed(self) -> int:
-        """The workers' base seed for a new epoch: a function of the generator's state, of how many
-        epochs this loader started and of how many epochs (of any loader) started at that state before
-        -- read without advancing the generator, so a loader leaves the random stream (dropout, ...)
-        where the model code expects it, with or without workers.  Without the last, two loaders
-        started with no draw between (``zip(a, b)`` of unshuffled loaders) shared one seed, and their
-        workers made the same random augmentations."""
+        """The workers' base seed for a new epoch: a function of the generator's state and of how many
+        epochs this loader started -- read without advancing the generator, so a loader leaves the
+        random stream (dropout, ...) where the model code expects it, with or without workers, and a
+        state restored from a snapshot gives each epoch the seed it had.  (So two loaders started with
+        no draw between -- ``zip(a, b)`` of unshuffled loaders -- read one seed: give each its own
+        ``generator`` where their workers' augmentations must differ.  Counting such reads apart
+        made the count hidden state that a snapshot does not hold, and resume inexact.)"""
         gen = self.generator or _random.default_generator
         m = _random._mix64
-        earlier = gen._note_read()
         base_seed = m(m(m(gen.seed) ^ gen.counter) ^ self._epochs_started)
-        if earlier:  # (the first read keeps the seed it always had)
-            base_seed = m(base_seed ^ earlier)
         self._epochs_started += 1
         return base_seed >> 1  # a non-negative int64, as PyTorch's: the workers' seeds fit an int64
 
