@@ -88,3 +88,44 @@ def test_a_loader_copied_mid_epoch_copies_its_listed_epoch():
         assert copied.state_dict() == loader.state_dict()
         assert sorted(sum((b.tolist() for b in copied), [])) == list(range(7))
     assert len([b for b in it]) == 3
+
+
+class DrawsEachItem(Sampler):
+    """A hard-example miner's habit: each item drawn from the engine's generator as it is asked for."""
+
+    def __init__(self, n: int = 20) -> None:
+        self.n, self.asked = n, 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self):
+        for _ in range(self.n):
+            self.asked += 1
+            yield int(mg.randint(0, 10, ()).item())
+
+
+def test_a_break_mid_epoch_asks_the_sampler_for_nothing_more():
+    # torch 2.13 (num_workers=0, batch_size=2, break after the second batch): the sampler was asked for 4
+    # items. The engine asked for 6: the dropped iterator asked for the next batch to learn whether the
+    # epoch was over, which moved the engine's generator on by a batch the loop never saw.
+    mg.manual_seed(0)
+    sampler = DrawsEachItem()
+    loader = DataLoader(list(range(10)), sampler=sampler, batch_size=2)
+    for i, _ in enumerate(loader):
+        if i == 1:
+            break
+    after_break = mg.rand(()).item()
+    mg.manual_seed(0)
+    for _ in range(4):
+        mg.randint(0, 10, ())
+    assert sampler.asked == 4 and after_break == mg.rand(()).item()
+    assert loader.state_dict()["epoch"]["position"] == 2  # (still resumable: the rest is listed when saved)
+
+
+def test_a_loader_dropped_with_every_batch_handed_out_ends_its_epoch():
+    # zip of two loaders of one length: the second never hears its StopIteration, its epoch is over all the same
+    a = DataLoader(list(range(10)), sampler=DrawsEachItem(4), batch_size=2)
+    b = DataLoader(list(range(10)), sampler=DrawsEachItem(4), batch_size=2)
+    assert len(list(zip(a, b))) == 2
+    assert a.state_dict()["epoch"] is None and b.state_dict()["epoch"] is None

@@ -294,9 +294,10 @@ class _DrawnEpoch:
     very items).  Listing the epoch at ``iter()`` instead gave such a sampler the state of the epoch's
     start for every batch."""
 
-    def __init__(self, items: Iterable[Any], auto_collation: bool, base_seed: int,
+    def __init__(self, items: Iterable[Any], length: int, auto_collation: bool, base_seed: int,
                  sampler_epoch: int | None) -> None:
         self.items, self.drawn, self.spent = iter(items), [], False
+        self.length = length  # what the sampler's len() says it yields
         self.listed: _Epoch | None = None  # the whole epoch, once a state asked for it (kept for the next)
         self.auto_collation = auto_collation
         self.position, self.base_seed, self.sampler_epoch = 0, base_seed, sampler_epoch
@@ -313,6 +314,13 @@ class _DrawnEpoch:
 
     def batch(self, i: int) -> Any:
         return self.drawn[i]
+
+    def is_spent(self) -> bool:
+        """Whether every item was handed out, asked when the loop dropped its iterator: short of the
+        sampler's length the answer is no without drawing -- a ``break`` mid-epoch must not ask the
+        sampler for an item the loop never sees (PyTorch's loader asks for none; a sampler drawing
+        from the engine's generator would move it on)."""
+        return self.position >= self.length and not self.has(self.position)
 
     def state(self) -> dict[str, Any]:
         if self.listed is None:
@@ -513,7 +521,7 @@ class DataLoader:
             # it may never end, or it is too long to list (minGPT draws 10**10 samples): its items are
             # forgotten once used, and its position cannot be saved
             return _StreamEpoch(source, self._new_base_seed(), self._sampler_epoch())
-        return _DrawnEpoch(source, self._auto_collation, self._new_base_seed(), self._sampler_epoch())
+        return _DrawnEpoch(source, len(source), self._auto_collation, self._new_base_seed(), self._sampler_epoch())
 
     def _new_base_seed(self) -> int:
         """The workers' base seed for a new epoch: a function of the generator's state and of how many
@@ -573,7 +581,8 @@ class DataLoader:
         batch handed out the epoch is over -- nothing can ask it for its end any more, and a resumed
         loader must start the next epoch, as the uninterrupted one does, not an empty rest of this one.
         Dropped with batches still to come (a ``break`` to save and stop), it stays resumable."""
-        if isinstance(epoch, (_Epoch, _DrawnEpoch)) and not epoch.has(epoch.position):
+        if isinstance(epoch, _DrawnEpoch) and epoch.is_spent() or (
+                isinstance(epoch, _Epoch) and not epoch.has(epoch.position)):
             self._end_epoch(epoch)
 
     def _worker_pool(self, base_seed: int) -> WorkerPool:
