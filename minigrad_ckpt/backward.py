@@ -453,9 +453,14 @@ class BackwardPass:
             g = node.xp.as_array(g)  # hooks get an array, not a NumPy scalar
         hooks = node.hooks or ()
         if target_nodes is not None and node in target_nodes:  # mg.grad: collect, and skip what no target needs
-            # PyTorch captures a requested tensor's gradient after its own hooks, before its node's
-            # pre-hooks (grad_fn.register_prehook), which run only if the node itself runs
-            cut = next((i for i, h in enumerate(hooks) if hook_rank(h) >= NodePreHook.hook_rank), len(hooks))
+            # PyTorch captures a requested tensor's gradient before its node's pre-hooks (grad_fn.register_prehook),
+            # which run only if the node itself runs -- and, in autograd.grad, before the tensor's own hooks too
+            # where the node runs (its engine calls them with the node's), after them where it does not;
+            # backward(inputs=) sums into .grad after them, as retain_grad does
+            if node in self.contributing and not self.into_grad:
+                cut = 0
+            else:
+                cut = next((i for i, h in enumerate(hooks) if hook_rank(h) >= NodePreHook.hook_rank), len(hooks))
             g = self._through_hooks(node, hooks[:cut], g)
             if g is not None:
                 k = target_nodes[node]

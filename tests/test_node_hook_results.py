@@ -122,6 +122,22 @@ def test_a_requested_intermediate_is_taken_before_its_nodes_pre_hooks(device, dt
     assert y.grad.tolist() == [2.0, 2.0] and x.grad is None
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("device, dtype", DEVICES)
+def test_a_requested_intermediate_whose_node_runs_is_taken_before_its_tensor_hooks(device, dtype, create_graph):
+    # torch 2.13: with x requested too, y's node runs, and autograd.grad(z.sum(), [y, x]) captures y's gradient
+    # before y's tensor hook (g + 1), which then runs with the node: ([2, 2], [60, 120]); the engine gave [3, 3].
+    # backward(inputs=[y, x]) sums into y.grad after the hook, as retain_grad does: [3, 3] in both
+    x, y = _square(device, dtype)
+    z = y * 2
+    y.grad_fn.register_prehook(lambda go: (go[0] * 10,))
+    y.register_hook(lambda g: g + 1)
+    gy, gx = mg.grad(z.sum(), [y, x], retain_graph=True, create_graph=create_graph)
+    assert gy.tolist() == [2.0, 2.0] and gx.tolist() == [60.0, 120.0]
+    z.sum().backward(inputs=[y, x])
+    assert y.grad.tolist() == [3.0, 3.0] and x.grad.tolist() == [60.0, 120.0]
+
+
 def test_a_step_through_a_node_whose_pre_hook_took_the_gradient_reports_none_arriving():
     x, y = _square()
     y.grad_fn.register_prehook(lambda go: (None,))
