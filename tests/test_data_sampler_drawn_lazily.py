@@ -90,14 +90,12 @@ def test_a_loader_copied_mid_epoch_copies_its_listed_epoch():
     assert len([b for b in it]) == 3
 
 
-class DrawsEachItem(Sampler):
+class DrawsEachItem(FollowsTheLoop):
     """A hard-example miner's habit: each item drawn from the engine's generator as it is asked for."""
 
     def __init__(self, n: int = 20) -> None:
-        self.n, self.asked = n, 0
-
-    def __len__(self) -> int:
-        return self.n
+        super().__init__(n)
+        self.asked = 0
 
     def __iter__(self):
         for _ in range(self.n):
