@@ -586,6 +586,28 @@ def scenario_buffers() -> None:
     result(record(mg, DDP, Join, dist.get_rank()))
 
 
+def scenario_comm_hooks() -> None:
+    """DDP communication hooks: ``tests/data/make_torch_ddp_comm_hooks.py``'s ``record`` (which wrote
+    PyTorch's answers) on the engine; and the refusals of ``register_comm_hook``."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
+    from make_torch_ddp_comm_hooks import record
+
+    from minigrad_ckpt.distributed.algorithms.ddp_comm_hooks import default_hooks
+    from minigrad_ckpt.distributed.algorithms.join import Join
+
+    out = record(mg, DDP, Join, default_hooks, dist, dist.get_rank())
+    ddp = DDP(nn.Linear(2, 1))
+    ddp.register_comm_hook(None, default_hooks.allreduce_hook)
+
+    def annotated(state, bucket: int):
+        return None
+
+    out["refused"] = [_refusal(lambda: ddp.register_comm_hook(None, default_hooks.allreduce_hook)),
+                      _refusal(lambda: DDP(nn.Linear(2, 1)).register_comm_hook(None, 3)),
+                      _refusal(lambda: DDP(nn.Linear(2, 1)).register_comm_hook(None, annotated))]
+    result(out)
+
+
 def scenario_elastic(out_dir: str, mode: str, epochs: str, stop_at: str) -> None:
     """A shuffled DistributedSampler through a DataLoader with 2 worker processes, DDP with dropout
     and Adam, the loader registered with the executor, an asynchronous snapshot every 3 steps.
@@ -1061,6 +1083,38 @@ def scenario_torch_api() -> None:
                       _refusal(lambda: dist.all_gather([mg.zeros(3)] * world, mg.zeros(2))),
                       _refusal(lambda: dist.init_process_group("gloo"))]
     dist.barrier(async_op=True).wait()
+    result(out)
+
+
+def scenario_dtypes_and_futures() -> None:
+    """Reductions of bool and complex tensors, a module with nothing to train, and the Futures of
+    async collectives (tests/test_distributed_torch_api.py compares them with torch 2.13's answers)."""
+    rank, world, out = dist.get_rank(), dist.get_world_size(), {}
+    for op in ("SUM", "PRODUCT", "MAX", "MIN"):
+        t = mg.tensor([True, False, True, False]) if rank == 0 else mg.tensor([True, True, False, False])
+        dist.all_reduce(t[::2] if op == "MIN" else t, op=getattr(dist.ReduceOp, op))  # MIN: a strided view
+        r = mg.tensor([True, False]) if rank == 0 else mg.tensor([False, False])
+        dist.reduce(r, dst=0, op=getattr(dist.ReduceOp, op))
+        out[f"bool {op}"] = [t.tolist(), r.tolist()]
+        reduce_op = getattr(dist.ReduceOp, op)
+        out[f"complex {op}"] = _refusal(lambda: dist.all_reduce(mg.tensor([1 + 2j]), op=reduce_op))  # noqa: B023
+    c = mg.tensor([1 + 2j, 3j]) * (rank + 1)
+    dist.all_reduce(c, op=dist.ReduceOp.AVG)
+    out["complex AVG"] = [str(v) for v in c.tolist()]
+    frozen = nn.Linear(2, 1)
+    frozen.requires_grad_(False)
+    out["frozen"] = _refusal(lambda: DDP(frozen))
+    t = mg.tensor([1.0 + rank])
+    work = dist.all_reduce(t, async_op=True)
+    future = work.get_future()
+    chained = future.then(lambda f: f.value()[0] * 2)
+    out["future"] = [future.done(), [x.tolist() for x in future.wait()], work.result()[0] is t,
+                     chained.wait().tolist()]
+    failing = future.then(lambda f: 1 / 0)
+    out["then_raises"] = _refusal(failing.wait)
+    gathered = [mg.zeros(1) for _ in range(world)]
+    out["all_gather"] = [x.tolist() for x in dist.all_gather(gathered, t, async_op=True).get_future().value()]
+    out["barrier"] = dist.barrier(async_op=True).get_future().wait()
     result(out)
 
 

@@ -166,3 +166,63 @@ def test_a_rank_or_world_size_that_is_not_the_launchers_is_refused():
             "'{\"error\": \"%s\"}' % str(e)[:40])\n")
     got = results(run([sys.executable, "-c", code]), n=1)[0]
     assert got["error"] == "init_process_group(world_size=2), but th"
+
+
+# torch 2.13, gloo, two processes: bool reductions are any (SUM, MAX) and all (PRODUCT, MIN); rank 0 holds
+# [T, F, T, F] and [T, F], rank 1 [T, T, F, F] and [F, F]; reduce() writes on dst=0 only.  (MIN reduces the
+# view t[::2]: there torch's gloo leaves rank 0's strided view unchanged, a torch bug; the engine reduces
+# views in place, as its test_collectives checks for floats.)
+TORCH_BOOL = {
+    "SUM": ([[True, True, True, False], [True, False]], [[True, True, True, False], [False, False]]),
+    "PRODUCT": ([[True, False, False, False], [False, False]], [[True, False, False, False], [False, False]]),
+    "MAX": ([[True, True, True, False], [True, False]], [[True, True, True, False], [False, False]]),
+    "MIN": ([[True, False, False, False], [False, False]], [[True, True, False, False], [False, False]]),
+}
+
+
+def test_bool_and_complex_reductions_futures_and_a_module_with_nothing_to_train():
+    r = results(launch("dtypes_and_futures"))
+    for rank in (0, 1):
+        got = r[rank]
+        for op, want in TORCH_BOOL.items():  # MPI has no sum of bools: it raised "Invalid MPI_Op"
+            assert got[f"bool {op}"] == want[rank], op
+        for op in ("PRODUCT", "MAX", "MIN"):  # PyTorch's refusal (MPI raised for MAX and MIN, multiplied for PRODUCT)
+            refusal = f"ValueError: all_reduce does not support ReduceOp.{op} on complex tensors"
+            assert got[f"complex {op}"] == refusal[:72]
+        assert got["complex SUM"] == "no error" and got["complex AVG"] == ["(1.5+3j)", "4.5j"]
+        assert got["frozen"] == "RuntimeError: DistributedDataParallel is not needed when a module doesn't "
+        # Work.get_future(): a completed Future of the written tensors; then() chains, as torch's
+        assert got["future"] == [True, [[3.0]], True, [6.0]]
+        assert got["then_raises"] == "RuntimeError: Got the following error when running the callback: ZeroDivis"
+        assert got["all_gather"] == [[3.0], [3.0]] and got["barrier"] == []
+
+
+def _flat(case: dict) -> tuple[list[float], list[float]]:
+    return [v for g in case["grads"] for v in g], [v for p in case["params"] for v in p]
+
+
+def test_communication_hooks_reduce_the_buckets_as_pytorchs_do():
+    """``register_comm_hook``: tests/data/make_torch_ddp_comm_hooks.py's cases against torch 2.13's numbers
+    (float64; the float16 cases to float16's rounding, which an ulp of float64 may tip)."""
+    import json
+    from pathlib import Path
+
+    import numpy as np
+
+    want = json.loads((Path(__file__).parent / "data" / "torch_ddp_comm_hooks.json").read_text())
+    r = results(launch("comm_hooks"))
+    for rank in (0, 1):
+        got, ref = r[rank], want["ranks"][rank]
+        for case in want["cases"]:
+            rtol = 2e-3 if case.startswith("fp16") else 1e-10
+            for a, b in zip(_flat(got[case]), _flat(ref[case])):
+                np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol, err_msg=f"rank {rank} {case}")
+        assert _flat(got["allreduce"]) == _flat(got["none"])  # DDP's own mean, bitwise (a / 2 + b / 2)
+        half = np.array(_flat(got["fp16"])[0])
+        assert (half.astype(np.float16).astype(np.float64) == half).all()  # sent as float16: its values
+        assert _flat(got["fp16_wrapper"]) == _flat(got["fp16"])
+        assert _flat(got["local"])[0] != _flat(got["none"])[0]  # each rank kept its own gradient
+        assert got["refused"] == [f"{kind}: {message[:60]}" for kind, message in (  # torch 2.13's errors
+            ("RuntimeError", "register_comm_hook or register_builtin_comm_hook can only be called once."),
+            ("TypeError", "Communication hook must be callable."),
+            ("ValueError", "Communication hook: bucket annotation should be dist.GradBucket."))]

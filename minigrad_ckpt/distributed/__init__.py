@@ -47,6 +47,7 @@ from .collectives import (
     scatter,
     scatter_object_list,
 )
+from .grad_bucket import GradBucket
 from .world import (
     abort,
     destroy_process_group,
@@ -73,5 +74,5 @@ __all__ = [
     "all_reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce", "reduce_scatter_tensor",
     "gather", "scatter", "all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list",
     "destroy_process_group", "manual_seed_per_rank", "launched_by_mpi", "abort", "print0", "group",
-    "ProcessGroup", "ReduceOp", "Work", "DistributedError", "DEFAULT_TIMEOUT",
+    "ProcessGroup", "ReduceOp", "Work", "GradBucket", "DistributedError", "DEFAULT_TIMEOUT",
 ]

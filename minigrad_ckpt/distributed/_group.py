@@ -39,7 +39,7 @@ from ..backend import cupy_nccl, set_current_device_index
 from ..backend import host_numpy as numpy
 from ._watchdog import EventRequest, Watchdog
 
-__all__ = ["ProcessGroup", "ReduceOp", "Work", "DistributedError", "DEFAULT_TIMEOUT"]
+__all__ = ["ProcessGroup", "ReduceOp", "Work", "Future", "DistributedError", "DEFAULT_TIMEOUT"]
 
 DEFAULT_TIMEOUT = 1800.0  # seconds: PyTorch's default for its CPU process groups (30 minutes)
 
@@ -79,24 +79,101 @@ def _contiguous(arr: Any, xp: Any) -> tuple[Any, bool]:
     return xp.ascontiguousarray(arr), True
 
 
+def _as_bytes_of_truth(arr: Any, op: ReduceOp) -> tuple[Any, ReduceOp]:
+    """A bool array as the bytes (0 or 1) it is stored in, and the op on them that is PyTorch's
+    reduction of truth values: any for ``SUM``/``MAX``, all for ``PRODUCT``/``MIN`` (neither MPI nor
+    NCCL sums a bool; a view, so the result lands in ``arr``)."""
+    return arr.view("uint8"), (ReduceOp.MAX if op in (ReduceOp.SUM, ReduceOp.MAX) else ReduceOp.MIN)
+
+
+class Future:
+    """PyTorch's ``torch.futures.Future``, for the collectives' :class:`Work`: ``wait()`` and
+    ``value()`` give the result (or raise the error it was completed with), ``then(callback)``
+    is a Future of ``callback(self)``, ``add_done_callback(callback)`` calls it with this one.
+    A callback given to an unfinished Future runs when ``set_result``/``set_exception`` finish it
+    (the collectives' Futures are finished when they are made: their callbacks run at once)."""
+
+    __slots__ = ("_value", "_error", "_done", "_callbacks")
+
+    def __init__(self) -> None:
+        self._value: Any = None
+        self._error: BaseException | None = None
+        self._done = False
+        self._callbacks: list[Any] = []
+
+    def done(self) -> bool:
+        return self._done
+
+    def wait(self) -> Any:
+        if not self._done:  # nothing here runs in the background that could finish it later
+            raise RuntimeError("Future.wait() on a Future nobody has finished (set_result was never called)")
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+    def value(self) -> Any:
+        return self.wait()
+
+    def set_result(self, result: Any) -> None:
+        self._finish(result, None)
+
+    def set_exception(self, error: BaseException) -> None:
+        self._finish(None, error)
+
+    def _finish(self, result: Any, error: BaseException | None) -> None:
+        if self._done:
+            raise RuntimeError("Future can only be marked completed once (set_result or set_exception)")
+        self._value, self._error, self._done = result, error, True
+        callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback(self)
+
+    def add_done_callback(self, callback: Any) -> None:
+        if self._done:
+            callback(self)
+        else:
+            self._callbacks.append(callback)
+
+    def then(self, callback: Any) -> Future:
+        chained = Future()
+
+        def run(done: Future) -> None:
+            try:
+                result = callback(done)
+            except Exception as exc:  # PyTorch's: the chained Future holds it, wait() raises it, wrapped
+                error = RuntimeError(f"Got the following error when running the callback: {type(exc).__name__}: "
+                                     f"{exc}")
+                error.__cause__ = exc
+                chained.set_exception(error)
+            else:
+                chained.set_result(result)
+
+        self.add_done_callback(run)
+        return chained
+
+
 class Work:
     """A started non-blocking collective: ``wait()`` completes it (within the group's
     timeout, else :class:`DistributedError`) and returns True, as PyTorch's; ``test()``
-    (PyTorch: ``is_completed()``) polls.  ``Work(None)`` is one already complete."""
+    (PyTorch: ``is_completed()``) polls.  ``Work(None)`` is one already complete.
+    ``outputs`` are the tensors the collective writes: ``result()`` after completion, and the
+    value of ``get_future()`` (PyTorch's ``Work.get_future``)."""
 
-    __slots__ = ("_req", "done", "_group", "_what")
+    __slots__ = ("_req", "done", "_group", "_what", "_outputs")
 
-    def __init__(self, req: Any, group: ProcessGroup | None = None, what: str = "a collective") -> None:
+    def __init__(self, req: Any, group: ProcessGroup | None = None, what: str = "a collective",
+                 outputs: list[Any] | None = None) -> None:
         self._req = req
         self.done = req is None
         self._group, self._what = group, what
+        self._outputs = [] if outputs is None else list(outputs)
 
     def test(self) -> bool:
         if not self.done:
             self.done = bool(self._req.Test())
         return self.done
 
-    def wait(self) -> bool:
+    def wait(self, timeout: Any = None) -> bool:
         if self.done:
             return True
         if self._group is None:
@@ -112,6 +189,20 @@ class Work:
     def is_success(self) -> bool:
         """Whether it completed without error (an error raises instead, so: whether it completed)."""
         return self.test()
+
+    def result(self) -> list[Any]:
+        """The tensors the collective wrote (PyTorch's error before it completed)."""
+        if not self.test():
+            raise RuntimeError("Work needs to be completed before calling result(). Should call wait() before "
+                               "result().")
+        return list(self._outputs)
+
+    def get_future(self) -> Future:
+        """A :class:`Future` of :meth:`result` (completing this Work first, within the group's timeout)."""
+        self.wait()
+        future = Future()
+        future.set_result(list(self._outputs))
+        return future
 
 
 # MPI moves a started collective forward only inside MPI calls, so a wait that sleeps
@@ -268,6 +359,8 @@ class ProcessGroup:
         """Reduce ``arr`` across ranks in place."""
         self._check(arr)
         op = ReduceOp(op)
+        if arr.dtype.kind == "b":
+            arr, op = _as_bytes_of_truth(arr, op)
         if self.backend == "nccl":
             buf, copied = _contiguous(arr, self._cupy)
             stream = self._cupy.cuda.get_current_stream()

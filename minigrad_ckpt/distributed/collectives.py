@@ -5,7 +5,9 @@ Each works in place on tensors' arrays -- MPI's buffer interface for NumPy array
 pickle small Python objects.  None is recorded on the tape: a collective's result is
 data, as in PyTorch.  ``group=`` is ``None`` or the world group (subgroups are not
 offered).  ``async_op=True`` gives back a completed :class:`Work`: the collective has
-finished when the call returns, so ``work.wait()`` returns at once.
+finished when the call returns, so ``work.wait()`` returns at once, and ``work.get_future()``
+is a completed :class:`Future` of the tensors it wrote (``work.result()``), whose ``then``
+callbacks run at once.
 
 The engine's own short forms stay: ``all_gather(t)`` returns the list of every rank's
 tensor, and ``op`` may be a string (``"sum"``, ``"mean"``, ``"product"``, ``"max"``,
@@ -43,6 +45,9 @@ def _reduce_op(op: Any, arr: Any, what: str) -> ReduceOp:
     if op is ReduceOp.MEAN and arr.dtype.kind not in "fc":  # PyTorch's error for ReduceOp.AVG
         raise RuntimeError(f"{what}(op=ReduceOp.AVG): result type Float can't be cast to the desired output "
                            f"type {arr.dtype} (the mean needs a floating tensor)")
+    if arr.dtype.kind == "c" and op in (ReduceOp.PRODUCT, ReduceOp.MAX, ReduceOp.MIN):
+        # PyTorch's refusal: complex numbers have no order, and it reduces them as pairs of reals
+        raise ValueError(f"{what} does not support ReduceOp.{op.name} on complex tensors")
     return op
 
 
@@ -71,14 +76,16 @@ def _outputs(tensors: Any, like: Any, count: int, what: str, name: str) -> list[
     return list(tensors)
 
 
-def _finish(async_op: bool, result: Any) -> Any:
-    return Work(None) if async_op else result
+def _finish(async_op: bool, result: Any, outputs: list[Tensor]) -> Any:
+    """What a collective returns: ``result``, or with ``async_op=True`` a completed :class:`Work`
+    whose ``result()`` and ``get_future()``'s value are the ``outputs`` it wrote, as PyTorch's."""
+    return Work(None, outputs=outputs) if async_op else result
 
 
 def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -> Work | None:
     """Wait until every rank has reached this call."""
     world_group(group, "barrier").barrier()
-    return _finish(async_op, None)
+    return _finish(async_op, None, [])
 
 
 def all_reduce(tensor: Tensor, op: ReduceOp | str = ReduceOp.SUM, group: Any = None,
@@ -92,7 +99,7 @@ def all_reduce(tensor: Tensor, op: ReduceOp | str = ReduceOp.SUM, group: Any = N
     tensor.prepare_write()
     g.all_reduce(arr, op)
     tensor.increment_version()  # MPI wrote into the array
-    return _finish(async_op, tensor)
+    return _finish(async_op, tensor, [tensor])
 
 
 def broadcast(tensor: Tensor, src: int | None = None, group: Any = None, async_op: bool = False,
@@ -104,7 +111,7 @@ def broadcast(tensor: Tensor, src: int | None = None, group: Any = None, async_o
     tensor.prepare_write()
     g.broadcast(arr, root)
     tensor.increment_version()
-    return _finish(async_op, tensor)
+    return _finish(async_op, tensor, [tensor])
 
 
 def all_gather(tensor_list: Any, tensor: Tensor | None = None, group: Any = None,
@@ -125,7 +132,7 @@ def all_gather(tensor_list: Any, tensor: Tensor | None = None, group: Any = None
     gathered = g.all_gather(arr)
     for i, t in enumerate(outputs):
         _write(t, gathered[i, ...])
-    return _finish(async_op, None)
+    return _finish(async_op, None, outputs)
 
 
 def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: Any = None,
@@ -141,7 +148,7 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: A
         raise RuntimeError(f"all_gather_into_tensor: output_tensor must have shape {concatenated} or {stacked} and "
                            f"dtype {arr.dtype}, got {tuple(out.shape)} and {out.dtype}")
     _write(output_tensor, g.all_gather(arr).reshape(out.shape))
-    return _finish(async_op, None)
+    return _finish(async_op, None, [output_tensor])
 
 
 def reduce(tensor: Tensor, dst: int | None = None, op: ReduceOp | str = ReduceOp.SUM, group: Any = None,
@@ -156,7 +163,7 @@ def reduce(tensor: Tensor, dst: int | None = None, op: ReduceOp | str = ReduceOp
     g.all_reduce(buf, op)
     if g.rank == root:
         _write(tensor, buf)
-    return _finish(async_op, None)
+    return _finish(async_op, None, [tensor])
 
 
 def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp | str = ReduceOp.SUM, group: Any = None,
@@ -173,7 +180,7 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp | str = Re
     buf = arr.copy()
     g.all_reduce(buf, op)
     _write(output, buf.reshape((g.size, *out.shape))[g.rank, ...])
-    return _finish(async_op, None)
+    return _finish(async_op, None, [output])
 
 
 def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | None = None, group: Any = None,
@@ -193,7 +200,7 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | N
     if g.rank == root:
         for i, t in enumerate(outputs):
             _write(t, gathered[i, ...])
-    return _finish(async_op, None)
+    return _finish(async_op, None, outputs if g.rank == root else [])
 
 
 def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int | None = None, group: Any = None,
@@ -212,7 +219,7 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int |
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
     g.broadcast(buf, root)
     _write(tensor, buf[g.rank, ...])
-    return _finish(async_op, None)
+    return _finish(async_op, None, [tensor])
 
 
 # ------------------------------------------------------------------ Python objects (pickled)

@@ -64,7 +64,7 @@ class _Bucket:
     depends on the parameters' sizes only."""
 
     __slots__ = ("index", "params", "packed", "large", "offsets", "buffer", "pending", "works", "alone",
-                 "first_slot", "averaged")
+                 "first_slot", "averaged", "hooked")
 
     def __init__(self, index: int, params: list[Any], xp: Any, dtype: Any) -> None:
         self.index = index
@@ -82,6 +82,7 @@ class _Bucket:
         self.alone: list[tuple[Any, Any]] = []  # (parameter, the array reduced for it alone)
         self.first_slot = 0  # its first array's slot in the shared-memory sums, when those are used
         self.averaged = False  # whether its collectives wrote the mean (shared memory), not the sum
+        self.hooked: Any = None  # with a communication hook: the Future of its reduced flat gradients
 
     @property
     def nbytes(self) -> int:
@@ -194,10 +195,14 @@ class DistributedDataParallel(Module):
                             ("gradient_as_bucket_view", gradient_as_bucket_view), ("static_graph", static_graph),
                             ("bucket_cap_mb_list", bucket_cap_mb_list), ("batched_grad_copy", batched_grad_copy)):
             object.__setattr__(self, name, value)
-        if init_sync:
+        if init_sync:  # (first: a rank whose flags differ is named on every rank)
             self._verify_same_model(group)
-            self._sync_from_rank0(group, init_sync_buffers)
         params = [p for _, p in module.named_parameters() if p.requires_grad]
+        if not params:  # PyTorch's refusal: there would be nothing to average
+            raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter "
+                               "that requires a gradient.")
+        if init_sync:
+            self._sync_from_rank0(group, init_sync_buffers)
         object.__setattr__(self, "_buckets", self._make_buckets(params, bucket_cap_mb, first_cap_mb))
         where = {}
         for b in self._buckets:
@@ -223,6 +228,7 @@ class DistributedDataParallel(Module):
         # data, all of them) once a join() block was entered -- PyTorch's DDP keeps its Join config
         object.__setattr__(self, "_buffer_source", 0)
         object.__setattr__(self, "_divisor", group.size)  # what the summed gradients are divided by
+        object.__setattr__(self, "_comm_hook", None)  # (state, hook) of register_comm_hook
         handles = [p.register_post_accumulate_grad_hook(self._on_grad_ready) for p in params]
         object.__setattr__(self, "_hook_handles", handles)
 
@@ -372,7 +378,7 @@ class DistributedDataParallel(Module):
         while self._next < len(buckets) and buckets[self._next].pending == 0:
             self._launch(buckets[self._next])
         if (self._poller is None and self._progress_thread and self._group.backend == "mpi" and self._group.size > 1
-                and not self._summing_in_shared_memory()):
+                and not self._summing_in_shared_memory() and self._comm_hook is None):
             self._start_poller()
 
     def _start_poller(self) -> None:
@@ -401,6 +407,10 @@ class DistributedDataParallel(Module):
 
     def _launch(self, b: _Bucket) -> None:
         b.works, b.alone = [], []
+        if self._comm_hook is not None:
+            b.hooked = self._call_comm_hook(b)
+            object.__setattr__(self, "_next", b.index + 1)
+            return
         if b.packed:
             buf = b.buffer
             for p, off in zip(b.packed, b.offsets):
@@ -463,6 +473,9 @@ class DistributedDataParallel(Module):
             object.__setattr__(self, "wait_seconds", time.perf_counter() - start)
             used = self._used_by_some_rank() if self.find_unused_parameters else None
             for b in self._buckets:
+                if b.hooked is not None:
+                    self._write_hook_result(b, used)
+                    continue
                 for p, off in zip(b.packed, b.offsets):
                     if used is None or id(p) in used:
                         self._write_mean(p, b.buffer[off:off + p.size], b.averaged)
@@ -507,6 +520,71 @@ class DistributedDataParallel(Module):
         elif xp.memory_owner(out) is not xp.memory_owner(total):
             out[...] = total
         p._grad.increment_version()
+
+    # ---------------------------------------------------- communication hook
+    def register_comm_hook(self, state: Any, hook: Any) -> None:
+        """Reduce each gradient bucket with ``hook(state, bucket)`` instead of the mean (PyTorch's):
+        ``bucket`` is a :class:`~minigrad_ckpt.distributed.GradBucket` of this rank's flat gradients,
+        and the hook returns a Future (``dist.all_reduce(..., async_op=True).get_future()``, chained
+        with ``then``) of the reduced flat tensor, which is written into ``.grad`` as it is -- the
+        hook divides (``ddp_comm_hooks.default_hooks.allreduce_hook`` is DDP's own mean).  Every rank
+        registers the same hook once, before training; the buckets are handed to it in index order
+        on every rank, and a rank that shadows the others in ``join()`` hands it zeros."""
+        import inspect
+
+        from ..distributed.grad_bucket import GradBucket
+
+        if not callable(hook):
+            raise TypeError("Communication hook must be callable.")
+        bucket = inspect.signature(hook).parameters.get("bucket")
+        if bucket is not None and bucket.annotation not in (inspect.Parameter.empty, GradBucket, "GradBucket",
+                                                             "dist.GradBucket"):
+            raise ValueError("Communication hook: bucket annotation should be dist.GradBucket.")
+        if self._comm_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
+        object.__setattr__(self, "_comm_hook", (state, hook))
+
+    def _call_comm_hook(self, b: _Bucket, shadow: bool = False) -> Any:
+        """The hook's Future for bucket ``b``: its gradients (zeros where none, or ``shadow``) flat."""
+        from ..distributed.grad_bucket import GradBucket
+
+        xp = b.params[0]._device.xp
+        flat = xp.zeros((sum(int(p.size) for p in b.params),), dtype=b.buffer.dtype)
+        offsets, n = [], 0
+        for p in b.params:
+            offsets.append(n)
+            if p._grad is not None and not shadow:
+                flat[n:n + p.size] = p._grad._data.reshape(-1)
+            n += int(p.size)
+        state, hook = self._comm_hook
+        bucket = GradBucket(b.index, Tensor.constant(flat, b.params[0]._device), b.params, offsets,
+                            b.index == len(self._buckets) - 1)
+        future = hook(state, bucket)
+        if not callable(getattr(future, "wait", None)):
+            raise TypeError(f"a communication hook returns a Future (Work.get_future()), got {type(future).__name__}")
+        return future
+
+    def _write_hook_result(self, b: _Bucket, used: set[int] | None) -> None:
+        """The hook's reduced flat gradients into ``.grad``, as they are (the hook divided)."""
+        future, b.hooked = b.hooked, None
+        value = future.wait()
+        total = sum(int(p.size) for p in b.params)
+        if not isinstance(value, Tensor) or value.numel() != total:
+            raise RuntimeError(f"a communication hook's Future must hold a tensor of the bucket's {total} elements, "
+                               f"got {value!r:.80}")
+        flat = value._data.reshape(-1)
+        n = 0
+        for p in b.params:
+            part = flat[n:n + p.size].reshape(p.shape).astype(b.buffer.dtype)  # astype copies, always
+            n += int(p.size)
+            if used is not None and id(p) not in used:
+                continue
+            if p._grad is None:
+                p._grad = Tensor.constant(part, p._device)
+            else:
+                p._grad.prepare_write()
+                p._grad._data[...] = part
+                p._grad.increment_version()
 
     # ----------------------------------------------------------------- join
     @contextlib.contextmanager
@@ -577,6 +655,9 @@ class DistributedDataParallel(Module):
             self._broadcast_buffers(state.source)
         if state.syncing:
             for b in self._buckets:  # in index order, as every rank starts them
+                if self._comm_hook is not None:  # the hook's collectives, on zeros (PyTorch's join hook)
+                    self._call_comm_hook(b, shadow=True).wait()
+                    continue
                 for arr in b.arrays():
                     if arr is b.buffer:
                         arr[...] = 0
