@@ -1115,6 +1115,8 @@ def scenario_dtypes_and_futures() -> None:
     gathered = [mg.zeros(1) for _ in range(world)]
     out["all_gather"] = [x.tolist() for x in dist.all_gather(gathered, t, async_op=True).get_future().value()]
     out["barrier"] = dist.barrier(async_op=True).get_future().wait()
+    out["mixed_dtypes"] = _refusal(lambda: dist.all_gather([mg.zeros(2), mg.zeros(2, dtype=mg.float64)], mg.ones(2)))
+    out["scatter_to_nothing"] = _refusal(lambda: dist.scatter_object_list([], [1, 2] if rank == 0 else None, src=0))
     result(out)
 
 

@@ -195,6 +195,10 @@ def test_bool_and_complex_reductions_futures_and_a_module_with_nothing_to_train(
         assert got["future"] == [True, [[3.0]], True, [6.0]]
         assert got["then_raises"] == "RuntimeError: Got the following error when running the callback: ZeroDivis"
         assert got["all_gather"] == [[3.0], [3.0]] and got["barrier"] == []
+        # PyTorch's refusals, raised on every rank before any communicates (the engine's were a RuntimeError
+        # and an IndexError after the collective)
+        assert got["mixed_dtypes"] == "ValueError: Invalid usage of tensors with different dtypesFound float32 "
+        assert got["scatter_to_nothing"] == "ValueError: Expected argument scatter_object_output_list to be a list of"
 
 
 def _flat(case: dict) -> tuple[list[float], list[float]]:

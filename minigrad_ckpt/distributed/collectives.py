@@ -63,6 +63,17 @@ def _root(given: int | None, group_given: int | None, g: ProcessGroup, name: str
     return root
 
 
+def _same_dtypes(*tensors: Any) -> None:
+    """PyTorch's check of a collective's tensors (in its order: a list's entries where they stand):
+    one dtype among them all, else its ValueError -- before any rank communicates."""
+    first = None
+    for t in tensors:
+        if isinstance(t, Tensor):
+            first = t.dtype if first is None else first
+            if t.dtype != first:
+                raise ValueError(f"Invalid usage of tensors with different dtypesFound {first} and  {t.dtype}")
+
+
 def _outputs(tensors: Any, like: Any, count: int, what: str, name: str) -> list[Tensor]:
     """Check a list of ``count`` output tensors shaped and typed as ``like`` (PyTorch's errors)."""
     if not isinstance(tensors, (list, tuple)) or len(tensors) != count:
@@ -128,6 +139,7 @@ def all_gather(tensor_list: Any, tensor: Tensor | None = None, group: Any = None
         # out[i, ...] keeps a 0-d row an array (out[i] would be a NumPy scalar)
         return [Tensor.constant(out[i, ...], tensor_list._device) for i in range(out.shape[0])]
     arr = _array_of(tensor, "all_gather")
+    _same_dtypes(*(tensor_list if isinstance(tensor_list, (list, tuple)) else []), tensor)
     outputs = _outputs(tensor_list, arr, g.size, "all_gather", "tensor_list")
     gathered = g.all_gather(arr)
     for i, t in enumerate(outputs):
@@ -190,6 +202,7 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | N
     g = world_group(group, "gather")
     root = _root(dst, group_dst, g, "dst")
     arr = _array_of(tensor, "gather")
+    _same_dtypes(tensor, *(gather_list or []))
     if g.rank == root:
         if not gather_list:
             raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
@@ -209,6 +222,7 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int |
     g = world_group(group, "scatter")
     root = _root(src, group_src, g, "src")
     arr = _array_of(tensor, "scatter")
+    _same_dtypes(tensor, *(scatter_list or []))
     buf = arr.reshape((1, *arr.shape)).repeat(g.size, axis=0)  # (world, ...) of arr's dtype and device
     if g.rank == root:
         if not scatter_list:
@@ -259,6 +273,8 @@ def scatter_object_list(scatter_object_output_list: list[Any], scatter_object_in
     ``scatter_object_output_list[0]``."""
     g = world_group(group, "scatter_object_list")
     root = _root(src, group_src, g, "src")
+    if not isinstance(scatter_object_output_list, list) or len(scatter_object_output_list) < 1:  # PyTorch's
+        raise ValueError("Expected argument scatter_object_output_list to be a list of size at least 1.")
     if g.rank == root and (scatter_object_input_list is None or len(scatter_object_input_list) != g.size):
         raise ValueError(f"scatter_object_list: the source rank's scatter_object_input_list must hold one object "
                          f"per rank ({g.size})")
