@@ -1120,6 +1120,40 @@ def scenario_dtypes_and_futures() -> None:
     result(out)
 
 
+def scenario_point_to_point() -> None:
+    """send/recv, isend/irecv, all_to_all(_single), reduce_scatter and the rank helpers: the same
+    script as torch 2.13's under gloo (tests/test_distributed_torch_api.py holds its answers)."""
+    rank, out = dist.get_rank(), {}
+    peer = 1 - rank
+    r = mg.zeros(3, dtype=mg.float64)
+    receiving = dist.irecv(r, src=peer, tag=7)  # both ranks receive first: the receive must not block
+    sending = dist.isend(mg.arange(3, dtype=mg.float64) + 10 * rank, dst=peer, tag=7)
+    out["ring"] = [sending.wait(), receiving.wait(), r.tolist()]
+    if rank == 0:
+        dist.send(mg.tensor([[1, 2], [3, 4]]), dst=1)
+    else:
+        into = mg.zeros(2, 4, dtype=mg.int64)
+        out["from"] = dist.recv(into[:, ::2])  # any sender; a strided view (torch wants contiguous)
+        out["received"] = into.tolist()
+    out["to_self"] = _refusal(lambda: dist.send(mg.ones(1), dst=rank))
+    out["to_nobody"] = _refusal(lambda: dist.send(mg.ones(1)))
+    even = mg.zeros(4)
+    dist.all_to_all_single(even, mg.arange(4.0) + 10 * rank)
+    sent, got = ([1, 2], [1, 3]) if rank == 0 else ([3, 1], [2, 1])  # rows to / from ranks 0 and 1
+    uneven = mg.zeros(sum(got), 2)
+    dist.all_to_all_single(uneven, mg.arange(sum(sent) * 2.0).reshape(sum(sent), 2) + 100 * rank, got, sent)
+    outputs = [mg.zeros(2) for _ in range(2)]
+    dist.all_to_all(outputs, [mg.tensor([rank * 10.0 + j, -j]) for j in range(2)])
+    out["all_to_all"] = [even.tolist(), uneven.tolist(), [t.tolist() for t in outputs]]
+    scattered = mg.zeros(2)
+    dist.reduce_scatter(scattered, [mg.ones(2) * (rank + 1), mg.ones(2) * (rank + 1) * 10])
+    out["reduce_scatter"] = scattered.tolist()
+    world = dist.group.WORLD
+    out["ranks"] = [dist.get_process_group_ranks(world), dist.get_global_rank(world, 1), dist.get_group_rank(world, 1),
+                    dist.is_torchelastic_launched()]
+    result(out)
+
+
 def _torch_join(rank: int) -> dict:
     """PyTorch's spelling of uneven inputs: ``with Join([ddp]):``, rank r with 1 + 2r batches."""
     from minigrad_ckpt.distributed.algorithms.join import Join

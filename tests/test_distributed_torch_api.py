@@ -41,6 +41,18 @@ TORCH_PARAMETERS = {
     "get_backend": "group",
     "destroy_process_group": "group",
     "new_group": "ranks timeout backend pg_options use_local_synchronization group_desc device_id",
+    "send": "tensor dst group tag group_dst",
+    "recv": "tensor src group tag group_src",
+    "isend": "tensor dst group tag group_dst",
+    "irecv": "tensor src group tag group_src",
+    "all_to_all": "output_tensor_list input_tensor_list group async_op",
+    "all_to_all_single": "output input output_split_sizes input_split_sizes group async_op",
+    "reduce_scatter": "output input_list op group async_op",
+    "get_process_group_ranks": "group",
+    "get_global_rank": "group group_rank",
+    "get_group_rank": "group global_rank",
+    "get_node_local_rank": "fallback_rank",
+    "is_torchelastic_launched": "",
 }
 TORCH_DDP_PARAMETERS = ("module device_ids output_device dim broadcast_buffers init_sync process_group bucket_cap_mb "
                         "find_unused_parameters check_reduction gradient_as_bucket_view static_graph "
@@ -230,3 +242,23 @@ def test_communication_hooks_reduce_the_buckets_as_pytorchs_do():
             ("RuntimeError", "register_comm_hook or register_builtin_comm_hook can only be called once."),
             ("TypeError", "Communication hook must be callable."),
             ("ValueError", "Communication hook: bucket annotation should be dist.GradBucket."))]
+
+
+def test_point_to_point_all_to_all_and_reduce_scatter_as_pytorchs():
+    """The numbers are torch 2.13's (gloo, two processes) for the same script (its recv into a
+    strided view aside: torch wants a contiguous tensor, the engine writes the view)."""
+    r = results(launch("point_to_point"))
+    for rank in (0, 1):
+        got = r[rank]
+        assert got["ring"] == [True, True, [[10.0, 11.0, 12.0], [0.0, 1.0, 2.0]][rank]]
+        if rank == 1:
+            assert got["from"] == 0 and got["received"] == [[1, 0, 2, 0], [3, 0, 4, 0]]
+        assert got["to_self"] == "ValueError: Invalid destination rank: destination rank should not be the"
+        assert got["to_nobody"] == "ValueError: Must specify global_rank or group_rank"
+        assert got["all_to_all"] == [
+            [[0.0, 1.0, 10.0, 11.0], [[0.0, 1.0], [100.0, 101.0], [102.0, 103.0], [104.0, 105.0]],
+             [[0.0, 0.0], [10.0, 0.0]]],
+            [[2.0, 3.0, 12.0, 13.0], [[2.0, 3.0], [4.0, 5.0], [106.0, 107.0]], [[1.0, -1.0], [11.0, -1.0]]],
+        ][rank]
+        assert got["reduce_scatter"] == [[3.0, 3.0], [30.0, 30.0]][rank]
+        assert got["ranks"] == [[0, 1], 1, 1, False]

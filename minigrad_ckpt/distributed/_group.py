@@ -159,18 +159,26 @@ class Work:
     ``outputs`` are the tensors the collective writes: ``result()`` after completion, and the
     value of ``get_future()`` (PyTorch's ``Work.get_future``)."""
 
-    __slots__ = ("_req", "done", "_group", "_what", "_outputs")
+    __slots__ = ("_req", "done", "_group", "_what", "_outputs", "_on_done")
 
     def __init__(self, req: Any, group: ProcessGroup | None = None, what: str = "a collective",
-                 outputs: list[Any] | None = None) -> None:
+                 outputs: list[Any] | None = None, on_done: Any = None) -> None:
         self._req = req
         self.done = req is None
         self._group, self._what = group, what
         self._outputs = [] if outputs is None else list(outputs)
+        self._on_done = on_done  # run once when it completes (a receive copies into its tensor then)
+
+    def _completed(self) -> bool:
+        self.done = True
+        on_done, self._on_done = self._on_done, None
+        if on_done is not None:
+            on_done()
+        return True
 
     def test(self) -> bool:
-        if not self.done:
-            self.done = bool(self._req.Test())
+        if not self.done and self._req.Test():
+            self._completed()
         return self.done
 
     def wait(self, timeout: Any = None) -> bool:
@@ -180,8 +188,7 @@ class Work:
             self._req.Wait()
         else:
             self._group.wait_for(self._req, self._what)
-        self.done = True
-        return True
+        return self._completed()
 
     def is_completed(self) -> bool:
         return self.test()
@@ -214,6 +221,18 @@ class Work:
 _SPIN_SECONDS = 0.05
 _MAX_PAUSE = 0.001
 _yield = getattr(os, "sched_yield", lambda: time.sleep(0))
+
+
+class _WithStatus:
+    """An MPI request whose tests fill ``status`` (a receive from any rank: who sent it)."""
+
+    __slots__ = ("req", "status")
+
+    def __init__(self, req: Any, status: Any) -> None:
+        self.req, self.status = req, status
+
+    def Test(self) -> bool:  # noqa: N802 (MPI's name, which wait_for calls)
+        return bool(self.req.Test(self.status))
 
 
 class ProcessGroup:
@@ -422,6 +441,38 @@ class ProcessGroup:
         out = numpy.empty((self.size, *arr.shape), dtype=arr.dtype)
         self._mpi(self.comm.Iallgather(buf, out), "all_gather")
         return out
+
+    # ------------------------------------------------ point to point, all to all (MPI)
+    def _mpi_only(self, arr: Any, what: str) -> None:
+        self._check(arr)
+        if self.backend == "nccl":
+            raise NotImplementedError(f"{what} on the 'nccl' backend is not offered (CPU tensors on 'mpi' are)")
+
+    def isend(self, buf: Any, dst: int, tag: int) -> Work:
+        """Start sending the contiguous ``buf`` to rank ``dst``: ``wait()`` for it (``buf`` untouched till then)."""
+        self._mpi_only(buf, "send")
+        return Work(self.comm.Isend(buf, dest=dst, tag=tag), self, f"a send to rank {dst}")
+
+    def irecv(self, buf: Any, src: int | None, tag: int, on_done: Any = None) -> tuple[Work, Any]:
+        """Start receiving into the contiguous ``buf`` from rank ``src`` (``None``: any rank); the
+        status tells the sender once the Work completes."""
+        self._mpi_only(buf, "recv")
+        status = self._MPI.Status()
+        source = self._MPI.ANY_SOURCE if src is None else src
+        req = _WithStatus(self.comm.Irecv(buf, source=source, tag=tag), status)
+        what = f"a receive from {'any rank' if src is None else f'rank {src}'}"
+        return Work(req, self, what, on_done=on_done), status
+
+    def all_to_all(self, send: Any, send_counts: list[int], recv: Any, recv_counts: list[int]) -> None:
+        """Rank ``r``'s ``send_counts[j]`` elements of the flat ``send`` to rank ``j``, in rank order
+        into the flat ``recv`` (``recv_counts[i]`` from rank ``i``)."""
+        self._mpi_only(send, "all_to_all")
+
+        def starts(counts: list[int]) -> list[int]:
+            return [sum(counts[:i]) for i in range(len(counts))]
+
+        self._mpi(self.comm.Ialltoallv([send, (send_counts, starts(send_counts))],
+                                       [recv, (recv_counts, starts(recv_counts))]), "all_to_all")
 
     def barrier(self) -> None:
         self._usable()

@@ -236,6 +236,75 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int |
     return _finish(async_op, None, [tensor])
 
 
+def reduce_scatter(output: Tensor, input_list: list[Tensor], op: ReduceOp | str = ReduceOp.SUM, group: Any = None,
+                   async_op: bool = False) -> Work | None:
+    """Combine the ranks' ``input_list`` entry by entry and give rank ``r`` the combined
+    ``input_list[r]`` (``world size`` tensors shaped as ``output``)."""
+    g = world_group(group, "reduce_scatter")
+    out = _array_of(output, "reduce_scatter")
+    _same_dtypes(output, *(input_list if isinstance(input_list, (list, tuple)) else []))
+    inputs = _outputs(input_list, out, g.size, "reduce_scatter", "input_list")
+    op = _reduce_op(op, out, "reduce_scatter")
+    buf = output._device.xp.stack([t._data for t in inputs])  # a new (world, ...) array: the inputs stay
+    g.all_reduce(buf, op)
+    _write(output, buf[g.rank, ...])
+    return _finish(async_op, None, [output])
+
+
+def _splits(sizes: Any, rows: int, world: int, what: str, name: str) -> list[int]:
+    """Rows per rank: ``sizes`` as given (summing to ``rows``), or ``rows`` split evenly."""
+    if sizes is None or len(sizes) == 0:
+        if rows % world:
+            raise ValueError(f"{what}: {rows} rows of dim 0 do not split evenly over {world} ranks; pass {name}")
+        return [rows // world] * world
+    sizes = [int(n) for n in sizes]
+    if len(sizes) != world or sum(sizes) != rows or min(sizes) < 0:
+        raise ValueError(f"{what}: {name} must be {world} sizes summing to dim 0's {rows}, got {sizes}")
+    return sizes
+
+
+def all_to_all_single(output: Tensor, input: Tensor, output_split_sizes: Any = None, input_split_sizes: Any = None,
+                      group: Any = None, async_op: bool = False) -> Work | None:
+    """Rank ``r`` sends its ``input_split_sizes[j]`` rows (dim 0, in order) to rank ``j``, and writes
+    what rank ``i`` sent it into ``output``'s ``output_split_sizes[i]`` rows (even splits without sizes)."""
+    g = world_group(group, "all_to_all_single")
+    arr, out = _array_of(input, "all_to_all_single"), _array_of(output, "all_to_all_single")
+    _same_dtypes(output, input)
+    if arr.ndim == 0 or out.ndim == 0 or arr.shape[1:] != out.shape[1:]:
+        raise ValueError(f"all_to_all_single: output and input must have the same shape past dim 0, got "
+                         f"{tuple(out.shape)} and {tuple(arr.shape)}")
+    row = int(arr[:1].size) if arr.shape[0] else int(out[:1].size)  # elements per row of dim 0
+    sent = _splits(input_split_sizes, arr.shape[0], g.size, "all_to_all_single", "input_split_sizes")
+    got = _splits(output_split_sizes, out.shape[0], g.size, "all_to_all_single", "output_split_sizes")
+    buf = output._device.xp.empty(out.shape, dtype=out.dtype)
+    g.all_to_all(output._device.xp.ascontiguousarray(arr).reshape(-1), [n * row for n in sent], buf.reshape(-1),
+                 [n * row for n in got])
+    _write(output, buf)
+    return _finish(async_op, None, [output])
+
+
+def all_to_all(output_tensor_list: list[Tensor], input_tensor_list: list[Tensor], group: Any = None,
+               async_op: bool = False) -> Work | None:
+    """Rank ``r``'s ``input_tensor_list[j]`` into rank ``j``'s ``output_tensor_list[r]`` (one dtype;
+    the shapes of a pair must hold the same number of elements)."""
+    g = world_group(group, "all_to_all")
+    for name, tensors in (("output_tensor_list", output_tensor_list), ("input_tensor_list", input_tensor_list)):
+        if not isinstance(tensors, (list, tuple)) or len(tensors) != g.size:
+            raise RuntimeError(f"all_to_all: {name} must hold one tensor per rank ({g.size})")
+    _same_dtypes(*input_tensor_list, *output_tensor_list)
+    ins = [_array_of(t, "all_to_all") for t in input_tensor_list]
+    outs = [_array_of(t, "all_to_all") for t in output_tensor_list]
+    xp = output_tensor_list[0]._device.xp
+    send = xp.concatenate([a.reshape(-1) for a in ins]) if ins else xp.empty(0)
+    recv = xp.empty((sum(int(a.size) for a in outs),), dtype=send.dtype)
+    g.all_to_all(send, [int(a.size) for a in ins], recv, [int(a.size) for a in outs])
+    start = 0
+    for t, a in zip(output_tensor_list, outs):
+        _write(t, recv[start:start + a.size].reshape(a.shape))
+        start += int(a.size)
+    return _finish(async_op, None, list(output_tensor_list))
+
+
 # ------------------------------------------------------------------ Python objects (pickled)
 def all_gather_object(object_list: list[Any], obj: Any, group: Any = None) -> None:
     """Every rank's ``obj`` into ``object_list`` (of world size), in rank order."""

@@ -209,6 +209,44 @@ def new_group(ranks: Any = None, timeout: Any = None, backend: Any = None, pg_op
     return g
 
 
+def get_process_group_ranks(group: ProcessGroup | None) -> list[int]:
+    """The world ranks of ``group``'s members: every rank (the one group offered is the world)."""
+    return list(range(world_group(group, "get_process_group_ranks").size))
+
+
+def get_global_rank(group: ProcessGroup | None, group_rank: int) -> int:
+    """The world rank of ``group``'s rank ``group_rank``: the same number, unchecked, as PyTorch's for the
+    world group (the one group offered)."""
+    world_group(group, "get_global_rank")
+    return group_rank
+
+
+def get_group_rank(group: ProcessGroup | None, global_rank: int) -> int:
+    """``group``'s rank of world rank ``global_rank``: the same number, as PyTorch's for the world group."""
+    world_group(group, "get_group_rank")
+    return global_rank
+
+
+def get_node_local_rank(fallback_rank: int | None = None) -> int:
+    """This process's rank on its machine: torchrun's ``LOCAL_RANK`` (``python -m minigrad_ckpt.distributed.run``
+    sets it), else the process group's ``local_rank`` (under a bare ``mpiexec``), else ``fallback_rank``."""
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if _group is not None:
+        return _group.local_rank
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError("LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "
+                       "`get_node_local_rank` to work, assuming you are not running in a multi-device context and "
+                       "want the code to run locally instead.")
+
+
+def is_torchelastic_launched() -> bool:
+    """Whether torchrun (or its counterpart here, ``python -m minigrad_ckpt.distributed.run``) started this
+    process: PyTorch's test, ``TORCHELASTIC_RUN_ID`` in the environment."""
+    return os.getenv("TORCHELASTIC_RUN_ID") is not None
+
+
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
     """Leave the process group (collectives are refused afterwards)."""
     global _group
