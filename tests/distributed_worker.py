@@ -1098,6 +1098,13 @@ def scenario_dtypes_and_futures() -> None:
         out[f"bool {op}"] = [t.tolist(), r.tolist()]
         reduce_op = getattr(dist.ReduceOp, op)
         out[f"complex {op}"] = _refusal(lambda: dist.all_reduce(mg.tensor([1 + 2j]), op=reduce_op))  # noqa: B023
+    for op in ("BAND", "BOR", "BXOR"):
+        values = [6, 5, 0, 1] if rank == 0 else [3, 1, 0, 1]
+        ints, truths = mg.tensor(values, dtype=mg.int32), mg.tensor(values).bool()
+        dist.all_reduce(ints, op=getattr(dist.ReduceOp, op))
+        dist.all_reduce(truths, op=getattr(dist.ReduceOp, op))
+        floats = mg.ones(2)
+        out[op] = [ints.tolist(), truths.tolist(), _refusal(lambda: dist.all_reduce(floats, op=op.lower()))]  # noqa: B023
     c = mg.tensor([1 + 2j, 3j]) * (rank + 1)
     dist.all_reduce(c, op=dist.ReduceOp.AVG)
     out["complex AVG"] = [str(v) for v in c.tolist()]

@@ -202,6 +202,12 @@ def test_bool_and_complex_reductions_futures_and_a_module_with_nothing_to_train(
             refusal = f"ValueError: all_reduce does not support ReduceOp.{op} on complex tensors"
             assert got[f"complex {op}"] == refusal[:72]
         assert got["complex SUM"] == "no error" and got["complex AVG"] == ["(1.5+3j)", "4.5j"]
+        # torch 2.13's bitwise reductions (gloo) of [6, 5, 0, 1] and [3, 1, 0, 1], as int32 and as bool
+        assert got["BAND"][:2] == [[2, 1, 0, 1], [True, True, False, True]]
+        assert got["BOR"][:2] == [[7, 5, 0, 1], [True, True, False, True]]
+        assert got["BXOR"][:2] == [[5, 4, 0, 0], [False, False, False, False]]
+        for op in ("BAND", "BOR", "BXOR"):
+            assert got[op][2] == f"RuntimeError: Cannot use ReduceOp.{op} with non-integral dtype"
         assert got["frozen"] == "RuntimeError: DistributedDataParallel is not needed when a module doesn't "
         # Work.get_future(): a completed Future of the written tensors; then() chains, as torch's
         assert got["future"] == [True, [[3.0]], True, [6.0]]

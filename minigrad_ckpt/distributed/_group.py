@@ -59,6 +59,9 @@ class ReduceOp(str, enum.Enum):
     PRODUCT = "product"
     MAX = "max"
     MIN = "min"
+    BAND = "band"  # bitwise and, or, exclusive or: integer and bool tensors (PyTorch's)
+    BOR = "bor"
+    BXOR = "bxor"
 
 
 def _import_mpi() -> Any:
@@ -81,9 +84,11 @@ def _contiguous(arr: Any, xp: Any) -> tuple[Any, bool]:
 
 def _as_bytes_of_truth(arr: Any, op: ReduceOp) -> tuple[Any, ReduceOp]:
     """A bool array as the bytes (0 or 1) it is stored in, and the op on them that is PyTorch's
-    reduction of truth values: any for ``SUM``/``MAX``, all for ``PRODUCT``/``MIN`` (neither MPI nor
+    reduction of truth values: any for ``SUM``/``MAX``/``BOR``, all for ``PRODUCT``/``MIN``/``BAND`` (neither MPI nor
     NCCL sums a bool; a view, so the result lands in ``arr``)."""
-    return arr.view("uint8"), (ReduceOp.MAX if op in (ReduceOp.SUM, ReduceOp.MAX) else ReduceOp.MIN)
+    if op is ReduceOp.BXOR:  # 0 and 1 stay 0 and 1
+        return arr.view("uint8"), op
+    return arr.view("uint8"), (ReduceOp.MAX if op in (ReduceOp.SUM, ReduceOp.MAX, ReduceOp.BOR) else ReduceOp.MIN)
 
 
 class Future:
@@ -312,6 +317,8 @@ class ProcessGroup:
             raise TypeError(f"the 'nccl' backend cannot communicate {dtype}") from None
 
     def _nccl_op(self, op: ReduceOp) -> int:
+        if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR):  # NCCL has no bitwise reductions
+            raise ValueError(f"Cannot use ReduceOp.{op.name} with NCCL")
         name = {ReduceOp.SUM: "NCCL_SUM", ReduceOp.MEAN: "NCCL_SUM", ReduceOp.PRODUCT: "NCCL_PROD",
                 ReduceOp.MAX: "NCCL_MAX", ReduceOp.MIN: "NCCL_MIN"}[op]
         return getattr(self._nccl_mod, name)
@@ -319,7 +326,7 @@ class ProcessGroup:
     def _mpi_op(self, op: ReduceOp) -> Any:
         M = self._MPI
         return {ReduceOp.SUM: M.SUM, ReduceOp.MEAN: M.SUM, ReduceOp.PRODUCT: M.PROD, ReduceOp.MAX: M.MAX,
-                ReduceOp.MIN: M.MIN}[op]
+                ReduceOp.MIN: M.MIN, ReduceOp.BAND: M.BAND, ReduceOp.BOR: M.BOR, ReduceOp.BXOR: M.BXOR}[op]
 
     def _check(self, arr: Any) -> None:
         self._usable()

@@ -45,9 +45,12 @@ def _reduce_op(op: Any, arr: Any, what: str) -> ReduceOp:
     if op is ReduceOp.MEAN and arr.dtype.kind not in "fc":  # PyTorch's error for ReduceOp.AVG
         raise RuntimeError(f"{what}(op=ReduceOp.AVG): result type Float can't be cast to the desired output "
                            f"type {arr.dtype} (the mean needs a floating tensor)")
-    if arr.dtype.kind == "c" and op in (ReduceOp.PRODUCT, ReduceOp.MAX, ReduceOp.MIN):
+    bitwise = op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR)
+    if arr.dtype.kind == "c" and (bitwise or op in (ReduceOp.PRODUCT, ReduceOp.MAX, ReduceOp.MIN)):
         # PyTorch's refusal: complex numbers have no order, and it reduces them as pairs of reals
         raise ValueError(f"{what} does not support ReduceOp.{op.name} on complex tensors")
+    if bitwise and arr.dtype.kind not in "iub":
+        raise RuntimeError(f"Cannot use ReduceOp.{op.name} with non-integral dtype")
     return op
 
 
