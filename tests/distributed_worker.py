@@ -919,6 +919,16 @@ def _rank_1_stalls_while_rank_0(collective) -> None:
         print(f"caught after {time.monotonic() - start:.1f} s: {exc}", flush=True)
 
 
+def scenario_monitored_barrier() -> None:
+    """Every rank passes a monitored barrier; then rank 1 stalls and rank 0's monitored barrier, held to
+    its own 1 s (the group's timeout is 30 minutes), raises and ends the job."""
+    import datetime
+
+    dist.monitored_barrier(timeout=datetime.timedelta(seconds=20))
+    print("passed", flush=True)
+    _rank_1_stalls_while_rank_0(lambda: dist.monitored_barrier(timeout=1, wait_all_ranks=True))
+
+
 def scenario_gather0d() -> None:
     rank = dist.get_rank()
     got = dist.all_gather(mg.tensor(float(rank) + 0.5))

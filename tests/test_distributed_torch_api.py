@@ -53,6 +53,7 @@ TORCH_PARAMETERS = {
     "get_group_rank": "group global_rank",
     "get_node_local_rank": "fallback_rank",
     "is_torchelastic_launched": "",
+    "monitored_barrier": "group timeout wait_all_ranks",
 }
 TORCH_DDP_PARAMETERS = ("module device_ids output_device dim broadcast_buffers init_sync process_group bucket_cap_mb "
                         "find_unused_parameters check_reduction gradient_as_bucket_view static_graph "
@@ -268,3 +269,10 @@ def test_point_to_point_all_to_all_and_reduce_scatter_as_pytorchs():
         ][rank]
         assert got["reduce_scatter"] == [[3.0, 3.0], [30.0, 30.0]][rank]
         assert got["ranks"] == [[0, 1], 1, 1, False]
+
+
+def test_a_monitored_barrier_is_held_to_its_own_timeout():
+    proc = launch("monitored_barrier", timeout=45)
+    assert proc.returncode != 0, proc.stdout  # the job was ended, though rank 0 caught the error
+    assert proc.stdout.count("passed") == 2, proc.stdout
+    assert "caught after 1." in proc.stdout and "barrier did not complete within 1 s on rank 0" in proc.stdout

@@ -44,6 +44,7 @@ from .collectives import (
     broadcast_object_list,
     gather,
     gather_object,
+    monitored_barrier,
     reduce,
     reduce_scatter,
     reduce_scatter_tensor,
@@ -79,7 +80,7 @@ from .world import (
 
 __all__ = [
     "init_process_group", "is_initialized", "is_available", "is_mpi_available", "is_nccl_available",
-    "is_gloo_available", "get_rank", "get_world_size", "get_backend", "new_group", "barrier",
+    "is_gloo_available", "get_rank", "get_world_size", "get_backend", "new_group", "barrier", "monitored_barrier",
     "all_reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce", "reduce_scatter_tensor",
     "gather", "scatter", "reduce_scatter", "all_to_all", "all_to_all_single", "send", "recv", "isend", "irecv",
     "get_process_group_ranks", "get_global_rank", "get_group_rank", "get_node_local_rank", "is_torchelastic_launched",

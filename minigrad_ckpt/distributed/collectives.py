@@ -21,7 +21,7 @@ from typing import Any
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from ._group import ProcessGroup, ReduceOp, Work
-from .world import world_group
+from .world import _seconds, world_group
 
 
 def _array_of(tensor: Any, what: str) -> Any:
@@ -100,6 +100,21 @@ def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -
     """Wait until every rank has reached this call."""
     world_group(group, "barrier").barrier()
     return _finish(async_op, None, [])
+
+
+def monitored_barrier(group: Any = None, timeout: Any = None, wait_all_ranks: bool = False) -> None:
+    """PyTorch's barrier for finding a rank that hangs: :func:`barrier` held to ``timeout`` (seconds or a
+    ``timedelta``; the group's own without it) instead of the group's timeout.  A rank that does not
+    arrive in time is a :class:`DistributedError` (a ``RuntimeError``, as PyTorch's) on the ranks that
+    wait, and, as any collective's timeout, ends the job; MPI's barrier cannot tell which rank is
+    missing, so ``wait_all_ranks`` changes nothing."""
+    g = world_group(group, "monitored_barrier")
+    seconds = g.timeout if timeout is None else _seconds(timeout)
+    saved, g.timeout = g.timeout, seconds
+    try:
+        g.barrier()
+    finally:
+        g.timeout = saved
 
 
 def all_reduce(tensor: Tensor, op: ReduceOp | str = ReduceOp.SUM, group: Any = None,
