@@ -605,6 +605,7 @@ def scenario_comm_hooks() -> None:
     out["refused"] = [_refusal(lambda: ddp.register_comm_hook(None, default_hooks.allreduce_hook)),
                       _refusal(lambda: DDP(nn.Linear(2, 1)).register_comm_hook(None, 3)),
                       _refusal(lambda: DDP(nn.Linear(2, 1)).register_comm_hook(None, annotated))]
+    out["group"] = [dist.group.WORLD.size(), dist.group.WORLD.rank(), dist.new_group().size()]
     result(out)
 
 

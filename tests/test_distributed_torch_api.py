@@ -244,6 +244,8 @@ def test_communication_hooks_reduce_the_buckets_as_pytorchs_do():
         half = np.array(_flat(got["fp16"])[0])
         assert (half.astype(np.float16).astype(np.float64) == half).all()  # sent as float16: its values
         assert _flat(got["fp16_wrapper"]) == _flat(got["fp16"])
+        assert _flat(got["written_out"]) == _flat(got["allreduce"])  # dist.group.WORLD.size(): PyTorch's method
+        assert got["group"] == [2, rank, 2]
         assert _flat(got["local"])[0] != _flat(got["none"])[0]  # each rank kept its own gradient
         assert got["refused"] == [f"{kind}: {message[:60]}" for kind, message in (  # torch 2.13's errors
             ("RuntimeError", "register_comm_hook or register_builtin_comm_hook can only be called once."),

@@ -42,9 +42,9 @@ WORLD_KEY = "distributed.world_size"
 
 def collective() -> CollectiveSnapshots | None:
     """The collective save/load of the current process group, or ``None`` in a single process."""
-    from .world import group
+    from .world import group, is_initialized
 
-    current = group.WORLD
+    current = group() if is_initialized() else None
     if current is None or current.size == 1:
         return None
     return CollectiveSnapshots(current)

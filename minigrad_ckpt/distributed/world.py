@@ -93,7 +93,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     or stopped calling collectives -- raises :class:`DistributedError` on the
     ranks that wait and ends the job, instead of hanging.
     """
-    global _group
+    global _group, _handle
     if _group is not None:
         raise ValueError("trying to initialize the default process group twice! (init_process_group() was "
                          "already called; call destroy_process_group() first)")
@@ -107,7 +107,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     if group.size > 1:  # an error left uncaught on one rank ends every rank's wait
         group.install_abort_on_exception()
     _check_launcher_world(group, rank, world_size)
-    _group = group
+    _group, _handle = group, WorldGroup(group)
     return group
 
 
@@ -149,9 +149,32 @@ def is_initialized() -> bool:
     return _group is not None
 
 
+class WorldGroup:
+    """The world group as PyTorch's scripts hold it (``dist.group.WORLD``, ``new_group()``): its
+    ``size()`` and ``rank()`` are methods, as PyTorch's ``ProcessGroup``'s (the engine's own group,
+    ``dist.group()``, has them as numbers); accepted wherever ``group=`` or ``process_group=`` is."""
+
+    __slots__ = ("group",)
+
+    def __init__(self, group: ProcessGroup) -> None:
+        self.group = group
+
+    def size(self) -> int:
+        return self.group.size
+
+    def rank(self) -> int:
+        return self.group.rank
+
+    def __repr__(self) -> str:
+        return f"<the world group: {self.group!r}>"
+
+
+_handle: WorldGroup | None = None  # dist.group.WORLD for the current group
+
+
 class _GroupAccess:
     """``group()``: the current process group (an error naming the fix if there is none);
-    ``group.WORLD``: PyTorch's name for it (``None`` before ``init_process_group``)."""
+    ``group.WORLD``: PyTorch's name for it, a :class:`WorldGroup` (``None`` before ``init_process_group``)."""
 
     def __call__(self) -> ProcessGroup:
         if _group is None:
@@ -159,8 +182,8 @@ class _GroupAccess:
         return _group
 
     @property
-    def WORLD(self) -> ProcessGroup | None:  # noqa: N802 (PyTorch's name)
-        return _group
+    def WORLD(self) -> WorldGroup | None:  # noqa: N802 (PyTorch's name)
+        return _handle
 
     def __repr__(self) -> str:
         return f"<the process group: {_group!r}>"
@@ -172,7 +195,7 @@ group = _GroupAccess()
 def world_group(given: Any, what: str) -> ProcessGroup:
     """The process group a collective's ``group=`` names: ``None`` or the world group."""
     current = group()
-    if given is None or given is current:
+    if given is None or given is current or given is _handle:
         return current
     raise ValueError(f"{what}: group= must be None or the world group (dist.group.WORLD), got {given!r}; "
                      f"subgroups of ranks are not offered")
@@ -199,14 +222,14 @@ def get_backend(group: ProcessGroup | None = None) -> str:
 
 def new_group(ranks: Any = None, timeout: Any = None, backend: Any = None, pg_options: Any = None,
               use_local_synchronization: bool = False, group_desc: str | None = None,
-              device_id: Any = None) -> ProcessGroup:
+              device_id: Any = None) -> WorldGroup:
     """PyTorch's subgroup constructor, for the one group offered: ``ranks`` ``None`` or every
-    rank gives the world group; a subset of ranks raises ``NotImplementedError``."""
+    rank gives the world group (``dist.group.WORLD``); a subset of ranks raises ``NotImplementedError``."""
     g = group()
     if ranks is not None and sorted(int(r) for r in ranks) != list(range(g.size)):
         raise NotImplementedError(f"new_group(ranks={list(ranks)}): subgroups of ranks are not offered; only the "
                                   f"world group of all {g.size} ranks (ranks=None) is")
-    return g
+    return _handle
 
 
 def get_process_group_ranks(group: ProcessGroup | None) -> list[int]:
@@ -249,11 +272,11 @@ def is_torchelastic_launched() -> bool:
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
     """Leave the process group (collectives are refused afterwards)."""
-    global _group
+    global _group, _handle
     if _group is None:
         return
     world_group(group, "destroy_process_group")
-    g, _group = _group, None
+    g, _group, _handle = _group, None, None
     g.close()
 
 

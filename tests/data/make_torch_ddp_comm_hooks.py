@@ -5,7 +5,8 @@ PyTorch DDP job whose buckets are reduced by communication hooks (``register_com
 
 Cases: no hook; PyTorch's ``allreduce_hook`` (the same mean); ``fp16_compress_hook`` and
 ``fp16_compress_wrapper(allreduce_hook)`` (the gradients sent as float16: float16's rounding
-stays in them); a hook that reduces nothing (each rank keeps its own gradient); and
+stays in them); a hook that reduces nothing (each rank keeps its own gradient); PyTorch's
+``allreduce_hook`` written out as a script would (``dist.group.WORLD.size()``); and
 ``allreduce_hook`` inside ``Join([ddp])`` with one batch on rank 0 and three on rank 1.
 ``tests/distributed_worker.py comm_hooks`` runs the same code (:func:`record`) on the engine.
 """
@@ -20,7 +21,18 @@ from typing import Any
 import numpy as np
 
 OUT = Path(__file__).with_name("torch_ddp_comm_hooks.json")
-CASES = ["none", "allreduce", "fp16", "fp16_wrapper", "local", "join"]
+CASES = ["none", "allreduce", "fp16", "fp16_wrapper", "local", "join", "written_out"]
+
+
+def written_out_allreduce_hook(dist: Any) -> Any:
+    """PyTorch's ``allreduce_hook`` as a script writes it, reading the world size from its group."""
+
+    def hook(process_group, bucket):  # unannotated: torch refuses a bucket annotation other than GradBucket
+        group = process_group if process_group is not None else dist.group.WORLD
+        buffer = bucket.buffer().div_(group.size())
+        return dist.all_reduce(buffer, group=group, async_op=True).get_future().then(lambda fut: fut.value()[0])
+
+    return hook
 
 
 def record(lib: Any, ddp_class: Any, join_class: Any, hooks: Any, dist: Any, rank: int) -> dict[str, Any]:
@@ -35,6 +47,7 @@ def record(lib: Any, ddp_class: Any, join_class: Any, hooks: Any, dist: Any, ran
         ddp = ddp_class(model, bucket_cap_mb=0.0001)  # a few buckets, each handed to the hook
         hook = {"allreduce": hooks.allreduce_hook, "join": hooks.allreduce_hook, "fp16": hooks.fp16_compress_hook,
                 "fp16_wrapper": hooks.fp16_compress_wrapper(hooks.allreduce_hook),
+                "written_out": written_out_allreduce_hook(dist),
                 "local": lambda state, bucket: dist.barrier(async_op=True).get_future().then(
                     lambda fut: bucket.buffer())}.get(case)
         if hook is not None:

@@ -3,7 +3,7 @@
 ``allreduce_hook`` averages as DDP does without a hook; ``fp16_compress_hook`` sends the
 gradients as float16 (divided by the world size first) and writes the float16 mean back in
 the gradients' dtype; ``fp16_compress_wrapper(hook)`` does that around another hook.  ``state``
-is the process group (``None``: the world; PyTorch's ``group.size()`` is ``group.size`` here).
+is the process group (``None``: the world).
 ``bf16_compress_hook`` is not offered: the engine has no bfloat16.
 """
 
