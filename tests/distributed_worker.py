@@ -1153,6 +1153,12 @@ def scenario_point_to_point() -> None:
         into = mg.zeros(2, 4, dtype=mg.int64)
         out["from"] = dist.recv(into[:, ::2])  # any sender; a strided view (torch wants contiguous)
         out["received"] = into.tolist()
+    if rank == 0:
+        dist.send(mg.ones(1), dst=1, tag=3)
+    else:
+        work = dist.irecv(mg.zeros(1), tag=3)
+        out["source_rank"] = [work.source_rank(), work.exception(), work.synchronize()]
+    out["not_a_receive"] = _refusal(dist.all_reduce(mg.ones(1), async_op=True).source_rank)
     out["to_self"] = _refusal(lambda: dist.send(mg.ones(1), dst=rank))
     out["to_nobody"] = _refusal(lambda: dist.send(mg.ones(1)))
     even = mg.zeros(4)

@@ -262,6 +262,8 @@ def test_point_to_point_all_to_all_and_reduce_scatter_as_pytorchs():
         assert got["ring"] == [True, True, [[10.0, 11.0, 12.0], [0.0, 1.0, 2.0]][rank]]
         if rank == 1:
             assert got["from"] == 0 and got["received"] == [[1, 0, 2, 0], [3, 0, 4, 0]]
+            assert got["source_rank"] == [0, None, None]  # irecv from any rank: Work.source_rank(), as torch's
+        assert got["not_a_receive"] == "RuntimeError: sourceRank() may only be called on work objects that corresp"
         assert got["to_self"] == "ValueError: Invalid destination rank: destination rank should not be the"
         assert got["to_nobody"] == "ValueError: Must specify global_rank or group_rank"
         assert got["all_to_all"] == [

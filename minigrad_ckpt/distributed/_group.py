@@ -164,7 +164,7 @@ class Work:
     ``outputs`` are the tensors the collective writes: ``result()`` after completion, and the
     value of ``get_future()`` (PyTorch's ``Work.get_future``)."""
 
-    __slots__ = ("_req", "done", "_group", "_what", "_outputs", "_on_done")
+    __slots__ = ("_req", "done", "_group", "_what", "_outputs", "_on_done", "_status")
 
     def __init__(self, req: Any, group: ProcessGroup | None = None, what: str = "a collective",
                  outputs: list[Any] | None = None, on_done: Any = None) -> None:
@@ -173,6 +173,7 @@ class Work:
         self._group, self._what = group, what
         self._outputs = [] if outputs is None else list(outputs)
         self._on_done = on_done  # run once when it completes (a receive copies into its tensor then)
+        self._status: Any = None  # a receive's MPI status: who sent the message
 
     def _completed(self) -> bool:
         self.done = True
@@ -201,6 +202,22 @@ class Work:
     def is_success(self) -> bool:
         """Whether it completed without error (an error raises instead, so: whether it completed)."""
         return self.test()
+
+    def source_rank(self) -> int:
+        """The rank that sent what a receive got (PyTorch's, for ``irecv`` from any rank)."""
+        if self._status is None:
+            raise RuntimeError("sourceRank() may only be called on work objects that correspond to a recv or "
+                               "recv-from-any call.")
+        self.wait()
+        return int(self._status.Get_source())
+
+    def exception(self) -> None:
+        """PyTorch's: the error it completed with -- never one here (an error raises instead)."""
+        return None
+
+    def synchronize(self) -> None:
+        """PyTorch's (for a GPU stream): here, wait for it."""
+        self.wait()
 
     def result(self) -> list[Any]:
         """The tensors the collective wrote (PyTorch's error before it completed)."""
@@ -468,7 +485,9 @@ class ProcessGroup:
         source = self._MPI.ANY_SOURCE if src is None else src
         req = _WithStatus(self.comm.Irecv(buf, source=source, tag=tag), status)
         what = f"a receive from {'any rank' if src is None else f'rank {src}'}"
-        return Work(req, self, what, on_done=on_done), status
+        work = Work(req, self, what, on_done=on_done)
+        work._status = status
+        return work, status
 
     def all_to_all(self, send: Any, send_counts: list[int], recv: Any, recv_counts: list[int]) -> None:
         """Rank ``r``'s ``send_counts[j]`` elements of the flat ``send`` to rank ``j``, in rank order
