@@ -280,3 +280,17 @@ def test_a_monitored_barrier_is_held_to_its_own_timeout():
     assert proc.returncode != 0, proc.stdout  # the job was ended, though rank 0 caught the error
     assert proc.stdout.count("passed") == 2, proc.stdout
     assert "caught after 1." in proc.stdout and "barrier did not complete within 1 s on rank 0" in proc.stdout
+
+
+def test_pytorchs_per_device_backend_string_picks_the_default_devices():
+    """init_process_group("cpu:gloo,cuda:nccl") (PyTorch's form, FSDP's scripts use it): the CPU's here."""
+    code = ("import json, minigrad_ckpt.distributed as d\n"
+            "errors = []\n"
+            "for spec in ('cuda:nccl', 'cpu:foo'):\n"
+            "    try:\n        d.init_process_group(spec)\n"
+            "    except ValueError as e:\n        errors.append(str(e)[:40])\n"
+            "d.init_process_group('cpu:gloo,cuda:nccl')\n"
+            "print('RESULT 0', json.dumps({'backend': d.get_backend(), 'errors': errors}))\n")
+    got = results(run([sys.executable, "-c", code]), n=1)[0]
+    assert got == {"backend": "mpi", "errors": ["backend 'cuda:nccl' names no backend for",
+                                                "backend 'cpu:foo': expected PyTorch's '<"]}

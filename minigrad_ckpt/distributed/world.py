@@ -112,13 +112,30 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
 
 
 def _backend(backend: str | None) -> str:
-    if backend is None:
-        from ..backend import get_default_device
+    from ..backend import get_default_device
 
-        return "nccl" if get_default_device().type == "cuda" else "mpi"
+    device = get_default_device().type
+    if backend is None:
+        return "nccl" if device == "cuda" else "mpi"
+    if isinstance(backend, str) and ":" in backend:  # PyTorch's per-device form, "cpu:gloo,cuda:nccl"
+        return _backend_for(backend, device)
     if not isinstance(backend, str) or backend.lower() not in _BACKENDS:
         raise ValueError(f"backend must be 'mpi', 'gloo' (served by MPI), 'nccl' or None, got {backend!r}")
     return _BACKENDS[backend.lower()]
+
+
+def _backend_for(spec: str, device: str) -> str:
+    """The backend that PyTorch's ``"cpu:gloo,cuda:nccl"`` names for the default device's type: the
+    engine's group has one backend, that of the tensors it will carry."""
+    pairs = [part.split(":") for part in spec.lower().split(",")]
+    if any(len(pair) != 2 or pair[0].strip() not in ("cpu", "cuda") or pair[1].strip() not in _BACKENDS
+           for pair in pairs):
+        raise ValueError(f"backend {spec!r}: expected PyTorch's '<device>:<backend>,...' with devices cpu, cuda and "
+                         f"backends mpi, gloo, nccl")
+    chosen = {d.strip(): b.strip() for d, b in pairs}
+    if device not in chosen:
+        raise ValueError(f"backend {spec!r} names no backend for the default device ({device})")
+    return _BACKENDS[chosen[device]]
 
 
 def _check_launcher_world(group: ProcessGroup, rank: int, world_size: int) -> None:
