@@ -1228,6 +1228,13 @@ def _ddp_grads_with_an_unused_branch(rank: int) -> dict:
             model(x, rank).sum().backward()
             grads[f"{find_unused} {step}"] = {n: None if p.grad is None else p.grad.flatten()[:2].tolist()
                                               for n, p in model.module.named_parameters()}
+    mg.manual_seed(0)  # static_graph=True: PyTorch's static graph skips the parameters no rank used
+    model = DDP(_UnusedBranch().double(), static_graph=True)
+    x = mg.ones(4, 3, dtype=mg.float64) * (rank + 1)
+    for step in (1, 2):
+        model(x, rank).sum().backward()
+        grads[f"static {step}"] = {n: None if p.grad is None else p.grad.flatten()[:2].tolist()
+                                   for n, p in model.module.named_parameters()}
     mg.manual_seed(0)  # b used inside no_sync on rank 0 only, then by no rank: averaged all the same
     model = DDP(_UnusedBranch().double(), find_unused_parameters=True)
     x = mg.ones(4, 3, dtype=mg.float64) * (rank + 1)

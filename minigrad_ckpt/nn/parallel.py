@@ -141,9 +141,11 @@ class DistributedDataParallel(Module):
     of a GPU module (``None`` for a CPU module); ``process_group`` is ``None`` or the
     world group; ``init_sync=False`` skips the check that every rank built the same
     model and the broadcast of rank 0's weights.  ``dim``, ``output_device``,
-    ``check_reduction``, ``gradient_as_bucket_view``, ``static_graph``,
+    ``check_reduction``, ``gradient_as_bucket_view``,
     ``bucket_cap_mb_list`` and ``batched_grad_copy`` change how PyTorch's reducer
-    works, not what it computes, and are accepted; ``forward_sync_buffers`` and the
+    works, not what it computes, and are accepted; ``static_graph=True`` leaves the
+    ``.grad`` of a parameter no rank used untouched, as ``find_unused_parameters`` does (PyTorch's
+    static graph skips them); ``forward_sync_buffers`` and the
     deprecated ``broadcast_buffers`` mean what they mean in PyTorch 2.13 (see
     ``_buffer_sync``); the options that change what is reduced (``mixed_precision``, ``param_to_hook_all_reduce``,
     ``delay_all_reduce_named_params``, ``device_mesh``,
@@ -471,7 +473,7 @@ class DistributedDataParallel(Module):
                 for work in b.works:
                     work.wait()
             object.__setattr__(self, "wait_seconds", time.perf_counter() - start)
-            used = self._used_by_some_rank() if self.find_unused_parameters else None
+            used = self._used_by_some_rank() if self._finds_unused else None
             for b in self._buckets:
                 if b.hooked is not None:
                     self._write_hook_result(b, used)
@@ -487,6 +489,13 @@ class DistributedDataParallel(Module):
             self._stop_poller()
             self._used.clear()
             object.__setattr__(self, "_active", False)
+
+    @property
+    def _finds_unused(self) -> bool:
+        """Whether a parameter no rank used keeps its ``.grad``: ``find_unused_parameters=True``, and
+        ``static_graph=True`` too -- PyTorch's static graph skips the parameters unused in it, where
+        without either the engine averages zeros into them (and PyTorch raises)."""
+        return bool(self.find_unused_parameters or self.static_graph)
 
     def _used_by_some_rank(self, shadowing: bool = False) -> set[int]:
         """``find_unused_parameters=True``: the ids of the parameters some rank gave a gradient since
@@ -664,7 +673,7 @@ class DistributedDataParallel(Module):
                     with self._mpi_lock:
                         work = self._group.iall_reduce(arr)
                     work.wait()
-            if self.find_unused_parameters:
+            if self._finds_unused:
                 self._used_by_some_rank(shadowing=True)
         # as PyTorch's join hook: the next forward after the block broadcasts the buffers exactly
         # where the ranks with data do (theirs was synced or not)
