@@ -14,7 +14,7 @@ from typing import Any
 from ..backend import host_numpy
 from ..tensor import Tensor
 from ._group import ProcessGroup, Work
-from .collectives import _array_of
+from .collectives import _array_of, _write
 from .world import world_group
 
 __all__ = ["send", "recv", "isend", "irecv"]
@@ -66,9 +66,10 @@ class _Receive:
         self.buf = tensor._data if self.direct else host_numpy.empty(arr.shape, dtype=arr.dtype)
 
     def done(self) -> None:
-        if not self.direct:
-            self.tensor._data[...] = self.buf
-        self.tensor.increment_version()
+        if self.direct:
+            self.tensor.increment_version()  # MPI wrote into the array
+        else:
+            _write(self.tensor, self.buf)
 
 
 def _start_receive(tensor: Tensor, src: int | None, group: Any, tag: int, group_src: int | None,

@@ -41,7 +41,7 @@ from typing import Any
 
 from ..backward import current_backward, queue_callback
 from ..distributed.algorithms.join import Joinable
-from ..grad_mode import is_grad_enabled
+from ..grad_mode import is_grad_enabled, no_grad
 from ..tensor import Tensor
 from .data_parallel import DataParallel
 from .module import Module
@@ -591,9 +591,8 @@ class DistributedDataParallel(Module):
             if p._grad is None:
                 p._grad = Tensor.constant(part, p._device)
             else:
-                p._grad.prepare_write()
-                p._grad._data[...] = part
-                p._grad.increment_version()
+                with no_grad():
+                    p._grad.copy_(Tensor.constant(part, p._device))
 
     # ----------------------------------------------------------------- join
     @contextlib.contextmanager
