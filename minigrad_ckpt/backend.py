@@ -963,9 +963,11 @@ class CupyNamespace(ArrayNamespace):
             raise RuntimeError(f"this CuPy ({cupy.__version__}) lacks {missing}; minigrad_ckpt needs CuPy >= 13")
         self.index = index
         self._device = cupy.cuda.Device(index)
-        super().__init__(cupy, "cupy")
         import cupyx
         import cupyx.scipy.special
+
+        self._linalg_errstate = cupyx.errstate  # (read by _function, which the base class's __init__ calls)
+        super().__init__(cupy, "cupy")
 
         self._scatter_add = cupyx.scatter_add
         for name, native in NATIVE_SPECIAL_FUNCTIONS.items():
@@ -991,6 +993,8 @@ class CupyNamespace(ArrayNamespace):
         if name == "errstate":
             return _no_errstate
         fn = _lookup(self.library, name)
+        if name.startswith("linalg.") and name[7:] in RAISING_LINALG_FUNCTIONS:
+            fn = linalg_failures_raised(fn, self._linalg_errstate)
         if name == "linalg.solve":
             fn = solve_broadcasting(fn, self.library.broadcast_to)
         return _on_device(truth_of_complex(fn) if name in LOGICAL_FUNCTIONS else fn, self._device)
@@ -1045,6 +1049,24 @@ def scatter_add_by_parts(scatter: Any, xp: Any, target: Any, index: Any, values:
     wide = target.astype("int64")
     scatter(wide, index, values.astype("int64"))
     target[...] = wide.astype(target.dtype)
+
+
+#: the ``linalg`` functions that refuse a matrix they cannot factor (a singular one, one not positive
+#: definite) with NumPy's ``LinAlgError``, which the engine words as PyTorch's.  CuPy's answer garbage
+#: (inf, NaN, a half-done factor) instead, unless ``cupyx.errstate(linalg="raise")`` asks them to read
+#: the solver's status (one device-to-host read a call, as PyTorch's checked ``linalg`` functions make)
+RAISING_LINALG_FUNCTIONS = frozenset(["inv", "solve", "cholesky"])
+
+
+def linalg_failures_raised(fn: Any, errstate: Any) -> Any:
+    """``fn`` (one of :data:`RAISING_LINALG_FUNCTIONS`) run under ``errstate(linalg="raise")``
+    (``cupyx.errstate``): a matrix it cannot factor raises ``LinAlgError`` as NumPy's does."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with errstate(linalg="raise"):
+            return fn(*args, **kwargs)
+
+    call.__name__ = getattr(fn, "__name__", "fn")
+    return call
 
 
 def solve_broadcasting(solve: Any, broadcast_to: Any) -> Any:

@@ -90,7 +90,7 @@ def test_a_gpu_namespace_computes_special_functions_of_real_floats_by_cupys_one_
     import contextlib
 
     ns = backend.CupyNamespace.__new__(backend.CupyNamespace)   # (no GPU here: NumPy behind CuPy's adapter)
-    ns._device = contextlib.nullcontext()
+    ns._device, ns._linalg_errstate = contextlib.nullcontext(), lambda linalg: contextlib.nullcontext()
     backend.ArrayNamespace.__init__(ns, np, "cupy")
     taken = []
     ns._use_native("erf", lambda x: taken.append(x.dtype.name) or np.full(x.shape, 7.0, x.dtype))
@@ -149,9 +149,70 @@ def test_a_gpu_namespace_solves_with_numpys_broadcasting():
         return np.linalg.solve(a, b)
 
     ns = backend.CupyNamespace.__new__(backend.CupyNamespace)   # (no GPU here: NumPy behind CuPy's adapter)
-    ns._device = contextlib.nullcontext()
+    ns._device, ns._linalg_errstate = contextlib.nullcontext(), lambda linalg: contextlib.nullcontext()
     ns.library = SimpleNamespace(broadcast_to=np.broadcast_to, linalg=SimpleNamespace(solve=cupy14_solve))
     solve = ns._function("linalg.solve")
     a, b = np.eye(3)[None].repeat(2, 0) * 2, np.ones((3, 4))
     np.testing.assert_array_equal(solve(a, b), np.full((2, 3, 4), 0.5))
     assert calls == [((2, 3, 3), (2, 3, 4))]
+
+
+def _cupy_like_namespace(linalg):
+    """A CupyNamespace over NumPy (no GPU here) whose ``linalg`` is ``linalg`` and whose
+    ``cupyx.errstate`` records the linalg setting in force, as CuPy's solvers read it."""
+    import contextlib
+
+    config = {"linalg": "ignore"}  # CuPy's default
+
+    @contextlib.contextmanager
+    def errstate(linalg):
+        before, config["linalg"] = config["linalg"], linalg
+        try:
+            yield
+        finally:
+            config["linalg"] = before
+
+    ns = backend.CupyNamespace.__new__(backend.CupyNamespace)
+    ns._device, ns._linalg_errstate = contextlib.nullcontext(), errstate
+    ns.library = SimpleNamespace(broadcast_to=np.broadcast_to, linalg=SimpleNamespace(**linalg(config)))
+    return ns
+
+
+def test_a_gpu_namespace_asks_cupy_to_raise_what_it_cannot_factor():
+    # CuPy's inv, solve and cholesky answer a singular (not positive-definite) matrix with inf, NaN or a
+    # half-done factor unless cupyx.errstate(linalg="raise"); NumPy's -- and PyTorch's -- raise LinAlgError
+    def linalg(config):
+        def checked(numpys):
+            def fn(a, *rest):
+                if config["linalg"] == "raise":
+                    return numpys(a, *rest)
+                with np.errstate(all="ignore"):
+                    return np.full(np.broadcast_shapes(a.shape, *(r.shape for r in rest)), np.inf)
+            return fn
+        return {name: checked(getattr(np.linalg, name)) for name in ("inv", "solve", "cholesky", "det")}
+
+    ns = _cupy_like_namespace(linalg)
+    singular = np.ones((2, 2))
+    for name, args in [("inv", ()), ("solve", (np.ones((2, 1)),)), ("cholesky", ())]:
+        with pytest.raises(np.linalg.LinAlgError):
+            ns._function("linalg." + name)(singular, *args)
+    assert np.isinf(ns._function("linalg.det")(singular)).all()  # (det of a singular matrix is 0, no error)
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_the_strict_device_factors_as_cupy_and_the_engine_refuses_as_pytorch(device):
+    xp = mg.device(device).xp
+    singular = xp.asarray(np.ones((2, 3, 3), dtype="float32"))
+    for name, args in [("inv", ()), ("solve", (singular[..., :1],)), ("cholesky", ())]:
+        raw = xp._function("linalg." + name)   # CuPy's default: no error, garbage (NaN here)
+        assert np.isnan(xp.to_host(raw(singular, *args))).all()
+        with pytest.raises(np.linalg.LinAlgError):  # the namespace the engine calls raises, as NumPy's
+            getattr(xp.linalg, name)(singular, *args)
+    for dev in ("cpu", device):
+        a = mg.ones(2, 3, 3, device=dev)
+        with pytest.raises(mg.linalg.LinAlgError, match="singular"):
+            mg.linalg.inv(a)
+        with pytest.raises(mg.linalg.LinAlgError, match="singular"):
+            mg.linalg.solve(a, mg.ones(2, 3, 1, device=dev))
+        with pytest.raises(mg.linalg.LinAlgError, match="positive-definite"):
+            mg.linalg.cholesky(-mg.eye(3, device=dev))

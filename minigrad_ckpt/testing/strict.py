@@ -15,6 +15,10 @@ Importing this module registers two devices:
                   ``a[idx] = v``, ``take``, ``take_along_axis``,
                   ``put_along_axis``, ``scatter_add``): code that relied on
                   NumPy's IndexError gives a wrong answer here, as on a GPU.
+                  ``linalg`` ``inv``, ``solve`` and ``cholesky`` of a matrix they
+                  cannot factor answer NaN, as CuPy's do, unless run under
+                  ``xp.linalg_errstate(linalg="raise")`` (``cupyx.errstate``'s):
+                  ``xp.linalg`` runs them so, as the GPU's namespace does.
 ``"strict-f32"``  the same, and any float64 array is an error: a float32
                   model on it proves there is no hidden float64 anywhere.
 
@@ -30,17 +34,21 @@ device), ``xp.to_host(a)`` and ``xp.scalar(a)`` (device to host).
 
 from __future__ import annotations
 
+import contextlib
 import operator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy
 
 from ..backend import (
     LOGICAL_FUNCTIONS,
+    RAISING_LINALG_FUNCTIONS,
     SCATTER_ADD_DTYPES,
     ArrayNamespace,
     Device,
     _lookup,
+    linalg_failures_raised,
     register_device_type,
     scatter_add_by_parts,
     solve_broadcasting,
@@ -134,6 +142,23 @@ def _equal_batches_only(solve: Any) -> Any:
                              f"(CuPy's linalg.solve broadcasts no batch axes: {a.shape} and {b.shape})")
         return solve(a, b)
 
+    return call
+
+
+def _silent_failure(fn: Any, ns: StrictNamespace) -> Any:
+    """``fn`` (a linalg function) answering a matrix it cannot factor as CuPy's does by default,
+    without an error: its results are NaN here (CuPy's are inf, NaN or a half-done factor), unless
+    ``ns.linalg_errstate(linalg="raise")`` is in force -- then NumPy's ``LinAlgError`` stands."""
+    def call(a: Any, *rest: Any) -> Any:
+        try:
+            return fn(a, *rest)
+        except numpy.linalg.LinAlgError:
+            if ns.linalg_raises:
+                raise
+        eye = ns.broadcast_to(ns.eye(a.shape[-1], dtype=a.dtype), a.shape)  # a matrix every one factors
+        return fn(eye, *rest) * numpy.nan
+
+    call.__name__ = fn.__name__
     return call
 
 
@@ -255,7 +280,20 @@ class StrictNamespace(ArrayNamespace):
         super().__init__(numpy, "strict-f32" if float32_only else "strict", array_type=StrictArray)
         self.errstate = numpy.errstate  # a context manager, not an array function
         self.take, self.take_along_axis, self.put_along_axis = self._take, self._take_along_axis, self._put_along_axis
+        self.linalg_raises = False  # cupyx.errstate's linalg setting: "ignore" unless asked (CuPy's default)
+        for name in RAISING_LINALG_FUNCTIONS:  # as the GPU's namespace asks
+            setattr(self.linalg, name, linalg_failures_raised(getattr(self.linalg, name), self.linalg_errstate))
         self.linalg.solve = solve_broadcasting(_equal_batches_only(self.linalg.solve), self.broadcast_to)
+
+    @contextlib.contextmanager
+    def linalg_errstate(self, linalg: str) -> Iterator[None]:
+        """``cupyx.errstate(linalg=...)`` of this device: ``"raise"`` makes its linalg functions
+        refuse a matrix they cannot factor, as NumPy's do; otherwise they answer NaN, as CuPy's."""
+        before, self.linalg_raises = self.linalg_raises, linalg == "raise"
+        try:
+            yield
+        finally:
+            self.linalg_raises = before
 
     # ---- the wall ----
     def _check(self, a: numpy.ndarray) -> None:
@@ -301,6 +339,8 @@ class StrictNamespace(ArrayNamespace):
             k = self._unwrap(kwargs, f"xp.{name}", allow_host=host_ok)
             return self._wrap(fn(*a, **k))
         call.__name__ = name
+        if name.startswith("linalg.") and name[7:] in RAISING_LINALG_FUNCTIONS:
+            return _silent_failure(call, self)
         # CuPy's logical ufuncs take no complex input: the GPU's namespace reads it as != 0 first
         return truth_of_complex(call) if name in LOGICAL_FUNCTIONS else call
 
