@@ -178,3 +178,37 @@ def test_strict_scalars_round_as_the_numpy_scalars_the_cpu_holds():
         x, t = mg.tensor(z, device=device), mg.tensor(np.array(0.125 + 0.125j), device=device)
         tangents.append(mg.func.jvp(mg.arccosh, (x,), (t,))[1].numpy())
     assert tangents[0].tobytes() == tangents[1].tobytes()
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict", "strict-f32"])
+def test_a_profiled_write_is_undone_on_a_device_through_its_memory_owner(device):
+    # the undo copies a written memory's owner and writes it back through a tensor of that device: the
+    # strict device's owner was the NumPy array behind the wall, and the tensor made of it failed at the
+    # next write ('numpy.ndarray' object has no attribute '_a'), where CuPy's owner is a device array
+    from minigrad_ckpt.checkpoint.profiling import leaving_no_trace
+
+    w = mg.ones(2, 3, device=device)
+    xp = w.device.xp
+    owner = xp.memory_owner(w._data)
+    assert xp.holds(owner) and xp.memory_owner(w[1:, ::2]._data) is owner
+    with leaving_no_trace():
+        w[1:].mul_(2.0)
+        w.add_(1.0)
+    w[0].add_(3.0)
+    np.testing.assert_array_equal(w.to("cpu").numpy(), [[4, 4, 4], [1, 1, 1]])
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_planning_a_function_that_writes_in_place_on_a_device(device):
+    def fn(x, w):
+        h = x @ w
+        h[1].mul_(2.0)
+        return (h.tanh() * h).sum()
+
+    peaks = []
+    for dev in ("cpu", device):
+        mg.manual_seed(0)
+        x, w = mg.randn(3, 4, requires_grad=True, device=dev), mg.randn(4, 4, requires_grad=True, device=dev)
+        peaks.append(ck.plan_graph(fn, x, w, budget_bytes=10**6).predicted_peak_bytes)
+        assert x.grad is None and w.grad is None
+    assert peaks[0] == peaks[1]

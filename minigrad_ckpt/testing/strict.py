@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -76,13 +77,15 @@ def _refusal(what: str) -> Any:
 class StrictArray:
     """A NumPy array that refuses implicit host conversion and mixing with host arrays."""
 
-    __slots__ = ("_a", "_ns", "__weakref__")  # (CuPy's arrays take weak references: checkpointing's counts use them)
+    # (CuPy's arrays take weak references: checkpointing's counts use them)
+    __slots__ = ("_a", "_ns", "_owner", "__weakref__")
     __array_ufunc__ = None  # NumPy must not compute on it behind the namespace's back
     __hash__ = None  # type: ignore[assignment]
 
     def __init__(self, a: numpy.ndarray | numpy.generic, ns: StrictNamespace) -> None:
         self._a = a
         self._ns = ns
+        self._owner = ns._owner_of(a, self) if isinstance(a, numpy.ndarray) else None
 
     # ---- forbidden: implicit host conversion ----
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
@@ -277,6 +280,7 @@ class StrictNamespace(ArrayNamespace):
 
     def __init__(self, float32_only: bool = False) -> None:
         self.float32_only = float32_only
+        self._owners: weakref.WeakValueDictionary[int, StrictArray] = weakref.WeakValueDictionary()
         super().__init__(numpy, "strict-f32" if float32_only else "strict", array_type=StrictArray)
         self.errstate = numpy.errstate  # a context manager, not an array function
         self.take, self.take_along_axis, self.put_along_axis = self._take, self._take_along_axis, self._put_along_axis
@@ -300,6 +304,20 @@ class StrictNamespace(ArrayNamespace):
         if self.float32_only and a.dtype in (numpy.float64, numpy.complex128):
             raise StrictDeviceError(f"a {a.dtype} array appeared on the float32-only strict device "
                                     "(a hidden upcast: check constants and dtypes)")
+
+    def _owner_of(self, a: numpy.ndarray, wrapper: StrictArray) -> StrictArray | None:
+        """The strict array that owns ``a``'s memory (None: ``wrapper`` itself), one object for all
+        arrays of that memory as CuPy's end of the ``base`` chain is, and a device array as that is:
+        the engine copies it and writes into it (``memory_owner``).  Each array holds its owner, so
+        the owner lives while any array of its memory does, as the memory itself."""
+        root = a
+        while isinstance(root.base, numpy.ndarray):
+            root = root.base
+        owner = self._owners.get(id(root))
+        if owner is None or owner._a is not root:
+            owner = wrapper if root is a else StrictArray(root, self)
+            self._owners[id(root)] = owner
+        return None if owner is wrapper else owner
 
     def _wrap(self, v: Any) -> Any:
         if isinstance(v, numpy.ndarray):
@@ -385,8 +403,7 @@ class StrictNamespace(ArrayNamespace):
         return a._a.base is None
 
     def memory_owner(self, a: Any) -> Any:
-        # the wrapped NumPy array's owner: a wrapper is made per result, its memory is NumPy's
-        return super().memory_owner(a._a)
+        return a if a._owner is None else a._owner
 
     def address(self, a: Any) -> int:
         return super().address(a._a)
