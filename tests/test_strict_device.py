@@ -212,3 +212,22 @@ def test_planning_a_function_that_writes_in_place_on_a_device(device):
         peaks.append(ck.plan_graph(fn, x, w, budget_bytes=10**6).predicted_peak_bytes)
         assert x.grad is None and w.grad is None
     assert peaks[0] == peaks[1]
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_the_ledger_counts_a_view_and_its_base_as_one_memory_on_a_device(device):
+    # the ledger follows ``.base`` (NumPy's and CuPy's) to a memory's owner: the strict device's base
+    # was the NumPy array behind the wall, so a view and its base were two memories there (twice the bytes)
+    held = []
+    for dev in ("cpu", device):
+        h = mg.randn(4, 6, requires_grad=True, device=dev) * 2.0
+        with mg.memory.track() as ledger:
+            y = h[1:3]
+            graph = (y * y, h * h, h.T.reshape(24)[::2] * 3.0)  # noqa: F841  (held while the ledger is read)
+            held.append(ledger.live("saved"))
+    assert held == [4 * 6 * 4] * 2
+    xp = mg.device(device).xp
+    a = xp.asarray(np.arange(12.0, dtype="float32"))
+    for view in (a[2:], a[2:][1:], a.reshape(3, 4).T, xp.as_strided(a, (3, 2), (16, 4))):
+        assert view.base is a and xp.memory_owner(view) is a and not xp.owns_memory(view)
+    assert a.base is None and xp.owns_memory(a)

@@ -116,9 +116,9 @@ class StrictArray:
     device = "strict"
 
     @property
-    def base(self) -> Any:
-        # memory identity only (the ledger counts buffers by it), never data
-        return self._a.base
+    def base(self) -> StrictArray | None:
+        # the array owning the memory, as CuPy's (the ledger counts buffers by it); None: this one
+        return self._owner
 
     @property
     def T(self) -> StrictArray:
@@ -311,8 +311,13 @@ class StrictNamespace(ArrayNamespace):
         the engine copies it and writes into it (``memory_owner``).  Each array holds its owner, so
         the owner lives while any array of its memory does, as the memory itself."""
         root = a
-        while isinstance(root.base, numpy.ndarray):
-            root = root.base
+        while True:
+            base = root.base
+            if base is not None and not isinstance(base, numpy.ndarray):
+                base = getattr(base, "base", None)  # as_strided's holder, whose base is the array
+            if not isinstance(base, numpy.ndarray):
+                break
+            root = base
         owner = self._owners.get(id(root))
         if owner is None or owner._a is not root:
             owner = wrapper if root is a else StrictArray(root, self)
@@ -400,7 +405,7 @@ class StrictNamespace(ArrayNamespace):
         return isinstance(a, StrictArray) and a._ns is self
 
     def owns_memory(self, a: Any) -> bool:
-        return a._a.base is None
+        return a._owner is None
 
     def memory_owner(self, a: Any) -> Any:
         return a if a._owner is None else a._owner
