@@ -149,11 +149,11 @@ def _check_resizing_view(x: Tensor, dt: Any) -> None:
 def _storage_offset(x: Tensor, address: int) -> int | None:
     """Elements between the start of the memory ``x`` views and its first one; None where the
     owner of that memory does not say where it starts."""
-    owner = x._device.xp.memory_owner(x._data)
-    start = getattr(owner, "__array_interface__", {}).get("data", (None,))[0]
-    if start is None:
-        start = getattr(getattr(owner, "data", None), "ptr", None)  # a CuPy array's
-    return None if start is None else (address - int(start)) // x.dtype.itemsize
+    xp = x._device.xp
+    owner = xp.memory_owner(x._data)
+    if not xp.holds(owner):  # (memory from outside: a buffer np.frombuffer views)
+        return None
+    return (address - xp.address(owner)) // x.dtype.itemsize
 
 
 def is_contiguous_method(x: Tensor, memory_format: Any = contiguous_format) -> bool:
