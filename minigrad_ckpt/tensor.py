@@ -360,6 +360,49 @@ def _shares_memory(t: Tensor) -> bool:
     return box[1].__class__ is tuple or any((o := r()) is not None and o is not t for r in box[1])
 
 
+#: PyTorch's names of the in-place arithmetic methods by their NumPy ufuncs (``mul_`` for ``multiply``)
+_INPLACE_NAMES = {"subtract": "sub", "multiply": "mul", "divide": "div"}
+
+
+def _dense(a: Any) -> bool:
+    """PyTorch's ``is_non_overlapping_and_dense``: the elements fill their memory exactly, in some
+    order of the axes (a transpose is; a slice of columns, a flip or an expanded view is not)."""
+    steps = sorted((s, n) for s, n in zip(a.strides, a.shape) if n != 1)
+    expected = a.itemsize
+    for step, n in steps:
+        if step != expected:
+            return False
+        expected *= n
+    return True
+
+
+def refuse_partial_overlap(what: str, dest: Tensor, operand: Any, written: Any = None) -> None:
+    """PyTorch's refusal (``assert_no_partial_overlap``) of an in-place write whose tensor ``operand``
+    and destination (``written``, ``dest``'s array or a view of it) share some but not all of their
+    memory: ``x[1:].add_(x[:-1])``, ``x.copy_(x.T)``, ``v.div_(v[0])``.  NumPy answers as if it read
+    the operand first; a GPU's kernel reads and writes it at once, in no set order -- its answer
+    differs from the CPU's from run to run.  As PyTorch, only where both arrays fill their memory
+    densely is the overlap decided (else it is "too hard" and the write goes on), and the same
+    memory in the same layout (``x.mul_(x)``) is no overlap."""
+    if not isinstance(operand, Tensor) or operand._device is not dest._device:
+        return
+    a, b = dest._data if written is None else written, operand._data
+    xp = dest._device.xp
+    # (memory apart first: the common case, and the cheap test -- this runs in every optimizer step)
+    if a is b or xp.memory_owner(a) is not xp.memory_owner(b) or not a.size or not b.size \
+            or not (_dense(a) and _dense(b)):
+        return
+    start_a, start_b = xp.address(a), xp.address(b)
+    end_a, end_b = start_a + a.nbytes, start_b + b.nbytes
+    if (start_a, end_a) == (start_b, end_b) and a.itemsize == b.itemsize and \
+            [s for s, n in zip(a.strides, a.shape) if n != 1] == [s for s, n in zip(b.strides, b.shape) if n != 1]:
+        return  # the same elements in the same order
+    if start_a < end_b and start_b < end_a:
+        raise RuntimeError(f"{what}: unsupported operation: some elements of the input tensor and the written-to "
+                           f"tensor refer to a single memory location. Please clone() the tensor before "
+                           f"performing the operation.")
+
+
 def _views_a_leaf_that_requires_grad(t: Tensor) -> bool:
     """Whether ``t`` is a view (not a detached alias) of a leaf that requires grad: PyTorch refuses
     its recorded in-place changes, which would change the leaf."""
@@ -1247,6 +1290,8 @@ class Tensor:
 
     def _set_inplace(self, value: Any, what: str) -> Tensor:
         # copy_, fill_, zero_ on the tape: the value broadcast, as a result (the test inline, as above)
+        if what == "copy_":
+            refuse_partial_overlap(what, self, value)
         if _grad_state.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
             self._check_rebase(what, value)
             return self._rebase(out_of_place_writes[what.rstrip("_")](self, value, None), what)
@@ -1279,6 +1324,9 @@ class Tensor:
         idx = normalize_index(index, self)
         if isinstance(value, Tensor) and value._device is not self._device:
             value = self._setitem_value_here(value, idx)
+        elif isinstance(value, Tensor) and value._data.ndim and not any(_index_kind(it) in "ao" for it in idx):
+            refuse_partial_overlap("__setitem__", self, value, self._data[idx])  # (PyTorch's copy_ into the view;
+            # a zero-dim value is its fill_, which reads the one number first)
         try:
             if records:
                 self._rebase(out_of_place_writes["setitem"](self, value, idx), "__setitem__")
@@ -1350,10 +1398,12 @@ class Tensor:
         # x += y on the tape: x = x + y for every holder of x (the test inline: optimizers step here)
         if _grad_state.enabled and (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
             self._check_rebase(fn + "_", other)
+            refuse_partial_overlap(_INPLACE_NAMES.get(fn, fn) + "_", self, other)
             source = self._write_source(other) if fn in ("multiply", "divide") else self  # (they save it)
             return self._rebase(_ARITH[fn](source, other), fn + "_")
         self._check_write(fn + "_", other)  # (nothing here requires grad in grad mode)
         self._refuse_overlapping_write(fn + "_")
+        refuse_partial_overlap(_INPLACE_NAMES.get(fn, fn) + "_", self, other)
         tangents = self._carry_tangents(fn, other)
         if isinstance(other, Tensor):
             if other._device is not self._device:
