@@ -1690,7 +1690,7 @@ def refuse_index_put_cast(x: Tensor, idx: tuple, value: Tensor) -> None:
     if not arrays:
         return
     if len(arrays) == 1 and arrays[0].dtype.kind == "b" and arrays[0].ndim and value.size == 1:
-        if value.dtype.kind == "c" and x.dtype.kind in "fiu" and bool(value._data.imag.any()):
+        if value.dtype.kind == "c" and x.dtype.kind in "fiu" and value._device.xp.scalar(value._data).imag != 0:
             raise RuntimeError(f"value cannot be converted to type {x.dtype} without overflow "
                                f"(masked_fill of a complex value into a real tensor, as PyTorch's)")
         return

@@ -231,3 +231,28 @@ def test_the_ledger_counts_a_view_and_its_base_as_one_memory_on_a_device(device)
     for view in (a[2:], a[2:][1:], a.reshape(3, 4).T, xp.as_strided(a, (3, 2), (16, 4))):
         assert view.base is a and xp.memory_owner(view) is a and not xp.owns_memory(view)
     assert a.base is None and xp.owns_memory(a)
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_no_hidden_read_of_device_memory_in_these_paths(device):
+    # each read a raw device array implicitly (bool() of it, or its .imag attribute): a GPU synchronizes
+    # behind the engine's back there, the strict device refuses
+    results = {}
+    for dev in ("cpu", device):
+        mg.manual_seed(0)
+        x = mg.randn(3, 2, device=dev)
+        same = mg.func.vmap(lambda a: a.sum() * 0 + 1, out_dims=None)(x)                 # func/vmap.py
+        z = mg.tensor([1 + 0j, 2 - 1j], dtype=mg.complex64, device=dev)
+        real = mg.isreal(z)                                                                # torch_functions.py
+        y = mg.zeros(2, device=dev)
+        with pytest.raises(RuntimeError, match="complex value into a real tensor"):
+            y[mg.tensor([True, False], device=dev)] = mg.tensor(1 + 2j, dtype=mg.complex64, device=dev)
+        y[mg.tensor([True, False], device=dev)] = mg.tensor(3 + 0j, dtype=mg.complex64, device=dev)
+        layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+        encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=True).to(dev).eval()  # nested: mask read
+        with mg.no_grad():
+            out = encoder(mg.randn(2, 5, 8, device=dev),
+                          src_key_padding_mask=mg.tensor([[False] * 5, [False] * 3 + [True] * 2], device=dev))
+        results[dev] = [t.to("cpu").numpy() for t in (same, real, y, out)]
+    for got, want in zip(results[device], results["cpu"]):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)

@@ -253,10 +253,10 @@ def _unbatched(column: list[Any], name: str) -> Any:
     """An output with out_dim None: the same in every call (else it depends on the batch: refused)."""
     first = column[0]
     if isinstance(first, Tensor):
-        a = first._data
+        a, xp = first._data, first.device.xp
         for other in column[1:]:
             b = other._data if isinstance(other, Tensor) else None
-            if b is None or b.shape != a.shape or not bool(((a == b) | ((a != a) & (b != b))).all()):
+            if b is None or b.shape != a.shape or not xp.scalar(((a == b) | ((a != a) & (b != b))).all()):
                 raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is "
                                  f"None (this output differs between the examples)")
     return first

@@ -427,7 +427,8 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
 def isreal(input: Any) -> Tensor:  # noqa: A002
     """Where ``input``'s imaginary part is zero (everywhere, for a real dtype), as ``torch.isreal``."""
     x = as_tensor(input)
-    real = x._data.imag == 0 if x.dtype.kind == "c" else x.device.xp.ones(x.shape, dtype=bool)
+    xp = x.device.xp
+    real = xp.imag(x._data) == 0 if x.dtype.kind == "c" else xp.ones(x.shape, dtype=bool)
     return Tensor.constant(real, x.device)
 
 

@@ -170,7 +170,7 @@ class TransformerEncoder(Module):
                 and mask is None):
             return None
         kpm = key_padding_mask if isinstance(key_padding_mask, Tensor) else Tensor._from_data(key_padding_mask)
-        padded = x.device.xp.asarray(kpm.detach().cpu().numpy() != 0)  # a float mask pads where it is not 0
+        padded = kpm.detach().cpu().numpy() != 0  # a float mask pads where it is not 0 (on the host: read here)
         kept = ~padded
         if self.mask_check and bool((kept[:, 1:] & ~kept[:, :-1]).any()):  # not left-aligned: not nested
             return None
@@ -179,7 +179,7 @@ class TransformerEncoder(Module):
                    first.norm2.bias, first.linear1.weight, first.linear1.bias, first.linear2.weight, first.linear2.bias]
         if is_grad_enabled() and any(t is not None and t.requires_grad for t in watched):
             return None
-        return padded[:, :, None]
+        return x.device.xp.asarray(padded[:, :, None])
 
 
 _DECODER_ORDER = ("self_attn", "multihead_attn", "linear1", "dropout", "linear2", "norm1", "norm2", "norm3", "dropout1",
