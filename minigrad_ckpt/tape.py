@@ -521,7 +521,7 @@ def apply(op: Any, *args: Any) -> Any:
     t = _new_tensor(Tensor)
     t._data = out
     t._device = device
-    t._version = shared_version(args[0], t) if op.is_view else [0]
+    t._version = _view_version(args[0], t) if op.is_view else [0]
     if needs_grad and (_grad_off.active == 0 or _grad_state.enabled) and op.differentiable:
         t._node = _record(op, args, arrays, out, t._version, xp)
         t._requires_grad = True
@@ -538,6 +538,14 @@ def apply(op: Any, *args: Any) -> Any:
         _forward_push(op, args, t)
     return t
 
+
+
+def _view_version(source: Tensor, view: Tensor) -> list:
+    """``shared_version`` for a view an op made; a view of a custom Function's view output keeps that
+    output's refusal of in-place changes (``Tensor._custom_function_view``), as PyTorch's creation meta."""
+    if source._custom_function_view is not None:
+        view._custom_function_view = source._custom_function_view
+    return shared_version(source, view)
 
 
 def _gather(op: Any, args: tuple) -> tuple:

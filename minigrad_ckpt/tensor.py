@@ -597,6 +597,10 @@ class Tensor:
     _tangents: dict | None = None
     _born: int = 0  # set only inside an mg.func transform (see transform_births)
     _no_grad_view: bool = False  # a view made in no_grad mode of a tensor that requires grad (or of such a view)
+    # PyTorch's refusal ("Output k of F is a view and ...") of in-place changes in grad mode to an output of a
+    # custom Function that is an input's memory (``return x``, a view of it, a module's backward-hook gate),
+    # or to a view of one: they would bypass the Function's backward (its IN_CUSTOM_FUNCTION creation meta)
+    _custom_function_view: str | None = None
     # None, or an object naming the tensors that share memory *and history* with this one: a detached
     # alias (detach(), .data, from_numpy's wrapper) starts a group of its own, its views join it.
     # A recorded in-place write reaches the group's other tensors' histories, and only theirs.
@@ -1240,6 +1244,8 @@ class Tensor:
                 f"{what}: a view was created in no_grad mode and is being modified in place with grad mode "
                 f"enabled (PyTorch's refusal: the change would not reach its base's history); make the view "
                 f"and the change both inside the no_grad block, or both outside it")
+        if self._custom_function_view is not None and _grad_state.enabled and self._requires_grad:
+            raise RuntimeError(f"{what}: {self._custom_function_view}")
         if _forward.written is None and self._tangents and not _forward.levels.isdisjoint(self._tangents):
             raise RuntimeError(
                 f"{what}: in-place changes to a tensor that carries a forward-mode tangent "

@@ -500,8 +500,11 @@ class FunctionNode(Op):
             if len(self.parts) == 1:
                 outs[self.parts[0][0]] = packed
             else:
+                plain = innermost_transform() is None  # (outside the mg.func transforms: PyTorch's refusal)
                 for k, (j, *_) in enumerate(self.parts):
                     outs[j] = self._piece(packed, k)
+                    if outs[j]._requires_grad and plain and _views_an_argument(self.outputs[j], args):
+                        outs[j]._custom_function_view = _view_refusal(j, self.function.__name__, True)
                     if outs[j]._node is not None:  # its grad_fn: this call's one node, as PyTorch's
                         outs[j]._node.__dict__["output_of"] = (packed._node, j)  # (tape.output_of)
                     # a version stamp of its own, as PyTorch's outputs are tensors of their own: a write
@@ -522,7 +525,10 @@ class FunctionNode(Op):
             self._settle_versions(node, packed, outs)
             _show_ctx_on(node, self.ctx)
         if self.differentiable and len(self.parts) == 1 and not self.ctx.dirty_tensors:
-            _share_version_with_viewed_argument(packed, args, node)
+            if (_share_version_with_viewed_argument(packed, args, node) and packed._requires_grad
+                    and innermost_transform() is None  # (torch.func's transforms take the write)
+                    and _views_an_argument(self.outputs[self.parts[0][0]], args)):
+                packed._custom_function_view = _view_refusal(self.parts[0][0], self.function.__name__, False)
         if self.ctx.dirty_tensors:
             outs = self._rebind_dirty(outs, args, packed, node)
         self.outputs = None
@@ -766,10 +772,36 @@ class FunctionNode(Op):
                                    f"that position instead.")  # (torch 2.13's words)
 
 
-def _share_version_with_viewed_argument(out: Tensor, args: tuple, node: Any) -> None:
+def _view_refusal(k: int, function: str, several: bool) -> str:
+    """PyTorch's words refusing an in-place change of output ``k``, an input's memory (one output of
+    several: its MULTI_OUTPUT_NODE creation meta)."""
+    if several:
+        return (f"Output {k} of {function} is a view and is being modified inplace. This view is the output of a "
+                f"function that returns multiple views. Such functions do not allow the output views to be "
+                f"modified inplace. You should replace the inplace operation by an out-of-place one.")
+    return (f"Output {k} of {function} is a view and is being modified inplace. This view was created inside a "
+            f"custom Function (or because an input was returned as-is) and the autograd logic to handle "
+            f"view+inplace would override the custom backward associated with the custom Function, leading to "
+            f"incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the "
+            f"custom Function.")
+
+
+def _views_an_argument(out: Any, args: tuple) -> bool:
+    """Whether ``forward``'s output ``out`` is an argument, or a view of one -- not a detached alias of its
+    memory (``detach()``, ``.data``, ``from_numpy(x.numpy())``: a new alias group), which PyTorch lets be
+    written, as it is no view there."""
+    if not isinstance(out, Tensor):
+        return False
+    xp = out._device.xp
+    memory = xp.memory_owner(out._data)
+    return any(isinstance(a, Tensor) and xp.memory_owner(a._data) is memory and a._alias_group is out._alias_group
+               for a in args)
+
+
+def _share_version_with_viewed_argument(out: Tensor, args: tuple, node: Any) -> bool:
     """An output that is an argument's memory (``return x``, ``return x[:2]``) shares its version
     box, as a view does: an in-place change of either is then seen by every node that saved the
-    other (PyTorch: the output is a view of the input)."""
+    other (PyTorch: the output is a view of the input).  True where it is one."""
     xp = out._device.xp
     memory = xp.memory_owner(out._data)
     for a in args:
@@ -777,7 +809,8 @@ def _share_version_with_viewed_argument(out: Tensor, args: tuple, node: Any) -> 
             if node is not None:
                 node.versions = tuple(a._version if b is out._version else b for b in node.versions)
             out._version = shared_version(a, out)
-            return
+            return True
+    return False
 
 
 def _follow_write_through_shared_memory(x: Tensor, packed: Tensor, node: Any) -> None:

@@ -90,8 +90,10 @@ def _pack_with_none(index: list[int], values: tuple, size: int) -> tuple:
     return tuple(out)
 
 
-class _BackwardHookGate(Function):
-    """The identity on a module's tensor inputs (or outputs), one node whose backward is the call's."""
+class BackwardHookFunction(Function):
+    """The identity on a module's tensor inputs (or outputs), one node whose backward is the call's
+    (named as PyTorch's: ``grad_fn`` ``BackwardHookFunctionBackward``, and its refusal of in-place changes
+    to the outputs names it)."""
 
     @staticmethod
     def forward(ctx: Any, call: _HookedCall, side: str, as_real: tuple, *tensors: Tensor) -> tuple:
@@ -131,7 +133,7 @@ def _gate(call: _HookedCall, side: str, values: tuple) -> tuple[tuple, list[int]
     # that require grad go through it as real views (PyTorch's view_as_real), and come back complex
     kinds = {t.is_complex() for t in tensors if t.requires_grad and t.dtype.kind in "fc"}
     as_real = tuple(len(kinds) > 1 and t.is_complex() for t in tensors)
-    gated = _BackwardHookGate.apply(call, side, as_real, *_convert(tuple(tensors), as_real, view_as_real))
+    gated = BackwardHookFunction.apply(call, side, as_real, *_convert(tuple(tensors), as_real, view_as_real))
     out = list(values)
     for i, t in zip(index, _convert(gated, as_real, view_as_complex)):
         out[i] = t
