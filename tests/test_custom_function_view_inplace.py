@@ -172,3 +172,24 @@ def test_under_the_func_transforms_the_write_is_taken():
     assert (primal.item(), tangent.item()) == (23.0, 31.0)  # torch.func.jvp's
     with pytest.raises(RuntimeError, match=ONE):  # outside the transforms: refused
         body(z.clone().requires_grad_())
+
+
+STALE = "is a view and its base or another view of its base has been modified inplace. This view was created " \
+        "inside a custom Function"
+
+
+@pytest.mark.parametrize("write", ["mul_", "setitem", "other_view"])
+@pytest.mark.parametrize("device,dtype", [("cpu", mg.float64), ("strict-f32", mg.float32)])
+def test_a_recorded_write_into_the_base_makes_the_output_refuse_backward(write, device, dtype):
+    x = mg.ones(2, 2, dtype=dtype, device=device, requires_grad=True)
+    h = x * 1.0
+    y = Flat.apply(h)
+    before = y * 1.0  # used before the write: its history is the Function's
+    row = y[1:]  # a view of the output
+    {"mul_": lambda: h.mul_(3), "setitem": lambda: h.__setitem__(0, 5.0),
+     "other_view": lambda: h.view(-1)[:3].mul_(3)}[write]()
+    for stale in (y, row):  # PyTorch regenerates their grad_fn, which would bypass Flat's backward: refused
+        with pytest.raises(RuntimeError, match=STALE):
+            stale.sum().backward()
+    before.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 2), 3.0))  # torch's: Flat's backward

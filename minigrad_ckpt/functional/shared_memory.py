@@ -26,6 +26,8 @@ from typing import Any
 
 from ..backend import host_numpy
 from ..grad_mode import state as _grad_state
+from ..ops.base import Op
+from ..tape import apply
 from ..tensor import Tensor, history_sharers, set_shared_memory_writer
 from . import complex_numbers as _complex_numbers
 from . import elementwise as _elementwise
@@ -45,12 +47,40 @@ def write_into_shared_memory(target: Tensor, result: Tensor, what: str) -> Tenso
     target._bump_version()
     shows = getattr(_grad_state.recorder, "now_shows", None)  # a checkpoint segment recording
     for sharer, new in followers:
+        if sharer._custom_function_view is not None:  # the custom Function's backward would be bypassed
+            new = apply(StaleCustomFunctionView(message=_stale_view_refusal(sharer._custom_function_view)), new)
         sharer._take_history(new)
         if shows is not None:
             shows(new._node, sharer._data)
     if shows is not None:
         shows(result._node, target._data)
     return target._take_history(result)
+
+
+class StaleCustomFunctionView(Op):
+    """The history a custom Function's view output (``Tensor._custom_function_view``) takes when its base
+    or another view of it is written in place: the values, and at backward PyTorch's refusal -- its
+    regenerated ``grad_fn`` would bypass the Function's ``backward`` (PyTorch refuses at the next use)."""
+
+    abstract = True  # an internal marker, not a math op: outside the registry and its battery
+    message: str
+    save_inputs = False
+
+    def forward(self, xp, x):
+        return x
+
+    def backward(self, xp, g, out, x):
+        raise RuntimeError(self.message)
+
+    def jvp(self, xp, tangents, out, x):
+        raise RuntimeError(self.message)
+
+
+def _stale_view_refusal(refusal: str) -> str:
+    """PyTorch's words for a custom Function's view output whose base was written, from those refusing
+    a write into it (``Tensor._custom_function_view``)."""
+    return refusal.replace("is being modified inplace", "its base or another view of its base has been modified "
+                                                         "inplace", 1)
 
 
 def _history_sharers(target: Tensor) -> list[Tensor]:
