@@ -260,6 +260,20 @@ class Node:
         return meta
 
     @property
+    def saved_tensors(self) -> tuple:
+        """PyTorch's ``grad_fn.saved_tensors`` of a custom Function's node (its ``grad_fn`` is its ctx): what
+        ``save_for_backward`` saved, a RuntimeError once backward freed it; the engine's own nodes have
+        none (an AttributeError, as PyTorch's ``MulBackward0``)."""
+        read = getattr(self.op, "saved_tensors_of", None)
+        if read is None:
+            raise AttributeError(f"{self.name()!r} object has no attribute 'saved_tensors'")
+        saved = self.saved
+        if saved is FREED or saved is DROPPED:
+            raise RuntimeError(_FREED_SAVED_MSG if saved is FREED else _DROPPED_SAVED_MSG)
+        values = saved.unpack() if type(saved) is PackedSaved else saved
+        return read(self, values[0], tuple(values[1:]))
+
+    @property
     def _saved_result(self) -> Tensor:
         """PyTorch's ``grad_fn._saved_result``: the output the node saved for backward."""
         return self._saved_value(0, "_saved_result")

@@ -600,6 +600,13 @@ class FunctionNode(Op):
             ctx._unpacked = None
         return self._input_grads(result, graph)
 
+    def saved_tensors_of(self, node: Any, out: Any, inputs: tuple) -> tuple:
+        """``node.saved_tensors`` outside backward (its saved ``out`` and ``inputs``): what ``save_for_backward``
+        saved, as ``ctx.saved_tensors`` reads it in backward -- a leaf input as the leaf itself, as PyTorch's."""
+        found = self._unpack(self.saved, out, inputs, graph=False)
+        leaves = {id(e._data): e for e in node.inputs if isinstance(e, Tensor)}
+        return tuple(leaves.get(id(inputs[d[1]]), t) if d[0] == "in" else t for d, t in zip(self.saved, found))
+
     def _unpack(self, descriptors: tuple, out: Any, inputs: tuple, graph: bool) -> tuple:
         """The saved tensors, from the node's saved slots (Tensors on the graph with
         ``create_graph``) and the constants kept here."""
