@@ -193,3 +193,28 @@ def test_a_recorded_write_into_the_base_makes_the_output_refuse_backward(write, 
             stale.sum().backward()
     before.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 2), 3.0))  # torch's: Flat's backward
+
+
+@pytest.mark.parametrize("kind", ["full", "pre", "global_pre"])
+def test_an_in_place_module_with_backward_hooks_refuses_to_write_its_input(kind):
+    """PyTorch's BackwardHook passes a hooked module's inputs through BackwardHookFunction, with full
+    backward hooks or pre-hooks alone: ``nn.ReLU(inplace=True)`` then writes into that Function's output."""
+    relu = mg.nn.ReLU(inplace=True)
+    handle = None
+    if kind == "full":
+        relu.register_full_backward_hook(lambda module, grad_input, grad_output: None)
+    elif kind == "pre":
+        relu.register_full_backward_pre_hook(lambda module, grad_output: None)
+    else:
+        handle = mg.nn.modules.module.register_module_full_backward_pre_hook(lambda module, grad_output: None)
+    try:
+        with pytest.raises(RuntimeError, match=f"Output 0 of BackwardHookFunction {ONE}"):
+            relu(start())
+    finally:
+        if handle is not None:
+            handle.remove()
+    plain = mg.nn.ReLU(inplace=True)
+    plain.register_forward_hook(lambda module, args, output: None)  # a forward hook passes nothing through
+    x = mg.ones(2, dtype=mg.float64, requires_grad=True)
+    plain(x * 1.0).sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]

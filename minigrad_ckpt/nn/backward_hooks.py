@@ -149,8 +149,9 @@ def call_with_backward_hooks(module: Any, hooks: list[Callable], args: tuple, ru
     if not is_grad_enabled():
         return run(args)
     call = _HookedCall(module, hooks, pre_hooks or [], len(args))
-    if hooks:  # (only pre-hooks: nothing to do at the inputs)
-        args, call.input_index = _gate(call, "inputs", args)
+    # the inputs pass a gate with only pre-hooks too, as PyTorch's BackwardHook passes them: the module
+    # then sees views that refuse in-place changes (nn.ReLU(inplace=True)), PyTorch's error
+    args, call.input_index = _gate(call, "inputs", args)
     out = run(args)
     if not isinstance(out, (Tensor, tuple)):
         return out
