@@ -1130,6 +1130,8 @@ def _grad(outputs: Any, inputs: Any, grad_outputs: Any, retain_graph: bool | Non
     root_grads = _root_grads(outs, grad_outputs, create_graph)
     bp = BackwardPass(outs, root_grads, retain_graph=retain_graph, create_graph=create_graph, targets=ins)
     bp.into_grad = into_grad
+    if into_grad and bp.contributing is not None:  # backward(inputs=) runs the inputs' own nodes too, and their
+        bp.contributing.update(bp.target_nodes)  # hooks, as PyTorch's (its notes: .backward() executes them)
     found = bp.run()
     return _grads_of(ins, found, root_grads, create_graph, allow_unused)
 
