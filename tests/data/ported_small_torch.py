@@ -40,10 +40,11 @@ def write_fixture(program: str, runs: dict[str, list[str]], out: Path, seed: int
     print(f"wrote {out} ({out.stat().st_size} bytes, {len(arrays)} arrays)")
 
 
-def write_fixture_with_log(program: str, runs: dict[str, list[str]], out: Path, seed: int) -> None:
+def write_fixture_with_log(program: str, runs: dict[str, list[str]], out: Path, seed: int,
+                           excused: dict[str, slice] | None = None) -> None:
     """``write_fixture``, and beside each run the lines a program that keeps its prints in a module-level
     ``log`` list printed (``<run>|log``; the ported tutorials whose prints the tests compare)."""
-    write_fixture(program, runs, out, seed=seed)
+    write_fixture(program, runs, out, seed=seed, excused=excused)
     arrays = dict(np.load(out))
     for run, argv in runs.items():
         torch.manual_seed(0)
