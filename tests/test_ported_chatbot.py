@@ -13,19 +13,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
-import pytest
-
-HERE = Path(__file__).parent
-REF = np.load(HERE / "data" / "ported_chatbot_reference.npz")
-sys.path.insert(0, str(HERE / "data"))
-from ported_small import check_run  # noqa: E402
+sys.path.insert(0, str(Path(__file__).parent / "data"))
+from ported_small import small_program_test  # noqa: E402
 
 RUNS = {"chat": [], "chat_f64": ["--double"], "chat_general_f64": ["--double", "--attn", "general"],
         "chat_concat_f64": ["--double", "--attn", "concat"]}  # the generator's list
 
-
-@pytest.mark.parametrize("run", list(RUNS))
-def test_chatbot_matches_pytorch(run):
-    argv = RUNS[run]
-    check_run("chatbot", argv, REF, run, seed=67, float64="--double" in argv)
+test_chatbot_matches_pytorch = small_program_test("chatbot", RUNS, seed=67)

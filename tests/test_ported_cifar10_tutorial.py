@@ -12,18 +12,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
-import pytest
+sys.path.insert(0, str(Path(__file__).parent / "data"))
+from ported_small import small_program_test  # noqa: E402
 
-HERE = Path(__file__).parent
-REF = np.load(HERE / "data" / "ported_cifar10_tutorial_reference.npz")
-sys.path.insert(0, str(HERE / "data"))
-from ported_small import check_run  # noqa: E402
+RUNS = {"cifar": [], "cifar_f64": ["--double"]}  # the generator's list
 
-RUNS = {"cifar": ([], False), "cifar_f64": (["--double"], True)}  # the generator's list
-
-
-@pytest.mark.parametrize("run", list(RUNS))
-def test_cifar10_tutorial_matches_pytorch(run):
-    argv, float64 = RUNS[run]
-    check_run("cifar10_tutorial", argv, REF, run, seed=47, float64=float64)
+test_cifar10_tutorial_matches_pytorch = small_program_test("cifar10_tutorial", RUNS, seed=47)

@@ -11,34 +11,13 @@ under ``mg.func.grad``, ``vmap``, ``jvp``, ``jacrev`` and forward AD, and a netw
 
 from __future__ import annotations
 
-import contextlib
-import io
 import sys
-import warnings
 from pathlib import Path
 
-import numpy as np
-import pytest
+sys.path.insert(0, str(Path(__file__).parent / "data"))
+from ported_small import log_program_test, small_program_test  # noqa: E402
 
-HERE = Path(__file__).parent
-REF = np.load(HERE / "data" / "ported_extending_autograd_reference.npz")
-sys.path.insert(0, str(HERE / "data"))
-from ported_replay import load_program  # noqa: E402
-from ported_small import check_run  # noqa: E402
+RUNS = {"extending": [], "extending_f64": ["--double"]}  # the generator's list
 
-RUNS = {"extending": ([], False), "extending_f64": (["--double"], True)}  # the generator's list
-
-
-@pytest.mark.parametrize("run", list(RUNS))
-def test_extending_autograd_matches_pytorch(run):
-    argv, float64 = RUNS[run]
-    check_run("extending_autograd", argv, REF, run, seed=41, float64=float64)
-
-
-@pytest.mark.parametrize("run", list(RUNS))
-def test_extending_autograd_prints_what_pytorch_prints(run):
-    program = load_program("extending_autograd")
-    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        program.main(RUNS[run][0])
-    assert program.log == [str(line) for line in REF[f"{run}|log"]]
+test_extending_autograd_matches_pytorch = small_program_test("extending_autograd", RUNS, seed=41)
+test_extending_autograd_prints_what_pytorch_prints = log_program_test("extending_autograd", RUNS)

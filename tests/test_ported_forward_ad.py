@@ -9,34 +9,13 @@ swapped into a module with ``delattr``/``setattr`` and through ``functional_call
 
 from __future__ import annotations
 
-import contextlib
-import io
 import sys
-import warnings
 from pathlib import Path
 
-import numpy as np
-import pytest
+sys.path.insert(0, str(Path(__file__).parent / "data"))
+from ported_small import log_program_test, small_program_test  # noqa: E402
 
-HERE = Path(__file__).parent
-REF = np.load(HERE / "data" / "ported_forward_ad_reference.npz")
-sys.path.insert(0, str(HERE / "data"))
-from ported_replay import load_program  # noqa: E402
-from ported_small import check_run  # noqa: E402
+RUNS = {"fwad": [], "fwad_f64": ["--double"]}  # the generator's list
 
-RUNS = {"fwad": ([], False), "fwad_f64": (["--double"], True)}  # the generator's list
-
-
-@pytest.mark.parametrize("run", list(RUNS))
-def test_forward_ad_matches_pytorch(run):
-    argv, float64 = RUNS[run]
-    check_run("forward_ad", argv, REF, run, seed=53, float64=float64)
-
-
-@pytest.mark.parametrize("run", list(RUNS))
-def test_forward_ad_prints_what_pytorch_prints(run):
-    program = load_program("forward_ad")
-    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        program.main(RUNS[run][0])
-    assert program.log == [str(line) for line in REF[f"{run}|log"]]
+test_forward_ad_tutorial_matches_pytorch = small_program_test("forward_ad", RUNS, seed=53)
+test_forward_ad_tutorial_prints_what_pytorch_prints = log_program_test("forward_ad", RUNS)

@@ -12,18 +12,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
-import pytest
+sys.path.insert(0, str(Path(__file__).parent / "data"))
+from ported_small import small_program_test  # noqa: E402
 
-HERE = Path(__file__).parent
-REF = np.load(HERE / "data" / "ported_knowledge_distillation_reference.npz")
-sys.path.insert(0, str(HERE / "data"))
-from ported_small import check_run  # noqa: E402
+RUNS = {"distill": [], "distill_f64": ["--double"]}  # the generator's list
 
-RUNS = {"distill": ([], False), "distill_f64": (["--double"], True)}  # the generator's list
-
-
-@pytest.mark.parametrize("run", list(RUNS))
-def test_knowledge_distillation_matches_pytorch(run):
-    argv, float64 = RUNS[run]
-    check_run("knowledge_distillation", argv, REF, run, seed=43, float64=float64)
+test_knowledge_distillation_matches_pytorch = small_program_test("knowledge_distillation", RUNS, seed=43)

@@ -9,10 +9,7 @@ inside backward, which must give the same weights and leave no gradient behind.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import sys
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -21,8 +18,7 @@ import pytest
 HERE = Path(__file__).parent
 REF = np.load(HERE / "data" / "ported_optimizer_step_in_backward_reference.npz")
 sys.path.insert(0, str(HERE / "data"))
-from ported_replay import load_program  # noqa: E402
-from ported_small import check_run  # noqa: E402
+from ported_small import check_run, log_program_test  # noqa: E402
 
 RUNS = {"fused": ([], False), "fused_f64": (["--double"], True)}  # the generator's list
 
@@ -36,10 +32,5 @@ def test_optimizer_step_in_backward_matches_pytorch(run):
     np.testing.assert_allclose(history[1], history[0], rtol=1e-5 if not float64 else 1e-12)  # the same losses
 
 
-@pytest.mark.parametrize("run", list(RUNS))
-def test_optimizer_step_in_backward_prints_what_pytorch_prints(run):
-    program = load_program("optimizer_step_in_backward")
-    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        program.main(RUNS[run][0])
-    assert program.log == [str(line) for line in REF[f"{run}|log"]]
+test_optimizer_step_in_backward_prints_what_pytorch_prints = log_program_test(
+    "optimizer_step_in_backward", {run: argv for run, (argv, _) in RUNS.items()})

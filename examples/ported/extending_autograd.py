@@ -27,28 +27,16 @@ import minigrad_ckpt as mg
 import minigrad_ckpt.nn as nn
 from minigrad_ckpt.autograd import Function, gradcheck, gradgradcheck
 from minigrad_ckpt.autograd.function import once_differentiable
+from tutorial_notes import Notes
 
-log = []
-history = []
-DTYPE = [mg.float64]
-
-
-def show(*args):
-    log.append(" ".join(str(a) for a in args))
-
-
-def record(*values):
-    for v in values:
-        history.extend(np.asarray(v.detach().numpy() if isinstance(v, mg.Tensor) else v, dtype=np.float64).ravel().tolist())
+kept = Notes()
+log, history = kept.log, kept.history  # (the test reads them)
+show, record = kept.show, kept.record
 
 
 def inputs(*shape, requires_grad=False, dtype=None):
-    """The notes' ``torch.randn(*shape)``: fixed values of about unit size (of ``dtype``, else ``DTYPE``)."""
-    n = 1
-    for s in shape:
-        n *= s
-    x = (mg.arange(1, n + 1, dtype=dtype or DTYPE[0]) * 0.7548776662 + len(history)).sin() * 1.5
-    return x.reshape(*shape).requires_grad_(requires_grad)
+    """The tutorial's ``torch.randn(*shape)``: fixed values (``Notes.inputs``)."""
+    return kept.inputs(*shape, requires_grad=requires_grad, dtype=dtype, scale=1.5)
 
 
 # ---------------------------------------------------------------- notes/extending.rst
@@ -101,15 +89,7 @@ class LinearFunctionCombined(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        input, weight, bias = ctx.saved_tensors
-        grad_input = grad_weight = grad_bias = None
-        if ctx.needs_input_grad[0]:
-            grad_input = grad_output.mm(weight)
-        if ctx.needs_input_grad[1]:
-            grad_weight = grad_output.t().mm(input)
-        if bias is not None and ctx.needs_input_grad[2]:
-            grad_bias = grad_output.sum(0)
-        return grad_input, grad_weight, grad_bias
+        return LinearFunction.backward(ctx, grad_output)  # (the notes repeat LinearFunction's backward here)
 
 
 class MulConstant(Function):
@@ -656,7 +636,7 @@ def func_notes():
 
 def train(steps, init):
     mg.manual_seed(0)
-    model = nn.Sequential(Linear(4, 8), nn.Tanh(), Linear(8, 2)).to(DTYPE[0])
+    model = nn.Sequential(Linear(4, 8), nn.Tanh(), Linear(8, 2)).to(kept.dtype)
     if init is not None:  # a test hook: records or loads the starting weights
         init("linear", model)
     show(model)
@@ -677,9 +657,7 @@ def main(argv=None, init=None):
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--double", action="store_true")
     args = parser.parse_args(argv)
-    DTYPE[0] = mg.float64 if args.double else mg.float32
-    log.clear()
-    history.clear()
+    kept.clear(mg.float64 if args.double else mg.float32)
     notes()
     double_backward_tutorial()
     func_notes()

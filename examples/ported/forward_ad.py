@@ -17,34 +17,20 @@ The lines that differ from the tutorial are listed in ``README.md``.
 
 import argparse
 
-import numpy as np
-
 import minigrad_ckpt as mg
 import minigrad_ckpt.autograd.forward_ad as fwAD
 import minigrad_ckpt.nn as nn
 from minigrad_ckpt.func import functional_call
+from tutorial_notes import Notes
 
-log = []
-history = []
-DTYPE = [mg.float64]
-
-
-def show(*args):
-    log.append(" ".join(str(a) for a in args))
-
-
-def record(*values):
-    for v in values:
-        history.extend(np.asarray(v.detach().numpy() if isinstance(v, mg.Tensor) else v, dtype=np.float64).ravel().tolist())
+kept = Notes()
+log, history = kept.log, kept.history  # (the test reads them)
+show, record = kept.show, kept.record
 
 
 def inputs(*shape, requires_grad=False, dtype=None):
-    """The tutorial's ``torch.randn(*shape)`` / ``rand_like``: fixed values (of ``dtype``, else ``DTYPE``)."""
-    n = 1
-    for s in shape:
-        n *= s
-    x = (mg.arange(1, n + 1, dtype=dtype or DTYPE[0]) * 0.7548776662 + len(history)).sin()
-    return x.reshape(*shape).requires_grad_(requires_grad)
+    """The tutorial's ``torch.randn(*shape)``: fixed values (``Notes.inputs``)."""
+    return kept.inputs(*shape, requires_grad=requires_grad, dtype=dtype)
 
 
 def basic_usage():
@@ -94,7 +80,7 @@ def basic_usage():
 
 
 def usage_with_modules(init):
-    model = nn.Linear(3, 3).to(DTYPE[0])
+    model = nn.Linear(3, 3).to(kept.dtype)
     if init is not None:  # a test hook: records or loads the starting weights
         init("linear", model)
     input = inputs(4, 3)
@@ -112,7 +98,7 @@ def usage_with_modules(init):
     record(out, jvp)
 
     # Using the functional Module API (beta)
-    model = nn.Linear(3, 3).to(DTYPE[0])
+    model = nn.Linear(3, 3).to(kept.dtype)
     if init is not None:
         init("functional", model)
     params = {name: p for name, p in model.named_parameters()}
@@ -130,7 +116,7 @@ def usage_with_modules(init):
     with mg.no_grad():
         moved = {name: p + eps * tangents[name] for name, p in params.items()}
         quotient = (functional_call(model, moved, input) - functional_call(model, params, input)) / eps
-    show("difference quotient agrees:", mg.allclose(jvp2, quotient, atol=1e-4 if DTYPE[0] == mg.float64 else 5e-2))
+    show("difference quotient agrees:", mg.allclose(jvp2, quotient, atol=1e-4 if kept.dtype == mg.float64 else 5e-2))
     record(jvp2)
     return model
 
@@ -205,7 +191,7 @@ def functional_api(init):
     primal_out, tangent_out = mg.func.jvp(new_fn, (primal,), (tangent,))
     record(primal_out, tangent_out)
 
-    model = nn.Linear(3, 3).to(DTYPE[0])
+    model = nn.Linear(3, 3).to(kept.dtype)
     if init is not None:
         init("func_jvp", model)
     input = inputs(4, 3)
@@ -225,9 +211,7 @@ def main(argv=None, init=None):
     parser = argparse.ArgumentParser(description="forward-mode AD")
     parser.add_argument("--double", action="store_true")
     args = parser.parse_args(argv)
-    DTYPE[0] = mg.float64 if args.double else mg.float32
-    log.clear()
-    history.clear()
+    kept.clear(mg.float64 if args.double else mg.float32)
     basic_usage()
     models = [usage_with_modules(init)]
     custom_function()

@@ -184,27 +184,8 @@ def train_knowledge_distillation(teacher, student, train_loader, epochs, learnin
         history.append(running_loss / len(train_loader))
 
 
-class ModifiedDeepNNCosine(nn.Module):
-    def __init__(self, num_classes=10, dropout=0.1):
-        super(ModifiedDeepNNCosine, self).__init__()
-        self.features = nn.Sequential(
-            nn.Conv2d(3, 8, kernel_size=3, padding=1),
-            nn.ReLU(),
-            nn.Conv2d(8, 8, kernel_size=3, padding=1),
-            nn.ReLU(),
-            nn.MaxPool2d(kernel_size=2, stride=2),
-            nn.Conv2d(8, 8, kernel_size=3, padding=1),
-            nn.ReLU(),
-            nn.Conv2d(8, 8, kernel_size=3, padding=1),
-            nn.ReLU(),
-            nn.MaxPool2d(kernel_size=2, stride=2),
-        )
-        self.classifier = nn.Sequential(
-            nn.Linear(32, 32),
-            nn.ReLU(),
-            nn.Dropout(dropout),
-            nn.Linear(32, num_classes)
-        )
+class ModifiedDeepNNCosine(DeepNN):
+    # (the tutorial repeats DeepNN's layers here: inherited)
 
     def forward(self, x):
         x = self.features(x)
@@ -215,23 +196,8 @@ class ModifiedDeepNNCosine(nn.Module):
 
 
 # Create a similar student class where we return a tuple. We do not apply pooling after flattening.
-class ModifiedLightNNCosine(nn.Module):
-    def __init__(self, num_classes=10, dropout=0.1):
-        super(ModifiedLightNNCosine, self).__init__()
-        self.features = nn.Sequential(
-            nn.Conv2d(3, 4, kernel_size=3, padding=1),
-            nn.ReLU(),
-            nn.MaxPool2d(kernel_size=2, stride=2),
-            nn.Conv2d(4, 4, kernel_size=3, padding=1),
-            nn.ReLU(),
-            nn.MaxPool2d(kernel_size=2, stride=2),
-        )
-        self.classifier = nn.Sequential(
-            nn.Linear(16, 16),
-            nn.ReLU(),
-            nn.Dropout(dropout),
-            nn.Linear(16, num_classes)
-        )
+class ModifiedLightNNCosine(LightNN):
+    # (the tutorial repeats LightNN's layers here: inherited)
 
     def forward(self, x):
         x = self.features(x)
@@ -305,27 +271,8 @@ def test_multiple_outputs(model, test_loader, device):
     return accuracy
 
 
-class ModifiedDeepNNRegressor(nn.Module):
-    def __init__(self, num_classes=10, dropout=0.1):
-        super(ModifiedDeepNNRegressor, self).__init__()
-        self.features = nn.Sequential(
-            nn.Conv2d(3, 8, kernel_size=3, padding=1),
-            nn.ReLU(),
-            nn.Conv2d(8, 8, kernel_size=3, padding=1),
-            nn.ReLU(),
-            nn.MaxPool2d(kernel_size=2, stride=2),
-            nn.Conv2d(8, 8, kernel_size=3, padding=1),
-            nn.ReLU(),
-            nn.Conv2d(8, 8, kernel_size=3, padding=1),
-            nn.ReLU(),
-            nn.MaxPool2d(kernel_size=2, stride=2),
-        )
-        self.classifier = nn.Sequential(
-            nn.Linear(32, 32),
-            nn.ReLU(),
-            nn.Dropout(dropout),
-            nn.Linear(32, num_classes)
-        )
+class ModifiedDeepNNRegressor(DeepNN):
+    # (the tutorial repeats DeepNN's layers here: inherited)
 
     def forward(self, x):
         x = self.features(x)
@@ -335,26 +282,13 @@ class ModifiedDeepNNRegressor(nn.Module):
         return x, conv_feature_map
 
 
-class ModifiedLightNNRegressor(nn.Module):
+class ModifiedLightNNRegressor(LightNN):
+    # (the tutorial repeats LightNN's layers here: inherited)
     def __init__(self, num_classes=10, dropout=0.1):
-        super(ModifiedLightNNRegressor, self).__init__()
-        self.features = nn.Sequential(
-            nn.Conv2d(3, 4, kernel_size=3, padding=1),
-            nn.ReLU(),
-            nn.MaxPool2d(kernel_size=2, stride=2),
-            nn.Conv2d(4, 4, kernel_size=3, padding=1),
-            nn.ReLU(),
-            nn.MaxPool2d(kernel_size=2, stride=2),
-        )
+        super(ModifiedLightNNRegressor, self).__init__(num_classes, dropout)
         # Include an extra regressor (in our case linear)
         self.regressor = nn.Sequential(
             nn.Conv2d(4, 8, kernel_size=3, padding=1)
-        )
-        self.classifier = nn.Sequential(
-            nn.Linear(16, 16),
-            nn.ReLU(),
-            nn.Dropout(dropout),
-            nn.Linear(16, num_classes)
         )
 
     def forward(self, x):

@@ -4,17 +4,19 @@ use, over small colour images made here (no network is reachable where these exa
 
 Each of the ten classes is a fixed smooth colour pattern (a sum of two sinusoids per channel); an image is its
 class's pattern, shifted by up to a pixel, plus noise, as ``uint8`` of shape (H, W, 3) -- CIFAR-10's layout,
-which ``ToTensor`` turns into a (3, H, W) float32 tensor in [0, 1] as torchvision's does.
+which ``ToTensor`` turns into a (3, H, W) float32 tensor in [0, 1] as torchvision's does (``Compose`` and
+``Normalize`` are ``local_data``'s).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 import minigrad_ckpt as mg
+from local_data import transforms as _mnist_transforms
 
 CLASSES = ('plane', 'car', 'bird', 'cat', 'deer', 'dog', 'frog', 'horse', 'ship', 'truck')
 
@@ -60,16 +62,6 @@ class datasets:  # noqa: N801 - the module name the programs import
     CIFAR10 = _CIFAR10
 
 
-class _Compose:
-    def __init__(self, steps: Sequence[Callable[[Any], Any]]) -> None:
-        self.steps = list(steps)
-
-    def __call__(self, x: Any) -> Any:
-        for step in self.steps:
-            x = step(x)
-        return x
-
-
 class _ToTensor:
     """An (H, W, C) uint8 image to a (C, H, W) float32 tensor in [0, 1], as torchvision's."""
 
@@ -77,16 +69,7 @@ class _ToTensor:
         return mg.tensor(np.ascontiguousarray(img.transpose(2, 0, 1)).astype(np.float32) / np.float32(255.0))
 
 
-class _Normalize:
-    def __init__(self, mean: Sequence[float], std: Sequence[float]) -> None:
-        self.mean = np.asarray(mean, np.float32).reshape(-1, 1, 1)
-        self.std = np.asarray(std, np.float32).reshape(-1, 1, 1)
-
-    def __call__(self, x: mg.Tensor) -> mg.Tensor:
-        return (x - mg.tensor(self.mean)) / mg.tensor(self.std)
-
-
 class transforms:  # noqa: N801
-    Compose = _Compose
+    Compose = _mnist_transforms.Compose  # (local_data's, as torchvision's serve every data set)
     ToTensor = _ToTensor
-    Normalize = _Normalize
+    Normalize = _mnist_transforms.Normalize

@@ -111,3 +111,28 @@ def small_program_test(program: str, runs: dict[str, list[str]], seed: int, keep
         check_run(program, argv, ref, run, seed=seed, float64="--double" in argv, keep=keep, whole=whole)
 
     return test
+
+
+def log_program_test(program: str, runs: dict[str, list[str]]) -> Any:
+    """A test, one case a run of ``runs``: ``examples/ported/<program>.py`` run as is (no test hook) keeps
+    in its module-level ``log`` the lines ``ported_small_torch.write_fixture_with_log`` stored
+    (``<run>|log``) -- for programs whose prints do not depend on the starting weights."""
+    import contextlib
+    import io
+    import warnings
+    from pathlib import Path
+
+    import pytest
+
+    ref = np.load(Path(__file__).parent / f"ported_{program}_reference.npz")
+
+    @pytest.mark.parametrize("run", list(runs))
+    def test(run: str) -> None:
+        module = load_program(program)
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module.main(runs[run])
+        assert module.log == [str(line) for line in ref[f"{run}|log"]]
+
+    return test
+
