@@ -218,3 +218,23 @@ def test_an_in_place_module_with_backward_hooks_refuses_to_write_its_input(kind)
     x = mg.ones(2, dtype=mg.float64, requires_grad=True)
     plain(x * 1.0).sum().backward()
     assert x.grad.tolist() == [1.0, 1.0]
+
+
+def test_inside_a_checkpoint_as_in_pytorch():
+    """torch.utils.checkpoint (use_reentrant=False) refuses the write too; a clone's write replays."""
+
+    def writes_into_the_input(x):
+        y = Id.apply(x * 1.0)
+        y.mul_(2)
+        return y.sum()
+
+    def writes_into_a_copy(x):
+        y = Copy.apply(x * 1.0)
+        y.mul_(2)
+        return (y * y).sum()
+
+    x = mg.ones(2, dtype=mg.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match=f"Output 0 of Id {ONE}"):
+        mg.checkpoint.checkpoint(writes_into_the_input, x)
+    mg.checkpoint.checkpoint(writes_into_a_copy, x).backward()
+    assert x.grad.tolist() == [24.0, 24.0]  # torch's
