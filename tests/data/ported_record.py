@@ -69,3 +69,26 @@ def record(program: str, runs: dict[str, list[str]], out: Path, final_weights: t
         del reference.ARRAYS[key]
     np.savez_compressed(out, **reference.ARRAYS)
     print(f"wrote {out} ({out.stat().st_size} bytes, {len(reference.ARRAYS)} arrays)")
+
+
+def record_draws(program: str, runs: dict[str, list[str]], out: Path) -> None:
+    """:func:`record` without its recording of ``uniform_`` fills (a program whose later models' own
+    initialization the starting weights replace anyway) and without final weights: each run's draws
+    (``randn``, ``randperm``, ...) and history, every model from ``ported_init.start_weights``."""
+
+    def load_start_weights(run: str, when: str, model) -> None:
+        model.load_state_dict({k: torch.from_numpy(v) for k, v in start_weights(model).items()})
+
+    torch.set_num_threads(1)
+    reference.ARRAYS.clear()
+    reference.store_state = load_start_weights
+    try:
+        for run, argv in runs.items():
+            torch.manual_seed(0)
+            reference.ARRAYS[f"{run}|argv"] = np.array(argv or [""])
+            reference.run_as_torch(run, program, argv)
+    finally:
+        reference.store_state = store
+    np.savez_compressed(out, **reference.ARRAYS)
+    print(f"wrote {out} ({out.stat().st_size} bytes, {len(reference.ARRAYS)} arrays)")
+
