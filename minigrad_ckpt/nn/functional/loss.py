@@ -498,7 +498,13 @@ def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None
            log_target: bool = False) -> Tensor:
     """``target * (log target - input)`` with ``input`` log-probabilities (``log_target``: the
     target is log-probabilities too). ``reduction="batchmean"`` divides the sum by the batch size
-    (the mathematically right KL divergence); ``"mean"`` averages over every element, as in PyTorch."""
+    (the mathematically right KL divergence); ``"mean"`` averages over every element, as in PyTorch,
+    with PyTorch's warning that it will mean ``"batchmean"`` (not for the legacy arguments' mean)."""
+    if reduction == "mean" and size_average is None and reduce is None:
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
     reduction = _reduction_of(size_average, reduce, reduction)
     if reduction not in _REDUCTIONS + ("batchmean",):
         raise ValueError(f"kl_div: reduction must be one of {_REDUCTIONS + ('batchmean',)}, got {reduction!r}")
