@@ -285,7 +285,21 @@ def is_pinned_method(self: Tensor, device: Any = None) -> bool:
 
 
 # ----------------------------------------------------------- properties
-transpose_property = property(lambda self: mf.transpose(self), doc="The transpose (axes reversed).")
+def _transpose(self: Tensor) -> Tensor:
+    """``x.T``: the axes reversed, with PyTorch's deprecation warnings for a 0-d tensor (itself) and for one of
+    more than 2 dimensions (``x.mT`` or ``permute`` say which transpose is meant); none for 1 and 2."""
+    if self.ndim == 0:
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+                      UserWarning, stacklevel=2)  # the user's line: a property is called from it
+    elif self.ndim > 2:
+        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+                      "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+                      "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+                      "tensor.", UserWarning, stacklevel=2)
+    return mf.transpose(self)
+
+
+transpose_property = property(_transpose, doc="The transpose (axes reversed).")
 def _matrices_only(self: Tensor, name: str, conjugate: bool, batches: bool = True, depth: int = 3) -> Tensor | None:
     """PyTorch's rule for ``mT``/``mH``/``H``/``adjoint()``: matrices (or batches of them, except
     ``H``), else its RuntimeError; a 0-d tensor is itself (conjugated), with PyTorch's deprecation

@@ -27,6 +27,7 @@ both modes), and a non-finite input reaches only the outputs whose taps read it.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from ... import functional as mf
@@ -211,17 +212,26 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
     return x
 
 
+def _deprecated(name: str) -> None:
+    """PyTorch's warning for its older names of ``interpolate``."""
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", UserWarning,
+                  stacklevel=3)
+
+
 def upsample(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
              align_corners: bool | None = None) -> Tensor:
     """PyTorch's older name: ``interpolate(input, size, scale_factor, mode, align_corners)``."""
+    _deprecated('upsample')
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input: Any, size: Any = None, scale_factor: Any = None) -> Tensor:
     """PyTorch's older name: ``interpolate(input, size, scale_factor, mode="nearest")``."""
+    _deprecated('upsample_nearest')
     return interpolate(input, size, scale_factor, "nearest")
 
 
 def upsample_bilinear(input: Any, size: Any = None, scale_factor: Any = None) -> Tensor:
     """PyTorch's older name: ``interpolate(input, size, scale_factor, "bilinear", align_corners=True)``."""
+    _deprecated('upsample_bilinear')
     return interpolate(input, size, scale_factor, "bilinear", True)
