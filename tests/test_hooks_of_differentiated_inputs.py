@@ -5,8 +5,8 @@ input is behind it, under ``backward(inputs=)`` always.  What ``mg.grad`` collec
 runs is the gradient as it arrived, before the tensor's hooks (PyTorch's engine captures the buffer before
 them then); where the node does not run, after them; ``backward(inputs=)`` accumulates it after them.
 
-Before (main's capture before the node's pre-hooks aside): an input whose node runs was collected after
-its tensor's hooks, and ``backward(inputs=)`` ran neither the node nor its hooks.  Expected: torch 2.13 on
+Before: ``backward(inputs=)`` ran neither an input's node nor its hooks (main's capture of what ``mg.grad``
+collects landed beside this).  Expected: torch 2.13 on
 the same programs.
 """
 
