@@ -65,3 +65,74 @@ def test_float32_cumsum_beyond_the_range_is_inf_as_plain_arithmetic():
     np.testing.assert_array_equal(got, [big, np.inf, np.inf, np.inf, np.nan, np.nan])
     got = mg.tensor(np.array([1.0, np.inf, -1.0, 2.0], np.float32)).cumsum(0).numpy()
     np.testing.assert_array_equal(got, [1.0, np.inf, np.inf, np.inf])
+
+
+def _rel_err(got, want):
+    return float(np.max(np.abs(got.astype(np.float64) - want)) / np.max(np.abs(want)))
+
+
+def _tall(rows=100_000, cols=10, offset=1.0, seed=3):
+    return (offset + np.random.default_rng(seed).standard_normal((rows, cols))).astype(np.float32)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict-f32"])
+def test_float32_sums_over_rows_keep_pytorchs_accuracy(device):
+    # torch 2.13 (cascade sum): x.sum(0) of a float32 (1e5, 10) array within 7e-8 of the exact sums,
+    # x.mean(0) 1e-7, x.var(0) (offset 1e3) 5e-8; NumPy's row-by-row float32 sum was 1.2e-5 off,
+    # the variance 8e-6 (its mean moved every deviation)
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+    a = _tall()
+    a64 = a.astype(np.float64)
+    x = mg.tensor(a, device=device, requires_grad=True)
+    assert _rel_err(x.sum(0).numpy(), a64.sum(0)) < 3e-7
+    assert _rel_err(x.mean(0).numpy(), a64.mean(0)) < 3e-7
+    assert _rel_err(mg.sum(x, (0,), keepdim=True).numpy(), a64.sum(0, keepdims=True)) < 3e-7
+    b = _tall(offset=1e3, seed=4)
+    y = mg.tensor(b, device=device)
+    assert _rel_err(y.var(0).numpy(), b.astype(np.float64).var(0, ddof=1)) < 3e-7
+    assert _rel_err(y.std(0).numpy(), b.astype(np.float64).std(0, ddof=1)) < 3e-7
+    # a broadcast bias's gradient is the same sum over the rows (torch 2.13: 1e-6 off; the engine 2e-5)
+    bias = mg.zeros(10, device=device, requires_grad=True)
+    (x + bias).backward(mg.tensor(a, device=device))
+    assert _rel_err(bias.grad.numpy(), a64.sum(0)) < 3e-7
+    # the tangent of a mean over rows is the same sum
+    _, t = mg.func.jvp(lambda v: v.mean(0), (mg.tensor(a, device=device),), (mg.tensor(a, device=device),))
+    assert _rel_err(t.numpy(), a64.mean(0)) < 3e-7
+    # the max-shifted exponentials of logsumexp over rows (torch 2.13: 4e-8; the engine 3e-7)
+    lse = mg.logsumexp(mg.tensor(b - 1e3, device=device), 0).numpy()
+    want = np.log(np.exp(b.astype(np.float64) - 1e3).sum(0))
+    assert _rel_err(lse, want) < 1.5e-7
+
+
+def test_float32_row_sums_agree_across_devices_and_float64_keeps_numpys_sum():
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+    a = _tall(rows=9 * 1001, cols=7).reshape(9, 1001, 7)  # lengths that leave rows over at each level
+    for axes in ((0,), (1,), (0, 1), (0, 2), (1, 2)):
+        cpu = mg.sum(mg.tensor(a), axes).numpy()
+        np.testing.assert_array_equal(mg.sum(mg.tensor(a, device="strict-f32"), axes).numpy(), cpu)
+        assert _rel_err(cpu, a.astype(np.float64).sum(axes)) < 3e-7
+        d = a.astype(np.float64)
+        np.testing.assert_array_equal(mg.sum(mg.tensor(d), axes).numpy(), d.sum(axes))
+        np.testing.assert_array_equal(mg.mean(mg.tensor(d), axes).numpy(), d.mean(axes))
+    # inside a checkpoint the recomputed sum is the same
+    x = mg.tensor(a, requires_grad=True)
+    y = checkpoint(lambda v: (v * v).sum(0), x, use_reentrant=False)
+    np.testing.assert_array_equal(y.numpy(), mg.tensor(a * a).sum(0).numpy())
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), 2 * a)
+
+
+def test_float16_sums_over_rows_accumulate_in_float32():
+    # torch 2.13: float16 sum(0) of a (1e4, 10) array of ~1 is 1e4 to float16's rounding (float
+    # accumulator); NumPy's float16 row-by-row sum stalled near 2048 (60% off)
+    a = _tall(rows=10_000).astype(np.float16)
+    want = a.astype(np.float64).sum(0)
+    got = mg.tensor(a).sum(0).numpy()
+    assert got.dtype == np.float16 and _rel_err(got, want) < 1e-3
+    bias = mg.zeros(10, dtype=mg.float16, requires_grad=True)
+    (mg.tensor(a) + bias).backward(mg.tensor(a))
+    assert _rel_err(bias.grad.numpy(), want) < 1e-3
+    big = mg.tensor(np.full((4, 3), 3e4, np.float16)).sum(0).numpy()  # beyond 65504: inf, as torch's
+    assert np.all(np.isinf(big))

@@ -158,6 +158,11 @@ def asarray(x: Any, dtype: Any = None) -> Tensor:
     return as_tensor(x) if dtype is None else Tensor._from_data(x, dtype=dtype)
 
 
+def pairwise_sum(x: Any, axes: Any, keepdims: bool = False) -> Tensor:
+    """The array namespace's ``pairwise_sum``: the sum op, whose forward sums pairwise."""
+    return sum(x, axis=axes, keepdims=keepdims)  # noqa: F405  (the public math's sum)
+
+
 def ascontiguousarray(x: Any) -> Tensor:
     """``x`` itself: memory layout is the array namespace's concern, not the graph's."""
     return as_tensor(x)

@@ -50,9 +50,9 @@ class Sum(_Reduction, LinearOp):
     save_inputs = False
 
     def forward(self, xp, x):
-        # the array's method, not xp.sum: the same add.reduce without np.sum's Python-level
-        # wrapper (about 0.75 us a call on small arrays)
-        return x.sum(axis=self.axes, keepdims=self.keepdims)
+        # the array's method (through pairwise_sum), not xp.sum: the same add.reduce without
+        # np.sum's Python-level wrapper (about 0.75 us a call on small arrays)
+        return xp.pairwise_sum(x, self.axes, self.keepdims)
 
     def backward(self, xp, g, out, x):
         return xp.broadcast_to(self.expand(xp, g), self.in_shape)
@@ -68,9 +68,9 @@ def mean_value(xp: Any, x: Any, axes: tuple[int, ...], keepdims: bool, n: int) -
         with xp.errstate(invalid="ignore", divide="ignore"):
             return xp.sum(x, axis=axes, keepdims=keepdims) / n
     if x.dtype.kind == "f" and x.dtype.itemsize > 2:
-        # NumPy's mean is this sum and division (in float64 for float32, which rounds the
-        # same: double rounding is innocuous for division), without its Python-level wrappers
-        return x.sum(axis=axes, keepdims=keepdims) / n
+        # NumPy's mean is this sum and division, without its Python-level wrappers; the sum
+        # pairwise over every axis (NumPy's float32 sum over rows adds them one by one)
+        return xp.pairwise_sum(x, axes, keepdims) / n
     return xp.mean(x, axis=axes, keepdims=keepdims)
 
 
@@ -82,7 +82,7 @@ def mean_share(g: Any, n: int) -> Any:
 def mean_tangent(xp: Any, t: Any, axes: tuple[int, ...], keepdims: bool, n: int) -> Any:
     """The mean's tangent: linear, the sum of ``t`` times ``1/n`` (an empty slice has nothing
     to move: its tangent is 0)."""
-    return t.sum(axis=axes, keepdims=keepdims) * (1.0 / n if n else 0.0)
+    return xp.pairwise_sum(t, axes, keepdims) * (1.0 / n if n else 0.0)
 
 
 class Mean(_Reduction):
@@ -220,7 +220,7 @@ class Var(_Reduction):
     def backward(self, xp, g, out, x):
         if x.dtype == xp.float16:  # in float32, as the forward
             return self.backward(xp, g.astype(xp.float32), None, x.astype(xp.float32)).astype(xp.float16)
-        d = x - xp.mean(x, axis=self.axes, keepdims=True) if self.count() else x
+        d = x - _kept_mean(xp, x, self.axes) if self.count() else x
         n = self.denominator()
         with xp.errstate(divide="ignore", invalid="ignore"):
             # n == 0 (ddof >= N): NumPy's inf/nan, not a Python ZeroDivisionError
@@ -230,7 +230,7 @@ class Var(_Reduction):
         return max(self.count() - self.ddof, 0)
 
     def jvp(self, xp, tangents, out, x):
-        d = x - xp.mean(x, axis=self.axes, keepdims=True) if self.count() else x
+        d = x - _kept_mean(xp, x, self.axes) if self.count() else x
         n = self.denominator()
         with xp.errstate(divide="ignore", invalid="ignore"):
             return _real_dot(xp, d, tangents[0], self) * (2.0 / n if n else xp.inf)
@@ -266,14 +266,14 @@ class Std(_Reduction):
         if x.dtype == xp.float16:  # in float32, as the forward
             return self.backward(xp, g.astype(xp.float32), out.astype(xp.float32),
                                  x.astype(xp.float32)).astype(xp.float16)
-        d = x - xp.mean(x, axis=self.axes, keepdims=True) if self.count() else x
+        d = x - _kept_mean(xp, x, self.axes) if self.count() else x
         s = self.expand(xp, out)
         with xp.errstate(divide="ignore", invalid="ignore"):
             local = d / (s * Var.denominator(self))
             return self.expand(xp, g) * xp.where(s == 0, 0, local)
 
     def jvp(self, xp, tangents, out, x):
-        d = x - xp.mean(x, axis=self.axes, keepdims=True) if self.count() else x
+        d = x - _kept_mean(xp, x, self.axes) if self.count() else x
         s = self.expand(xp, out)
         with xp.errstate(divide="ignore", invalid="ignore"):
             local = xp.where(s == 0, 0, d / (s * Var.denominator(self)))
@@ -298,12 +298,23 @@ def _scaled_variance(op: _Reduction, xp: Any, x: Any) -> tuple[Any, Any]:
         if n == 0:
             total = xp.sum(x, axis=op.axes, keepdims=op.keepdims)
             return (xp.real(total) if complex_ else total) / 0, 1
-        d = x - xp.mean(x, axis=op.axes, keepdims=True)
+        d = x - _kept_mean(xp, x, op.axes)
         scale = _power_of_two_scale(xp, xp.max(xp.abs(d), axis=op.axes, keepdims=True))
         d = d / scale
         sq = xp.real(d * xp.conj(d)) if complex_ else d * d
-        v = xp.sum(sq, axis=op.axes, keepdims=op.keepdims) / sq.dtype.type(max(n - op.ddof, 0))
+        v = xp.pairwise_sum(sq, op.axes, op.keepdims) / sq.dtype.type(max(n - op.ddof, 0))
     return v, (scale if op.keepdims else scale.reshape(v.shape))
+
+
+def _kept_mean(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
+    """The mean over ``axes``, kept as size 1, summed pairwise over every axis (float32 ``var(0)`` of a
+    tall array: NumPy's row-by-row mean moved every deviation; float64 is NumPy's mean bit for bit)."""
+    if x.dtype == xp.float16:
+        return xp.mean(x, axis=axes, keepdims=True)
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    return xp.pairwise_sum(x, axes, True) / n
 
 
 def _power_of_two_scale(xp: Any, m: Any) -> Any:
@@ -318,7 +329,7 @@ def _real_dot(xp: Any, a: Any, t: Any, op: _Reduction) -> Any:
     the tangent of a real reduction whose gradient is ``a``."""
     if a.dtype.kind == "c" or getattr(t, "dtype", a.dtype).kind == "c":
         return xp.real(xp.sum(xp.conj(a) * t, axis=op.axes, keepdims=op.keepdims))
-    return xp.sum(a * t, axis=op.axes, keepdims=op.keepdims)
+    return xp.pairwise_sum(a * t, op.axes, op.keepdims)
 
 
 class LogSumExp(_Reduction):
@@ -329,7 +340,7 @@ class LogSumExp(_Reduction):
     def forward(self, xp, x):
         m = _shift(xp, x, self.axes)
         with xp.errstate(divide="ignore"):
-            s = xp.log(xp.sum(xp.exp(x - m), axis=self.axes, keepdims=True)) + m
+            s = xp.log(xp.pairwise_sum(xp.exp(x - m), self.axes, True)) + m
         return s if self.keepdims else s.reshape(tuple(
             n for i, n in enumerate(self.in_shape) if i not in self.axes))
 
@@ -337,7 +348,7 @@ class LogSumExp(_Reduction):
         return self.expand(xp, g) * self._softmax(xp, x)
 
     def jvp(self, xp, tangents, out, x):
-        return xp.sum(self._softmax(xp, x) * tangents[0], axis=self.axes, keepdims=self.keepdims)
+        return xp.pairwise_sum(self._softmax(xp, x) * tangents[0], self.axes, self.keepdims)
 
     def _softmax(self, xp: Any, x: Any) -> Any:
         """The slice's softmax, ``d out / d x``: normalized from the max-shifted exponentials, not
@@ -345,7 +356,7 @@ class LogSumExp(_Reduction):
         ``out`` rounds to ``x`` and each weight came out 1, not 1/2 (the gradient doubled).  An
         all ``-inf`` slice has weights 0 (its shift is 0 and every exponential 0)."""
         e = xp.exp(x - _shift(xp, x, self.axes))
-        s = xp.sum(e, axis=self.axes, keepdims=True)
+        s = xp.pairwise_sum(e, self.axes, True)
         return e / xp.where(s == 0, 1, s)
 
     def reference(self, np, x):
