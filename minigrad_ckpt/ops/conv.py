@@ -450,7 +450,7 @@ class Conv2d(_ConvGeometry):
         gw = xp.conv2d_weight_grad(x, g, w.shape, *a) if needs_input_grad[1] else None
         if len(needs_input_grad) == 2:  # no bias input
             return gx, gw
-        return gx, gw, (g.sum(axis=(0, 2, 3)) if needs_input_grad[2] else None)
+        return gx, gw, (xp.pairwise_sum(g, (0, 2, 3)) if needs_input_grad[2] else None)
 
     def jvp(self, xp, tangents, out, x, w, b=None):
         # bilinear in (x, w), plus the bias's tangent on every position

@@ -180,7 +180,7 @@ class Linear(Op):
             g = g.reshape((_rows(g), w.shape[0]))
             x = x.reshape((_rows(x), w.shape[1]))
         gw = xp.matmul(g.T, x) if needs_input_grad[1] else None
-        gb = g.sum(axis=0) if b is not None and needs_input_grad[2] else None
+        gb = xp.pairwise_sum(g, (0,)) if b is not None and needs_input_grad[2] else None  # (over rows: pairwise)
         return gx, gw, gb
 
     def jvp(self, xp, tangents, out, x, w, b):
