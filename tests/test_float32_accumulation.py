@@ -153,3 +153,34 @@ def test_linear_and_conv_bias_gradients_sum_the_rows_pairwise():
     xc = mg.tensor(rng.standard_normal((2000, 1, 5, 5)).astype(np.float32))
     mg.nn.functional.conv2d(xc, mg.ones(2, 1, 1, 1), bc).backward(mg.tensor(gc))
     assert _rel_err(bc.grad.numpy(), gc.astype(np.float64).sum((0, 2, 3))) < 3e-7
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict-f32"])
+def test_float32_cumprod_keeps_the_digits_of_pytorchs_double_accumulator(device):
+    # torch 2.13's CPU cumprod accumulates in double: its float32 running product of 1000 factors
+    # near 1 is cumprod(x.double()).float(), 6e-8 relative; the engine's float32 one drifted 1.2e-6
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+    a = (1 + 0.01 * np.random.default_rng(7).standard_normal((1000, 3))).astype(np.float32)
+    want = np.cumprod(a.astype(np.float64), 0)
+    x = mg.tensor(a, device=device, requires_grad=True)
+    y = x.cumprod(0)
+    _within_ulps(y.numpy(), want)
+    g = np.random.default_rng(8).standard_normal((1000, 3)).astype(np.float32)
+    y.backward(mg.tensor(g, device=device))
+    # d/dx_i of sum_j g_j prod_{k<=j} x_k = (sum_{j>=i} g_j out_j) / x_i
+    g64 = np.flip(np.cumsum(np.flip(g * want, 0), 0), 0) / a
+    assert _rel_err(x.grad.numpy(), g64) < 5e-7
+    flat = mg.cumprod(mg.tensor(a, device=device), None).numpy()  # over the flattened input
+    assert _rel_err(flat, np.cumprod(a.astype(np.float64))) < 3e-7
+
+
+def test_float32_cumprod_at_zeros_infinities_and_underflow_is_plain_arithmetic():
+    tiny = np.array([1e-20, 1e-20, 1e30, 1e30, 3.0], np.float32)
+    np.testing.assert_array_equal(mg.tensor(tiny).cumprod(0).numpy(), np.cumprod(tiny))
+    edge = np.array([2.0, 0.0, 5.0, np.inf, np.nan], np.float32)
+    np.testing.assert_array_equal(mg.tensor(edge).cumprod(0).numpy(), [2.0, 0.0, 0.0, np.nan, np.nan])
+    big = np.array([3e38, 2.0, 0.5], np.float32)
+    np.testing.assert_array_equal(mg.tensor(big).cumprod(0).numpy(), np.array([3e38, np.inf, np.inf], np.float32))
+    d = np.random.default_rng(9).uniform(0.5, 1.5, 100)  # float64: NumPy's own
+    np.testing.assert_array_equal(mg.tensor(d).cumprod(0).numpy(), np.cumprod(d))
