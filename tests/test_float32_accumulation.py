@@ -207,3 +207,25 @@ def test_float32_variance_takes_out_the_mean_rounding_error(device):
     np.testing.assert_array_equal(const.grad.numpy(), np.zeros((3, 1000), np.float32))
     d = a64[:, :100]  # float64: the plain two-pass sum, bit for bit NumPy's
     np.testing.assert_array_equal(mg.tensor(d).var(1, correction=0).numpy(), d.var(1))
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict-f32"])
+def test_one_operand_einsum_sums_pairwise(device):
+    # torch 2.13: einsum("ij->j") of a float32 (1e4, 10) array 7e-8 off the exact sums; NumPy's
+    # einsum added the rows one by one, 2e-6 off ("bij->ji": 1.1e-6, torch 1.2e-7)
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+    a = _tall(rows=10_000)
+    a64 = a.astype(np.float64)
+    x = mg.tensor(a, device=device)
+    assert _rel_err(mg.einsum("ij->j", x).numpy(), a64.sum(0)) < 3e-7
+    b = a.reshape(1000, 10, 10)
+    got = mg.einsum("bij->ji", mg.tensor(b, device=device)).numpy()
+    assert got.flags["C_CONTIGUOUS"] and _rel_err(got, b.astype(np.float64).sum(0).T) < 3e-7
+    _, t = mg.func.jvp(lambda v: mg.einsum("ij->j", v), (x,), (x,))
+    assert _rel_err(t.numpy(), a64.sum(0)) < 3e-7
+    w = mg.tensor(a, device=device, requires_grad=True)
+    mg.einsum("ij->j", w).backward(mg.ones(10, device=device))
+    np.testing.assert_array_equal(w.grad.numpy(), np.ones_like(a))
+    d = a64[:100]  # float64: NumPy's einsum, bit for bit
+    np.testing.assert_array_equal(mg.einsum("ij->j", mg.tensor(d)).numpy(), np.einsum("ij->j", d))

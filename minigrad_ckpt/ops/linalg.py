@@ -86,6 +86,24 @@ def _rows(a):
     return n
 
 
+def _one_operand_sum(xp, subscripts: str, xs: tuple):
+    """``einsum`` of one operand that only sums letters away and permutes the rest (``"ij->j"``,
+    ``"bij->ji"``), as a pairwise sum: NumPy's einsum adds the summed elements one by one, and
+    its float32 ``"ij->j"`` over 1e4 rows was 2e-6 off (torch 2.13: 7e-8).  ``None`` where the
+    subscripts do something else (repeated letters, several operands), and for float64, whose
+    einsum stays NumPy's, bit for bit."""
+    ins, out = subscripts.split("->")
+    if len(xs) != 1 or "," in ins or len(set(ins)) != len(ins) or len(out) == len(ins):
+        return None
+    if xs[0].dtype not in (xp.float32, xp.float16, xp.complex64):
+        return None
+    summed = tuple(i for i, c in enumerate(ins) if c not in out)
+    kept = [c for c in ins if c in out]
+    r = xp.pairwise_sum(xs[0], summed)
+    order = [kept.index(c) for c in out]
+    return r if order == list(range(len(order))) else xp.ascontiguousarray(xp.transpose(r, order))
+
+
 class Einsum(Op):
     """``einsum`` with explicit output subscripts (``functional.einsum`` makes
     them explicit and expands ``...``).  The gradient for operand ``k`` is
@@ -99,6 +117,9 @@ class Einsum(Op):
     uses_needs_input_grad = True
 
     def forward(self, xp, *xs):
+        out = _one_operand_sum(xp, self.subscripts, xs)
+        if out is not None:
+            return out
         out = xp.einsum(self.subscripts, *xs)
         # one operand: NumPy returns a view for a transpose or a diagonal ("ij->ji", "ii->i"),
         # and this op's output is its own array (not declared is_view)
@@ -120,7 +141,8 @@ class Einsum(Op):
         terms = []
         for k, t in enumerate(tangents):
             if t is not None:
-                terms.append(xp.einsum(self.subscripts, *xs[:k], t, *xs[k + 1:]))
+                summed = _one_operand_sum(xp, self.subscripts, (t,))
+                terms.append(summed if summed is not None else xp.einsum(self.subscripts, *xs[:k], t, *xs[k + 1:]))
         return add_tangents(*terms)
 
     def reference(self, np, *xs):
