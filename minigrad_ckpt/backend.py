@@ -701,32 +701,40 @@ _TREE_LEAF = 64
 def _pairwise_sum(a: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     """``a.sum(axis=axes, keepdims=keepdims)`` with about PyTorch's float32 accuracy in every layout.
 
-    NumPy sums pairwise only along the axis its loop runs innermost (the last, contiguous one, or the
-    whole of a full reduction); over any other axis it adds row after row, so the float32 sum over
-    the 1e5 rows of a ``(1e5, 10)`` array (a bias gradient, ``mean(0)``) was off by 1e-5 relative,
-    where PyTorch's cascade sum keeps 1e-7.  Such an axis is summed here in a tree of eighths: each
-    level adds 8 slabs of the rows (a strided, vectorized add), so the error grows with the log of
-    the length (64 rows or fewer: NumPy's own sum).  float16 is summed in float32 and rounded back
-    (PyTorch's half accumulates in float; NumPy's float16 sum over the rows of a ``(1e4, 10)`` array
-    of ~1 stalled at 2048)."""
-    last = a.ndim - 1
-    if len(axes) > last or (len(axes) == 1 and axes[0] == last):  # NumPy's own sums are pairwise
-        return a.sum(axis=axes, keepdims=keepdims)
+    NumPy sums pairwise only along the axis its loop runs innermost (a contiguous one, or the whole
+    of a contiguous array's full reduction); over any other axis it adds row after row, so the
+    float32 sum over the 1e5 rows of a ``(1e5, 10)`` array (a bias gradient, ``mean(0)``, the last
+    axis of its transpose) was off by 1e-5 relative, where PyTorch's cascade sum keeps 1e-7.  Such
+    an axis is summed here in a tree of eighths: each level adds 8 slabs of the rows (a strided,
+    vectorized add), so the error grows with the log of the length (64 rows or fewer: NumPy's own
+    sum).  float16 is summed in float32 and rounded back (PyTorch's half accumulates in float;
+    NumPy's float16 sum over the rows of a ``(1e4, 10)`` array of ~1 stalled at 2048)."""
     dtype = a.dtype
+    if dtype is not _FLOAT32 and dtype is not _COMPLEX64 and dtype is not HALF:
+        return a.sum(axis=axes, keepdims=keepdims)
+    # (float16 row by row loses a digit in 8 rows: NumPy's float16 loop only for its pairwise one)
+    if _summed_pairwise(a, axes, 1 if dtype is HALF else _TREE_LEAF):
+        return a.sum(axis=axes, keepdims=keepdims)
     if dtype is HALF:
         with numpy.errstate(over="ignore"):  # beyond 65504 is inf, as PyTorch's rounding to half
             return _pairwise_sum(a.astype(numpy.float32), axes, keepdims).astype(numpy.float16)
-    if dtype is not _FLOAT32 and dtype is not _COMPLEX64:
-        return a.sum(axis=axes, keepdims=keepdims)
-    rows = 1  # what NumPy would add one after another: the reduced axes but the last, together
-    for k in axes:
-        rows *= a.shape[k] if k != last else 1
-    if rows <= _TREE_LEAF:
-        return a.sum(axis=axes, keepdims=keepdims)
     out = a
     for k in sorted(axes, reverse=True):
-        out = out.sum(axis=k, keepdims=True) if k == last else _tree_sum(out, k)
+        out = out.sum(axis=k, keepdims=True) if out.strides[k] == out.itemsize else _tree_sum(out, k)
     return out if keepdims else out.reshape(tuple(n for i, n in enumerate(a.shape) if i not in axes))
+
+
+def _summed_pairwise(a: Any, axes: tuple[int, ...], leaf: int) -> bool:
+    """Whether NumPy's own sum of ``a`` over ``axes`` adds at most ``leaf`` values one after
+    another: a contiguous array's full reduction is one pairwise loop, and otherwise every reduced
+    axis but a contiguous one is added row by row."""
+    if len(axes) == a.ndim and (a.flags.c_contiguous or a.flags.f_contiguous):
+        return True
+    rows, itemsize, strides = 1, a.itemsize, a.strides
+    for k in axes:
+        if strides[k] != itemsize:
+            rows *= a.shape[k]
+    return rows <= leaf
 
 
 def _tree_sum(a: Any, axis: int) -> Any:

@@ -254,3 +254,20 @@ def test_float32_variance_gradient_uses_a_refined_mean(device):
     assert abs(float(t.numpy())) < 2.1 * half_ulp
     inf = mg.tensor(np.array([1.0, np.inf, 2.0], np.float32), device=device, requires_grad=True)
     assert np.isnan(inf.var().numpy())  # as before (and as PyTorch's)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict-f32"])
+def test_float32_sums_over_a_strided_last_axis_are_pairwise(device):
+    # torch 2.13: x.T.sum(1) of a float32 (1e5, 10) array 6e-8 off; NumPy runs its loop over the
+    # contiguous axis and adds the strided one row by row: 5.8e-6 (x.t().mean(1), softmax over a
+    # transposed axis the same); a full sum of a sliced (non-contiguous) array too
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+    a = _tall()
+    want = a.astype(np.float64).sum(0)
+    x = mg.tensor(a, device=device)
+    assert _rel_err(x.T.sum(1).numpy(), want) < 3e-7
+    assert _rel_err(x.t().mean(1).numpy(), want / a.shape[0]) < 3e-7
+    assert _rel_err(x[:, :5].sum().numpy(), want[:5].sum()) < 3e-7
+    h = mg.tensor(a[:1000].astype(np.float16), device="cpu")  # float16: in float32 whenever rows add up
+    assert _rel_err(h.T.sum(1).numpy(), a[:1000].astype(np.float16).astype(np.float64).sum(0)) < 1e-3
