@@ -24,13 +24,19 @@ from minigrad_ckpt import nn  # noqa: E402
 from minigrad_ckpt.nn import functional as F  # noqa: E402
 
 
-def mlp_step_mg(dev: str):
+def mlp_mg(dev: str):
+    """The 784-256-256-10 MLP on ``dev``, its SGD optimizer and one batch of 128: (model, opt, x, y)."""
     mg.manual_seed(0)
     model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10)).to(dev)
     opt = mg.optim.SGD(model.parameters(), lr=0.01)
     rng = np.random.default_rng(0)
     x = mg.tensor(rng.standard_normal((128, 784)).astype(np.float32), device=dev)
     y = mg.tensor(rng.integers(0, 10, 128), device=dev)
+    return model, opt, x, y
+
+
+def mlp_step_mg(dev: str):
+    model, opt, x, y = mlp_mg(dev)
 
     def step():
         loss = F.cross_entropy(model(x), y)
@@ -95,12 +101,7 @@ def phase_times(model_step, sync, steps: int = 200, warmup: int = 20) -> list[fl
 
 
 def mlp_phases_mg(device: str = "cuda", steps: int = 200, warmup: int = 20):
-    mg.manual_seed(0)
-    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10)).to(device)
-    opt = mg.optim.SGD(model.parameters(), lr=0.01)
-    rng = np.random.default_rng(0)
-    x = mg.tensor(rng.standard_normal((128, 784)).astype(np.float32), device=device)
-    y = mg.tensor(rng.integers(0, 10, 128), device=device)
+    model, opt, x, y = mlp_mg(device)
     return phase_times((lambda: model(x), lambda out: F.cross_entropy(out, y), opt),
                        lambda: mg.device(device).xp.synchronize(), steps, warmup)
 
