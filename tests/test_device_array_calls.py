@@ -54,7 +54,9 @@ def test_the_loss_of_a_usual_batch_makes_no_masking_passes(monkeypatch):
     # Before: 20 array calls for this loss, ~800 us on an H100 where torch's took ~80
     counts = _phase_counts(monkeypatch, np.arange(128) % 10)
     assert counts["loss"] <= 16, counts
-    assert counts["forward"] <= 11 and counts["backward"] <= 27 and counts["step"] <= 12, counts
+    # backward: 27 before float32 sums over more than 64 rows went pairwise (xp.pairwise_sum) -- each bias
+    # gradient is now two reductions of a (8, 16, n) view and its result, one launch and three views more
+    assert counts["forward"] <= 11 and counts["backward"] <= 39 and counts["step"] <= 12, counts
 
 
 def test_a_batch_with_ignored_targets_still_masks_them(monkeypatch):
