@@ -212,6 +212,13 @@ class DistributedDataParallel(Module):
                 where[id(p)] = b
         object.__setattr__(self, "_where", where)
         object.__setattr__(self, "_node_sum", self._make_node_sum(group))
+        self._start_bookkeeping(group)
+        handles = [p.register_post_accumulate_grad_hook(self._on_grad_ready) for p in params]
+        object.__setattr__(self, "_hook_handles", handles)
+
+    def _start_bookkeeping(self, group: Any) -> None:
+        """The state the forwards and backwards keep between calls: the switches, the bucket
+        cursor, the locks and the join() and comm-hook settings."""
         # PyTorch's public switches, which scripts set directly (nanoGPT's gradient accumulation sets
         # require_backward_grad_sync rather than entering no_sync()): read at each forward
         object.__setattr__(self, "require_backward_grad_sync", True)
@@ -231,8 +238,6 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "_buffer_source", 0)
         object.__setattr__(self, "_divisor", group.size)  # what the summed gradients are divided by
         object.__setattr__(self, "_comm_hook", None)  # (state, hook) of register_comm_hook
-        handles = [p.register_post_accumulate_grad_hook(self._on_grad_ready) for p in params]
-        object.__setattr__(self, "_hook_handles", handles)
 
     # --------------------------------------------------------- construction
     def _verify_same_model(self, group: Any) -> None:
