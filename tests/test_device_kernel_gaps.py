@@ -216,3 +216,26 @@ def test_the_strict_device_factors_as_cupy_and_the_engine_refuses_as_pytorch(dev
             mg.linalg.solve(a, mg.ones(2, 3, 1, device=dev))
         with pytest.raises(mg.linalg.LinAlgError, match="positive-definite"):
             mg.linalg.cholesky(-mg.eye(3, device=dev))
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_solve_with_broadcast_batches_inside_checkpoint_and_vmap_on_a_device(device):
+    # the seams of the broadcasting wrapper: a checkpoint's replay and vmap's batching call xp.linalg.solve
+    # with the shapes they make (vmap moves the mapped axis into the batch, a stack against one matrix)
+    from minigrad_ckpt import checkpoint as ck
+
+    dtype = "float32" if device == "strict-f32" else "float64"
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((2, 3, 3)) + 4 * np.eye(3)).astype(dtype)
+    b = rng.standard_normal((4, 3, 2)).astype(dtype)
+    results = {}
+    for dev in ("cpu", device):
+        A = mg.tensor(a, device=dev, requires_grad=True)
+        B = mg.tensor(b, device=dev, requires_grad=True)
+        out = ck.checkpoint(lambda p, q: mg.linalg.solve(p[:, None], q), A, B, use_reentrant=False)
+        (out * out).sum().backward()
+        mapped = mg.func.vmap(lambda q: mg.linalg.solve(A.detach(), q), in_dims=0)(B.detach())
+        results[dev] = [t.to("cpu").numpy() for t in (out, A.grad, B.grad, mapped)]
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for got, want in zip(results[device], results["cpu"]):
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
