@@ -234,7 +234,7 @@ def test_solve_with_broadcast_batches_inside_checkpoint_and_vmap_on_a_device(dev
         B = mg.tensor(b, device=dev, requires_grad=True)
         out = ck.checkpoint(lambda p, q: mg.linalg.solve(p[:, None], q), A, B, use_reentrant=False)
         (out * out).sum().backward()
-        mapped = mg.func.vmap(lambda q, m=A.detach(): mg.linalg.solve(m, q), in_dims=0)(B.detach())
+        mapped = mg.func.vmap(mg.linalg.solve, in_dims=(None, 0))(A.detach(), B.detach())
         results[dev] = [t.to("cpu").numpy() for t in (out, A.grad, B.grad, mapped)]
     tol = 1e-5 if dtype == "float32" else 1e-12
     for got, want in zip(results[device], results["cpu"]):
