@@ -657,8 +657,11 @@ def sigmoid(xp, x):
         # (a test inline, not half_in_float32's: sigmoid is on every gate's hot path)
         return sigmoid(xp, x.astype(xp.float32)).astype(x.dtype)
     e = xp.exp(-xp.abs(x))
-    # one division, not two (bitwise the same, 17% faster); the 1 in e's dtype keeps float16/32 on any xp
-    return xp.where(x >= 0, e.dtype.type(1), e) / (1 + e)
+    # one division, not two (bitwise the same, 17% faster). The numerator is 1 where x >= 0, else e: as
+    # maximum(e, x >= 0), since e <= 1 (and NaN stays NaN): NumPy 2.4's where() branches per element, and
+    # on signs mixed at random took 4x maximum's time (25 vs 6 us on (97, 102) float64; 5 vs 6 us where
+    # the signs come in runs)
+    return xp.maximum(e, x >= 0) / (1 + e)
 
 
 class Sigmoid(UnaryElementwise):
