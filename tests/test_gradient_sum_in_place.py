@@ -1,0 +1,131 @@
+"""A node several ops read sums its gradients into the first one's array when nothing else can see that
+array (``backward._sum_into``): bitwise the sum a new array would hold, never a write into memory a hook,
+a view, another gradient, a saved value or ``.grad`` holds -- on the CPU, on the strict device, under
+checkpointing and through an LSTM."""
+
+import sys
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.testing.strict  # noqa: F401  (registers the "strict" devices)
+from minigrad_ckpt import checkpoint as ck
+from minigrad_ckpt import nn
+
+B = sys.modules["minigrad_ckpt.backward"]
+
+
+@pytest.fixture
+def in_place_sums(monkeypatch):
+    """Counts the sums written in place (``_writeable`` is asked only once the counts said sole)."""
+    hits = [0]
+    real = B._writeable
+
+    def counting(a):
+        hits[0] += 1
+        return real(a)
+    monkeypatch.setattr(B, "_writeable", counting)
+    return hits
+
+
+def _program(x):
+    y = x * 2
+    return (y.exp() + y.sin() + y * y + y.reshape(-1).sum()).sum()
+
+
+def _grad(fn, x0, device="cpu", sole=True, monkeypatch=None):
+    if not sole:
+        monkeypatch.setattr(B, "_SOLE_PENDING_COUNT", None)
+    x = mg.tensor(x0, device=device, requires_grad=True)
+    fn(x).backward()
+    if not sole:
+        monkeypatch.undo()
+    return x.grad.cpu().numpy()
+
+
+def test_the_interpreter_lets_counting_tell():
+    assert B._SOLE_PENDING_COUNT is not None
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_sums_in_place_are_bitwise_the_new_arrays_sums(device, in_place_sums, monkeypatch):
+    x0 = np.random.default_rng(0).standard_normal((6, 7))
+    got = _grad(_program, x0, device)
+    assert in_place_sums[0] >= 3
+    want = _grad(_program, x0, device, sole=False, monkeypatch=monkeypatch)
+    np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
+
+
+# In each program below ``y``'s other reader is recorded first, so its gradient arrives last (the pass goes
+# from the newest node back) and would be summed into the array that arrived first -- the one that is seen
+# elsewhere.
+
+def test_a_gradient_a_hook_kept_is_never_written(in_place_sums):
+    x = mg.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    y = x * 3
+    v = y * 7
+    u = y + 1  # Add sends u's gradient array itself on to y
+    kept = []
+    u.register_hook(lambda g: kept.append(g))
+    loss = (u * 5).sum() + v.sum()
+    loss.backward()
+    np.testing.assert_array_equal(kept[0].numpy(), np.full((2, 3), 5.0))
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 36.0))
+
+
+def test_a_gradient_that_is_also_a_leafs_grad_is_never_written(in_place_sums):
+    x = mg.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    w = mg.tensor(np.ones((2, 3)), requires_grad=True)
+    y = x * 2
+    v = y * 3
+    s = y + w  # the same array goes on to y and to the leaf w
+    (s * 5 + v).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), np.full((2, 3), 5.0))
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 16.0))
+
+
+def test_a_gradient_a_view_still_reads_is_never_written(in_place_sums):
+    x = mg.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    n = x.T * 3  # recorded before y's readers: its node runs after the sum into y's gradient
+    y = x * 2
+    v = y * 5
+    s = y + n.T  # one array goes to y and to the transpose, which sends a view of it on to n
+    (s * 4 + v).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 2 * (4 + 5) + 3 * 4.0))
+
+
+def test_retained_graphs_and_second_passes_agree(in_place_sums):
+    x = mg.tensor(np.linspace(-1, 1, 8), requires_grad=True)
+    y = x.tanh()
+    loss = (y * y + y.exp() + y).sum()
+    loss.backward(retain_graph=True)
+    first = x.grad.numpy().copy()
+    x.grad = None
+    loss.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), first)
+    (g,) = mg.grad((x.tanh() ** 2 + x.tanh()).sum(), [x], create_graph=True)
+    (gg,) = mg.grad(g.sum(), [x])
+    t = np.tanh(x.numpy())
+    np.testing.assert_allclose(gg.numpy(), (1 - t * t) * (2 - 6 * t * t) - 2 * t * (1 - t * t), rtol=1e-12)
+
+
+def test_checkpointed_lstm_gradients_equal_the_plain_ones_bitwise():
+    rng = np.random.default_rng(3)
+    xs = rng.standard_normal((5, 4, 3))
+
+    def run(use_checkpoint):
+        mg.manual_seed(0)
+        cell = nn.LSTMCell(3, 6).double()
+        h = c = mg.zeros((4, 6), dtype="float64")
+        x = mg.tensor(xs)
+
+        def step(x_t, h, c):
+            h, c = cell(x_t, (h, c))
+            return h, c
+        for t in range(5):
+            h, c = ck.checkpoint(step, x[t], h, c) if use_checkpoint else step(x[t], h, c)
+        (h.sum() + (c * c).sum()).backward()
+        return [p.grad.numpy() for p in cell.parameters()]
+    for a, b in zip(run(False), run(True)):
+        np.testing.assert_array_equal(a.view(np.uint64), b.view(np.uint64))
