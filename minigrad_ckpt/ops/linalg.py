@@ -194,7 +194,12 @@ class Linear(Op):
 
     def forward(self, xp, x, w, b):
         out = _matmul(xp, x, w.T)
-        return out if b is None else out + b
+        if b is None:
+            return out
+        if out.dtype == b.dtype:  # into the product (new memory no one else has): one array fewer, same bits
+            out += b
+            return out
+        return out + b
 
     def backward(self, xp, g, out, x, w, b, needs_input_grad=(True, True, True)):
         gx = _matmul(xp, g, w) if needs_input_grad[0] else None
