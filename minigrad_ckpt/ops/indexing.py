@@ -19,6 +19,7 @@ class GetItem(LinearOp):
 
     save_inputs = False
     is_view = True
+    places_gradient_at_index = True
 
     def forward(self, xp, x):
         out = x[self.index]
@@ -40,6 +41,7 @@ class GetItemCopy(GetItem):
     then ``h[idx] = copy``: PyTorch's idiom)."""
 
     is_view = False
+    places_gradient_at_index = False  # (an index array may select a place twice: its backward accumulates)
 
 
 class FrequencyScaledGetItem(GetItemCopy):
