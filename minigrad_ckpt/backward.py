@@ -44,6 +44,7 @@ from .memory import saved_arrays
 from .tape import (
     DROPPED,
     FREED,
+    GRADIENT_AT_INDEX_OPS,
     UNDEFINED,
     AccumulateGradPreHook,
     Node,
@@ -205,7 +206,7 @@ class BackwardPass:
                 inline = inline and not tape.node_hook_count[0]  # (a hook may have hooked a node still to come)
             if g is None:  # reached, but no gradient: its inputs are still visited (and freed)
                 grads = (None,) * len(node.inputs)
-            elif inline and node.op.places_gradient_at_index and self.added_at(node, g):
+            elif inline and type(node.op) in GRADIENT_AT_INDEX_OPS and self.added_at(node, g):
                 grads = (None,)  # added into the gradient its input already has (see _add_at)
             elif (inline and type(saved := node.saved) is tuple and not (op := node.op).contract_checks_left
                   and not op.uses_needs_input_grad and ((dt := node.dtype) is _FLOAT64 or dt is _FLOAT32)
@@ -556,8 +557,8 @@ class BackwardPass:
             for e in node.inputs)
 
     def added_at(self, node: Node, g: Any) -> bool:
-        """Whether ``g``, the gradient of a ``GetItem`` node, went into the gradient its input already
-        has, pending or a leaf's partial sum (:func:`_add_at`)."""
+        """Whether ``g``, the gradient of a ``GetItem`` node (``tape.GRADIENT_AT_INDEX_OPS``), went into the
+        gradient its input already has, pending or a leaf's partial sum (:func:`_add_at`)."""
         edge, op = node.inputs[0], node.op
         if edge is None or not self.sums_in_place or op.contract_checks_left:
             return False

@@ -154,9 +154,6 @@ class Op:
     differentiable: ClassVar[bool] = True
     #: The output may be a view of input 0, so it shares its version stamp.
     is_view: ClassVar[bool] = False
-    #: ``backward`` is a zero array of input 0's shape (``in_shape``) holding ``g`` at ``self.index``, a
-    #: basic index: the pass may add ``g`` there into a gradient that input already has (``GetItem``).
-    places_gradient_at_index: ClassVar[bool] = False
     #: ``backward`` is the real formula ``g * f'(z)`` (true of every op built from
     #: sums, products, exp, matmul, indexing, ...).  For a complex output the engine
     #: runs it as ``conj(backward(conj(g)))``, which is ``g * conj(f'(z))``: the
