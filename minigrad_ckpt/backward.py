@@ -879,8 +879,10 @@ def _sum_into(prev: Any, gi: Any, xp: Any, in_place: bool) -> Any:
     where ``prev`` is None (nothing to add to)."""
     if prev is None:
         return gi
-    if (in_place and _SOLE_PENDING_COUNT is not None and prev.__class__ is gi.__class__ and prev.dtype == gi.dtype
-            and prev.shape == gi.shape and sys.getrefcount(prev) == _SOLE_PENDING_COUNT
+    # (both of the namespace's array class: not an array of another device's -- a custom function's CPU
+    # gradient for a strict-device input -- whose memory that namespace's owns_memory cannot read)
+    if (in_place and _SOLE_PENDING_COUNT is not None and prev.__class__ is gi.__class__ is xp.array_type
+            and prev.dtype == gi.dtype and prev.shape == gi.shape and sys.getrefcount(prev) == _SOLE_PENDING_COUNT
             and xp.owns_memory(prev) and _writeable(prev)):
         prev += gi
         return prev
@@ -894,8 +896,8 @@ def _add_at(prev: Any, op: Any, g: Any, xp: Any) -> bool:
     sums of ``x``'s size (117 ms for (64, 100, 128) float64, torch 5 ms; 15 ms now).  The sum at the
     piece's positions is ``prev + g`` as before; elsewhere ``prev`` stays as it is, where adding the zeros
     turned a ``-0.0`` into ``0.0`` (PyTorch, whose ``unbind`` backward stacks the pieces, keeps it too)."""
-    if (_SOLE_PENDING_COUNT is None or prev.__class__ is not g.__class__ or prev.dtype != g.dtype
-            or prev.shape != op.in_shape or sys.getrefcount(prev) != _SOLE_PENDING_COUNT
+    if (_SOLE_PENDING_COUNT is None or prev.__class__ is not g.__class__ or g.__class__ is not xp.array_type
+            or prev.dtype != g.dtype or prev.shape != op.in_shape or sys.getrefcount(prev) != _SOLE_PENDING_COUNT
             or not xp.owns_memory(prev) or not _writeable(prev)):
         return False
     part = prev[op.index]

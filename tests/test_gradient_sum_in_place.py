@@ -208,3 +208,53 @@ def test_a_slice_of_a_value_whose_gradient_is_seen_elsewhere_is_not_written(zero
     s = y + z
     ((s * 5).sum() + head.sum() * 7).backward()
     np.testing.assert_array_equal(x.grad.numpy(), [[39.0] * 4, [25.0] * 4, [25.0] * 4])
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_backward_with_create_graph_sums_tensors_into_new_ones(device, monkeypatch):
+    # backward(create_graph=True) (no mg.grad targets: the pass is not watched) sums Tensors, recorded: an
+    # in-place add would be an op on a tensor of the graph (and e10ecc01 alone raised AttributeError here:
+    # a Tensor has no .base)
+    x0 = np.linspace(-1.0, 1.0, 5)
+
+    def run():
+        x = mg.tensor(x0, device=device, requires_grad=True)
+        y = x.tanh()
+        (y * y + y.exp() + y.sin()).sum().backward(create_graph=True)
+        g, x.grad = x.grad, None
+        (g * g).sum().backward()
+        return g.detach().cpu().numpy(), x.grad.cpu().numpy()
+    g, gg = run()
+    t = np.tanh(x0)
+    np.testing.assert_allclose(g, (2 * t + np.exp(t) + np.cos(t)) * (1 - t * t), rtol=1e-12)
+    monkeypatch.setattr(B, "_SOLE_PENDING_COUNT", None)
+    want_g, want_gg = run()
+    np.testing.assert_array_equal(g, want_g)
+    np.testing.assert_array_equal(gg, want_gg)
+
+
+class _OnesOnTheCpu(mg.autograd.Function):
+    """A custom function whose backward hands its (strict-device) input a CPU gradient, which the engine
+    takes (as it did before sums in place)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 1
+
+    @staticmethod
+    def backward(ctx, g):
+        return mg.tensor(np.ones(tuple(g.shape)))
+
+
+def test_gradients_of_another_devices_class_are_summed_into_a_new_array(monkeypatch):
+    # Two CPU gradients at one strict node were summed by asking the strict namespace's owns_memory about a
+    # NumPy array, which reads ._owner: AttributeError
+    def run():
+        x = mg.tensor(np.arange(6.0).reshape(2, 3), device="strict", requires_grad=True)
+        y = x * 2
+        (_OnesOnTheCpu.apply(y) + _OnesOnTheCpu.apply(y)).sum().backward()
+        return x.grad.cpu().numpy()
+    got = run()
+    np.testing.assert_array_equal(got, np.full((2, 3), 4.0))
+    monkeypatch.setattr(B, "_SOLE_PENDING_COUNT", None)
+    np.testing.assert_array_equal(run(), got)
