@@ -883,10 +883,21 @@ def _sum_into(prev: Any, gi: Any, xp: Any, in_place: bool) -> Any:
     # gradient for a strict-device input -- whose memory that namespace's owns_memory cannot read)
     if (in_place and _SOLE_PENDING_COUNT is not None and prev.__class__ is gi.__class__ is xp.array_type
             and prev.dtype == gi.dtype and prev.shape == gi.shape and sys.getrefcount(prev) == _SOLE_PENDING_COUNT
-            and xp.owns_memory(prev) and _writeable(prev)):
+            and xp.owns_memory(prev) and _writeable(prev) and _laid_out_as_a_new_sum(prev, gi)):
         prev += gi
         return prev
     return prev + gi
+
+
+def _laid_out_as_a_new_sum(prev: Any, gi: Any) -> bool:
+    """Whether ``prev + gi`` would be laid out as ``prev`` is: row-major where ``prev`` is (whatever ``gi``'s
+    layout; ``gi`` None: the row-major zeros a slice's gradient is placed in), or as both where their
+    strides agree.  Otherwise (a column-major ``prev``, ``exp``'s ``g * out`` of a transpose, and a
+    row-major ``gi``) the new sum is row-major: the same numbers, but a reduction of them (the node's
+    backward summing over a broadcast axis, ``.grad.sum()``) adds them in another order -- a sum in place
+    would change their last bits.  Arrays without NumPy's flags: taken as agreeing."""
+    flags = getattr(prev, "flags", None)
+    return flags is None or flags.c_contiguous or (gi is not None and prev.strides == gi.strides)
 
 
 def _add_at(prev: Any, op: Any, g: Any, xp: Any) -> bool:
@@ -898,7 +909,7 @@ def _add_at(prev: Any, op: Any, g: Any, xp: Any) -> bool:
     turned a ``-0.0`` into ``0.0`` (PyTorch, whose ``unbind`` backward stacks the pieces, keeps it too)."""
     if (_SOLE_PENDING_COUNT is None or prev.__class__ is not g.__class__ or g.__class__ is not xp.array_type
             or prev.dtype != g.dtype or prev.shape != op.in_shape or sys.getrefcount(prev) != _SOLE_PENDING_COUNT
-            or not xp.owns_memory(prev) or not _writeable(prev)):
+            or not xp.owns_memory(prev) or not _writeable(prev) or not _laid_out_as_a_new_sum(prev, None)):
         return False
     part = prev[op.index]
     if part.__class__ is not prev.__class__ or part.shape != g.shape:  # (one element: a scalar, not a view)

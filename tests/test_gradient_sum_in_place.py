@@ -258,3 +258,41 @@ def test_gradients_of_another_devices_class_are_summed_into_a_new_array(monkeypa
     np.testing.assert_array_equal(got, np.full((2, 3), 4.0))
     monkeypatch.setattr(B, "_SOLE_PENDING_COUNT", None)
     np.testing.assert_array_equal(run(), got)
+
+
+def _layout_node_sum(x, b):
+    h = x.T.sin() + b  # column-major
+    (h * 3.0 + h.exp()).sum().backward()  # exp's g * out arrives first, column-major; h * 3's row-major
+
+
+def _layout_slice(x, b):
+    h = x.T.sin() + b
+    s = h[5:40]
+    (h.exp().sum() + (s * 3.0).sum()).backward()  # the slice's gradient then goes at its index (_add_at)
+
+
+def _layout_leaf(x, b):
+    w = mg.tensor(np.asfortranarray(x.detach().cpu().numpy().T), device=x.device, requires_grad=True)
+    (w * 3.0 + w.sin().exp()).sum().backward()  # the leaf's partial sums: column-major, then row-major
+    b.grad = w.grad.sum(0)  # a reduction of the .grad the user got
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("program", [_layout_node_sum, _layout_slice, _layout_leaf])
+def test_a_sum_in_place_keeps_the_new_arrays_layout(program, device, monkeypatch):
+    # A new sum of a column-major first gradient and a row-major one is row-major; a sum into the first one
+    # stayed column-major: the same numbers, but summed over the 64 rows (for b by h's backward, or of the
+    # leaf's .grad by the user) pairwise down a contiguous column instead of row after row, b.grad differed
+    # in its last bits
+    rng = np.random.default_rng(1)
+    x0, b0 = rng.standard_normal((3, 64)), rng.standard_normal(3)
+
+    def run():
+        x = mg.tensor(x0, device=device, requires_grad=True)
+        b = mg.tensor(b0, device=device, requires_grad=True)
+        program(x, b)
+        return [t.grad.cpu().numpy() for t in (b, x) if t.grad is not None]
+    got = run()
+    monkeypatch.setattr(B, "_SOLE_PENDING_COUNT", None)
+    for a, want in zip(got, run(), strict=True):
+        np.testing.assert_array_equal(a.view(np.uint64), want.view(np.uint64))
