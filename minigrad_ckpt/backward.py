@@ -928,12 +928,16 @@ def _measure_sole_pending_count() -> int | None:
     from .backend import numpy_namespace
 
     pending = {0: numpy_namespace.zeros(3)}
+    unheld = sys.getrefcount(pending[0])  # the map's and the argument's: no frame's local holds it yet
     prev = pending[0]
     sole = _pending_refcount(prev)
     kept = prev
     shared = _pending_refcount(prev)
     del kept
-    if _pending_refcount(prev) != sole or shared <= sole:
+    # + 2, the caller's local and the argument: more where a trace or profile function that reads
+    # frame.f_locals (a debugger's variables view, a watch) kept a snapshot of the locals -- a count met
+    # later, once it is off, by an array something else sees: that array would be written in place
+    if _pending_refcount(prev) != sole or shared <= sole or sole != unheld + 2:
         return None
     return sole  # (the map, its caller's local, the argument: as in _sum_into, called from BackwardPass._advance)
 
@@ -984,6 +988,7 @@ def _measure_sole_view_counts() -> tuple[int, int] | None:
     from .backend import numpy_namespace
 
     found = {0: numpy_namespace.zeros((2, 3)).T}
+    unheld = (sys.getrefcount(found[0].base), sys.getrefcount(found[0]))  # no frame's local holds either
     sole = _view_refcounts(found, 0)
     kept_view = found[0]
     shared_view = _view_refcounts(found, 0)
@@ -991,8 +996,8 @@ def _measure_sole_view_counts() -> tuple[int, int] | None:
     del kept_view
     shared_buffer = _view_refcounts(found, 0)
     del kept_buffer
-    if sole is None or _view_refcounts(found, 0) != sole:
-        return None
+    if sole is None or _view_refcounts(found, 0) != sole or sole != (unheld[0] + 1, unheld[1] + 1):
+        return None  # (+ 1, the local of each: more under a tracer's snapshot of f_locals, as for sums)
     if shared_view is None or shared_buffer is None or shared_view[1] <= sole[1] or shared_buffer[0] <= sole[0]:
         return None
     return sole

@@ -296,3 +296,57 @@ def test_a_sum_in_place_keeps_the_new_arrays_layout(program, device, monkeypatch
     monkeypatch.setattr(B, "_SOLE_PENDING_COUNT", None)
     for a, want in zip(got, run(), strict=True):
         np.testing.assert_array_equal(a.view(np.uint64), want.view(np.uint64))
+
+
+_TRACED_IMPORT = """
+import sys
+
+def tracer(frame, event, arg):
+    frame.f_locals  # what a debugger's variables view or a watch expression reads: a snapshot of the locals
+    return tracer
+
+sys.settrace(tracer)
+import numpy as np
+import minigrad_ckpt as mg
+sys.settrace(None)
+B = sys.modules["minigrad_ckpt.backward"]
+x = mg.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+y = x * 3
+v = y * 7
+s = y + 0  # Add sends the root gradient G's array itself on to y, whose other reader v sends next
+G = mg.tensor(np.full((2, 3), 5.0))
+mg.autograd.backward([s, v], [G, mg.ones((2, 3), dtype="float64")])
+print(repr((B._SOLE_PENDING_COUNT, B._SOLE_VIEW_COUNTS, G.numpy().tolist(), x.grad.numpy().tolist())))
+"""
+
+
+def _run_python(*args):
+    import ast
+    import pathlib
+    import subprocess
+
+    out = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120,
+                         cwd=pathlib.Path(__file__).resolve().parents[1])
+    assert out.returncode == 0, out.stderr
+    return ast.literal_eval(out.stdout.strip().splitlines()[-1])
+
+
+def test_counts_measured_under_a_tracer_never_let_a_seen_array_be_written():
+    # A tracer that reads frame.f_locals while the package was imported held one more reference to the array
+    # measured in each measuring frame: the sole count read 6, not 4 -- met, once tracing was off, by the
+    # user's root gradient G (held by G and the pass's root_grads as well), whose memory the sum into y's
+    # gradient then overwrote: G read 12 where 5 was given.  Counts are now checked against those of an
+    # array no frame's local holds: inflated ones are refused (None: no sums in place in that process)
+    sole, views, g, x_grad = _run_python("-c", _TRACED_IMPORT)
+    assert sole in (None, B._SOLE_PENDING_COUNT) and views in (None, B._SOLE_VIEW_COUNTS)
+    assert g == [[5.0] * 3] * 2
+    assert x_grad == [[36.0] * 3] * 2
+
+
+def test_counts_measured_under_cprofile_are_the_plain_ones(tmp_path):
+    # (a C profile function reads no locals: the counts stand, and the profiler keeps working)
+    script = tmp_path / "counts.py"
+    script.write_text(_TRACED_IMPORT.replace("sys.settrace(tracer)", "").replace("sys.settrace(None)", ""))
+    sole, views, g, _ = _run_python("-m", "cProfile", "-o", str(tmp_path / "profile.out"), str(script))
+    assert (sole, views) == (B._SOLE_PENDING_COUNT, B._SOLE_VIEW_COUNTS)
+    assert g == [[5.0] * 3] * 2
