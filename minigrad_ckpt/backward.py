@@ -44,7 +44,6 @@ from .memory import saved_arrays
 from .tape import (
     DROPPED,
     FREED,
-    GRADIENT_AT_INDEX_OPS,
     UNDEFINED,
     AccumulateGradPreHook,
     Node,
@@ -206,10 +205,8 @@ class BackwardPass:
                 inline = inline and not tape.node_hook_count[0]  # (a hook may have hooked a node still to come)
             if g is None:  # reached, but no gradient: its inputs are still visited (and freed)
                 grads = (None,) * len(node.inputs)
-            elif inline and type(node.op) in GRADIENT_AT_INDEX_OPS and self.added_at(node, g):
-                grads = (None,)  # added into the gradient its input already has (see _add_at)
             elif (inline and type(saved := node.saved) is tuple and not (op := node.op).contract_checks_left
-                  and not op.uses_needs_input_grad and ((dt := node.dtype) is _FLOAT64 or dt is _FLOAT32)
+                  and op.backward_inline and ((dt := node.dtype) is _FLOAT64 or dt is _FLOAT32)
                   and g.__class__ is node.xp.array_type):  # call_backward's case of real values still saved
                 for box in node.versions:
                     if box[0] > node.seq:
@@ -243,7 +240,7 @@ class BackwardPass:
                     reached, prev = edge, None
                 if watching and self.ledger_on and gi is not None:
                     self.hold_in_flight(pending[edge], prev)
-            prev = gi = grads = None  # no stale references to what is pending: _sum_into and _add_at count them
+            prev = gi = grads = None  # no stale references to pending gradients: _sum_into and _add_at count them
             if node.segment is None and plain_release:  # -- release what the node saved, go on
                 if node.versions or ((s := node.saved) and s[-1] is not None) or not _holds_nothing(s):
                     node.saved = FREED  # the common case of release() (a saved last value: no call to ask)
@@ -294,6 +291,8 @@ class BackwardPass:
             if box[0] > node.seq:
                 self.refuse_stale(node)
         op = node.op
+        if op.places_gradient_at_index and self.added_at(node, g):
+            return (None,)  # added into the gradient its input already has (_add_at)
         xp = tape.differentiable_namespace if self.create_graph else node.xp
         if self.create_graph:
             args, start = _graph_args(node, saved), next(_seq)  # nodes made from here on are its backward's
@@ -557,10 +556,11 @@ class BackwardPass:
             for e in node.inputs)
 
     def added_at(self, node: Node, g: Any) -> bool:
-        """Whether ``g``, the gradient of a ``GetItem`` node (``tape.GRADIENT_AT_INDEX_OPS``), went into the
+        """Whether ``g``, the gradient of a ``GetItem`` node (``Op.places_gradient_at_index``), went into the
         gradient its input already has, pending or a leaf's partial sum (:func:`_add_at`)."""
         edge, op = node.inputs[0], node.op
-        if edge is None or not self.sums_in_place or op.contract_checks_left:
+        if (edge is None or not self.sums_in_place or tape._anomaly is not None
+                or (tape.node_hook_count[0] and node.backward_hooks)):  # (hooks and anomaly mode see what it sends)
             return False
         prev = self.pending.get(edge) if type(edge) is Node else self.leaf_grads.get(id(edge))
         return prev is not None and _add_at(prev, op, g, node.xp)

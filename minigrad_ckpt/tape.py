@@ -71,12 +71,6 @@ DROPPED = _Marker("DROPPED")
 #: so the node's backward sends none (PyTorch's undefined gradient); the hooks after it see None.
 UNDEFINED = _Marker("UNDEFINED")
 
-#: The op classes whose backward is a zero array of input 0's shape (``op.in_shape``) holding the output's
-#: gradient at ``op.index``, a basic index (``GetItem``, which adds itself): the backward pass adds that
-#: gradient into one the input already has instead (``backward._add_at``).  Exact classes: a subclass that
-#: accumulates otherwise (``GetItemCopy``: an index array may select a place twice) is not in it.
-GRADIENT_AT_INDEX_OPS: set[type] = set()
-
 #: PyTorch's saved-tensor hooks (``mg.autograd.graph.saved_tensors_hooks``): the active
 #: ``(pack_hook, unpack_hook)`` pairs, innermost last; only the innermost one applies, as in PyTorch.
 saved_hooks: list[tuple[Any, Any]] = []

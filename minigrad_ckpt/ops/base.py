@@ -164,6 +164,13 @@ class Op:
     #: backward accepts ``needs_input_grad=(bool, ...)`` and skips unneeded work
     #: (a matmul need not compute the gradient of a constant input batch).
     uses_needs_input_grad: ClassVar[bool] = False
+    #: ``backward`` is a zero array of input 0's shape (``in_shape``) holding ``g`` at ``self.index``, a
+    #: basic index (``GetItem``): the backward pass adds ``g`` into a gradient the input already has
+    #: instead, where no one else sees that array (``backward._add_at``: unbinding T steps is O(T), not O(T^2)).
+    places_gradient_at_index: ClassVar[bool] = False
+    #: Derived per class: the backward pass may call ``backward`` on its shortest path (neither of the two
+    #: above) -- one attribute its loop reads per node, not two.
+    backward_inline: ClassVar[bool] = True
     #: Abstract helper classes set this so they are not registered.
     abstract: ClassVar[bool] = True
     #: The declared static attributes: name -> type (from the class annotations).
@@ -181,6 +188,7 @@ class Op:
         super().__init_subclass__(**kwargs)
         _declare_fields(cls)
         cls.contract_checks_left = CONTRACT_CHECKS
+        cls.backward_inline = not cls.uses_needs_input_grad and not cls.places_gradient_at_index
         if cls.__dict__.get("abstract", False):
             return
         cls.abstract = False

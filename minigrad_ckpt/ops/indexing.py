@@ -10,7 +10,6 @@ the case that silently dropped gradients in early PyTorch.
 from __future__ import annotations
 
 from ..backend import register_kernel
-from ..tape import GRADIENT_AT_INDEX_OPS
 from .base import Index, LinearOp, Op
 
 
@@ -20,6 +19,7 @@ class GetItem(LinearOp):
 
     save_inputs = False
     is_view = True
+    places_gradient_at_index = True
 
     def forward(self, xp, x):
         out = x[self.index]
@@ -34,9 +34,6 @@ class GetItem(LinearOp):
         return x[self.index]
 
 
-GRADIENT_AT_INDEX_OPS.add(GetItem)  # (a piece's gradient goes into its input's: unbinding T steps is O(T), not O(T^2))
-
-
 class GetItemCopy(GetItem):
     """``x[index]`` for an index holding an integer or boolean array (NumPy's advanced
     indexing): the result is a copy with memory of its own, not a view, so it has its own
@@ -44,6 +41,7 @@ class GetItemCopy(GetItem):
     then ``h[idx] = copy``: PyTorch's idiom)."""
 
     is_view = False
+    places_gradient_at_index = False  # (an index array may select a place twice)
 
 
 class FrequencyScaledGetItem(GetItemCopy):
