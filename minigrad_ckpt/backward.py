@@ -559,9 +559,9 @@ class BackwardPass:
         """Whether ``g``, the gradient of a ``GetItem`` node (``Op.places_gradient_at_index``), went into the
         gradient its input already has, pending or a leaf's partial sum (:func:`_add_at`)."""
         edge, op = node.inputs[0], node.op
-        if (edge is None or not self.sums_in_place or tape._anomaly is not None
-                or (tape.node_hook_count[0] and node.backward_hooks)):  # (hooks and anomaly mode see what it sends)
-            return False
+        if (edge is None or not self.sums_in_place or tape._anomaly is not None or self.keeps_what_it_sends
+                or (tape.node_hook_count[0] and node.backward_hooks)):  # (hooks and anomaly mode see what it sends,
+            return False  # and mg.backward_steps shows it: its step's grad_inputs and the leaf's share it lists)
         prev = self.pending.get(edge) if type(edge) is Node else self.leaf_grads.get(id(edge))
         return prev is not None and _add_at(prev, op, g, node.xp)
 

@@ -210,6 +210,24 @@ def test_a_slice_of_a_value_whose_gradient_is_seen_elsewhere_is_not_written(zero
     np.testing.assert_array_equal(x.grad.numpy(), [[39.0] * 4, [25.0] * 4, [25.0] * 4])
 
 
+@pytest.mark.parametrize("through", ["leaf", "node"])
+def test_backward_steps_show_what_a_slice_sends_and_its_leaf_receives(through):
+    # mg.backward_steps shows each node's grad_inputs and each leaf's share (BackwardStep): a slice whose
+    # gradient went into its input's array in place sent nothing, as far as its step could tell -- the
+    # step read "GetItem sends [None]" and listed no leaf gradient, where the slice sends [[3, 3, 0]] * 2
+    x = mg.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    src = x if through == "leaf" else x * 1.0
+    loss = (src[:, 0:2] * 3.0).sum() + (src * 2.0).sum()  # src's other reader is newer: it arrives first
+    (step,) = [s for s in mg.backward_steps(loss) if s.op == "GetItem"]  # (the steps before it: not kept)
+    want = [[3.0, 3.0, 0.0]] * 2
+    np.testing.assert_array_equal(step.grad_inputs[0].numpy(), want)
+    if through == "leaf":
+        ((leaf, share),) = step.accumulated
+        assert leaf is x
+        np.testing.assert_array_equal(share.numpy(), want)
+    np.testing.assert_array_equal(x.grad.numpy(), [[5.0, 5.0, 2.0]] * 2)
+
+
 @pytest.mark.parametrize("device", ["cpu", "strict"])
 def test_backward_with_create_graph_sums_tensors_into_new_ones(device, monkeypatch):
     # backward(create_graph=True) (no mg.grad targets: the pass is not watched) sums Tensors, recorded: an
