@@ -271,3 +271,26 @@ def test_float32_sums_over_a_strided_last_axis_are_pairwise(device):
     assert _rel_err(x[:, :5].sum().numpy(), want[:5].sum()) < 3e-7
     h = mg.tensor(a[:1000].astype(np.float16), device="cpu")  # float16: in float32 whenever rows add up
     assert _rel_err(h.T.sum(1).numpy(), a[:1000].astype(np.float16).astype(np.float64).sum(0)) < 1e-3
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict-f32"])
+@pytest.mark.parametrize("layout", ["channels_last", "contiguous", "sliced"])
+def test_a_conv_bias_gradient_is_one_tree_over_the_merged_axes(device, layout):
+    # (N, C, H, W) summed over (0, 2, 3): in memory order the summed axes of a channels-last array are
+    # neighbours, one axis of N*H*W rows (three strided reductions before: 95 -> 18 us for (64, 16, 8, 8))
+    rng = np.random.default_rng(7)
+    base = (1 + rng.standard_normal((64, 20, 20, 3))).astype(np.float32)  # N, H, W, C in memory
+    g = {"channels_last": base.transpose(0, 3, 1, 2), "contiguous": np.ascontiguousarray(base.transpose(0, 3, 1, 2)),
+         "sliced": base.transpose(0, 3, 1, 2)[:, :, 1:, :]}[layout]  # (sliced: no free view; summed as before)
+    want = g.astype(np.float64).sum((0, 2, 3))
+    xp = mg.device(device).xp
+    for keepdims in (False, True):
+        got = xp.to_host(xp.pairwise_sum(xp.asarray(g), (0, 2, 3), keepdims=keepdims))
+        assert got.dtype == np.float32 and got.shape == ((1, 3, 1, 1) if keepdims else (3,))
+        assert _rel_err(got.reshape(3), want) < 3e-7
+    naive = g.sum((0, 2, 3))  # NumPy's float32 sum, row by row over the strided axes
+    assert _rel_err(naive, want) > 3e-7 or layout == "contiguous"
+    x = mg.tensor(rng.standard_normal((64, 1) + g.shape[2:]).astype(np.float32), device=device)
+    bc = mg.zeros(3, requires_grad=True, device=device)
+    mg.nn.functional.conv2d(x, mg.ones(3, 1, 1, 1, device=device), bc).backward(mg.tensor(g, device=device))
+    assert _rel_err(bc.grad.cpu().numpy(), want) < 3e-7
