@@ -730,7 +730,7 @@ def _merged_in_memory_order(a: Any, axes: tuple[int, ...]) -> tuple[Any, tuple[i
     and the summed axes of that view -- or None where that view is not free (``a`` not contiguous in any
     order of its axes) or would reorder the kept axes.  A channels-last ``(N, C, H, W)`` bias gradient
     summed over ``(0, 2, 3)`` is then one tree over ``N*H*W`` rows of ``C`` instead of three reductions
-    of strided axes: 95 -> 14 us for (64, 16, 8, 8) float32, 929 -> 279 us for (64, 32, 26, 26)."""
+    of strided axes: 95 -> 18 us for (64, 16, 8, 8) float32, 929 -> 317 us for (64, 32, 26, 26)."""
     order = sorted(range(a.ndim), key=lambda k: -a.strides[k])
     kept = [k for k in order if k not in axes]
     if kept != sorted(kept):
