@@ -3,7 +3,9 @@ torch 2.13's in float32 and float64 (one division differs in the last bit for ab
 with torch's graph (``MulBackward0`` over ``ReciprocalBackward0``) and derivatives.
 
 Expected values: ``tests/data/torch_number_over_tensor.npz``, written by
-``tests/data/make_torch_number_over_tensor.py``.
+``tests/data/make_torch_number_over_tensor.py`` on an AVX2 host, and ``..._avx512.npz``, the same
+script's on an AVX-512 host, where torch's float64 reciprocal is rounded once (92-101 of 1,512 values
+and 21 of 500 gradients differ in a bit or two): the engine's bits are one host's, all of them.
 """
 from __future__ import annotations
 
@@ -20,20 +22,32 @@ sys.path.insert(0, str(Path(__file__).parent / "data"))
 from make_torch_number_over_tensor import NUMBERS, inputs, moderate_inputs  # noqa: E402
 
 TORCH = np.load(Path(__file__).parent / "data" / "torch_number_over_tensor.npz")
+TORCH_AVX512 = np.load(Path(__file__).parent / "data" / "torch_number_over_tensor_avx512.npz")
 SEAMS = [("cpu", "float64"), ("cpu", "float32"), ("strict", "float64"), ("strict-f32", "float32")]
 
 
-def _same_bits(got: np.ndarray, want: np.ndarray) -> None:
+def _differ(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    return ~((got == want) | (np.isnan(got) & np.isnan(want)))
+
+
+def _same_bits(got: np.ndarray, want: np.ndarray, other_host: np.ndarray | None = None) -> None:
+    """``got`` is ``want`` bit for bit -- or, where ``other_host`` is given, all of ``other_host``."""
     assert got.dtype == want.dtype
-    differ = ~((got == want) | (np.isnan(got) & np.isnan(want)))
+    differ = _differ(got, want)
+    if differ.any() and other_host is not None and not _differ(got, other_host).any():
+        return
     assert not differ.any(), f"{differ.sum()} of {differ.size} values differ from torch's, first at {np.argmax(differ)}"
+
+
+def _torch(key: str) -> tuple[np.ndarray, np.ndarray]:
+    return TORCH[key], TORCH_AVX512[key]
 
 
 @pytest.mark.parametrize("device, dtype", SEAMS)
 @pytest.mark.parametrize("k", range(len(NUMBERS)))
 def test_number_over_tensor_is_torchs_reciprocal_times_the_number(device, dtype, k):
     x = mg.tensor(inputs(dtype), device=device)
-    _same_bits((NUMBERS[k] / x).cpu().numpy(), TORCH[f"{dtype}_{k}"])
+    _same_bits((NUMBERS[k] / x).cpu().numpy(), *_torch(f"{dtype}_{k}"))
 
 
 def test_the_graph_is_torchs_and_an_overflow_is_silent():
@@ -50,8 +64,8 @@ def test_first_and_second_derivatives_are_torchs(device, dtype):
     x = mg.tensor(moderate_inputs(dtype), device=device, requires_grad=True)
     (g,) = mg.autograd.grad((3.0 / x).sum(), x, create_graph=True)
     (gg,) = mg.autograd.grad(g.sum(), x)
-    _same_bits(g.detach().cpu().numpy(), TORCH[f"{dtype}_grad"])
-    _same_bits(gg.cpu().numpy(), TORCH[f"{dtype}_grad2"])
+    _same_bits(g.detach().cpu().numpy(), *_torch(f"{dtype}_grad"))
+    _same_bits(gg.cpu().numpy(), *_torch(f"{dtype}_grad2"))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -59,9 +73,9 @@ def test_under_the_transforms_and_inside_checkpoint(dtype):
     x = mg.tensor(moderate_inputs(dtype))
     values = mg.func.vmap(lambda r: 3.0 / r)(x)
     _same_bits(values.numpy(), (3.0 / x).numpy())
-    _same_bits(mg.func.grad(lambda r: (3.0 / r).sum())(x).numpy(), TORCH[f"{dtype}_grad"])
+    _same_bits(mg.func.grad(lambda r: (3.0 / r).sum())(x).numpy(), *_torch(f"{dtype}_grad"))
     _, tangent = mg.func.jvp(lambda r: 3.0 / r, (x,), (mg.ones_like(x),))
-    _same_bits(tangent.numpy(), TORCH[f"{dtype}_grad"])  # the tangent along ones is the gradient of the sum
+    _same_bits(tangent.numpy(), *_torch(f"{dtype}_grad"))  # the tangent along ones is the gradient of the sum
     leaf = x.clone().requires_grad_()
     mg.checkpoint.checkpoint(lambda r: (3.0 / r).sum(), leaf).backward()
-    _same_bits(leaf.grad.numpy(), TORCH[f"{dtype}_grad"])
+    _same_bits(leaf.grad.numpy(), *_torch(f"{dtype}_grad"))

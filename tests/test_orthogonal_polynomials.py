@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from numpy_simd import AVX512  # tests/numpy_simd.py
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.ops import orthogonal_polynomials as op
@@ -30,8 +31,9 @@ def _close(got: np.ndarray, want: np.ndarray, dtype: str, n: np.ndarray) -> np.n
     the recurrence amplifies them (x near +-1: T_512(1.0001) differs by ~900 ulp; neither is exact)."""
     eps = np.finfo(dtype).eps
     steps = np.where(np.isfinite(n) & (np.abs(np.nan_to_num(n)) < 2.0**63), np.abs(np.trunc(np.nan_to_num(n))), 0)
+    per_step = 10 if AVX512 else 8  # (NumPy's vectorized float64 kernels: V_300(-0.7) 9.5 ulp a step from torch's)
     with np.errstate(invalid="ignore"):
-        near = np.abs(got - want) <= (16 + 8 * steps) * eps * np.maximum(np.abs(want), 1)
+        near = np.abs(got - want) <= (16 + per_step * steps) * eps * np.maximum(np.abs(want), 1)
     return (got == want) | (np.isnan(got) & np.isnan(want)) | near
 
 
