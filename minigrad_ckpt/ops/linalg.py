@@ -196,8 +196,8 @@ class Linear(Op):
         out = _matmul(xp, x, w.T)
         if b is None:
             return out
-        if b.ndim == 1 and out.dtype == b.dtype:  # into the product (new memory no one else has): one array
-            # fewer, the same bits (a bias of more axes, batched by vmap, may broadcast the product: a new array)
+        if b.ndim == 1 and out.dtype == b.dtype and b.shape[0] == out.shape[-1]:  # into the product (new memory
+            # no one else has): one array fewer, the same bits (a bias that broadcasts the product: a new array)
             out += b
             return out
         return out + b
