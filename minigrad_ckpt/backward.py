@@ -911,9 +911,7 @@ def _add_at(prev: Any, op: Any, g: Any, xp: Any) -> bool:
             or prev.dtype != g.dtype or prev.shape != op.in_shape or sys.getrefcount(prev) != _SOLE_PENDING_COUNT
             or not xp.owns_memory(prev) or not _writeable(prev) or not _laid_out_as_a_new_sum(prev, None)):
         return False
-    part = prev[op.index]
-    if part.__class__ is not prev.__class__ and all(p is not Ellipsis for p in op.index):
-        part = prev[(*op.index, Ellipsis)]  # one element: NumPy gives a scalar, this a 0-d view (as GetItem's forward)
+    part = op.forward(xp, prev)  # the piece as the forward took it: a view (one element too, 0-d)
     if part.__class__ is not prev.__class__ or part.shape != g.shape:
         return False
     part += g

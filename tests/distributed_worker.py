@@ -64,6 +64,23 @@ class _Attention(nn.Module):
         return self.out(mg.reshape(h, (x.shape[0], 16)) * 0.5)
 
 
+class _TiedSteps(nn.Module):
+    """A recurrence over the 4 steps of a projection unbound along its step axis, one cell and one head
+    for every step: each step's gradient goes into the projection's at its index, and the tied weights'
+    partial sums are added in place before DDP's hooks take them (backward._add_at, _sum_into)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inp, self.cell, self.head = nn.Linear(8, 16), nn.Linear(4, 4), nn.Linear(4, 4)
+
+    def forward(self, x):
+        h, out = None, None
+        for x_t in mg.reshape(self.inp(x), (x.shape[0], 4, 4)).unbind(1):
+            h = mg.tanh(self.cell(x_t) if h is None else self.cell(x_t) + h)
+            out = self.head(h) if out is None else out + self.head(h)
+        return out
+
+
 def wide_regression():
     # images 18 wide: the second convolution (4 input channels) takes its input gradient by
     # widened rows; trained on the fused regression losses (see regression_loss below)
@@ -72,7 +89,7 @@ def wide_regression():
 
 
 def make_model(kind: str):
-    return {"mlp": mlp, "cnn": cnn, "attention": _Attention, "wide": wide_regression}[kind]()
+    return {"mlp": mlp, "cnn": cnn, "attention": _Attention, "wide": wide_regression, "tied": _TiedSteps}[kind]()
 
 
 def data(kind: str, step: int, batch: int):
@@ -152,7 +169,7 @@ def scenario_equivalence() -> None:
     # (not Adam for attention: its key bias has a zero gradient in exact arithmetic -- softmax
     # ignores a constant per row -- and Adam turns that gradient's round-off into steps of lr)
     for kind, optimizers in (("mlp", ("sgd", "adam")), ("cnn", ("sgd", "adam")), ("attention", ("sgd",)),
-                             ("wide", ("sgd",))):
+                             ("wide", ("sgd",)), ("tied", ("sgd",))):
         for opt_name in optimizers:
             mg.manual_seed(0)
             ref = make_model(kind)

@@ -300,6 +300,8 @@ def _transpose(self: Tensor) -> Tensor:
 
 
 transpose_property = property(_transpose, doc="The transpose (axes reversed).")
+
+
 def _matrices_only(self: Tensor, name: str, conjugate: bool, batches: bool = True, depth: int = 3) -> Tensor | None:
     """PyTorch's rule for ``mT``/``mH``/``H``/``adjoint()``: matrices (or batches of them, except
     ``H``), else its RuntimeError; a 0-d tensor is itself (conjugated), with PyTorch's deprecation
