@@ -21,8 +21,10 @@ memory relative to no checkpointing, and the median training-step time
 relative to no checkpointing (interleaved samples, order rotated).  Times are
 the process's CPU time by default (``--clock cpu``): on a machine other
 processes share, wall-clock time also counts the moments the step waited for
-a core, which no policy caused.  Run it with ``OMP_NUM_THREADS=1`` so that
-NumPy's matrix products use one thread (CPU time then is the step's work).
+a core, which no policy caused.  NumPy's matrix products run on one thread
+(the script sets ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` and
+``MKL_NUM_THREADS`` to 1 unless they are set): CPU time then is the step's
+work, where a second BLAS thread's spinning would count too.
 
 Freed memory is kept for reuse (``--malloc keep``, the default, on glibc):
 checkpointing frees activations and allocates them again in its replays, and
@@ -45,10 +47,14 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import statistics
 import sys
 import time
 from pathlib import Path
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # before NumPy loads BLAS
+    os.environ.setdefault(_var, "1")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
