@@ -63,7 +63,7 @@ def test_tiled_max_pool_matches_reference(shape, k):
 @pytest.mark.parametrize("shape,k", [((2, 3, 8, 8), 2), ((2, 2, 7, 9), 2), ((1, 2, 9, 6), 3), ((2, 1, 4, 4), 1)])
 def test_tiled_max_pool_backward_takes_the_saved_maxima_bitwise(shape, k, dtype):
     """Given the forward's output as the window maxima, the tiled backward sends every gradient
-    where it does when it takes the maxima again: ties, NaN (the first NaN wins), infinities,
+    where it does when it takes the maxima again: ties, NaN (the last NaN wins), infinities,
     signed zeros, an infinite gradient (exactly 0 beside it), and every memory layout."""
     rng = np.random.default_rng(k)
     specials = np.array([0.0, -0.0, 1.0, np.nan, np.inf, -np.inf], dtype=dtype)

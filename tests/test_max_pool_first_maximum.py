@@ -11,6 +11,10 @@ window row's neighbours, then the rows.  These tests hold every path to a plain 
 keeps the first maximum, on the CPU and the strict devices, in float32 and float64, and check
 the seams: the gradient goes to the position whose value the forward returned, a checkpointed
 replay gives the same bits, and forward mode agrees.
+
+A window that holds NaNs outputs NaN; PyTorch's kernels send its gradient and its index to
+the window's *last* NaN (they replace the running maximum by every NaN they meet), in 1-D,
+2-D and 3-D, tiled or not -- the second half of this file.
 """
 
 from __future__ import annotations
@@ -141,3 +145,86 @@ def test_the_probe_reads_which_operand_numpy_returns():
              ((np.full(64, -0.0), np.zeros(64)), (np.full(64, -0.0)[::2], np.zeros(64)[::2]),
               (np.float64(-0.0), np.float64(0.0)))}
     assert answer == ("mixed" if len(signs) == 2 else "first" if signs == {True} else "second")
+
+
+# ---------------------------------------------------------------- windows that hold NaNs
+# PyTorch's max pooling kernels scan a window in row-major order and replace the running
+# maximum by every NaN they meet (``val > max || isnan(val)``): the output is NaN and the
+# gradient and the index go to the window's *last* NaN.  The engine sent them to the first.
+
+def torch_picks(x: np.ndarray, kernel, stride, padding, dilation, out_hw) -> np.ndarray:
+    """The flat input position ``row * W + col`` PyTorch's loop picks per window (padding never)."""
+    n, c, h, w = x.shape
+    picks = np.empty((n, c) + tuple(out_hw), np.int64)
+    for a, b, i, j in np.ndindex(*picks.shape):
+        best, pos = None, None
+        for u, v in np.ndindex(*kernel):
+            y, z = i * stride[0] - padding[0] + u * dilation[0], j * stride[1] - padding[1] + v * dilation[1]
+            if 0 <= y < h and 0 <= z < w:
+                val = x[a, b, y, z]
+                if pos is None or val > best or np.isnan(val):
+                    best, pos = val, y * w + z
+        picks[a, b, i, j] = pos
+    return picks
+
+
+GEOMETRIES = [  # kernel, stride, padding, dilation, ceil_mode
+    ((2, 2), (2, 2), (0, 0), (1, 1), False), ((3, 3), (1, 1), (1, 1), (1, 1), False),
+    ((2, 3), (2, 1), (1, 0), (1, 2), False), ((2, 2), (2, 2), (0, 0), (1, 1), True),
+]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("geometry", GEOMETRIES)
+def test_a_window_with_nans_sends_its_gradient_and_index_to_its_last_nan(geometry, device):
+    kernel, stride, padding, dilation, ceil = geometry
+    rng = np.random.default_rng(sum(kernel) + 10 * sum(padding) + ceil)
+    x = rng.choice(np.array([np.nan, 1.0, 2.0, -np.inf, 0.0]), size=(2, 3, 7, 9))
+    t = mg.tensor(x, device=device, requires_grad=True)
+    out, idx = F.max_pool2d(t, kernel, stride, padding, dilation, ceil_mode=ceil, return_indices=True)
+    want = torch_picks(x, kernel, stride, padding, dilation, out.shape[2:])
+    assert np.isnan(x.reshape(2, 3, -1)[np.arange(2)[:, None, None], np.arange(3)[None, :, None],
+                                        want.reshape(2, 3, -1)]).any()  # windows with NaNs occur
+    np.testing.assert_array_equal(idx.numpy(), want)
+    g = rng.standard_normal(out.shape)
+    out.backward(mg.tensor(g, device=device))
+    expect = np.zeros(x.size)
+    np.add.at(expect, (np.arange(6).reshape(2, 3, 1, 1) * x.shape[2] * x.shape[3] + want).ravel(), g.ravel())
+    np.testing.assert_allclose(t.grad.numpy(), expect.reshape(x.shape), rtol=1e-15, atol=1e-15)  # (sums' order)
+
+
+def test_one_and_three_dimensional_max_pools_pick_the_last_nan_too():
+    x1 = np.array([[[np.nan, 1.0, np.nan, 2.0, 5.0, np.nan, 3.0, 4.0]]])
+    t = mg.tensor(x1, requires_grad=True)
+    out, idx = F.max_pool1d(t, 4, return_indices=True)
+    np.testing.assert_array_equal(idx.numpy(), [[[2, 5]]])
+    out.sum().backward()
+    np.testing.assert_array_equal(t.grad.numpy(), [[[0, 0, 1, 0, 0, 1, 0, 0]]])
+    x3 = np.arange(16.0).reshape(1, 1, 2, 2, 4)
+    x3[0, 0, 0, 0, 0] = x3[0, 0, 1, 0, 1] = x3[0, 0, 0, 1, 0] = np.nan  # three NaNs in the first window
+    t3 = mg.tensor(x3, requires_grad=True)
+    out3, idx3 = F.max_pool3d(t3, 2, return_indices=True)
+    np.testing.assert_array_equal(idx3.numpy().ravel(), [9, 15])  # (d=1, h=0, w=1), and 15 (no NaN)
+    out3.sum().backward()
+    assert t3.grad.numpy()[0, 0, 1, 0, 1] == 1 and t3.grad.numpy().sum() == 2
+
+
+def test_nan_windows_replay_bitwise_under_checkpointing_and_unpool_round_trips():
+    """Seams: the general path a NaN window takes in backward, inside a checkpoint, gives the
+    plain step's bits; ``max_unpool2d`` puts each output back where its index says."""
+    rng = np.random.default_rng(11)
+    x = rng.choice(np.array([np.nan, 1.0, -1.0, 0.5]), size=(2, 2, 6, 6)).astype(np.float32)
+
+    def grads(checkpointed):
+        t = mg.tensor(x, requires_grad=True)
+        fn = lambda a: F.max_pool2d(a * 2.0, 2)  # noqa: E731
+        out = mg.checkpoint.checkpoint(fn, t) if checkpointed else fn(t)
+        out.backward(mg.tensor(np.ones(out.shape, np.float32)))
+        return t.grad.numpy()
+
+    np.testing.assert_array_equal(grads(True), grads(False))
+    out, idx = F.max_pool2d(mg.tensor(x), 2, return_indices=True)
+    back = F.max_unpool2d(out, idx, 2).numpy()
+    flat = back.reshape(2, 2, -1)
+    np.testing.assert_array_equal(np.take_along_axis(flat, idx.numpy().reshape(2, 2, -1), axis=2),
+                                  out.numpy().reshape(2, 2, -1))

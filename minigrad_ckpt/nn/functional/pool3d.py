@@ -20,6 +20,7 @@ from ...functional import _tensor
 from ...functional.arguments import refuse_complex
 from ...functional.errors import InputMismatch
 from ...functional.indexing import take_along_axis_in_range
+from ...ops import conv as _conv
 from ...tensor import Tensor
 from .conv import _batched, _ntuple
 from .inputs import floating_kernel
@@ -75,15 +76,17 @@ def _batched5(fn: str, x: Any) -> tuple[Tensor, bool]:
 @floating_kernel("max_pool3d", "b")
 def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
-    """Max over 3-D windows; the gradient goes to each window's first maximum.  ``return_indices``
-    also returns the flat positions ``(d * H + h) * W + w`` in the input volume."""
+    """Max over 3-D windows; the gradient goes to each window's first maximum (the last NaN in a
+    window with one, as PyTorch's).  ``return_indices`` also returns the flat positions
+    ``(d * H + h) * W + w`` in the input volume."""
     refuse_complex("max_pool3d", input)
     input, unbatched = _batched5("max_pool3d", input)
     k, s, p, d, out = _geometry("max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode)
     lowest = -float("inf") if input.dtype.kind == "f" else np.iinfo(input.dtype).min  # (an integer has no -inf)
     stacked = _slices(input, k, s, p, d, out, lowest)
     xp = input.device.xp
-    first = xp.argmax(stacked._data, axis=0)  # row-major offset order: the first maximum, NaN first
+    # row-major offset order: the first maximum, or the last NaN of a window with one (PyTorch's)
+    first = _conv.last_nan_picks(xp, stacked._data, xp.argmax(stacked._data, axis=0), 0)
     # like=input: the gradient stays on the input's graph, as PyTorch's max_pool3d backward that takes it
     result = take_along_axis_in_range(stacked, Tensor.constant(first[None], input.device), axis=0, like=input)[0]
     if unbatched:

@@ -72,7 +72,7 @@ def _pad_right(x: Tensor, extra: tuple[int, int], value: float) -> Tensor:
 
 def _window_argmax(routing: Tensor, k: Any, s: Any, p: Any, d: Any, width: int) -> Tensor:
     """PyTorch's ``return_indices``: the flat position ``row * W + col`` in the (unpadded)
-    input plane of each window's first maximum, int64."""
+    input plane of each window's first maximum (or last NaN), int64."""
     xp = routing.device.xp
     idx, (ho, wo) = _conv._argmax_in_windows(xp, routing._data, k, s, p, d)
     rows = xp.arange(ho).reshape(ho, 1) * s[0] - p[0] + (idx // k[1]) * d[0]
@@ -83,7 +83,8 @@ def _window_argmax(routing: Tensor, k: Any, s: Any, p: Any, d: Any, width: int) 
 @floating_kernel("max_pool2d", "b")
 def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
-    """Max over windows; the gradient goes to the first maximum of each window (PyTorch).
+    """Max over windows; the gradient goes to the first maximum of each window (the last NaN in a
+    window with one), as PyTorch's.
 
     ``ceil_mode=True`` keeps a last partial window (one that starts inside the input or
     its left padding); ``return_indices=True`` returns ``(out, indices)``, the flat
@@ -240,8 +241,8 @@ def _adaptive_pool2d(x: Any, output_size: Any, name: str, reduce: Any) -> Tensor
 def _adaptive_argmax(x: Tensor, sizes: tuple[int, ...]) -> Any:
     """The flat position (row-major over the spatial axes: ``row * W + col`` in a plane) of each
     adaptive window's maximum, an int64 array of shape ``(N, C) + sizes``: the first maximum, or
-    the last NaN where the window has one (PyTorch's adaptive kernels replace the running maximum
-    by every NaN they meet; its ``max_pool`` keeps the first)."""
+    the last NaN where the window has one (PyTorch's kernels replace the running maximum by every
+    NaN they meet, here as in ``max_pool``: ``conv.last_nan_picks``)."""
     xp = x.device.xp
     data, spatial = x._data, x.shape[2:]
     places = host_numpy.cumprod((1,) + spatial[:0:-1])[::-1]  # the flat step of each spatial axis
