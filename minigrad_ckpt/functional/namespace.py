@@ -44,6 +44,7 @@ from ..tensor import Tensor
 from . import fft, linalg  # noqa: F401  (``xp.fft``, ``xp.linalg`` of the differentiable namespace)
 from .arguments import as_tensor, one_axis, shape_arg
 from .complex_numbers import complex_from_parts, conj, imag, real  # noqa: F401  (xp.real and friends)
+from .elementwise import where as _where
 from .elementwise_compositions import frexp, ldexp  # noqa: F401  (xp.frexp's mantissa differentiable; xp.ldexp)
 from .errors import RefusedArgument
 from .indexing import _index_array
@@ -231,6 +232,10 @@ def keep_connected(value: Any, like: Any) -> Tensor:
     return apply(_el.KeepConnected(), as_tensor(value), as_tensor(like))
 
 
+def gradient_where(mask: Any, v: Any) -> Tensor:
+    return _where(mask, v, 0)
+
+
 def zero_gradient_on_graph(like: Any) -> Tensor:
     like = as_tensor(like)
     return apply(_el.KeepConnected(), Tensor.constant(like.device.xp.zeros_like(like._data), like.device), like)
@@ -252,8 +257,8 @@ def scatter_along_axis(values: Any, indices: Any, axis: int, shape: Any) -> Tens
 
 
 _KERNEL_TWINS = ["conv2d", "conv2d_input_grad", "conv2d_weight_grad", "max_pool2d", "max_pool2d_backward",
-                 "keep_connected", "zero_gradient_on_graph", "keep_mask", "scatter_along_axis", "gammaln", "digamma",
-                 "polygamma", "gamma",
+                 "keep_connected", "gradient_where", "zero_gradient_on_graph", "keep_mask", "scatter_along_axis",
+                 "gammaln", "digamma", "polygamma", "gamma",
                  "erfc", "erfinv", "erfcinv", "betaln", "complex_from_parts"]
 _SUBMODULES = ["linalg", "fft"]
 _CONSTANTS = ["inf", "nan", "pi", "newaxis", "errstate", "bool_"] + [dt.name for dt in SUPPORTED_DTYPES]

@@ -80,6 +80,10 @@ class Hardsigmoid(UnaryElementwise):
     def derivative(self, xp, out, x):
         return ((x > -3) & (x < 3)).astype(x.dtype) * x.dtype.type(_ONE_SIXTH_F32)
 
+    def times_derivative(self, xp, v, out, x):
+        # PyTorch's (x > -3 && x < 3) ? grad / 6 : 0 -- a select, so an infinite grad outside gives 0, not NaN
+        return xp.gradient_where((x > -3) & (x < 3), v * x.dtype.type(_ONE_SIXTH_F32))
+
     def reference(self, np, x):
         return (np.clip(x.astype(np.float64) + 3, 0, 6) / 6).astype(x.dtype)
 
