@@ -17,7 +17,7 @@ elementwise op is diagonal, so reverse and forward mode multiply by the same
 number; :meth:`UnaryElementwise.backward` and :meth:`BinaryElementwise.backward`
 are the one place where that is used (complex inputs would conjugate there).
 
-Two documented conventions live here:
+Three documented conventions live here:
 
 * **Kinks** take the subgradient 0: ``abs'(0) = 0``; ``clip`` passes the
   gradient to ``x`` on the closed interval ``[lo, hi]``; ``maximum``/``minimum``
@@ -31,6 +31,11 @@ Two documented conventions live here:
   upstream gradient (``d/da d/db [a * log(b)]`` at ``a = 0``) stay exact.
   An op declares ``singular = True`` and the base class applies the rule
   (:func:`times_local`), in both modes.
+* **Masks select**: a derivative that is a boolean mask (``relu``,
+  ``threshold``, ``hardtanh``, the shrinks) passes the gradient where it is
+  True and gives +0.0 elsewhere whatever the gradient is -- PyTorch's
+  ``threshold_backward`` (``mask ? grad : 0``), never ``inf * 0 = nan`` or
+  ``-2 * 0 = -0.0`` (:func:`gradient_where`).
 """
 
 from __future__ import annotations
