@@ -228,3 +228,36 @@ def test_nan_windows_replay_bitwise_under_checkpointing_and_unpool_round_trips()
     flat = back.reshape(2, 2, -1)
     np.testing.assert_array_equal(np.take_along_axis(flat, idx.numpy().reshape(2, 2, -1), axis=2),
                                   out.numpy().reshape(2, 2, -1))
+
+
+# ---------------------------------------------------------------- what the gradient adds into zeros
+@pytest.mark.parametrize("device", ["cpu", "strict", "strict-f32"])
+def test_the_tiled_backward_adds_into_zeros_as_pytorch(device):
+    """PyTorch's backward adds each window's gradient into zeros: +0.0 beside the maximum whatever
+    the gradient (a product with the mask left -0.0 beside a negative one), +0.0 at a maximum whose
+    gradient is -0.0, and infinities only at the maximum -- in every layout of the routing."""
+    x = np.tile(np.array([[3.0, 1.0], [2.0, 0.0]], np.float32), (2, 3, 2, 3))  # (2, 3, 4, 6): the maximum first
+    g = np.resize(np.array([-2.0, -0.0, np.inf, -np.inf, 1.5, -0.0], np.float32), (2, 3, 2, 3))
+    at_max = np.where(g == 0, np.float32(0.0), g)  # -0.0 + 0 is +0.0
+    want = np.zeros(x.shape, np.float32)
+    want[:, :, ::2, ::2] = at_max
+    for arr in layouts(x).values():
+        t = mg.tensor(arr, device=device, requires_grad=True)
+        F.max_pool2d(t, 2).backward(mg.tensor(g, device=device))
+        same_bits(t.grad.numpy(), want)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_a_3d_window_of_lowest_values_beside_the_padding_picks_its_first_input(device, dtype):
+    """A window whose input taps all hold -inf (an integer's minimum) ties with its padding: PyTorch's
+    loop keeps the first input tap, where ``argmax`` picked a padding tap (index -1, no gradient)."""
+    lowest = -np.inf if dtype is np.float64 else np.iinfo(dtype).min
+    x = np.array([lowest, lowest, 5], dtype=dtype).reshape(1, 1, 1, 1, 3)
+    out, idx = F.max_pool3d(mg.tensor(x, device=device), (1, 1, 2), (1, 1, 2), (0, 0, 1), return_indices=True)
+    np.testing.assert_array_equal(idx.numpy().ravel(), [0, 2])
+    np.testing.assert_array_equal(out.numpy().ravel(), [lowest, 5])
+    if dtype is np.float64:
+        t = mg.tensor(x, device=device, requires_grad=True)
+        F.max_pool3d(t, (1, 1, 2), (1, 1, 2), (0, 0, 1)).sum().backward()
+        np.testing.assert_array_equal(t.grad.numpy().ravel(), [1.0, 0.0, 1.0])

@@ -751,14 +751,18 @@ def _tiled_pool_backward(xp, g, routing, kh, kw, top=None):
         if served is not None:
             xp.greater(first, served, out=first)  # first and not served (booleans)
         dst = gx[:, :, k // kw:ho * kh:kh, k % kw:wo * kw:kw]
-        xp.multiply(g, first, out=dst)
-        if not finite:  # 0 * inf is NaN: positions that are not a window's maximum get exactly 0
-            dst[...] = xp.where(first, dst, 0)
+        if finite:
+            xp.multiply(g, first, out=dst)
+        else:  # 0 * inf is NaN (and NumPy warns): positions that are not a window's maximum get exactly 0
+            dst[...] = xp.where(first, g, 0)
         if served is None:
             served = first
         elif k + 1 < len(slices):
             xp.logical_or(served, first, out=served)
-    return gx
+    # PyTorch adds each gradient into zeros: +0.0 where no maximum is (the products above left -0.0
+    # beside a negative g) and at a maximum whose gradient is -0.0 -- one in-place pass, where a
+    # selection into the slices instead of the products measured 1.4x the whole backward's time
+    return xp.add(gx, 0, out=gx)
 
 
 class _PoolGeometry(Op):

@@ -69,6 +69,20 @@ def _slices(x: Tensor, k: Any, s: Any, p: Any, d: Any, out: Any, fill: float) ->
     return mf.stack(parts)
 
 
+def _past_the_padding(x: Tensor, stacked: Any, first: Any, lowest: float, geometry: tuple) -> Any:
+    """``first`` with each window whose input taps all hold ``lowest`` (-inf, or an integer's minimum) sent
+    to its first input tap: ``argmax`` ties such a window with the padding (filled with ``lowest``) and
+    may pick a padding tap, an index outside the input; PyTorch's loop starts at the first input tap and
+    keeps it.  Only where a pick holds ``lowest``; a window wholly in the padding keeps its pick."""
+    xp = x.device.xp
+    picked = xp.take_along_axis(stacked, first[None], axis=0)[0]
+    if not bool(xp.scalar((picked == lowest).any())):
+        return first
+    inside = _slices(Tensor.constant(xp.ones(x.shape, dtype=x.dtype), x.device), *geometry, 0)._data != 0
+    on_input = xp.take_along_axis(inside, first[None], axis=0)[0]
+    return xp.where(on_input, first, xp.argmax(inside, axis=0))
+
+
 def _batched5(fn: str, x: Any) -> tuple[Tensor, bool]:
     return _batched(_tensor(x), fn, 3)
 
@@ -87,6 +101,7 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     xp = input.device.xp
     # row-major offset order: the first maximum, or the last NaN of a window with one (PyTorch's)
     first = _conv.last_nan_picks(xp, stacked._data, xp.argmax(stacked._data, axis=0), 0)
+    first = _past_the_padding(input, stacked._data, first, lowest, (k, s, p, d, out))
     # like=input: the gradient stays on the input's graph, as PyTorch's max_pool3d backward that takes it
     result = take_along_axis_in_range(stacked, Tensor.constant(first[None], input.device), axis=0, like=input)[0]
     if unbatched:
