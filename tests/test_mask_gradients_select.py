@@ -104,3 +104,32 @@ def test_second_derivatives_and_checkpoint_replay_see_the_selection():
 
     for a, b in zip(grads(False), grads(True)):
         np.testing.assert_array_equal(a, b)
+
+
+# ---------------------------------------------------------------- maximum and minimum
+def torch_share(g, loses, tie):
+    """PyTorch's ``where(self == other, grad / 2, grad).masked_fill_(loses, 0)``, written with NumPy."""
+    with np.errstate(invalid="ignore"):
+        return np.where(loses, g.dtype.type(0), np.where(tie, g / 2, g))
+
+
+@pytest.mark.parametrize("device,dtype", [("cpu", np.float64), ("cpu", np.float32), ("strict-f32", np.float32)])
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_maximum_and_minimum_share_and_mask_the_gradient_as_pytorch(name, device, dtype):
+    """The loser gets +0.0 whatever the gradient, tied operands half of it (an infinite one too),
+    either operand all of it where one is NaN: a sum of masked products gave NaN and -0.0."""
+    rng = np.random.default_rng(8)
+    vals = np.array([1.0, 2.0, -0.0, 0.0, np.nan, np.inf, -np.inf], dtype)
+    x, y = rng.choice(vals, 300), rng.choice(vals, 300)
+    g = rng.choice(np.array([np.inf, -np.inf, np.nan, -2.0, -0.0, 3.0], dtype), 300)
+    tx, ty = mg.tensor(x, device=device, requires_grad=True), mg.tensor(y, device=device, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        getattr(mg, name)(tx, ty).backward(mg.tensor(g, device=device))
+    gt = np.greater if name == "maximum" else np.less
+    with np.errstate(invalid="ignore"):
+        exact(tx.grad.numpy(), torch_share(g, gt(y, x), x == y))
+        exact(ty.grad.numpy(), torch_share(g, gt(x, y), x == y))
+    _, t_out = mg.func.jvp(lambda a: getattr(mg, name)(a, mg.tensor(y, device=device)), (mg.tensor(x, device=device),),
+                           (mg.tensor(g, device=device),))
+    exact(t_out.numpy(), torch_share(g, gt(y, x), x == y))

@@ -483,9 +483,11 @@ def _real_part(xp: Any, y: Any) -> Any:
     return xp.real(y) if y.dtype.kind == "c" else y
 
 
-def _split_ties(v: Any, wins: Any, tie: Any) -> Any:
-    """``v`` where an operand wins, half of ``v`` where it ties (kept in ``v``'s dtype)."""
-    return v * wins + (v * 0.5) * tie
+def _share(xp: Any, v: Any, loses: Any, tie: Any) -> Any:
+    """PyTorch's ``where(tie, grad / 2, grad).masked_fill_(loses, 0)``: ``v``, half of it where the
+    operands tie, +0.0 where this operand loses whatever ``v`` is (a sum of products with masks gave
+    ``inf * 0 = NaN`` and -0.0 there, and NaN for an infinite ``v`` at a tie)."""
+    return xp.gradient_where(~loses, xp.where(tie, v * 0.5, v))
 
 
 class _Extremum(BinaryElementwise):
@@ -498,10 +500,10 @@ class _Extremum(BinaryElementwise):
     beats: ClassVar[Any] = None
 
     def times_d_first(self, xp, v, out, x, y):
-        return _split_ties(v, self.beats(x, y) | (x != x) | (y != y), x == y)
+        return _share(xp, v, self.beats(y, x), x == y)
 
     def times_d_second(self, xp, v, out, x, y):
-        return _split_ties(v, self.beats(y, x) | (x != x) | (y != y), x == y)
+        return _share(xp, v, self.beats(x, y), x == y)
 
 
 class Maximum(_Extremum):
