@@ -133,3 +133,37 @@ def test_maximum_and_minimum_share_and_mask_the_gradient_as_pytorch(name, device
     _, t_out = mg.func.jvp(lambda a: getattr(mg, name)(a, mg.tensor(y, device=device)), (mg.tensor(x, device=device),),
                            (mg.tensor(g, device=device),))
     exact(t_out.numpy(), torch_share(g, gt(y, x), x == y))
+
+
+def test_transforms_closures_and_in_place_writes_see_the_selection():
+    """Seams: ``func.grad`` of a function that closes over a weight and writes relu in place, and
+    ``vmap`` of it over a batch; a scale that is infinite where relu blocks, a max pool and a
+    maximum after it -- the blocked places get +0.0, never NaN, as the rule written out by hand."""
+    rng = np.random.default_rng(9)
+    w = mg.tensor(rng.standard_normal((2, 4, 4)))
+    scale = np.where(rng.random((2, 2, 2)) < 0.5, np.inf, 1.0)
+
+    def f(x):
+        h = x * w
+        F.relu(h, inplace=True)  # a recorded in-place write
+        pooled = F.max_pool2d(h[None], 2)[0]
+        return (mg.maximum(pooled, mg.tensor(0.5)) * mg.tensor(np.where(pooled.detach().numpy() > 0.5, 1.0,
+                                                                              scale))).sum()
+
+    x = rng.standard_normal((2, 4, 4))
+    with np.errstate(invalid="ignore"):
+        g = mg.func.grad(f)(mg.tensor(x)).numpy()
+        batched = mg.func.vmap(mg.func.grad(f))(mg.tensor(np.stack([x, -x]))).numpy()
+        single = mg.func.grad(f)(mg.tensor(-x)).numpy()
+    assert not np.isnan(g).any() and not np.isnan(batched).any()
+    np.testing.assert_array_equal(batched[0], g)
+    np.testing.assert_array_equal(batched[1], single)
+    h = np.maximum(x * w.numpy(), 0)
+    windows = h.reshape(2, 2, 2, 2, 2).transpose(0, 1, 3, 2, 4).reshape(2, 2, 2, 4)
+    first = windows.argmax(-1)
+    top = windows.max(-1)
+    want = np.zeros_like(windows)
+    passes = top > 0.5  # maximum(pooled, 0.5): the pooled value wins; where it loses its gradient is +0.0
+    np.put_along_axis(want, first[..., None], np.where(passes, 1.0, 0.0)[..., None], -1)
+    to_h = want.reshape(2, 2, 2, 2, 2).transpose(0, 1, 3, 2, 4).reshape(2, 4, 4)
+    exact(g, np.where(x * w.numpy() > 0, to_h, 0.0) * w.numpy())  # relu selects, then the product by w

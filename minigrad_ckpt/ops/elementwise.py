@@ -104,7 +104,7 @@ def _times(xp: Any, v: Any, local: Any, singular: bool) -> Any:
     return times_local(xp, v, local) if singular else v * local
 
 
-_UNSIGNED_OF_SIZE = {2: host_numpy.uint16, 4: host_numpy.uint32, 8: host_numpy.uint64}
+_WORD_OF_SIZE = {t(0).itemsize: t for t in (host_numpy.uint16, host_numpy.uint32, host_numpy.uint64)}
 
 
 @register_kernel
@@ -114,11 +114,11 @@ def gradient_where(xp, mask, v):
     negative one.  NumPy's ``where`` branches per element -- 9.9 against 1.0 ms for the product on a
     (64, 64, 24, 24) float32 gradient and a random mask -- so on the CPU ``v``'s bits are ANDed with
     the mask's bytes spread to all-ones words: 1.27 ms, exact."""
-    word = _UNSIGNED_OF_SIZE.get(v.dtype.itemsize) if xp.name == "numpy" and v.dtype.kind == "f" else None
+    word = _WORD_OF_SIZE.get(v.dtype.itemsize) if xp.name == "numpy" and v.dtype.kind == "f" else None
     if (word is None or mask.__class__ is not host_numpy.ndarray or v.__class__ is not host_numpy.ndarray
             or v.shape != mask.shape or not v.ndim):  # (NumPy's ufuncs answer a 0-d array with a scalar)
         return xp.where(mask, v, 0)
-    bits = host_numpy.multiply(mask.view(host_numpy.uint8), word(-1 % (1 << (8 * v.dtype.itemsize))), dtype=word)
+    bits = host_numpy.multiply(mask.view(host_numpy.uint8), host_numpy.iinfo(word).max, dtype=word)  # all ones
     host_numpy.bitwise_and(bits, v.view(word), out=bits)
     return bits.view(v.dtype)
 
