@@ -617,10 +617,10 @@ def recurrent_step_sampler(name: str, gates: int) -> Sampler:
 
 
 def lstm_step_output_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
-    """An LSTM step's record (..., 6H): any values, since the output op reads two of its blocks."""
+    """An LSTM step's record (6, ..., H): any values, since the output op reads two of its blocks."""
     h = draw(st.integers(0, 3))
     lead = _shape(draw, max(1, max_size // 8), max_dims=2, max_side=3)
-    record = _arr(draw, lead + (6 * h,), dtype)
+    record = _arr(draw, (6,) + lead + (h,), dtype)
     return Sample(registry["LSTMStepOutput"](), (record,), _diff(draw, [_float(dtype)]))
 
 

@@ -234,3 +234,37 @@ def test_two_fused_steps_under_vmap_jacrev_jacfwd_and_hessian_match_the_op_by_op
     for transform in (func.jacrev, func.jacfwd, func.hessian):
         np.testing.assert_allclose(transform(fused)(xs[0]).numpy(), transform(plain)(xs[0]).numpy(),
                                    rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("device,dtype", [("cpu", "float64"), ("cpu", "float32"), ("strict", "float64"),
+                                          ("strict-f32", "float32")])
+@pytest.mark.parametrize("lead", [(), (5,), (2, 3)])
+def test_the_step_record_keeps_each_block_as_one_array_with_the_kernels_bits(device, dtype, lead):
+    """The record is (6, ..., H), so each of its blocks (a gate, c', tanh(c')) is one contiguous array
+    that every pass over it reads as one run of memory -- with the bits of the kernels applied to the
+    column blocks of ``xg + hg`` one by one (the layout changes the time, not a value)."""
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+    from minigrad_ckpt.ops.recurrent import LSTMStep
+
+    xp, cpu = mg.tensor([1.0], device=device, dtype=dtype).device.xp, mg.tensor([1.0]).device.xp
+    H, rng = 4, np.random.default_rng(len(lead))
+    xg, hg = (rng.standard_normal(lead + (4 * H,)).astype(dtype) * 3 for _ in range(2))
+    c = rng.standard_normal(lead + (H,)).astype(dtype)
+    record = xp.to_host(LSTMStep().forward(xp, xp.asarray(xg), xp.asarray(hg), xp.asarray(c)))
+    assert record.shape == (6,) + lead + (H,) and record.dtype == np.dtype(dtype)
+    assert all(record[k].flags.c_contiguous for k in range(6))
+    pre = xg + hg
+    a_i, a_f, a_o = (cpu.sigmoid(pre[..., k * H:(k + 1) * H]) for k in (0, 1, 3))
+    a_g = np.tanh(pre[..., 2 * H:3 * H])
+    c_new = a_f * c + a_i * a_g
+    for got, want in zip(record, [a_i, a_f, a_g, a_o, c_new, np.tanh(c_new)]):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_the_cells_states_are_contiguous_arrays():
+    """``c'`` is ``record[4]`` (a view of one contiguous block) and ``h'`` a new array: the next
+    step's products read them as one run of memory each."""
+    cell, xs, h0, c0 = _setup(0, 5, 3, 4)
+    h, c = cell(xs[0], (h0, c0))
+    assert h.numpy().flags.c_contiguous and c.numpy().flags.c_contiguous
+    assert c.numpy().base is not None  # a view of the record, not a copy

@@ -38,3 +38,46 @@ def test_sigmoid_gradient_and_values_at_the_extremes():
     y.sum().backward()
     np.testing.assert_array_equal(y.detach().numpy(), [0.0, 0.0, 0.5, 0.5, 1.0, 1.0, np.nan])
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 0.25, 0.25, 0.0, 0.0, np.nan])
+
+
+NAMESPACES = [("cpu", "float64"), ("cpu", "float32"), ("cpu", "float16"), ("cpu", "complex128"),
+              ("strict", "float64"), ("strict-f32", "float32")]
+
+
+@pytest.mark.parametrize("device,dtype", NAMESPACES)
+@pytest.mark.parametrize("shape", [(), (7,), (3, 5), (2, 0)])
+def test_the_kernel_writes_into_out_and_in_place_the_bits_it_returns(device, dtype, shape):
+    """``xp.sigmoid(x, out=...)`` (a fused op's forward fills its output's blocks so, ``x`` itself
+    included): the same bits as a new result, ``out`` returned, and a 0-d input gives a 0-d array."""
+    xp = mg.tensor([1.0], device=device, dtype="float32" if device == "strict-f32" else "float64").device.xp
+    rng = np.random.default_rng(len(shape))
+    x = rng.choice(SPECIAL + [3.0, -7.5], size=shape).astype(dtype)
+    if dtype.startswith("complex"):
+        x = x + 1j * rng.choice([0.0, 1.0, -2.0], size=shape)
+    arr = xp.asarray(x)
+    fresh = xp.sigmoid(arr)
+    out = xp.asarray(np.full(shape, 9, dtype=dtype))
+    returned = xp.sigmoid(arr, out=out)  # (the strict device wraps what a ufunc returns anew: no identity)
+    assert returned is out or device.startswith("strict")
+    in_place = xp.asarray(x.copy())
+    returned_in_place = xp.sigmoid(in_place, out=in_place)
+    for got in (fresh, out, returned, in_place, returned_in_place):
+        got = xp.to_host(got)
+        assert isinstance(got, np.ndarray) and got.shape == shape and got.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(_view_bits(got), _view_bits(xp.to_host(fresh)))
+    if dtype in ("float64", "float32"):
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(_view_bits(xp.to_host(fresh)), _view_bits(stable(x)))
+
+
+def _view_bits(a):
+    a = a.reshape(-1)
+    return a.view(f"u{a.itemsize}") if a.dtype.kind == "f" else a.view(f"u{a.itemsize // 2}")
+
+
+def test_the_kernel_of_integers_and_booleans_gives_float64_as_numpys_exp():
+    xp = mg.tensor([1.0]).device.xp
+    for x in (np.array([-3, 0, 5], dtype=np.int32), np.array([True, False])):
+        got = xp.sigmoid(x)
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, stable(x.astype(np.float64)))

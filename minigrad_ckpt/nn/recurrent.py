@@ -35,8 +35,8 @@ def _cell_step(mode: str, xg: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor,
     hg = F.linear(h, w_hh, b_hh)
     if mode == "LSTM":  # gates i, f, g, o: two fused ops and a slice instead of fourteen ops (ops/recurrent.py)
         record = apply(_fused.LSTMStep(), xg, hg, c)
-        size = c.shape[-1]  # c' is the record's fifth block: the op itself, not x[...]'s parsing of an index (3x)
-        c = apply(GetItem(index=(Ellipsis, slice(4 * size, 5 * size)), in_shape=record.shape), record)
+        # c' is the record's fifth block: the op itself, not x[...]'s parsing of an index (3x)
+        c = apply(GetItem(index=(4,), in_shape=record.shape), record)
         return apply(_fused.LSTMStepOutput(), record), c
     if mode == "GRU":  # gates r, z, n; the candidate sees r * (W_hn h + b_hn): one fused op
         return apply(_fused.GRUCell(), xg, hg, h), None

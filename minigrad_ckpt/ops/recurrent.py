@@ -9,9 +9,14 @@ o) and computes
     h' = a_o * tanh(c')
 
 ``LSTMStep(xg, hg, c)`` computes all of it but the last product and returns the
-step's *record* ``[a_i, a_f, a_g, a_o, c', tanh(c')]`` (last axis ``6H``);
+step's *record* ``[a_i, a_f, a_g, a_o, c', tanh(c')]``, shape ``(6, ..., H)``;
 ``LSTMStepOutput(record)`` is ``h' = a_o * tanh(c')``, and the layer takes ``c'``
-as a slice of the record.  Written with one op per function that is four
+as ``record[4]``.  Why the blocks lead: each is then one contiguous array, so every
+pass over a gate (some forty a step, forward and backward) is one run of memory;
+as the column blocks of a ``(..., 6H)`` record, NumPy went row by row -- a
+product of two ``(97, 51)`` blocks took 6.3 us against 2.4 contiguous, and the
+step's forward and backward together 240 against 185 us (H = 51, float64), the
+same bits.  Written with one op per function that is four
 slices, three sigmoids, two tanhs, three products and two sums -- fourteen
 recorded ops per step of a sequence.  Why two ops and a slice: the record keeps
 every value a backward reads, so no backward computes a transcendental function
@@ -50,17 +55,28 @@ def _block(gates, k, h):
     return gates[..., k * h:(k + 1) * h]
 
 
+def _by_gate(a, h):
+    """Projections (..., 4H) as (4, ..., H): gate k is ``a[..., kH:(k+1)H]`` (a view)."""
+    lead = a.shape[:-1]
+    return a.reshape(lead + (4, h)).transpose((len(lead),) + tuple(range(len(lead))) + (len(lead) + 1,))
+
+
 def _lstm_record(xp, sigmoid, tanh, xg, hg, c):
-    """``[a_i, a_f, a_g, a_o, c', tanh(c')]`` with the given activation functions."""
-    h = c.shape[-1]
-    pre = xg + hg
-    a_if, a_g, a_o = sigmoid(pre[..., :2 * h]), tanh(_block(pre, 2, h)), sigmoid(_block(pre, 3, h))
-    c_new = a_if[..., h:] * c + a_if[..., :h] * a_g
-    return xp.concatenate([a_if, a_g, a_o, c_new, tanh(c_new)], axis=-1)
+    """The record ``[a_i, a_f, a_g, a_o, c', tanh(c')]`` (6, ..., H), each block written in place."""
+    record = xp.empty((6,) + c.shape, dtype=xp.result_type(xg, hg, c))
+    gates, c_new = record[:4], record[4]
+    xp.add(_by_gate(xg, c.shape[-1]), _by_gate(hg, c.shape[-1]), out=gates)
+    sigmoid(gates[:2], out=gates[:2])
+    tanh(gates[2], out=gates[2])
+    sigmoid(gates[3], out=gates[3])
+    xp.multiply(gates[1], c, out=c_new)
+    xp.add(c_new, gates[0] * gates[2], out=c_new)
+    tanh(c_new, out=record[5])
+    return record
 
 
 class LSTMStep(Op):
-    """The record ``[a_i, a_f, a_g, a_o, c', tanh(c')]`` (..., 6H) of an LSTM step from the
+    """The record ``[a_i, a_f, a_g, a_o, c', tanh(c')]`` (6, ..., H) of an LSTM step from the
     projections ``xg``, ``hg`` (..., 4H) and the cell state ``c`` (..., H)."""
 
     save_inputs = (2,)
@@ -70,54 +86,57 @@ class LSTMStep(Op):
         return _lstm_record(xp, xp.sigmoid, xp.tanh, xg, hg, c)
 
     def backward(self, xp, g, record, xg, hg, c):
-        h = c.shape[-1]
-        a_i, a_f, a_g, a_o, t = (_block(record, k, h) for k in (0, 1, 2, 3, 5))
-        d_c = _block(g, 4, h) + _block(g, 5, h) * (1 - t * t)  # c' reaches the loss itself and through tanh(c')
-        d_pre = xp.concatenate([(_block(g, 0, h) + d_c * a_g) * (a_i * (1 - a_i)),
-                                (_block(g, 1, h) + d_c * c) * (a_f * (1 - a_f)),
-                                (_block(g, 2, h) + d_c * a_i) * (1 - a_g * a_g),
-                                _block(g, 3, h) * (a_o * (1 - a_o))], axis=-1)
+        a_i, a_f, a_g, a_o, t = record[0], record[1], record[2], record[3], record[5]
+        d_c = g[4] + g[5] * (1 - t * t)  # c' reaches the loss itself and through tanh(c')
+        d_pre = xp.concatenate([(g[0] + d_c * a_g) * (a_i * (1 - a_i)),
+                                (g[1] + d_c * c) * (a_f * (1 - a_f)),
+                                (g[2] + d_c * a_i) * (1 - a_g * a_g),
+                                g[3] * (a_o * (1 - a_o))], axis=-1)
         return d_pre, d_pre, d_c * a_f
 
     def jvp(self, xp, tangents, record, xg, hg, c):
         t_xg, t_hg, t_c = tangents
         h = c.shape[-1]
-        a_i, a_f, a_g, a_o, t = (_block(record, k, h) for k in (0, 1, 2, 3, 5))
-        t_pre = add_tangents(t_xg, t_hg)
-        if t_pre is None:
-            t_pre = xp.zeros_like(record[..., :4 * h])
+        a_i, a_f, a_g, a_o, t = record[0], record[1], record[2], record[3], record[5]
+        t_pre, t_kept = add_tangents(t_xg, t_hg), None if t_c is None else a_f * t_c
+        if t_pre is None:  # only the cell state moves: the gates stand still
+            if t_kept is None:
+                return None
+            zero = xp.zeros_like(t_kept)
+            return xp.stack([zero, zero, zero, zero, t_kept, (1 - t * t) * t_kept])
         t_i, t_f = _block(t_pre, 0, h) * (a_i * (1 - a_i)), _block(t_pre, 1, h) * (a_f * (1 - a_f))
         t_g, t_o = _block(t_pre, 2, h) * (1 - a_g * a_g), _block(t_pre, 3, h) * (a_o * (1 - a_o))
-        t_new = add_tangents(t_f * c + t_i * a_g + a_i * t_g, None if t_c is None else a_f * t_c)
-        return xp.concatenate([t_i, t_f, t_g, t_o, t_new, (1 - t * t) * t_new], axis=-1)
+        t_new = add_tangents(t_f * c + t_i * a_g + a_i * t_g, t_kept)
+        return xp.stack([t_i, t_f, t_g, t_o, t_new, (1 - t * t) * t_new])
 
     def reference(self, np, xg, hg, c):
-        return _lstm_record(np, lambda x: _stable_sigmoid(np, x), np.tanh, xg, hg, c)
+        h = c.shape[-1]
+        pre = xg + hg
+        sigmoid = lambda x: _stable_sigmoid(np, x)  # noqa: E731
+        a_i, a_f, a_o = sigmoid(_block(pre, 0, h)), sigmoid(_block(pre, 1, h)), sigmoid(_block(pre, 3, h))
+        a_g = np.tanh(_block(pre, 2, h))
+        c_new = a_f * c + a_i * a_g
+        return np.stack([a_i, a_f, a_g, a_o, c_new, np.tanh(c_new)])
 
 
 class LSTMStepOutput(Op):
-    """``h' = a_o * tanh(c')`` read off an LSTM step's record (..., 6H)."""
+    """``h' = a_o * tanh(c')`` read off an LSTM step's record (6, ..., H)."""
 
     save_output = False
 
     def forward(self, xp, record):
-        h = record.shape[-1] // 6
-        return _block(record, 3, h) * _block(record, 5, h)
+        return record[3] * record[5]
 
     def backward(self, xp, g, out, record):
-        h = record.shape[-1] // 6
         zeros = xp.zeros_like(g)
-        return xp.concatenate([zeros, zeros, zeros, g * _block(record, 5, h), zeros, g * _block(record, 3, h)],
-                              axis=-1)
+        return xp.stack([zeros, zeros, zeros, g * record[5], zeros, g * record[3]])
 
     def jvp(self, xp, tangents, out, record):
-        h = record.shape[-1] // 6
         (t,) = tangents
-        return _block(t, 3, h) * _block(record, 5, h) + _block(record, 3, h) * _block(t, 5, h)
+        return t[3] * record[5] + record[3] * t[5]
 
     def reference(self, np, record):
-        h = record.shape[-1] // 6
-        return _block(record, 3, h) * _block(record, 5, h)
+        return record[3] * record[5]
 
 
 class GRUCell(Op):
