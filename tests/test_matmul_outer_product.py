@@ -1,0 +1,105 @@
+"""A matrix product whose contraction has one term, ``(..., m, 1) @ (..., 1, n)``, is an outer product:
+each element is one product, which the engine computes by broadcasting instead of calling BLAS (a third
+of OpenBLAS's time on ``(97, 1) @ (1, 204)``, the input projection of ``time_sequence_prediction``'s
+first ``LSTMCell``, fed one feature).  The same values, except the sign of a zero product: BLAS adds
+``-0.0`` to its accumulator's ``+0.0``, while PyTorch 2.13 keeps ``-0.0`` (``[[-1.], [1.]] @ [[0., -0.]]``
+is ``[[-0., 0.], [0., -0.]]`` there).  Checked here: values against NumPy's product, signs against
+PyTorch's, both derivatives and forward mode against finite differences, the layers that reach it
+(``Linear(1, n)``, ``LSTMCell(1, n)``), shapes that must still be refused, on the CPU and the strict
+stand-in devices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import nn
+from minigrad_ckpt.func import jvp
+from minigrad_ckpt.testing import gradcheck, gradgradcheck
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+DEVICES = [("cpu", "float64"), ("cpu", "float32"), ("strict", "float64"), ("strict-f32", "float32")]
+SHAPES = [((5, 1), (1, 4)), ((3, 5, 1), (3, 1, 4)), ((5, 1), (2, 1, 4)), ((2, 1, 5, 1), (3, 1, 4)),
+          ((1, 1), (1, 1)), ((0, 1), (1, 3)), ((4, 1), (1, 0))]
+
+
+def _bits(a):
+    a = np.asarray(a)
+    return a.view(f"u{a.itemsize}")
+
+
+@pytest.mark.parametrize("device,dtype", DEVICES)
+@pytest.mark.parametrize("xs,ys", SHAPES)
+def test_the_product_equals_numpys_and_keeps_a_zero_products_sign(device, dtype, xs, ys):
+    rng = np.random.default_rng(len(xs) * 7 + len(ys))
+    x = rng.choice([-2.0, -1.0, -0.0, 0.0, 1.5, np.inf], size=xs).astype(dtype)
+    y = rng.choice([-3.0, -0.0, 0.0, 0.5, 2.0], size=ys).astype(dtype)
+    with np.errstate(all="ignore"):
+        want = np.multiply(x, y)  # one product per element; NaN where inf meets 0, as BLAS and PyTorch
+        assert np.allclose(np.matmul(x, y), want, equal_nan=True)
+    got = (mg.tensor(x, device=device) @ mg.tensor(y, device=device)).cpu().numpy()
+    assert got.shape == np.matmul(x, y).shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
+def test_signed_zeros_are_pytorchs():
+    x, y = mg.tensor([[-1.0], [1.0]]), mg.tensor([[0.0, -0.0]])
+    got = (x @ y).numpy()
+    # torch 2.13: torch.tensor([[-1.], [1.]]) @ torch.tensor([[0., -0.]]) == [[-0., 0.], [0., -0.]]
+    np.testing.assert_array_equal(np.signbit(got), [[True, False], [False, True]])
+    lin = nn.Linear(1, 2, bias=False)
+    with mg.no_grad():
+        lin.weight.copy_(mg.tensor([[0.0], [-0.0]]))
+    np.testing.assert_array_equal(np.signbit(lin(mg.tensor([[-2.0]])).detach().numpy()), [[True, False]])
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("xs,ys", SHAPES[:4])
+def test_derivatives_of_both_operands_in_both_modes_and_twice(device, xs, ys):
+    rng = np.random.default_rng(3)
+    x = mg.tensor(rng.standard_normal(xs), device=device, requires_grad=True)
+    y = mg.tensor(rng.standard_normal(ys), device=device, requires_grad=True)
+    assert gradcheck(lambda a, b: (a @ b).tanh(), (x, y))
+    assert gradgradcheck(lambda a, b: (a @ b).tanh(), (x, y))
+    tx, ty = (mg.tensor(rng.standard_normal(s), device=device) for s in (xs, ys))
+    _, tangent = jvp(lambda a, b: a @ b, (x.detach(), y.detach()), (tx, ty))
+    want = (tx.cpu().numpy() @ y.detach().cpu().numpy()) + (x.detach().cpu().numpy() @ ty.cpu().numpy())
+    np.testing.assert_allclose(tangent.cpu().numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("device,dtype", DEVICES)
+def test_a_linear_layer_of_one_feature_and_an_lstm_cell_fed_one(device, dtype):
+    """Both layers of the benchmark's first cell: values as the BLAS product gives them (no signed zeros
+    here), gradients against finite differences in float64."""
+    mg.manual_seed(0)
+    lin = nn.Linear(1, 6).to(device=device, dtype=dtype)
+    x = mg.randn(5, 1, dtype=dtype, device=device, requires_grad=True)
+    with np.errstate(all="ignore"):
+        w, b = lin.weight.detach().cpu().numpy(), lin.bias.detach().cpu().numpy()
+        want = np.matmul(x.detach().cpu().numpy(), w.T) + b
+    np.testing.assert_array_equal(lin(x).detach().cpu().numpy(), want)
+    cell = nn.LSTMCell(1, 3).to(device=device, dtype=dtype)
+    h, c = cell(x)
+    (h.sum() + c.sum()).backward()
+    assert x.grad.shape == (5, 1) and cell.weight_ih.grad.shape == (12, 1)
+    if dtype == "float64":
+        assert gradcheck(lambda a: cell(a, (h.detach(), c.detach()))[0], (x,))
+
+
+def test_shapes_that_do_not_multiply_are_still_refused():
+    for xs, ys in [((3, 1), (2, 4)), ((2, 3, 1), (4, 2, 5)), ((3, 1), (1,))]:
+        a, b = mg.ones(*xs), mg.ones(*ys)
+        if len(ys) == 1:  # (3, 1) @ (1,): a matrix times a vector of one, (3,) -- NumPy's and PyTorch's meaning
+            assert (a @ b).shape == (3,)
+            continue
+        with pytest.raises((ValueError, RuntimeError)):
+            a @ b
+
+
+def test_integer_and_complex_products_of_one_term():
+    a = np.array([[2], [-3]], dtype=np.int64)
+    b = np.array([[4, -5, 0]], dtype=np.int64)
+    np.testing.assert_array_equal((mg.tensor(a) @ mg.tensor(b)).numpy(), a @ b)
+    za, zb = a * (1 + 2j), b * (0.5 - 1j)
+    np.testing.assert_array_equal((mg.tensor(za) @ mg.tensor(zb)).numpy(), za * zb)
