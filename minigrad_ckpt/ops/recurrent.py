@@ -65,7 +65,9 @@ def _lstm_record(xp, sigmoid, tanh, xg, hg, c):
     """The record ``[a_i, a_f, a_g, a_o, c', tanh(c')]`` (6, ..., H), each block written in place."""
     record = xp.empty((6,) + c.shape, dtype=xp.result_type(xg, hg, c))
     gates, c_new = record[:4], record[4]
-    xp.add(_by_gate(xg, c.shape[-1]), _by_gate(hg, c.shape[-1]), out=gates)
+    # the sum where the projections lie, then one copy into the blocks: NumPy buffers a ufunc over strided
+    # operands, and the sum straight into the blocks took 21.7 us against 16.2 (97 x 204, float64)
+    xp.copyto(gates, _by_gate(xp.add(xg, hg), c.shape[-1]))
     sigmoid(gates[:2], out=gates[:2])
     tanh(gates[2], out=gates[2])
     sigmoid(gates[3], out=gates[3])
@@ -128,8 +130,9 @@ class LSTMStepOutput(Op):
         return record[3] * record[5]
 
     def backward(self, xp, g, out, record):
-        zeros = xp.zeros_like(g)
-        return xp.stack([zeros, zeros, zeros, g * record[5], zeros, g * record[3]])
+        one = (1,) + g.shape  # blocks joined by concatenate: NumPy's stack is Python around it (17 -> 12 us)
+        zero = xp.zeros_like(g).reshape(one)
+        return xp.concatenate([zero, zero, zero, (g * record[5]).reshape(one), zero, (g * record[3]).reshape(one)])
 
     def jvp(self, xp, tangents, out, record):
         (t,) = tangents
