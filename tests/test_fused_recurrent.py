@@ -268,3 +268,24 @@ def test_the_cells_states_are_contiguous_arrays():
     h, c = cell(xs[0], (h0, c0))
     assert h.numpy().flags.c_contiguous and c.numpy().flags.c_contiguous
     assert c.numpy().base is not None  # a view of the record, not a copy
+
+
+@pytest.mark.parametrize("shapes", [((3, 8), (8,), (2, 1, 2)), ((8,), (8,), (5, 2)), ((5, 8), (5, 8), (2,)),
+                                    ((1, 8), (4, 1, 8), (3, 2))])
+def test_a_step_whose_state_and_projections_broadcast(shapes):
+    """The op on operands whose leading axes broadcast (the layers pass equal ones): the record has the
+    broadcast shape, values as the plain formula, derivatives in both modes against finite differences."""
+    from minigrad_ckpt.ops.recurrent import LSTMStep
+    from minigrad_ckpt.tape import apply
+    from minigrad_ckpt.testing import gradcheck
+
+    rng = np.random.default_rng(len(shapes[2]))
+    xg, hg, c = (rng.standard_normal(s) for s in shapes)
+    xp = mg.tensor([1.0]).device.xp
+    record = LSTMStep().forward(xp, xg, hg, c)
+    want = LSTMStep().reference(np, xg, hg, c)
+    lead = np.broadcast_shapes(*(s[:-1] for s in shapes))
+    assert record.shape == want.shape == (6,) + lead + (2,)
+    np.testing.assert_allclose(record, want, rtol=1e-14, atol=1e-15)
+    leaves = [mg.tensor(a, requires_grad=True) for a in (xg, hg, c)]
+    assert gradcheck(lambda a, b, s: apply(LSTMStep(), a, b, s), leaves)

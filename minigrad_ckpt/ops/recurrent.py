@@ -63,11 +63,16 @@ def _by_gate(a, h):
 
 def _lstm_record(xp, sigmoid, tanh, xg, hg, c):
     """The record ``[a_i, a_f, a_g, a_o, c', tanh(c')]`` (6, ..., H), each block written in place."""
-    record = xp.empty((6,) + c.shape, dtype=xp.result_type(xg, hg, c))
+    h, pre = c.shape[-1], xp.add(xg, hg)
+    lead = pre.shape[:-1]
+    if lead != c.shape[:-1]:  # the state broadcasts against the projections (or they against it)
+        lead = xp.broadcast_shapes(lead, c.shape[:-1])
+        pre = pre.reshape((1,) * (len(lead) + 1 - pre.ndim) + pre.shape)
+    record = xp.empty((6,) + lead + (h,), dtype=xp.result_type(pre, c))
     gates, c_new = record[:4], record[4]
     # the sum where the projections lie, then one copy into the blocks: NumPy buffers a ufunc over strided
     # operands, and the sum straight into the blocks took 21.7 us against 16.2 (97 x 204, float64)
-    xp.copyto(gates, _by_gate(xp.add(xg, hg), c.shape[-1]))
+    xp.copyto(gates, _by_gate(pre, h))
     sigmoid(gates[:2], out=gates[:2])
     tanh(gates[2], out=gates[2])
     sigmoid(gates[3], out=gates[3])
@@ -118,7 +123,7 @@ class LSTMStep(Op):
         a_i, a_f, a_o = sigmoid(_block(pre, 0, h)), sigmoid(_block(pre, 1, h)), sigmoid(_block(pre, 3, h))
         a_g = np.tanh(_block(pre, 2, h))
         c_new = a_f * c + a_i * a_g
-        return np.stack([a_i, a_f, a_g, a_o, c_new, np.tanh(c_new)])
+        return np.stack(np.broadcast_arrays(a_i, a_f, a_g, a_o, c_new, np.tanh(c_new)))
 
 
 class LSTMStepOutput(Op):
