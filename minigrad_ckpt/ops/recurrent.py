@@ -38,8 +38,8 @@ state's projections ``xg``, ``hg`` (last axis ``3H``, order r, z, n):
 
 All are elementwise in the gate blocks, so their backward and jvp are written
 with the namespace's functions only and are differentiable again (the op
-battery runs gradgradcheck on them).  The gate arrays and the states must have
-the same leading axes.
+battery runs gradgradcheck on them).  The leading axes of the gate arrays and
+the states broadcast against each other (the layers pass equal ones).
 """
 
 from __future__ import annotations
