@@ -64,12 +64,18 @@ class MatMul(Op):
         return np.matmul(x, y)
 
 
+_OUTER_PRODUCT_DTYPES = ("float32", "float64")
+
+
 def _matmul(xp, x, y):
-    if x.shape[-1] == 1 and x.ndim >= 2 and y.ndim >= 2 and y.shape[-2] == 1:
-        # one product per element (an outer product, as x_t @ W_ih.T of an LSTM fed one feature): broadcast,
-        # it took a third of OpenBLAS's time on (97, 1) @ (1, 204), and keeps the product's signed zero as
-        # PyTorch's (BLAS adds it to +0.0)
-        return xp.multiply(x, y)
+    if (y.ndim == 2 and x.ndim >= 2 and x.shape[-1] == 1 and y.shape[0] == 1 and y.shape[1] > 1
+            and _rows(x) > 1 and x.dtype.name in _OUTER_PRODUCT_DTYPES):
+        # One product per element (x_t @ W_ih.T of an LSTM fed one feature): broadcast, it took a third of
+        # OpenBLAS's time on (97, 1) @ (1, 204). Only where PyTorch 2.13 keeps a zero product's sign, as the
+        # broadcast does: 2-D products (leading axes folded into rows) of at least two rows and columns in
+        # float32/64 -- one row or column, a batch of matrices, float16 and complex give +0.0 there, as BLAS
+        # (which adds the product to its accumulator's +0.0).
+        return xp.ascontiguousarray(xp.multiply(x, y))  # (C order whatever x's, as matmul's result)
     if x.ndim > 2 and y.ndim == 2:
         k = x.shape[-1]
         return xp.matmul(x.reshape((_rows(x), k)), y).reshape(x.shape[:-1] + (y.shape[-1],))
