@@ -289,3 +289,23 @@ def test_a_step_whose_state_and_projections_broadcast(shapes):
     np.testing.assert_allclose(record, want, rtol=1e-14, atol=1e-15)
     leaves = [mg.tensor(a, requires_grad=True) for a in (xg, hg, c)]
     assert gradcheck(lambda a, b, s: apply(LSTMStep(), a, b, s), leaves)
+
+
+@pytest.mark.parametrize("gates_dtype,state_dtype", [("float32", "float64"), ("float64", "float32"),
+                                                     ("float32", "float32")])
+def test_gates_are_computed_in_the_projections_dtype_beside_a_state_of_another(gates_dtype, state_dtype):
+    """As op by op (and as the op's reference): the gates in the projections' dtype, widened only where
+    they meet a wider state -- not computed in the state's dtype from the projections' sum."""
+    from minigrad_ckpt.ops.recurrent import LSTMStep
+
+    xp, H, rng = mg.tensor([1.0]).device.xp, 3, np.random.default_rng(5)
+    xg, hg = (rng.standard_normal((4, 4 * H)).astype(gates_dtype) * 3 for _ in range(2))
+    c = rng.standard_normal((4, H)).astype(state_dtype)
+    record = LSTMStep().forward(xp, xg, hg, c)
+    pre = xg + hg
+    a_i, a_f, a_o = (xp.sigmoid(pre[:, k * H:(k + 1) * H]) for k in (0, 1, 3))
+    a_g = np.tanh(pre[:, 2 * H:3 * H])
+    c_new = a_f * c + a_i * a_g
+    assert record.dtype == np.result_type(gates_dtype, state_dtype)
+    for got, want in zip(record, [a_i, a_f, a_g, a_o, c_new, np.tanh(c_new)]):
+        np.testing.assert_array_equal(got, want)
