@@ -681,6 +681,8 @@ def sigmoid(xp, x, out=None):
 
     ``out``: an array of ``x``'s shape and dtype to write the result into, as a ufunc's
     (``x`` itself: in place; a fused op's forward fills its output's blocks so)."""
+    if x.dtype.kind in "biu":  # the float NumPy's exp gives: float16 for (u)int8 and bool, float32 for 16 bits
+        x = x.astype(xp.result_type(x.dtype, xp.float16))
     if x.dtype.kind == "c":
         with xp.errstate(**_QUIET):
             result = xp.asarray(1 / (1 + xp.exp(-x)))  # (an array for a 0-d x, not NumPy's scalar)
@@ -689,8 +691,6 @@ def sigmoid(xp, x, out=None):
         # (a test inline, not half_in_float32's: sigmoid is on every gate's hot path)
         result = sigmoid(xp, x.astype(xp.float32)).astype(x.dtype)
     else:
-        if x.dtype.kind != "f":  # an integer or boolean array: NumPy's exp would give float64
-            x = x.astype(xp.result_type(x.dtype, 1.0))
         # Every pass writes into an array it owns: two allocations, not six. Always with out=, since
         # NumPy hands a 0-d result back as a scalar, which takes no out= in the next pass.
         e = xp.abs(x, out=xp.empty(x.shape, dtype=x.dtype))
