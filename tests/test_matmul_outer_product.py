@@ -130,3 +130,33 @@ def test_integer_and_complex_products_of_one_term():
     np.testing.assert_array_equal((mg.tensor(a) @ mg.tensor(b)).numpy(), a @ b)
     za, zb = a * (1 + 2j), b * (0.5 - 1j)
     np.testing.assert_array_equal((mg.tensor(za) @ mg.tensor(zb)).numpy(), za * zb)
+
+
+@pytest.mark.parametrize("device,dtype", [("cpu", "float64"), ("cpu", "float32"), ("strict-f32", "float32")])
+def test_a_closure_over_a_one_feature_layer_through_transforms_an_in_place_write_and_a_checkpoint(device, dtype):
+    """The seams of the broadcast product: ``func.grad`` and ``vmap`` of a function that closes over a
+    ``Linear(1, 6)`` and writes its output in place, and the same step inside a checkpoint, whose
+    replay gives the plain step's gradients bit for bit."""
+    from minigrad_ckpt.checkpoint import checkpoint
+    from minigrad_ckpt.func import grad, vmap
+
+    mg.manual_seed(3)
+    lin = nn.Linear(1, 6).to(device=device, dtype=dtype)
+    xs = mg.randn(4, 5, 1, dtype=dtype, device=device)
+
+    def loss(x):
+        y = lin(x)
+        y.mul_(2)  # in place on the product's output
+        return mg.tanh(y).sum()
+
+    per_example = vmap(grad(loss))(xs)
+    w = lin.weight.detach().cpu().numpy()
+    for k in range(4):  # d/dx sum tanh(2 (x w^T + b)) = 2 (1 - tanh^2) @ w
+        y = 2 * (xs[k].cpu().numpy() @ w.T + lin.bias.detach().cpu().numpy())
+        np.testing.assert_allclose(per_example[k].cpu().numpy(), 2 * (1 - np.tanh(y) ** 2) @ w,
+                                   rtol=1e-5 if dtype == "float32" else 1e-12)
+    x = xs[0].detach().requires_grad_()
+    plain = mg.grad(loss(x), [x, lin.weight, lin.bias])
+    checked = mg.grad(checkpoint(loss, x), [x, lin.weight, lin.bias])
+    for a, b in zip(plain, checked):
+        np.testing.assert_array_equal(_bits(a.cpu().numpy()), _bits(b.cpu().numpy()))
