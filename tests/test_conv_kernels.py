@@ -407,26 +407,29 @@ def test_narrow_convolutions_through_transforms_closures_and_second_derivatives(
 
 
 # ---------------------------------------------------------------- wide rows
-WIDE = [  # h, w, k, padding, dilation: outputs wider than the grid takes, 4+ input channels
+WIDE = [  # h, w, k, padding, dilation: 8+ input channels, outputs 5 to 24 wide
     (5, 20, 3, 1, 1), (6, 24, 3, 0, 1), (4, 19, 2, 0, 1), (7, 22, 3, 2, 2), (5, 18, 5, 2, 1), (3, 17, 1, 0, 1),
     (4, 21, 3, 4, 1),  # more padding than dilation * (k - 1)
+    (6, 6, 3, 1, 1), (5, 9, 3, 0, 2), (8, 7, 2, 1, 1), (4, 12, 5, 2, 1), (9, 5, 1, 0, 1),  # as narrow as the grid's
+    (3, 11, 3, 0, 1),  # shorter than the kernel is wide: two output rows of nine
 ]
 
 
 @pytest.mark.parametrize("chunk_bytes", [1, 2000, 1 << 21])
 @pytest.mark.parametrize("h,w,k,p,d", WIDE)
 def test_wide_rows_input_gradient_is_col2ims_to_rounding_and_the_adjoint(h, w, k, p, d, chunk_bytes, monkeypatch):
-    """Stride 1, one group, at least 4 input channels and outputs wider than 16: ``g``'s rows
-    widened to the padded input's; the extra columns' zero products land on the next row or
-    the padding (and past the last image, with one image per chunk too).  The same numbers as
-    col2im to rounding, in float64 and float32, and the adjoint of the forward."""
+    """Stride 1, one group, at least 8 input channels, inputs wider than 4: ``g``'s rows
+    widened to the padded input's and shifted along them by each kernel column; the extra
+    columns' zero products land on the next row or the padding (and past the last image, with
+    one image per chunk too), and a shift past a row's start reads the previous row's zeros.
+    The same numbers as col2im to rounding, in float64 and float32, and the adjoint of the
+    forward."""
     monkeypatch.setattr(C, "_CHUNK_BYTES", chunk_bytes)
     rng = np.random.default_rng(h * w + k)
-    x_shape = (3, 4, h, w)
-    wt = rng.standard_normal((5, 4, k, k))
+    x_shape = (3, 8, h, w)
+    wt = rng.standard_normal((5, 8, k, k))
     a = ((1, 1), (p, p), (d, d), 1)
     out_shape = C.conv2d(xp, np.zeros(x_shape), wt, *a).shape
-    assert out_shape[3] > C._GRID_MAX_WIDTH
     g = rng.standard_normal(out_shape)
     for dtype, tol in ((np.float64, 1e-12), (np.float32, 2e-5)):
         gd, wd = g.astype(dtype), wt.astype(dtype)
@@ -440,15 +443,21 @@ def test_wide_rows_input_gradient_is_col2ims_to_rounding_and_the_adjoint(h, w, k
 
 
 def test_the_wide_rows_are_taken_where_they_pay_and_a_non_finite_kernel_takes_col2im(monkeypatch):
-    """The MNIST example's 32 -> 64 layer (24 wide) takes the wide rows; 3 input channels, a
-    stride of 2 or two groups keep col2im; so does a kernel with an infinite weight, whose
-    product with an extra column's zero would be NaN where no true window pairs them."""
+    """The MNIST example's 32 -> 64 layer (24 wide) takes the wide rows, and so do 8 channels
+    on 10x10 images (the grid's before); 3 or 4 input channels, a stride of 2 or two groups
+    keep col2im, 4 channels on 10x10 the grid, 16 channels 4 wide the flipped convolution; so
+    does a kernel with an infinite weight, whose product with an extra column's zero would be
+    NaN where no true window pairs them."""
     taken = []
     real = C._wide_rows_input_grad
     monkeypatch.setattr(C, "_wide_rows_input_grad", lambda *args: taken.append(args[3]) or real(*args))
     rng = np.random.default_rng(4)
     for x_shape, w_shape, s, groups, wide in [((2, 32, 26, 26), (8, 32, 3, 3), 1, 1, True),
+                                              ((2, 8, 10, 10), (8, 8, 3, 3), 1, 1, True),
                                               ((2, 3, 26, 26), (8, 3, 3, 3), 1, 1, False),
+                                              ((2, 4, 26, 26), (8, 4, 3, 3), 1, 1, False),
+                                              ((2, 4, 10, 10), (8, 4, 3, 3), 1, 1, False),
+                                              ((2, 16, 4, 4), (8, 16, 3, 3), 1, 1, False),
                                               ((2, 8, 40, 40), (8, 8, 3, 3), 2, 1, False),
                                               ((2, 8, 26, 26), (8, 4, 3, 3), 1, 2, False)]:
         wt = rng.standard_normal(w_shape)
@@ -457,8 +466,8 @@ def test_the_wide_rows_are_taken_where_they_pay_and_a_non_finite_kernel_takes_co
         taken.clear()
         C.conv2d_input_grad(xp, g, wt, x_shape, *a)
         assert taken == ([x_shape] if wide else [])
-    x_shape, a = (2, 4, 5, 20), ((1, 1), (1, 1), (1, 1), 1)
-    wt = rng.standard_normal((3, 4, 3, 3))
+    x_shape, a = (2, 8, 5, 20), ((1, 1), (1, 1), (1, 1), 1)
+    wt = rng.standard_normal((3, 8, 3, 3))
     wt[0, 0, 2, 2] = np.inf
     g = rng.standard_normal((2, 3, 5, 20))
     taken.clear()
@@ -470,7 +479,7 @@ def test_the_wide_rows_are_taken_where_they_pay_and_a_non_finite_kernel_takes_co
 
 
 @pytest.mark.parametrize("device", ["cpu", "strict-f32"])
-def test_wide_rows_under_transforms_checkpointing_and_in_place_writes(device):
+def test_wide_rows_under_transforms_checkpointing_and_in_place_writes(device, monkeypatch):
     """The wide rows inside the engine: a conv-tanh-conv block on 20-wide images closing over its
     weights -- ``mg.func.grad`` equals a plain backward, forward mode agrees with reverse, a
     checkpointed step replays the same bits, and an in-place write to a saved input is refused."""
@@ -478,9 +487,12 @@ def test_wide_rows_under_transforms_checkpointing_and_in_place_writes(device):
     import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
     from minigrad_ckpt.nn import functional as F
 
+    taken = []
+    real = C._wide_rows_input_grad
+    monkeypatch.setattr(C, "_wide_rows_input_grad", lambda *args: taken.append(args[3]) or real(*args))
     rng = np.random.default_rng(12)
-    w1 = mg.tensor(rng.standard_normal((4, 2, 3, 3)).astype(np.float32), device=device, requires_grad=True)
-    w2 = mg.tensor(rng.standard_normal((3, 4, 3, 3)).astype(np.float32), device=device, requires_grad=True)
+    w1 = mg.tensor(rng.standard_normal((8, 2, 3, 3)).astype(np.float32), device=device, requires_grad=True)
+    w2 = mg.tensor(rng.standard_normal((3, 8, 3, 3)).astype(np.float32), device=device, requires_grad=True)
     x0 = rng.standard_normal((2, 2, 6, 20)).astype(np.float32)
 
     def f(x):  # closes over w1 and w2; the second layer's input gradient takes the wide rows
@@ -489,6 +501,7 @@ def test_wide_rows_under_transforms_checkpointing_and_in_place_writes(device):
     x = mg.tensor(x0, device=device, requires_grad=True)
     f(x).backward()
     plain = x.grad.numpy()
+    assert taken == [(2, 8, 6, 20)]
     np.testing.assert_array_equal(mg.func.grad(f)(mg.tensor(x0, device=device)).numpy(), plain)
     v = rng.standard_normal(x0.shape).astype(np.float32)
     _, tangent = mg.func.jvp(f, (mg.tensor(x0, device=device),), (mg.tensor(v, device=device),))

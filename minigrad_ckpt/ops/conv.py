@@ -133,10 +133,10 @@ def conv2d_input_grad(xp, g, w, x_shape, stride, padding, dilation, groups):
     With stride 1, one group and a finite kernel: for inputs at most 4 wide where
     channels-last columns pay and the padding is at most ``dilation * (kernel - 1)``
     (the flipped convolution's padding is the difference), as a convolution of ``g``
-    with the flipped kernel (:func:`_flipped_kernel`); else for outputs at most 16
-    wide on the padded input's grid (:func:`_grid_input_grad`); else, for inputs of
-    at least 4 channels, with ``g``'s rows widened to the padded input's
-    (:func:`_wide_rows_input_grad`).  Otherwise by "col2im"
+    with the flipped kernel (:func:`_flipped_kernel`); else, for inputs of at least
+    8 channels, with ``g``'s rows widened to the padded input's
+    (:func:`_wide_rows_input_grad`); else for outputs at most 16 wide on the padded
+    input's grid (:func:`_grid_input_grad`).  Otherwise by "col2im"
     (:func:`_col2im_input_grad`).  The grid and col2im add the same products in the
     same order: the same bits.  The flipped convolution sums each input position's
     products in one matrix product, and the wide rows' product is wider than
@@ -147,15 +147,15 @@ def conv2d_input_grad(xp, g, w, x_shape, stride, padding, dilation, groups):
         flipped = _flipped_padding(w.shape, padding, dilation)
         flip = (min(flipped) >= 0 and x_shape[3] <= _FLIPPED_INPUT_GRAD_MAX_WIDTH
                 and _channels_last_pays(g.shape, _flipped_shape(w.shape), stride, flipped, dilation, 1))
+        wide = x_shape[1] >= _WIDE_ROWS_MIN_CHANNELS
         grid = g.shape[3] <= _GRID_MAX_WIDTH
         # the finiteness test last: on a GPU it waits for the device
-        if ((flip or grid or x_shape[1] >= _WIDE_ROWS_MIN_CHANNELS)
-                and bool(xp.scalar(xp.isfinite(w.sum())))):
+        if (flip or wide or grid) and bool(xp.scalar(xp.isfinite(w.sum()))):
             if flip:
                 return _channels_last_conv2d(xp, g, _flipped_kernel(xp, w), stride, flipped, dilation)
-            if grid:
-                return _grid_input_grad(xp, g, w, x_shape, padding, dilation)
-            return _wide_rows_input_grad(xp, g, w, x_shape, padding, dilation)
+            if wide:
+                return _wide_rows_input_grad(xp, g, w, x_shape, padding, dilation)
+            return _grid_input_grad(xp, g, w, x_shape, padding, dilation)
     return _col2im_input_grad(xp, g, w, x_shape, stride, padding, dilation, groups)
 
 
@@ -358,33 +358,48 @@ def _grid_input_grad(xp, g, w, x_shape, padding, dilation):
 # col2im's adds, one per kernel offset, run over rows of Wo elements: on the MNIST
 # example's 32 -> 64 layer (24 wide) the 9 strided adds cost NumPy about as much
 # per row as per element.  Give g's rows the padded input's width Wp (zeros past
-# Wo) before the product, and each offset's columns, (C, N, Ho*Wp), land on the
-# flattened channel-major input gradient as one add of rows of Ho*Wp elements per
-# image: a window row never leaves its input row, so an extra column's product
-# (zero) lands on the next row's first columns or the padding, adding 0 -- which
-# is why the kernel must be finite (0 * inf = nan).  The product does Wp/Wo of
-# col2im's work (1.08x there).  Interleaved, ms (1 thread, float32), col2im ->
-# wide rows: 20.0 -> 17.8 for that layer (batch 64), 0.98 -> 0.80 for 16 -> 16
-# channels on 32x32 (batch 8), 4.8 -> 3.6 on 64x64, 0.74 -> 0.62 for 8 -> 16 on
-# 28x28; 0.95-0.98x with 3 or 4 input channels and 1.23x with 1 (the adds are
-# cheap there, the wider product is not); the grid stays faster up to 12 wide.
-_WIDE_ROWS_MIN_CHANNELS = 4
+# Wo) and an output row's place on the grid is an input row's: kernel offset (i, j)
+# moves a flat position by i*dh*Wp + j*dw.  A window row never leaves its input row,
+# so an extra column's product (zero) lands on the next row's first columns or the
+# padding, adding 0 -- which is why the kernel must be finite (0 * inf = nan).
+#
+# The column shifts go into the product: the operand holds the widened g and its
+# copies shifted by dw, 2*dw, ... along the flat rows (contiguous copies; a shift
+# past a row's start reads the previous row's zeros), (O*KW, b*Ho*Wp), and the
+# weights as (KH*C, O*KW), so one product sums each kernel row's KW offsets and
+# leaves KH adds of (C, Ho*Wp) rows per image, not KH*KW: the adds were a third of
+# the kernel's time, and the product has the same size (KH*C rows and O*KW terms
+# for KH*KW*C and O) and runs as fast.  Interleaved in one process, ms (1 thread,
+# float32), KH*KW adds -> KH adds, [the grid, col2im]: the MNIST example's 32 -> 64
+# layer on 26x26 (batch 64) 26.4 -> 21.9 [24.8, 25.5] (float64 54.8 -> 43.8); 16 ->
+# 16 channels on 32x32 (batch 8) 1.72 -> 0.97 [1.29, 1.95]; on 64x64 4.30 -> 3.13
+# [-, 6.75]; on 12x12 (batch 16) 0.95 -> 0.32 [0.54]; 16 -> 32 on 8x8 (batch 64)
+# 1.48 -> 1.01 [2.34].  With fewer than 8 input channels the adds are cheap and the
+# grid (up to 16 wide) or col2im keep up: 4 -> 16 on 8x8 0.31 against the grid's
+# 0.27, on 28x28 0.73 against col2im's 0.59; 3 channels 0.36 against 0.27.  On
+# inputs at most 4 wide the flipped convolution stays ahead (0.32 against 0.36).
+_WIDE_ROWS_MIN_CHANNELS = 8
 
 
 def _wide_rows_input_grad(xp, g, w, x_shape, padding, dilation):
     q = _FlatGrid(xp, g, w, x_shape, padding, dilation)
-    wt = xp.transpose(w.reshape(q.o, q.c * q.kh * q.kw))  # (C*KH*KW, O)
+    ws = xp.transpose(w, (2, 1, 0, 3)).reshape(q.kh * q.c, q.o * q.kw)  # rows (i, c), terms (o, j)
     gx = q.zeros(xp)
     image, row = q.hp * q.wp, q.ho * q.wp  # an image's place on the grid; a widened g's image
-    for part in _image_chunks(xp, q.n, q.c * q.kh * q.kw * row * q.dtype.itemsize):
+    for part in _image_chunks(xp, q.n, (q.o * q.kw + q.kh * q.c) * row * q.dtype.itemsize):
         b = part.stop - part.start
-        wide = xp.empty((q.o, b, q.ho, q.wp), dtype=q.dtype)
-        wide[:, :, :, q.wo:] = 0
-        wide[:, :, :, :q.wo] = xp.transpose(g[part], (1, 0, 2, 3))
-        cols = xp.matmul(wt, wide.reshape(q.o, b * row)).reshape(q.c, q.kh * q.kw, b, row)
-        for k in range(q.kh * q.kw):
-            start = part.start * image + q.shift(k)
-            gx[:, start:start + b * image].reshape(q.c, b, image)[:, :, :row] += cols[:, k]
+        shifted = xp.empty((q.o, q.kw, b * row), dtype=q.dtype)
+        wide = shifted[:, 0].reshape(q.o, b, q.ho, q.wp)
+        wide[..., q.wo:] = 0
+        wide[..., :q.wo] = xp.transpose(g[part], (1, 0, 2, 3))
+        for j in range(1, q.kw):
+            s = j * q.dw
+            shifted[:, j, :s] = 0
+            shifted[:, j, s:] = shifted[:, 0, :b * row - s]
+        rows = xp.matmul(ws, shifted.reshape(q.o * q.kw, b * row)).reshape(q.kh, q.c, b, row)
+        for i in range(q.kh):
+            start = part.start * image + i * q.dh * q.wp
+            gx[:, start:start + b * image].reshape(q.c, b, image)[:, :, :row] += rows[i]
     return q.input_grad(xp, gx)
 
 
