@@ -412,7 +412,14 @@ WIDE = [  # h, w, k, padding, dilation: 8+ input channels, outputs 5 to 24 wide
     (4, 21, 3, 4, 1),  # more padding than dilation * (k - 1)
     (6, 6, 3, 1, 1), (5, 9, 3, 0, 2), (8, 7, 2, 1, 1), (4, 12, 5, 2, 1), (9, 5, 1, 0, 1),  # as narrow as the grid's
     (3, 11, 3, 0, 1),  # shorter than the kernel is wide: two output rows of nine
+    # (KH, KW), (PH, PW), (DH, DW) apart: a shift along the rows by a row's dilation, or down by a column's, is wrong
+    (7, 14, (3, 2), (1, 2), (2, 1)), (6, 12, (2, 3), (2, 0), (1, 3)), (5, 18, (1, 3), (0, 1), (1, 2)),
+    (8, 9, (3, 1), (1, 0), (3, 1)),
 ]
+
+
+def _pair(v):
+    return tuple(v) if isinstance(v, tuple) else (v, v)
 
 
 @pytest.mark.parametrize("chunk_bytes", [1, 2000, 1 << 21])
@@ -425,17 +432,18 @@ def test_wide_rows_input_gradient_is_col2ims_to_rounding_and_the_adjoint(h, w, k
     The same numbers as col2im to rounding, in float64 and float32, and the adjoint of the
     forward."""
     monkeypatch.setattr(C, "_CHUNK_BYTES", chunk_bytes)
-    rng = np.random.default_rng(h * w + k)
+    (kh, kw), p, d = _pair(k), _pair(p), _pair(d)
+    rng = np.random.default_rng(h * w + kh * kw)
     x_shape = (3, 8, h, w)
-    wt = rng.standard_normal((5, 8, k, k))
-    a = ((1, 1), (p, p), (d, d), 1)
+    wt = rng.standard_normal((5, 8, kh, kw))
+    a = ((1, 1), p, d, 1)
     out_shape = C.conv2d(xp, np.zeros(x_shape), wt, *a).shape
     g = rng.standard_normal(out_shape)
     for dtype, tol in ((np.float64, 1e-12), (np.float32, 2e-5)):
         gd, wd = g.astype(dtype), wt.astype(dtype)
         got = C.conv2d_input_grad(xp, gd, wd, x_shape, *a)
         assert got.dtype == dtype and got.shape == x_shape
-        np.testing.assert_array_equal(got, C._wide_rows_input_grad(xp, gd, wd, x_shape, (p, p), (d, d)))
+        np.testing.assert_array_equal(got, C._wide_rows_input_grad(xp, gd, wd, x_shape, p, d))
         np.testing.assert_allclose(got, C._col2im_input_grad(xp, gd, wd, x_shape, *a), rtol=tol, atol=tol)
     xr = rng.standard_normal(x_shape)
     gx = C.conv2d_input_grad(xp, g, wt, x_shape, *a)
