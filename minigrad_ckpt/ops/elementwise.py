@@ -104,7 +104,9 @@ def _times(xp: Any, v: Any, local: Any, singular: bool) -> Any:
     return times_local(xp, v, local) if singular else v * local
 
 
-_WORD_OF_SIZE = {t(0).itemsize: t for t in (host_numpy.uint16, host_numpy.uint32, host_numpy.uint64)}
+# an unsigned word per float size and its all-ones value (read once: ``iinfo(word)`` is a 5 us object a call)
+_WORD_OF_SIZE = {t(0).itemsize: (t, host_numpy.iinfo(t).max) for t in (host_numpy.uint16, host_numpy.uint32,
+                                                                       host_numpy.uint64)}
 
 
 @register_kernel
@@ -118,7 +120,8 @@ def gradient_where(xp, mask, v):
     if (word is None or mask.__class__ is not host_numpy.ndarray or v.__class__ is not host_numpy.ndarray
             or v.shape != mask.shape or not v.ndim):  # (NumPy's ufuncs answer a 0-d array with a scalar)
         return xp.where(mask, v, 0)
-    bits = host_numpy.multiply(mask.view(host_numpy.uint8), host_numpy.iinfo(word).max, dtype=word)  # all ones
+    word, ones = word
+    bits = host_numpy.multiply(mask.view(host_numpy.uint8), ones, dtype=word)  # all ones where the mask is
     host_numpy.bitwise_and(bits, v.view(word), out=bits)
     return bits.view(v.dtype)
 
