@@ -116,11 +116,11 @@ def gradient_where(xp, mask, v):
     negative one.  NumPy's ``where`` branches per element -- 9.9 against 1.0 ms for the product on a
     (64, 64, 24, 24) float32 gradient and a random mask -- so on the CPU ``v``'s bits are ANDed with
     the mask's bytes spread to all-ones words: 1.27 ms, exact."""
-    word = _WORD_OF_SIZE.get(v.dtype.itemsize) if xp.name == "numpy" and v.dtype.kind == "f" else None
-    if (word is None or mask.__class__ is not host_numpy.ndarray or v.__class__ is not host_numpy.ndarray
+    word_and_ones = _WORD_OF_SIZE.get(v.dtype.itemsize) if xp.name == "numpy" and v.dtype.kind == "f" else None
+    if (word_and_ones is None or mask.__class__ is not host_numpy.ndarray or v.__class__ is not host_numpy.ndarray
             or v.shape != mask.shape or not v.ndim):  # (NumPy's ufuncs answer a 0-d array with a scalar)
         return xp.where(mask, v, 0)
-    word, ones = word
+    word, ones = word_and_ones
     bits = host_numpy.multiply(mask.view(host_numpy.uint8), ones, dtype=word)  # all ones where the mask is
     host_numpy.bitwise_and(bits, v.view(word), out=bits)
     return bits.view(v.dtype)
