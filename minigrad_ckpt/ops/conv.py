@@ -762,9 +762,12 @@ def _tiled_pool_backward(xp, g, routing, kh, kw, top=None):
     gx = _new_in_layout_of(xp, routing, g.dtype, xp.empty if covered else xp.zeros)  # as the layers around it
     served = None
     for k, s in enumerate(slices):
-        first = xp.equal(s, top)
-        if served is not None:
-            xp.greater(first, served, out=first)  # first and not served (booleans)
+        if k + 1 == len(slices) > 1:  # no NaN: some position holds the maximum, so the last serves the rest
+            first = xp.logical_not(served, out=served)
+        else:
+            first = xp.equal(s, top)
+            if served is not None:
+                xp.greater(first, served, out=first)  # first and not served (booleans)
         dst = gx[:, :, k // kw:ho * kh:kh, k % kw:wo * kw:kw]
         if finite:
             xp.multiply(g, first, out=dst)
