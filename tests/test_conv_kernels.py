@@ -523,3 +523,27 @@ def test_wide_rows_under_transforms_checkpointing_and_in_place_writes(device, mo
         h.add_(1.0)
     with pytest.raises(RuntimeError, match="in place|modified|version"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize("geometry", [((1, 1), (1, 1), (1, 1)), ((2, 3), (1, 0), (1, 2))])
+def test_the_op_battery_through_the_wide_rows(geometry, monkeypatch):
+    """``check_op`` (the forward against the reference, gradcheck and gradgradcheck in both modes,
+    non-contiguous inputs, no mutation or aliasing) on the three convolution ops at 8 input
+    channels, where the input gradient -- ``Conv2dInputGrad``'s forward, ``Conv2d``'s backward and
+    the second derivatives of ``Conv2dWeightGrad`` -- takes the wide rows (the op battery's own
+    samples have at most 4 channels)."""
+    from minigrad_ckpt.testing import check_op
+
+    kernel, padding, dilation = geometry
+    taken = []
+    real = C._wide_rows_input_grad
+    monkeypatch.setattr(C, "_wide_rows_input_grad", lambda *args: taken.append(args[3]) or real(*args))
+    rng = np.random.default_rng(sum(kernel + padding + dilation))
+    x_shape, w_shape = (2, 8, 4, 6), (3, 8) + kernel
+    attrs = dict(stride=(1, 1), padding=padding, dilation=dilation, groups=1)
+    x, w, b = rng.standard_normal(x_shape), rng.standard_normal(w_shape), rng.standard_normal(3)
+    g = rng.standard_normal(C.conv2d(xp, x, w, (1, 1), padding, dilation, 1).shape)
+    check_op(C.Conv2d(**attrs), x, w, b)
+    check_op(C.Conv2dInputGrad(x_shape=x_shape, **attrs), g, w)
+    check_op(C.Conv2dWeightGrad(w_shape=w_shape, **attrs), x, g)
+    assert taken and set(taken) == {x_shape}
