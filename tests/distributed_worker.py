@@ -82,9 +82,9 @@ class _TiedSteps(nn.Module):
 
 
 def wide_regression():
-    # images 18 wide: the second convolution (4 input channels) takes its input gradient by
+    # images 18 wide: the second convolution (8 input channels) takes its input gradient by
     # widened rows; trained on the fused regression losses (see regression_loss below)
-    return nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.Tanh(), nn.Conv2d(4, 4, 3, padding=1), nn.Flatten(),
+    return nn.Sequential(nn.Conv2d(2, 8, 3, padding=1), nn.Tanh(), nn.Conv2d(8, 4, 3, padding=1), nn.Flatten(),
                          nn.Linear(4 * 3 * 18, 4))
 
 

@@ -547,3 +547,45 @@ def test_the_op_battery_through_the_wide_rows(geometry, monkeypatch):
     check_op(C.Conv2dInputGrad(x_shape=x_shape, **attrs), g, w)
     check_op(C.Conv2dWeightGrad(w_shape=w_shape, **attrs), x, g)
     assert taken and set(taken) == {x_shape}
+
+
+def test_a_training_run_through_the_wide_rows_resumes_bitwise_from_a_snapshot(tmp_path, monkeypatch):
+    """Snapshot and resume across the wide rows: a conv-tanh-conv regression net (8 channels into the
+    second convolution, 18 wide) trained with SGD and momentum for four steps equals, bit for bit,
+    two steps, its model and optimizer state saved and loaded into new objects, and two more."""
+    import minigrad_ckpt as mg
+    from minigrad_ckpt import nn
+
+    taken = []
+    real = C._wide_rows_input_grad
+    monkeypatch.setattr(C, "_wide_rows_input_grad", lambda *args: taken.append(args[3]) or real(*args))
+    rng = np.random.default_rng(21)
+    batches = [(mg.tensor(rng.standard_normal((3, 2, 4, 18)), dtype="float32"),
+                mg.tensor(rng.standard_normal((3, 4)), dtype="float32"))
+               for _ in range(4)]
+
+    def fresh():
+        mg.manual_seed(5)
+        net = nn.Sequential(nn.Conv2d(2, 8, 3, padding=1), nn.Tanh(), nn.Conv2d(8, 4, 3, padding=1), nn.Flatten(),
+                            nn.Linear(4 * 4 * 18, 4))
+        return net, mg.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+
+    def train(net, opt, steps):
+        for x, y in steps:
+            opt.zero_grad()
+            nn.functional.mse_loss(net(x), y).backward()
+            opt.step()
+
+    net, opt = fresh()
+    train(net, opt, batches)
+    assert taken and set(taken) == {(3, 8, 4, 18)}
+    first, first_opt = fresh()
+    train(first, first_opt, batches[:2])
+    mg.save({"model": first.state_dict(), "optim": first_opt.state_dict()}, tmp_path / "run.mg")
+    state = mg.load(tmp_path / "run.mg")
+    resumed, resumed_opt = fresh()
+    resumed.load_state_dict(state["model"])
+    resumed_opt.load_state_dict(state["optim"])
+    train(resumed, resumed_opt, batches[2:])
+    for a, b in zip(net.parameters(), resumed.parameters()):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
