@@ -210,3 +210,23 @@ def test_zero_grad_without_none_detaches_a_gradient_built_with_create_graph() ->
     assert not p.grad.requires_grad and p.grad.grad_fn is None and p.grad.tolist() == [0.0, 0.0]
     (p ** 2).sum().backward()
     assert p.grad.tolist() == [2.0, 4.0] and not p.grad.requires_grad
+
+
+@pytest.mark.parametrize("name, kwargs, expected", [
+    ("Adam", {}, 0.6500508088085901), ("AdamW", {}, 0.6497108055394268), ("RAdam", {}, 0.6795625717525701),
+    ("Adamax", {}, 0.6578827283184306), ("Adagrad", {}, 0.6624343258819687),
+    ("Adadelta", {}, 0.6997917796116098), ("RMSprop", {}, 0.3232611896358065),
+    ("RMSprop", {"momentum": 0.9}, -0.36156287824267663)])
+def test_a_tensor_lr_steps_a_0d_float64_parameter_in_float64(name, kwargs, expected) -> None:
+    # p = torch.tensor(np.array(0.7), requires_grad=True); opt = Optimizer([p], lr=torch.tensor(0.01), **kwargs);
+    # five steps with grads 0.3, 0.4, ..., 0.7 (torch 2.13).  A 0-d parameter's m / denom is a NumPy scalar,
+    # which the float32 lr tensor narrowed to float32 (2e-8 off a step); a (1,)-shaped one was always right.
+    for shape in ((), (1,)):
+        p = mg.tensor(np.full(shape, 0.7), requires_grad=True)
+        opt = getattr(optim, name)([p], lr=mg.tensor(0.01), **kwargs)
+        for step in range(5):
+            p.grad = mg.tensor(np.full(shape, 0.3 + 0.1 * step))
+            opt.step()
+        assert p.dtype == mg.float64
+        np.testing.assert_allclose(p.detach().numpy(), np.full(shape, expected), rtol=1e-15, atol=0)  # (RMSprop
+        # with momentum: 3 ulps, another rounding order of torch's fused add)

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_hyper, kernel_flags, zeros_state
+from ._common import as_number, check_hyper, kernel_flags, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["Adadelta"]
@@ -47,4 +47,4 @@ class Adadelta(Optimizer):
         std = xp.sqrt(square_avg._data + eps)
         delta = xp.sqrt(acc_delta._data + eps) / std * g
         acc_delta.mul_(rho).add_((1 - rho) * delta * delta)
-        p.add_(-group["lr"] * delta)
+        p.add_(-as_number(group["lr"]) * delta)  # (a tensor lr as its number: see Adam)

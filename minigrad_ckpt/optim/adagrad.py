@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_hyper, kernel_flags, refuse_complex_when_fused, zeros_state
+from ._common import as_number, check_hyper, kernel_flags, refuse_complex_when_fused, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["Adagrad"]
@@ -52,4 +52,4 @@ class Adagrad(Optimizer):
         state["sum"].add_(g * g)  # in place under no_grad: each update restamps the version
         std = p.device.xp.sqrt(state["sum"]._data)
         std += group["eps"]
-        p.sub_(clr * (g / std))
+        p.sub_(as_number(clr) * (g / std))  # (a tensor lr as its number: see Adam)

@@ -6,7 +6,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_betas, check_hyper, kernel_flags, refuse_complex_when_fused, update_moments, zeros_state
+from ._common import (
+    as_number,
+    check_betas,
+    check_hyper,
+    kernel_flags,
+    refuse_complex_when_fused,
+    update_moments,
+    zeros_state,
+)
 from .optimizer import Optimizer
 
 __all__ = ["Adam", "AdamW"]
@@ -63,7 +71,8 @@ class Adam(Optimizer):
             denom = xp.sqrt(vmax._data) / bc2_sqrt + eps
         else:
             denom = xp.sqrt(v) / bc2_sqrt + eps
-        p.sub_(step_size * (m / denom))
+        p.sub_(as_number(step_size) * (m / denom))  # (a tensor lr as its number: a 0-d m / denom is a
+        # NumPy scalar, which a float32 0-d tensor would narrow to float32; PyTorch passes it as a double)
 
 
 def _check_tensor_lr(lr: Any, foreach: bool | None, capturable: bool) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_betas, check_hyper, kernel_flags, zeros_state
+from ._common import as_number, check_betas, check_hyper, kernel_flags, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["Adamax"]
@@ -41,4 +41,4 @@ class Adamax(Optimizer):
         exp_inf.mul_(b2)
         exp_inf.copy_(xp.maximum(u, xp.abs(g) + group["eps"]))
         clr = group["lr"] / (1 - b1 ** state["step"])
-        p.sub_(clr * (m / u))
+        p.sub_(as_number(clr) * (m / u))  # (a tensor lr as its number: see Adam)

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_betas, check_hyper, kernel_flags, update_moments, zeros_state
+from ._common import as_number, check_betas, check_hyper, kernel_flags, update_moments, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["RAdam"]
@@ -52,6 +52,6 @@ class RAdam(Optimizer):
             rect = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
             denom = p.device.xp.sqrt(v)
             denom += group["eps"]
-            p.sub_(m_hat * lr * ((bc2**0.5) / denom) * rect)
+            p.sub_(m_hat * as_number(lr) * ((bc2**0.5) / denom) * rect)  # (a tensor lr as its number: see Adam)
         else:
-            p.sub_(m_hat * lr)
+            p.sub_(m_hat * as_number(lr))

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_hyper, kernel_flags, zeros_state
+from ._common import as_number, check_hyper, kernel_flags, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["RMSprop"]
@@ -58,6 +58,6 @@ class RMSprop(Optimizer):
         if mom > 0:
             buf = state["momentum_buffer"]
             buf.mul_(mom).add_(g / avg)
-            p.sub_(group["lr"] * buf._data)
+            p.sub_(as_number(group["lr"]) * buf._data)
         else:
-            p.sub_(group["lr"] * (g / avg))
+            p.sub_(as_number(group["lr"]) * (g / avg))  # (a tensor lr as its number: see Adam)
