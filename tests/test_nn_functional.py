@@ -330,6 +330,29 @@ def test_one_hot_and_pad():
     assert F.pad(mg.ones(2, 3), (1, 1, 2, 0)).shape == (4, 5)
 
 
+# torch 2.13: F.pad with a repeating mode pads the last 1, 2 or 3 dims of an input with one or two more,
+# and refuses a fill value (it would be ignored); the shapes it gave, or None where it raised
+@pytest.mark.parametrize("shape, widths, mode, value, want", [
+    ((2, 3, 4, 5), (1, 1), "replicate", None, None), ((2, 3, 4, 5, 6), (1, 2), "circular", None, None),
+    ((5,), (1, 2), "reflect", None, None), ((3, 5), (1, 1, 1, 1), "replicate", None, None),
+    ((1, 2, 3, 4, 5, 6), (1, 1), "replicate", None, None), ((2, 3, 5), (1, 1), "reflect", 1.0, "value"),
+    ((2, 5), (1, 2), "reflect", None, (2, 8)), ((2, 3, 5), (1, 1), "reflect", 0.0, (2, 3, 7)),
+    ((2, 3, 5), (1, 1, 1, 1), "reflect", None, (2, 5, 7)), ((2, 3, 4, 5), (1, 1, 1, 1, 1, 1), "replicate", None,
+                                                             (2, 5, 6, 7)),
+    ((2, 3, 5), (1, 1), "circular", None, (2, 3, 7)), ((2, 3, 5), (1, 1), "constant", 2.0, (2, 3, 7))])
+def test_pad_takes_and_refuses_what_pytorch_does(shape, widths, mode, value, want):
+    x = mg.zeros(*shape)
+    if want is None:
+        with pytest.raises(NotImplementedError, match=f"Padding size {len(widths)} is not supported for "
+                                                      f"{len(shape)}D input tensor"):
+            F.pad(x, widths, mode=mode, value=value)
+    elif want == "value":
+        with pytest.raises(RuntimeError, match='Padding mode "reflect" doesn\'t take in value argument'):
+            F.pad(x, widths, mode=mode, value=value)
+    else:
+        assert F.pad(x, widths, mode=mode, value=value).shape == want
+
+
 def test_loss_modules_match_functional():
     from minigrad_ckpt import nn
 
@@ -590,3 +613,14 @@ def test_softmax_of_integers_is_refused_and_a_float_distribution_with_dtype():
     y = F.softmax(mg.tensor(np.array([1, 2, 3])), axis=0, dtype=mg.float32)  # PyTorch's way to ask for it
     assert y.dtype == mg.float32
     np.testing.assert_allclose(y.numpy(), np.exp([1, 2, 3]) / np.exp([1, 2, 3]).sum(), rtol=1e-6)
+
+
+def test_margin_ranking_loss_refuses_inputs_of_different_dims_as_pytorch():
+    # torch 2.13: the three tensors must have the same number of dims; sizes then broadcast
+    with pytest.raises(RuntimeError, match=re.escape("All input tensors should have same dimension but got sizes: "
+                                                     "input1: torch.Size([3, 1]), input2: torch.Size([3, 4]), "
+                                                     "target: torch.Size([4])")):
+        F.margin_ranking_loss(mg.zeros(3, 1), mg.zeros(3, 4), mg.ones(4))
+    loss = F.margin_ranking_loss(mg.tensor([[1.0], [2.0]]), mg.tensor([[0.5, 3.0], [1.0, 1.0]]),
+                                 mg.tensor([[1.0, -1.0]]), reduction="none")
+    np.testing.assert_array_equal(loss.numpy(), [[0.0, 0.0], [0.0, 1.0]])

@@ -40,7 +40,14 @@ def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: float = 0
     _check_reduction(reduction)
     a = _tensor(input1)
     b, y = _tensor(input2, a), _tensor(target, a)
+    if not a.ndim == b.ndim == y.ndim:  # (PyTorch's check: same number of dims; sizes then broadcast)
+        raise InputMismatch(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                            f"input1: {_size(a)}, input2: {_size(b)}, target: {_size(y)} ")
     return _reduce(_hinge(-y * (a - b) + margin), reduction)
+
+
+def _size(t: Tensor) -> str:
+    return f"torch.Size({list(t.shape)})"
 
 
 def _refusing_bool_input(loss: Any) -> Any:

@@ -33,6 +33,8 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: float | None = None
         raise InputMismatch(f"pad: expected an even number of values, at most 2 * ndim, got {pad}")
     if mode != "constant" and mode not in _INDEX_MODES:
         raise ModeNotImplemented(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}")
+    if mode != "constant":
+        _check_index_mode(mode, value, len(pad), input.ndim)
     if mode in ("reflect", "replicate") and input.dtype.kind == "b":  # PyTorch's kernels have no bool version
         kernel = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{len(pad) // 2}d"
         raise DtypeNotImplemented(f"\"{kernel}\" not implemented for 'Bool'")
@@ -47,6 +49,21 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: float | None = None
         if lo or hi:
             input = mf.take(input, _indices(mode, input.shape[axis], lo, hi), axis=axis)
     return input
+
+
+def _check_index_mode(mode: str, value: Any, size: int, ndim: int) -> None:
+    """PyTorch's refusals for the modes that repeat elements: a fill value other than 0 (it would be
+    ignored), and a padding that is not of the last 1, 2 or 3 dims of an input with one or two more
+    (batch, channels) -- reflect, replicate and circular padding are 1-, 2- and 3-d operations there."""
+    if value is not None and value != 0:
+        raise InputMismatch(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if not (size in (2, 4, 6) and ndim in (size // 2 + 1, size // 2 + 2)):
+        raise ModeNotImplemented(
+            f"Padding size {size} is not supported for {ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
 
 
 def _crop(x: Tensor, widths: list[tuple[int, int]]) -> Tensor:
