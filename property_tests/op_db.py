@@ -616,6 +616,17 @@ def recurrent_step_sampler(name: str, gates: int) -> Sampler:
     return sampler
 
 
+def lstm_cell_step_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """An ``LSTMCell`` step as one op: x (N, I), h and c (N, H), w_ih (4H, I), w_hh (4H, H) and the
+    biases (4H,), both or neither (a cell has both or none)."""
+    n, i, h = draw(st.integers(0, 3)), draw(st.integers(0, 3)), draw(st.integers(0, 2))
+    arrays = [_arr(draw, shape, dtype) for shape in ((n, i), (n, h), (n, h), (4 * h, i), (4 * h, h))]
+    bias = draw(st.booleans())
+    biases = [_arr(draw, (4 * h,), dtype) if bias else None for _ in range(2)]
+    fl = _float(dtype)
+    return Sample(registry["LSTMCellStep"](), (*arrays, *biases), _diff(draw, [fl] * 5 + [fl and bias] * 2))
+
+
 def lstm_step_output_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """An LSTM step's record (6, ..., H): any values, since the output op reads two of its blocks."""
     h = draw(st.integers(0, 3))
@@ -1491,6 +1502,7 @@ SPECS: list[OpSpec] = [
     _spec("Linear", linear_sampler),
     _spec("LSTMStep", recurrent_step_sampler("LSTMStep", 4)),
     _spec("LSTMStepOutput", lstm_step_output_sampler),
+    _spec("LSTMCellStep", lstm_cell_step_sampler),
     _spec("GRUCell", recurrent_step_sampler("GRUCell", 3)),
     # matrix functions: no stride-0 views (repeated rows are singular)
     # (half the samples complex: Hermitian / unitary structure where the op needs it)

@@ -140,8 +140,9 @@ def test_fused_cell_in_float32_and_inside_a_checkpoint():
 
 @pytest.mark.parametrize("layer", ["lstm_cell", "lstm", "gru_cell", "gru"])
 def test_a_recurrent_step_records_its_fused_gate_ops(layer):
-    """The point of the fusion: an LSTM step records the two linears and two gate ops (the cell
-    state is a slice of the first one's record); a GRU step the two linears and one."""
+    """The point of the fusion: an LSTM layer's step records its hidden projection and two gate ops
+    (the cell state is a slice of the first one's record), an ``LSTMCell`` step one op for both
+    projections and the gates and the output op; a GRU step the two linears and one."""
     mg.manual_seed(0)
     x = mg.tensor(np.ones((2, 3)), requires_grad=True)
     make = {"lstm_cell": nn.LSTMCell, "lstm": nn.LSTM, "gru_cell": nn.GRUCell, "gru": nn.GRU}[layer]
@@ -158,7 +159,10 @@ def test_a_recurrent_step_records_its_fused_gate_ops(layer):
         seen.add(id(node))
         names.append(type(node.op).__name__)
         stack.extend(e for e in node.inputs if isinstance(e, Node))
-    if layer.startswith("lstm"):
+    if layer == "lstm_cell":
+        assert [names.count(op) for op in ("LSTMCellStep", "LSTMStep", "LSTMStepOutput", "Linear", "Add")] == \
+            [1, 0, 1, 0, 0]
+    elif layer == "lstm":
         assert [names.count(op) for op in ("LSTMStep", "LSTMStepOutput", "Add")] == [1, 1, 0]
     else:
         assert names.count("GRUCell") == 1
@@ -309,3 +313,79 @@ def test_gates_are_computed_in_the_projections_dtype_beside_a_state_of_another(g
     assert record.dtype == np.result_type(gates_dtype, state_dtype)
     for got, want in zip(record, [a_i, a_f, a_g, a_o, c_new, np.tanh(c_new)]):
         np.testing.assert_array_equal(got, want)
+
+
+def _three_node_cell(cell: nn.LSTMCell, x, state):
+    """The cell's step as it was recorded before ``LSTMCellStep``: two ``Linear`` nodes and ``LSTMStep``."""
+    from minigrad_ckpt.nn.recurrent import _lstm_outputs
+    from minigrad_ckpt.ops.recurrent import LSTMStep
+    from minigrad_ckpt.tape import apply
+
+    h, c = state
+    xg = nn.functional.linear(x, cell.weight_ih, cell.bias_ih)
+    hg = nn.functional.linear(h, cell.weight_hh, cell.bias_hh)
+    return _lstm_outputs(apply(LSTMStep(), xg, hg, c))
+
+
+@pytest.mark.parametrize("device,dtype", [("cpu", "float64"), ("cpu", "float32"), ("strict", "float64"),
+                                          ("strict-f32", "float32")])
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("inputs", [1, 3])
+def test_the_one_node_cell_step_has_the_three_nodes_bits(device, dtype, bias, inputs):
+    """``LSTMCellStep`` computes the projections as ``Linear`` does and returns the same gradients,
+    the two biases' from one sum: three steps of a sequence (one input feature takes the product's
+    broadcast path) give bit for bit the values and every gradient of the three-node step -- with
+    ``.backward()`` accumulating into the leaves, a frozen weight, an input without grad, inside a
+    checkpoint, and after a snapshot of the cell's weights and a reload."""
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+
+    mg.manual_seed(21)
+    cell = nn.LSTMCell(inputs, 5, bias=bias).to(dtype).to(device)
+    rng = np.random.default_rng(inputs)
+    xs = [mg.tensor(rng.standard_normal((4, inputs)).astype(dtype), device=device) for _ in range(3)]
+    h0 = mg.tensor(rng.standard_normal((4, 5)).astype(dtype), device=device, requires_grad=True)
+    c0 = mg.tensor(rng.standard_normal((4, 5)).astype(dtype), device=device, requires_grad=True)
+    xs[1].requires_grad_()
+    cell.weight_ih.requires_grad_(inputs == 1)  # (frozen with 3 inputs: its gradient is not asked for)
+
+    def loss(step, wrap=lambda f, *a: f(*a)):
+        return wrap(lambda h, c: _run(step, xs, h, c), h0, c0)
+
+    leaves = [xs[1], h0, c0, *[p for p in cell.parameters() if p.requires_grad]]
+    results = []
+    for step in (cell, lambda x, s: _three_node_cell(cell, x, s)):
+        for wrap in (lambda f, *a: f(*a), checkpoint):
+            for p in leaves:
+                p.grad = None
+            value = loss(step, wrap)
+            value.backward()
+            results.append([value.cpu().numpy()] + [p.grad.cpu().numpy() for p in leaves])
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            assert a.dtype == np.dtype(dtype)
+            np.testing.assert_array_equal(a, b)
+    assert cell.weight_ih.grad is None or inputs == 1
+
+
+def test_the_one_node_cell_step_refuses_a_saved_input_written_in_place():
+    """It saves ``x``, ``h``, ``c`` and both weights: an unrecorded write into ``h`` or a weight
+    after the step (under ``no_grad``, as an optimizer's), before backward, is refused as for any
+    saved value (the three-node step saved them in its Linears); a recorded write is a new version
+    and the step's gradient the one before it."""
+    for target in ("h", "weight_hh"):
+        cell, xs, h0, c0 = _setup(4, 2, 3, 4)
+        h = h0 * 1.0
+        h1, c1 = cell(xs[0], (h, c0))
+        with mg.no_grad():
+            (h if target == "h" else cell.weight_hh).add_(1.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            (h1 * c1).sum().backward()
+    cell, xs, h0, c0 = _setup(4, 2, 3, 4)
+    h = h0 * 1.0
+    h1, c1 = cell(xs[0], (h, c0))
+    h.add_(1.0)
+    (g_written,) = mg.grad((h1 * c1).sum(), [h0])
+    cell, xs, h0, c0 = _setup(4, 2, 3, 4)
+    h1, c1 = cell(xs[0], (h0 * 1.0, c0))
+    (g_plain,) = mg.grad((h1 * c1).sum(), [h0])
+    np.testing.assert_array_equal(g_written.numpy(), g_plain.numpy())

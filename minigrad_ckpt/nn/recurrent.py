@@ -34,14 +34,18 @@ def _cell_step(mode: str, xg: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor,
     """One step: ``xg`` is the input's projection ``x W_ih^T + b_ih`` (gates side by side)."""
     hg = F.linear(h, w_hh, b_hh)
     if mode == "LSTM":  # gates i, f, g, o: two fused ops and a slice instead of fourteen ops (ops/recurrent.py)
-        record = apply(_fused.LSTMStep(), xg, hg, c)
-        # c' is the record's fifth block: the op itself, not x[...]'s parsing of an index (3x)
-        c = apply(GetItem(index=(4,), in_shape=record.shape), record)
-        return apply(_fused.LSTMStepOutput(), record), c
+        return _lstm_outputs(apply(_fused.LSTMStep(), xg, hg, c))
     if mode == "GRU":  # gates r, z, n; the candidate sees r * (W_hn h + b_hn): one fused op
         return apply(_fused.GRUCell(), xg, hg, h), None
     pre = xg + hg
     return (mf.tanh(pre) if mode == "RNN_TANH" else F.relu(pre)), None
+
+
+def _lstm_outputs(record: Tensor) -> tuple[Tensor, Tensor]:
+    """``(h', c')`` of an LSTM step's record: ``c'`` is its fifth block -- the op itself, not
+    ``x[...]``'s parsing of an index (3x) -- and ``h' = a_o * tanh(c')`` a node of its own."""
+    c = apply(GetItem(index=(4,), in_shape=record.shape), record)
+    return apply(_fused.LSTMStepOutput(), record), c
 
 
 def _permuted(state: Tensor | None, batch_order: Tensor | None) -> Tensor | None:
@@ -399,6 +403,11 @@ class RNNCellBase(Module):
             raise NotImplementedError(f"{type(self).__name__}: RNNCellBase has no step of its own; use RNNCell, "
                                       f"LSTMCell or GRUCell")
         x, states, unbatched = self._prepare(input, hx)
+        if self._mode == "LSTM":  # the projections and the gates as one node (ops/recurrent.py)
+            record = apply(_fused.LSTMCellStep(), x, states[0], states[1], self.weight_ih, self.weight_hh,
+                           self.bias_ih, self.bias_hh)
+            h, c = _lstm_outputs(record)
+            return (mf.squeeze(h, 0), mf.squeeze(c, 0)) if unbatched else (h, c)
         xg = F.linear(x, self.weight_ih, self.bias_ih)
         h, c = _cell_step(self._mode, xg, states[0], states[1] if len(states) == 2 else None,
                           self.weight_hh, self.bias_hh)

@@ -30,6 +30,11 @@ than the fourteen ops: 0.99x.  Why fused at all: the per-step op count of the
 cells dominated pytorch/examples' ``time_sequence_prediction`` (see
 docs/performance.md).
 
+``LSTMCellStep(x, h, c, w_ih, w_hh, b_ih, b_hh)`` is an ``LSTMCell`` step as one node: the
+two projections, computed as ``Linear`` computes them, and ``LSTMStep``'s record, with the same
+bits forward and backward (``nn.LSTM`` projects a whole sequence's inputs at once, so its steps
+keep ``LSTMStep``).
+
 A GRU step is one op, ``GRUCell(xg, hg, h)`` with the input's and the hidden
 state's projections ``xg``, ``hg`` (last axis ``3H``, order r, z, n):
 
@@ -45,6 +50,7 @@ the states broadcast against each other (the layers pass equal ones).
 from __future__ import annotations
 
 from .base import Op, add_tangents
+from .linalg import Linear, _matmul
 
 
 def _stable_sigmoid(np, x):
@@ -97,13 +103,8 @@ class LSTMStep(Op):
         return _lstm_record(xp, xg, hg, c)
 
     def backward(self, xp, g, record, xg, hg, c):
-        a_i, a_f, a_g, a_o, t = record[0], record[1], record[2], record[3], record[5]
-        d_c = g[4] + g[5] * (1 - t * t)  # c' reaches the loss itself and through tanh(c')
-        d_pre = xp.concatenate([(g[0] + d_c * a_g) * (a_i * (1 - a_i)),
-                                (g[1] + d_c * c) * (a_f * (1 - a_f)),
-                                (g[2] + d_c * a_i) * (1 - a_g * a_g),
-                                g[3] * (a_o * (1 - a_o))], axis=-1)
-        return d_pre, d_pre, d_c * a_f
+        d_pre, d_c = _lstm_step_grads(xp, g, record, c)
+        return d_pre, d_pre, d_c
 
     def jvp(self, xp, tangents, record, xg, hg, c):
         t_xg, t_hg, t_c = tangents
@@ -128,6 +129,59 @@ class LSTMStep(Op):
         a_g = np.tanh(_block(pre, 2, h))
         c_new = a_f * c + a_i * a_g
         return np.stack(np.broadcast_arrays(a_i, a_f, a_g, a_o, c_new, np.tanh(c_new)))
+
+
+def _lstm_step_grads(xp, g, record, c):
+    """The gradients an LSTM step's record ``g`` sends to its pre-activations (..., 4H) and to ``c``."""
+    a_i, a_f, a_g, a_o, t = record[0], record[1], record[2], record[3], record[5]
+    d_c = g[4] + g[5] * (1 - t * t)  # c' reaches the loss itself and through tanh(c')
+    d_pre = xp.concatenate([(g[0] + d_c * a_g) * (a_i * (1 - a_i)),
+                            (g[1] + d_c * c) * (a_f * (1 - a_f)),
+                            (g[2] + d_c * a_i) * (1 - a_g * a_g),
+                            g[3] * (a_o * (1 - a_o))], axis=-1)
+    return d_pre, d_c * a_f
+
+
+class LSTMCellStep(Op):
+    """An ``LSTMCell`` step as one node: ``LSTMStep``'s record from the input ``x`` (N, I), the
+    state ``h``, ``c`` (N, H) and the cell's weights, the projections ``x W_ih^T + b_ih`` and
+    ``h W_hh^T + b_hh`` computed as ``Linear`` computes them -- the same bits as the three nodes
+    (two ``Linear`` and an ``LSTMStep``) it replaces, forward and backward.  Why one node: in
+    pytorch/examples' ``time_sequence_prediction`` (two cells, 100 steps, H = 51) each recorded
+    node costs its bookkeeping twice, forward and backward, beside arithmetic of a few
+    microseconds, and the two biases' gradient is one sum, not two (see docs/performance.md)."""
+
+    save_inputs = (0, 1, 2, 3, 4)
+    save_output = True
+    uses_needs_input_grad = True
+
+    def forward(self, xp, x, h, c, w_ih, w_hh, b_ih, b_hh):
+        return _lstm_record(xp, _projection(xp, x, w_ih, b_ih), _projection(xp, h, w_hh, b_hh), c)
+
+    def backward(self, xp, g, record, x, h, c, w_ih, w_hh, b_ih, b_hh, needs_input_grad=(True,) * 7):
+        need = needs_input_grad
+        d_pre, d_c = _lstm_step_grads(xp, g, record, c)
+        gb = xp.pairwise_sum(d_pre, (0,)) if need[5] or need[6] else None  # (Linear's: over the rows)
+        return (_matmul(xp, d_pre, w_ih) if need[0] else None, _matmul(xp, d_pre, w_hh) if need[1] else None,
+                d_c if need[2] else None, xp.matmul(d_pre.T, x) if need[3] else None,
+                xp.matmul(d_pre.T, h) if need[4] else None, gb if need[5] else None, gb if need[6] else None)
+
+    def jvp(self, xp, tangents, record, x, h, c, w_ih, w_hh, b_ih, b_hh):
+        tx, th, tc, tw_ih, tw_hh, tb_ih, tb_hh = tangents
+        t_xg = add_tangents(None if tx is None else _matmul(xp, tx, w_ih.T),
+                            None if tw_ih is None else _matmul(xp, x, tw_ih.T), tb_ih)
+        t_hg = add_tangents(None if th is None else _matmul(xp, th, w_hh.T),
+                            None if tw_hh is None else _matmul(xp, h, tw_hh.T), tb_hh)
+        return LSTMStep.jvp(self, xp, (t_xg, t_hg, tc), record, None, None, c)
+
+    def reference(self, np, x, h, c, w_ih, w_hh, b_ih, b_hh):
+        def projection(a, w, b):
+            out = np.matmul(a, w.T)
+            return out if b is None else out + b
+        return LSTMStep().reference(np, projection(x, w_ih, b_ih), projection(h, w_hh, b_hh), c)
+
+
+_projection = Linear().forward  # (xp, a, w, b): a @ w.T + b, Linear's own arithmetic
 
 
 class LSTMStepOutput(Op):
