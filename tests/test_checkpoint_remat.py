@@ -133,6 +133,29 @@ def test_plan_graph_is_measured_at_its_prediction_and_refuses_an_infeasible_budg
     assert "GraphPlan(keep" in loose.describe()
 
 
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_a_view_op_that_copies_has_its_own_buffer_in_the_plan(device):
+    """``reshape`` of a column-major array is a view op whose output is a copy: the plan counts its
+    bytes (it had taken it for its input's buffer: predicted 16 KiB, measured 32), its smallest
+    feasible budget is the measured peak, and one byte less is refused."""
+    x = mg.randn(64, 64, requires_grad=True, device=device)
+
+    def f(t):
+        a = t.t().contiguous().t()  # a column-major copy
+        b = a.reshape(-1)           # must copy
+        return mg.sin(a).sum() + mg.sin(b).sum()
+
+    with pytest.raises(ck.InfeasibleBudgetError) as info:
+        ck.plan_graph(f, x, budget_bytes=16384)
+    smallest = info.value.smallest_feasible_bytes
+    plan = ck.plan_graph(f, x, budget_bytes=smallest)
+    with mg.memory.track() as ledger:
+        ck.remat(f, plan)(x).backward()
+    assert ledger.peak("saved") == plan.predicted_peak_bytes == smallest == 32768
+    with pytest.raises(ck.InfeasibleBudgetError):
+        ck.plan_graph(f, x, budget_bytes=smallest - 1)
+
+
 def basic_block():
     """ResNet's basic block, batch norm in training mode, as a closure (no module to ask
     for buffers): conv-BN-relu-conv-BN plus the skip, then relu."""

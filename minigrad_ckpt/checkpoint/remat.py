@@ -228,8 +228,11 @@ class _GraphModel:
                     in_bufs.append(key)
             self.srcs.append(srcs)
             own = ("n", i)
-            # a view lives in its input's buffer (None: a parameter's, which the ledger never counts)
-            self.buf.append(in_bufs[0] if n.op.is_view and in_bufs else own)
+            # a view lives in its input's buffer (None: a parameter's, which the ledger never counts) --
+            # if it is one: a view op's output can be a copy (``reshape`` of a column-major array)
+            first = (outputs[nodes[srcs[0]]] if srcs[0] is not None else n.replay[0].value) if srcs else None
+            shares = n.op.is_view and in_bufs and _base(outputs[n]) is _base(first)
+            self.buf.append(in_bufs[0] if shares else own)
             self.sizes.setdefault(own, int(_base(outputs[n]).nbytes))
             self.t.append(_time_forward(n, [outputs[nodes[s]] if s is not None else src.value
                                             for s, src in zip(srcs, n.replay)]))
