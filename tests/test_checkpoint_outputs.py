@@ -285,3 +285,48 @@ def test_a_long_chain_nested_in_one_block_asks_in_constant_time():
         z = z.tanh()
     z.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), expected.grad.numpy())
+
+
+def _sharing_a_node_that_saves_nothing(t):
+    a = (t + 1.0).reshape(3)  # two nodes that save nothing, shared by both outputs
+    return a - 1.0, a
+
+
+def _sharing_behind_a_saving_node(t):
+    a = t.sin() + 1.0  # sin saves its input: a second backward reaching it fails, with or without checkpoint
+    return a - 1.0, a
+
+
+@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_outputs_sharing_nodes_that_save_nothing_backward_one_at_a_time(run, order, device):
+    """A backward frees nothing of a node that saved nothing, so without checkpointing a second
+    backward through it runs (PyTorch's too, with or without its checkpoint); it did not inside a
+    segment, whose release marked every node freed. Bitwise the run without checkpoint, the tree
+    freed after the last output and the ledger back to zero."""
+    expected = _grads_one_by_one(_no_checkpoint, _sharing_a_node_that_saves_nothing, "float64", order, device=device)
+    gc.collect()
+    active = ck.statistics().active_checkpoints
+    with mg.memory.track() as ledger:
+        found = _grads_one_by_one(run, _sharing_a_node_that_saves_nothing, "float64", order, device=device)
+        assert ledger.live("saved") == 0
+    for e, g in zip(expected, found):
+        np.testing.assert_array_equal(g, e)
+    gc.collect()
+    assert ck.statistics().active_checkpoints == active
+    for runner in (_no_checkpoint, run):  # the same output twice: runs, as the path saves nothing
+        x = _x("float64", device)
+        a, _ = runner(_sharing_a_node_that_saves_nothing, x)
+        a.sum().backward()
+        a.sum().backward()
+        np.testing.assert_array_equal(x.grad.cpu().numpy(), [2.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize("run", [_no_checkpoint, *RUNS])
+def test_outputs_sharing_nodes_behind_a_saving_node_fail_the_second_time(run):
+    x = _x("float64")
+    a, b = run(_sharing_behind_a_saving_node, x)
+    a.sum().backward()
+    with pytest.raises(RuntimeError, match=FREED_MSG):
+        b.sum().backward()

@@ -196,6 +196,9 @@ class Segment:
         # (see _awaits_backward); ``_in_backward``: a backward pass is inside the tree right now;
         # ``_waiting``: a backward pass left it waiting for the backward of one of them.
         self._returned: list[tuple[Node, weakref.ref]] = []
+        # (On the root) the nodes that saved nothing whose backward ran: they stay runnable (see
+        # release) and count as passed, as a freed node does, for _awaits_backward
+        self._passed_empty: set[Node] = set()
         self._in_backward = self._waiting = False
         self._outer_recorder: Any = None
         self._t0 = 0.0
@@ -1018,7 +1021,14 @@ class Segment:
         ``FREED`` even if it never replayed (reached with no gradient): a second
         backward through it is an error, as without checkpointing."""
         self._root_segment._in_backward = True
-        if type(node.saved) is tuple:
+        if self._saves_nothing(node):  # as without checkpointing: releasing it frees nothing, so it keeps
+            # its empty slots and a second backward through it runs (two outputs of the function that share
+            # it, each backwarded on its own); no replay ever needs to fill it
+            if type(node.saved) is tuple and _ledger.enabled:
+                _ledger.release(saved_arrays(node), node)
+            node.saved = (None,) * len(self._saved_slots[node])
+            self._root_segment._passed_empty.add(node)
+        elif type(node.saved) is tuple:
             if _ledger.enabled:
                 _ledger.release(saved_arrays(node), node)
             node.saved = DROPPED if retain_graph else FREED
@@ -1029,6 +1039,11 @@ class Segment:
             value = self._kept_outputs.pop(node, None)
             if value is not None and _ledger.enabled:
                 _ledger.release([value])
+
+    def _saves_nothing(self, node: Node) -> bool:
+        """Whether ``node`` saved no value and watches no version (``x + 1``, a reshape, a sum)."""
+        slots = self._saved_slots.get(node)
+        return slots is not None and not any(slots) and not node.versions
 
     def backward_done(self, retain_graph: bool) -> None:
         """The engine passed this segment's first node: nothing here is needed any more by
@@ -1072,7 +1087,8 @@ class Segment:
         # Those done with for good come off the top: a chain of many blocks nested in one asks
         # once per block, in constant time -- a scan of the list made it quadratic.)
         waiting = root._returned  # in recording order: the latest on top
-        while waiting and (waiting[-1][0].saved is FREED or waiting[-1][1]() is None):
+        while waiting and (waiting[-1][0].saved is FREED or waiting[-1][0] in root._passed_empty
+                           or waiting[-1][1]() is None):
             waiting.pop()  # backwarded, or dead: for good
         return first is not None and bool(waiting) and waiting[-1][0].seq >= first.seq
 
@@ -1119,7 +1135,8 @@ class Segment:
         for n in self.nodes:
             if type(n.saved) is tuple and _ledger.enabled:  # replayed, and its backward never came
                 _ledger.release(saved_arrays(n), n)
-            n.saved = FREED
+            # (a node that saved nothing stays runnable, as without checkpointing: see release)
+            n.saved = (None,) * len(self._saved_slots[n]) if self._saves_nothing(n) else FREED
             n.replay = None
         if self.stats is not None and self._reported:
             self.stats._freed(self)
