@@ -330,3 +330,29 @@ def test_outputs_sharing_nodes_behind_a_saving_node_fail_the_second_time(run):
     a.sum().backward()
     with pytest.raises(RuntimeError, match=FREED_MSG):
         b.sum().backward()
+
+
+def _one_saves_nothing_at_the_end(t):
+    return t.sin(), t.cos() + 1.0
+
+
+def _the_other_saves_nothing_at_the_end(t):
+    return t.sin() + 1.0, t.cos()
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_an_output_ending_in_a_node_that_saves_nothing_is_waited_for_until_its_own_backward(run):
+    """A pass through one output does not reach the other's last node (``+ 1.0``, which saves
+    nothing): the tree still waits for that output's backward -- a node a pass did not reach has
+    not had its backward, whatever it saved -- also after a first backward that retained the graph."""
+    for fn, retain in ((_one_saves_nothing_at_the_end, False), (_the_other_saves_nothing_at_the_end, True)):
+        found = []
+        for runner in (_no_checkpoint, run):
+            x = _x("float64")
+            a, b = runner(fn, x)
+            a.sum().backward(retain_graph=retain)
+            b.sum().backward()
+            if retain:
+                a.sum().backward()
+            found.append(x.grad.numpy())
+        np.testing.assert_array_equal(found[1], found[0])

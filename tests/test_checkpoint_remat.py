@@ -156,6 +156,28 @@ def test_a_view_op_that_copies_has_its_own_buffer_in_the_plan(device):
         ck.plan_graph(f, x, budget_bytes=smallest - 1)
 
 
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("case", ["strided", "sliced", "unsqueezed", "parameter"])
+def test_view_ops_behind_a_leaf_are_predicted_as_the_ledger_counts_them(device, case):
+    """Behind a leaf (an argument that requires grad, a parameter) a chain of view ops -- copying
+    or not -- is the leaf's memory to the ledger, and so to the plan: predicted = measured at the
+    smallest feasible budget (a copying reshape at the end had been given a buffer of its own)."""
+    x = mg.randn(32, 32, requires_grad=True, device=device)
+    w = nn.Parameter(mg.randn(32, 32, device=device))
+    f = {"strided": lambda t: mg.sin(t.t()[::2].reshape(-1)).sum(),
+         "sliced": lambda t: mg.sin(t.t()[1:].reshape(-1)).sum(),
+         "unsqueezed": lambda t: mg.sin(t.unsqueeze(0).squeeze(0).t().reshape(-1)).sum(),
+         "parameter": lambda t: mg.sin(w.t().reshape(-1) * t.reshape(-1)).sum()}[case]
+    try:
+        smallest = ck.plan_graph(f, x, budget_bytes=0).predicted_peak_bytes
+    except ck.InfeasibleBudgetError as e:
+        smallest = e.smallest_feasible_bytes
+    plan = ck.plan_graph(f, x, budget_bytes=smallest)
+    with mg.memory.track() as ledger:
+        ck.remat(f, plan)(x).backward()
+    assert ledger.peak("saved") == plan.predicted_peak_bytes == smallest == (4096 if case == "parameter" else 0)
+
+
 def basic_block():
     """ResNet's basic block, batch norm in training mode, as a closure (no module to ask
     for buffers): conv-BN-relu-conv-BN plus the skip, then relu."""

@@ -389,3 +389,11 @@ def test_the_one_node_cell_step_refuses_a_saved_input_written_in_place():
     h1, c1 = cell(xs[0], (h0 * 1.0, c0))
     (g_plain,) = mg.grad((h1 * c1).sum(), [h0])
     np.testing.assert_array_equal(g_written.numpy(), g_plain.numpy())
+
+
+def test_the_one_node_cell_step_refuses_a_hidden_weight_of_another_dtype():
+    # as the hidden projection's linear did (torch: "self and mat2 must have the same dtype")
+    cell = nn.LSTMCell(2, 4, dtype="float64")
+    cell.weight_hh = nn.Parameter(mg.tensor(cell.weight_hh.numpy().astype("float32")))
+    with pytest.raises(RuntimeError, match="got float64 input, but its parameters are float32"):
+        cell(mg.randn(3, 2, dtype="float64"), None)

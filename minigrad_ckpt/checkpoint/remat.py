@@ -229,9 +229,10 @@ class _GraphModel:
             self.srcs.append(srcs)
             own = ("n", i)
             # a view lives in its input's buffer (None: a parameter's, which the ledger never counts) --
-            # if it is one: a view op's output can be a copy (``reshape`` of a column-major array)
+            # if it is one: a view op's output can be a copy (``reshape`` of a column-major array), its own
+            # memory, except behind a parameter, whose view ops' outputs the ledger never counts, copies or not
             first = (outputs[nodes[srcs[0]]] if srcs[0] is not None else n.replay[0].value) if srcs else None
-            shares = n.op.is_view and in_bufs and _base(outputs[n]) is _base(first)
+            shares = n.op.is_view and in_bufs and (in_bufs[0] is None or _base(outputs[n]) is _base(first))
             self.buf.append(in_bufs[0] if shares else own)
             self.sizes.setdefault(own, int(_base(outputs[n]).nbytes))
             self.t.append(_time_forward(n, [outputs[nodes[s]] if s is not None else src.value

@@ -1015,11 +1015,12 @@ class Segment:
         if _ledger.enabled:
             _ledger.hold(saved_arrays(n), "saved", n)
 
-    def release(self, node: Node, retain_graph: bool) -> None:
+    def release(self, node: Node, retain_graph: bool, ran: bool = True) -> None:
         """Drop the replayed values of ``node`` once its backward has run (and its kept
         result: no replay needs it any more).  Without ``retain_graph`` the node is
         ``FREED`` even if it never replayed (reached with no gradient): a second
-        backward through it is an error, as without checkpointing."""
+        backward through it is an error, as without checkpointing.  ``ran``: False where
+        the end of a pass releases the nodes it did not reach."""
         self._root_segment._in_backward = True
         if self._saves_nothing(node):  # as without checkpointing: releasing it frees nothing, so it keeps
             # its empty slots and a second backward through it runs (two outputs of the function that share
@@ -1027,7 +1028,8 @@ class Segment:
             if type(node.saved) is tuple and _ledger.enabled:
                 _ledger.release(saved_arrays(node), node)
             node.saved = (None,) * len(self._saved_slots[node])
-            self._root_segment._passed_empty.add(node)
+            if ran and not retain_graph:  # its backward is over: no wait for it (see _awaits_backward)
+                self._root_segment._passed_empty.add(node)
         elif type(node.saved) is tuple:
             if _ledger.enabled:
                 _ledger.release(saved_arrays(node), node)
@@ -1069,7 +1071,7 @@ class Segment:
         retain_graph = retain_graph or self._root_segment.recording
         awaited = not retain_graph and self._awaits_backward()
         for n in self.nodes:
-            self.release(n, retain_graph or awaited)
+            self.release(n, retain_graph or awaited, ran=False)
         self._drop_boundary()
         if awaited:
             self._root_segment._waiting = True

@@ -404,6 +404,7 @@ class RNNCellBase(Module):
                                       f"LSTMCell or GRUCell")
         x, states, unbatched = self._prepare(input, hx)
         if self._mode == "LSTM":  # the projections and the gates as one node (ops/recurrent.py)
+            F._check_input_dtype("linear", states[0], self.weight_hh)  # (as the hidden projection's linear did)
             record = apply(_fused.LSTMCellStep(), x, states[0], states[1], self.weight_ih, self.weight_hh,
                            self.bias_ih, self.bias_hh)
             h, c = _lstm_outputs(record)
