@@ -230,3 +230,21 @@ def test_a_tensor_lr_steps_a_0d_float64_parameter_in_float64(name, kwargs, expec
         assert p.dtype == mg.float64
         np.testing.assert_allclose(p.detach().numpy(), np.full(shape, expected), rtol=1e-15, atol=0)  # (RMSprop
         # with momentum: 3 ulps, another rounding order of torch's fused add)
+
+
+@pytest.mark.parametrize("name, kwargs", [("AdamW", {}), ("SGD", {"momentum": 0.9}), ("Adam", {}),
+                                          ("RAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True})])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_one_element_tensor_lr_steps_a_0d_parameter(name, kwargs, dtype):
+    # torch 2.13 takes an lr tensor of shape (1,) for a 0-d parameter as its one value (the decoupled
+    # decay and SGD's step had widened the parameter to (1,): refused as a broadcast)
+    found = []
+    for lr_shape in ((), (1,)):
+        p = mg.tensor(np.array(0.7, dtype=dtype), requires_grad=True)
+        opt = getattr(optim, name)([p], lr=mg.tensor(np.full(lr_shape, 0.01, dtype="float32")), **kwargs)
+        for step in range(4):
+            p.grad = mg.tensor(np.array(0.3 + 0.1 * step, dtype=dtype))
+            opt.step()
+        assert p.shape == () and p.dtype == np.dtype(dtype)
+        found.append(p.detach().numpy())
+    np.testing.assert_array_equal(found[1], found[0])

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import invalid, kernel_flags, refuse_complex_when_fused
+from ._common import as_number, invalid, kernel_flags, refuse_complex_when_fused
 from .optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -55,4 +55,5 @@ class SGD(Optimizer):
             else:
                 buf.mul_(mom).add_((1 - group["dampening"]) * g)
             g = g + mom * buf._data if group["nesterov"] else buf._data
-        p._sub_scaled_(g, group["lr"])  # in place (under no_grad): same array, new version stamp
+        p._sub_scaled_(g, as_number(group["lr"]))  # in place (under no_grad): same array, new version stamp
+        # (a tensor lr as its number, as PyTorch's: a (1,)-shaped one would widen a 0-d parameter)
