@@ -81,6 +81,23 @@ class _TiedSteps(nn.Module):
         return out
 
 
+class _LSTMCellSteps(nn.Module):
+    """Two LSTMCell steps over the 4 steps of a projection, one input feature each to the first cell
+    (its outer-product path), then a head: the cells' one-node steps and their summed bias gradients."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inp, self.head = nn.Linear(8, 4), nn.Linear(3, 4)
+        self.first, self.second = nn.LSTMCell(1, 3), nn.LSTMCell(3, 3)
+
+    def forward(self, x):
+        state1 = state2 = None
+        for x_t in mg.split(self.inp(x), 4, axis=1):
+            state1 = self.first(x_t, state1)
+            state2 = self.second(state1[0], state2)
+        return self.head(state2[0])
+
+
 def wide_regression():
     # images 18 wide: the second convolution (8 input channels) takes its input gradient by
     # widened rows; trained on the fused regression losses (see regression_loss below)
@@ -89,7 +106,8 @@ def wide_regression():
 
 
 def make_model(kind: str):
-    return {"mlp": mlp, "cnn": cnn, "attention": _Attention, "wide": wide_regression, "tied": _TiedSteps}[kind]()
+    return {"mlp": mlp, "cnn": cnn, "attention": _Attention, "wide": wide_regression, "tied": _TiedSteps,
+            "lstm": _LSTMCellSteps}[kind]()
 
 
 def data(kind: str, step: int, batch: int):
@@ -169,7 +187,8 @@ def scenario_equivalence() -> None:
     # (not Adam for attention: its key bias has a zero gradient in exact arithmetic -- softmax
     # ignores a constant per row -- and Adam turns that gradient's round-off into steps of lr)
     for kind, optimizers in (("mlp", ("sgd", "adam")), ("cnn", ("sgd", "adam")), ("attention", ("sgd",)),
-                             ("wide", ("sgd",)), ("tied", ("sgd",))):
+                             ("wide", ("sgd",)), ("tied", ("sgd",)),
+                             ("lstm", ("adam",))):
         for opt_name in optimizers:
             mg.manual_seed(0)
             ref = make_model(kind)

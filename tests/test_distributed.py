@@ -104,12 +104,14 @@ def test_two_ranks_equal_one_process_and_each_other():
     # MLP and CNN with SGD and Adam, a causal transformer block (fused norms and attention
     # softmax) with SGD, a regression CNN on 18-wide images (the fused regression losses, the
     # widened rows' input gradient) with SGD, a recurrence over an unbound projection with tied weights
-    # (slices' gradients placed, partial sums in place) with SGD, 5 steps, float64: <= 1e-11 relative to one process
+    # (slices' gradients placed, partial sums in place) with SGD, two LSTMCells (their one-node steps) with
+    # Adam, 5 steps, float64: <= 1e-11 relative to one process
     # on the whole batch; the worker also asserts bitwise-equal parameters on both ranks after
     # construction and every step.
     r = results(launch("equivalence"))
     assert r[0] == r[1]
-    assert set(r[0]) == {"mlp/sgd", "mlp/adam", "cnn/sgd", "cnn/adam", "attention/sgd", "wide/sgd", "tied/sgd"}
+    assert set(r[0]) == {"mlp/sgd", "mlp/adam", "cnn/sgd", "cnn/adam", "attention/sgd", "wide/sgd", "tied/sgd",
+                         "lstm/adam"}
     assert all(err <= 1e-11 for err in r[0].values())
 
 
