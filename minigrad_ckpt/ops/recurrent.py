@@ -108,18 +108,7 @@ class LSTMStep(Op):
 
     def jvp(self, xp, tangents, record, xg, hg, c):
         t_xg, t_hg, t_c = tangents
-        h = c.shape[-1]
-        a_i, a_f, a_g, a_o, t = record[0], record[1], record[2], record[3], record[5]
-        t_pre, t_kept = add_tangents(t_xg, t_hg), None if t_c is None else a_f * t_c
-        if t_pre is None:  # only the cell state moves: the gates stand still
-            if t_kept is None:
-                return None
-            zero = xp.zeros_like(t_kept)
-            return xp.stack([zero, zero, zero, zero, t_kept, (1 - t * t) * t_kept])
-        t_i, t_f = _block(t_pre, 0, h) * (a_i * (1 - a_i)), _block(t_pre, 1, h) * (a_f * (1 - a_f))
-        t_g, t_o = _block(t_pre, 2, h) * (1 - a_g * a_g), _block(t_pre, 3, h) * (a_o * (1 - a_o))
-        t_new = add_tangents(t_f * c + t_i * a_g + a_i * t_g, t_kept)
-        return xp.stack([t_i, t_f, t_g, t_o, t_new, (1 - t * t) * t_new])
+        return _lstm_step_tangent(xp, add_tangents(t_xg, t_hg), t_c, record, c)
 
     def reference(self, np, xg, hg, c):
         h = c.shape[-1]
@@ -129,6 +118,22 @@ class LSTMStep(Op):
         a_g = np.tanh(_block(pre, 2, h))
         c_new = a_f * c + a_i * a_g
         return np.stack(np.broadcast_arrays(a_i, a_f, a_g, a_o, c_new, np.tanh(c_new)))
+
+
+def _lstm_step_tangent(xp, t_pre, t_c, record, c):
+    """The tangent of an LSTM step's record from those of its pre-activations (..., 4H) and of ``c``."""
+    h = c.shape[-1]
+    a_i, a_f, a_g, a_o, t = record[0], record[1], record[2], record[3], record[5]
+    t_kept = None if t_c is None else a_f * t_c
+    if t_pre is None:  # only the cell state moves: the gates stand still
+        if t_kept is None:
+            return None
+        zero = xp.zeros_like(t_kept)
+        return xp.stack([zero, zero, zero, zero, t_kept, (1 - t * t) * t_kept])
+    t_i, t_f = _block(t_pre, 0, h) * (a_i * (1 - a_i)), _block(t_pre, 1, h) * (a_f * (1 - a_f))
+    t_g, t_o = _block(t_pre, 2, h) * (1 - a_g * a_g), _block(t_pre, 3, h) * (a_o * (1 - a_o))
+    t_new = add_tangents(t_f * c + t_i * a_g + a_i * t_g, t_kept)
+    return xp.stack([t_i, t_f, t_g, t_o, t_new, (1 - t * t) * t_new])
 
 
 def _lstm_step_grads(xp, g, record, c):
@@ -168,11 +173,11 @@ class LSTMCellStep(Op):
 
     def jvp(self, xp, tangents, record, x, h, c, w_ih, w_hh, b_ih, b_hh):
         tx, th, tc, tw_ih, tw_hh, tb_ih, tb_hh = tangents
-        t_xg = add_tangents(None if tx is None else _matmul(xp, tx, w_ih.T),
-                            None if tw_ih is None else _matmul(xp, x, tw_ih.T), tb_ih)
-        t_hg = add_tangents(None if th is None else _matmul(xp, th, w_hh.T),
-                            None if tw_hh is None else _matmul(xp, h, tw_hh.T), tb_hh)
-        return LSTMStep.jvp(self, xp, (t_xg, t_hg, tc), record, None, None, c)
+        t_pre = add_tangents(None if tx is None else _matmul(xp, tx, w_ih.T),
+                             None if tw_ih is None else _matmul(xp, x, tw_ih.T), tb_ih,
+                             None if th is None else _matmul(xp, th, w_hh.T),
+                             None if tw_hh is None else _matmul(xp, h, tw_hh.T), tb_hh)
+        return _lstm_step_tangent(xp, t_pre, tc, record, c)
 
     def reference(self, np, x, h, c, w_ih, w_hh, b_ih, b_hh):
         def projection(a, w, b):

@@ -81,6 +81,13 @@ def as_number(x: Any) -> Any:
     return x.item() if isinstance(x, Tensor) else x
 
 
+def as_one_value(x: Any) -> Any:
+    """A hyper-parameter's derived scalar that stays a tensor (computed in a tensor lr's dtype, as
+    PyTorch computes it) as a 0-d one: an lr of shape (1,) is one value, never wider than a 0-d
+    parameter it scales in place; a number as it is."""
+    return x.reshape(()) if isinstance(x, Tensor) and x.ndim else x
+
+
 def kernel_flags(name: str, **flags: Any) -> dict[str, Any]:
     """PyTorch's keyword arguments beside the hyper-parameters, kept in each group as PyTorch keeps
     them: ``maximize`` (the step ascends; the base step negates the gradient), and ``foreach``,

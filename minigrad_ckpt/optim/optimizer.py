@@ -35,7 +35,7 @@ from ..backend import host_numpy, to_host
 from ..grad_mode import enable_grad, no_grad
 from ..nn.module import _HookHandle
 from ..tensor import Tensor
-from ._common import complex_of_real, real_view, scalar_tensor
+from ._common import as_one_value, complex_of_real, real_view, scalar_tensor
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook", "required"]
 
@@ -223,7 +223,7 @@ class Optimizer:
         wd = group.get("weight_decay", 0) if "weight_decay" in self.defaults and not self.decays_in_rule else 0
         if wd:
             if self.decouples_weight_decay(group):
-                p.mul_(_one_value(1 - group["lr"] * wd))  # AdamW's rule: decay the parameter, not the gradient
+                p.mul_(as_one_value(1 - group["lr"] * wd))  # AdamW's rule: decay the parameter, not the gradient
             else:
                 g = g + wd * p._data
         self.update_one(p, g, work, group)
@@ -527,12 +527,6 @@ def _take_saved_group(own: dict[str, Any], saved: dict[str, Any]) -> None:
     own["params"] = params
     if names is not None and "param_names" not in own:
         own["param_names"] = names
-
-
-def _one_value(factor: Any) -> Any:
-    """A factor from a tensor lr as a 0-d tensor (a number stays a number): computed in the lr's
-    dtype, as PyTorch's, and never wider than a 0-d parameter (an lr of shape (1,) is one value)."""
-    return factor.reshape(()) if isinstance(factor, Tensor) and factor.ndim else factor
 
 
 def _loaded_scalar(key: str, v: Any, p: Tensor) -> Tensor:
