@@ -98,3 +98,74 @@ def test_plan_graph_of_a_function_returning_an_object_predicts_its_peak(device, 
     plan = ck.plan_graph(f, x, budget_bytes=10**6)
     peak, _, _ = step(lambda t: ck.remat(f, plan)(t).y, x, w)
     assert peak == plan.predicted_peak_bytes > 0
+
+
+KEEPING = {  # policies that keep the dropped value's output: its last op reads nothing after it
+    "save_everything": ck.save_everything,
+    "save_names": ck.save_names("dropped", "h"),
+    "callable": lambda node: node.op.name in ("Exp", "Tanh"),
+}
+
+
+@pytest.mark.parametrize("device, dtype", SEAMS)
+@pytest.mark.parametrize("policy", sorted(KEEPING))
+def test_a_kept_output_the_function_dropped_is_let_go(policy, device, dtype):
+    """A policy keeps outputs from the forward pass, so their arrays outlive the tensors the
+    function made: an output no op read and no one holds when the function returns (the last op
+    of a dropped branch) had stayed kept until backward -- above the run without checkpointing."""
+    mg.manual_seed(0)
+    w = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
+    x = mg.randn(8, 16, dtype=dtype, device=device, requires_grad=True)
+
+    def f(t):
+        ck.name((t @ w).exp(), "dropped")  # computed and dropped
+        return ck.name((t @ w).tanh(), "h")
+
+    def without_the_dropped_value(t):
+        return ck.name((t @ w).tanh(), "h")
+
+    run = ck.remat(f, KEEPING[policy])
+    peak, grads, replayed = step(run, x, w)
+    assert (peak, replayed) == step(ck.remat(without_the_dropped_value, KEEPING[policy]), x, w)[::2]
+    with mg.memory.track() as ledger:
+        y = run(x)
+        held = ledger.live("saved")
+        del y
+    with mg.memory.track() as ledger:
+        y = f(x)
+        assert held <= ledger.live("saved")  # the tanh's output, as the run without checkpointing saves it
+        del y
+    _, expected, _ = step(f, x, w)
+    for got, want in zip(grads, expected):
+        assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("device, dtype", SEAMS)
+def test_a_kept_output_that_lives_on_stays_kept(device, dtype):
+    """What a kept output's array says no more, who holds it does: the result written in place
+    (the tensor took the add's history), a value stashed in a list, a view of a kept value that
+    is itself dropped -- each is alive, kept, and backwarded through bitwise as without checkpointing."""
+    mg.manual_seed(0)
+    w = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
+    x = mg.randn(8, 16, dtype=dtype, device=device, requires_grad=True)
+    stash = []
+
+    def f(t):
+        h = (t @ w).tanh()
+        stash.append((t @ w).exp())
+        (h * 3).T  # a view of a value no one holds: both dropped
+        h.add_(1)
+        return h
+
+    found = []
+    for run in (f, ck.remat(f, ck.save_everything)):
+        stash.clear()
+        x.grad = w.grad = None
+        with mg.memory.track() as ledger:
+            y = run(x)
+            (y.sum() + stash[0].sum()).backward()
+            assert ledger.live("saved") == 0
+        found.append([mg.backend.to_host(t.grad._data).copy() for t in (x, w)])
+        assert ck.statistics().recomputed_ops == 0 or run is f
+    for got, want in zip(*found):
+        assert np.array_equal(got, want)
