@@ -1481,8 +1481,20 @@ class Tensor:
 
     def add_(self, other: Any, alpha: float = 1) -> Tensor:
         if alpha != 1:
-            other = other * alpha
+            other = self._scaled_operand(other, alpha)
         return self._arith_inplace(other, "add")
+
+    def _scaled_operand(self, other: Any, alpha: Any) -> Any:
+        """``alpha * other`` for ``add_``/``sub_``, computed where PyTorch computes it: in the dtype of
+        the whole sum, so a uint8 ``other`` of 200 times 2 is 400 beside a float tensor, not 144."""
+        if isinstance(other, Tensor) and other.dtype != self.dtype:
+            rank = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+            mine, its = rank[self.dtype.kind], rank[other.dtype.kind]
+            if its < mine:  # a lower category: computed in this tensor's dtype
+                other = other.to(self.dtype)
+            elif its == mine:  # the same: in the wider of the two (the sum is then cast back)
+                other = other.to(host_numpy.promote_types(self.dtype, other.dtype))
+        return other * alpha
 
     def sub_(self, other: Any, alpha: float = 1) -> Tensor:
         if self.dtype.kind == "b" or isinstance(other, bool) or (isinstance(other, Tensor) and other.dtype.kind == "b"):
@@ -1490,7 +1502,7 @@ class Tensor:
             raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you "
                                "are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
         if alpha != 1:
-            other = other * alpha
+            other = self._scaled_operand(other, alpha)
         return self._arith_inplace(other, "subtract")
 
     def mul_(self, other: Any) -> Tensor:

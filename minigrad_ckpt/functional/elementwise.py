@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..backend import checked_int, fill_scalar, host_numpy
+from ..backend import checked_int, fill_scalar, host_numpy, wrapped_int
 from ..ops import complex_numbers as _cx
 from ..ops import elementwise as _ew
 from ..ops import special as _sp
@@ -144,9 +144,23 @@ def _alpha_times(x: Any, y: Any, alpha: Any) -> Tensor:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     complex_alpha = isinstance(alpha, (complex, host_numpy.complexfloating)) or (
         isinstance(alpha, Tensor) and alpha.dtype.kind == "c")
-    if complex_alpha and result_type(as_tensor(x), y).kind != "c":  # (the sum would drop it, or turn complex)
+    dtype = result_type(as_tensor(x), y)
+    if complex_alpha and dtype.kind != "c":  # (the sum would drop it, or turn complex)
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
-    return multiply(y, alpha)
+    return multiply(in_dtype(y, dtype, x), alpha)
+
+
+def in_dtype(v: Any, dtype: Any, like: Any) -> Tensor:
+    """``v`` (a tensor or a number) in ``dtype``, where PyTorch scales an operand: ``alpha * y``
+    is computed in the dtype of the whole sum, so a uint8 ``y`` of 200 times 2 is 400 beside a float
+    ``x`` (in uint8 it wraps to 144), and a number is rounded (an int wrapped) into that dtype first
+    (``float64 + 1e40 * 2`` is 2e40, not the float32 number's inf)."""
+    if isinstance(v, Tensor):
+        return v if v.dtype == dtype else v.to(dtype)
+    if dtype.kind in "iu" and isinstance(v, int) and not isinstance(v, bool):
+        v = wrapped_int(v, dtype)
+    with host_numpy.errstate(over="ignore"):  # (a number beyond float32 is its inf, as PyTorch's)
+        return as_tensor(host_numpy.asarray(v, dtype=dtype), like if isinstance(like, Tensor) else None)
 
 
 def multiply(x: Any, y: Any) -> Tensor:

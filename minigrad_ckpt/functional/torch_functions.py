@@ -246,12 +246,25 @@ def _fused_dtypes(name: str, input: Any, a: Tensor, b: Tensor) -> None:  # noqa:
                         f"{scalar_type_name(b.dtype)}")
 
 
+def _addr_operands(input: Any, a: Tensor, b: Tensor) -> tuple[Any, Tensor, Tensor]:  # noqa: A002
+    """``addr``'s operands in the dtype it computes in: PyTorch expands ``input`` to the outer
+    product's shape first, so a 0-d input counts as a tensor with dimensions, and the product
+    is taken in the common dtype (two uint8 vectors of 200 give 40000 beside a float input, not
+    their uint8 product's 64)."""
+    dtype = promotion.promote_types(a.dtype, b.dtype)
+    dtype = promotion.promote_types(dtype, input.dtype) if isinstance(input, Tensor) else \
+        promotion.result_type(input, a.to(dtype) if a.dtype != dtype else a)
+    return tuple(v.to(dtype) if isinstance(v, Tensor) and v.dtype != dtype else v for v in (input, a, b))
+
+
 def _fused_form(name: str, ranks: tuple[int, int], product: Any, doc: str, skips: tuple[str, ...] = ()) -> Any:
     """PyTorch's ``torch.<name>(input, a, b, *, beta=1, alpha=1)``: ``beta * input + alpha * product(a, b)``
     of operands of the given ranks and one dtype (the product unread at ``alpha=0`` in the dtypes ``skips``)."""
     def fn(input: Any, a: Any, b: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
         a, b = _ranks(name, (a, ranks[0]), (b, ranks[1]))
         _fused_dtypes(name, input, a, b)
+        if name == "addr":  # (an outer product: PyTorch's promotes, the input as an operand of full shape)
+            input, a, b = _addr_operands(input, a, b)  # noqa: A001
         return _scaled_sum(name, input, product(a, b), beta, alpha, skips)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
@@ -278,8 +291,20 @@ def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor
     if isinstance(input, Tensor) and isinstance(tensor2, Tensor) and input.dtype.kind == t1.dtype.kind == \
             tensor2.dtype.kind == "b":
         raise DtypeNotImplemented("\"addcmul_cpu_out\" not implemented for 'Bool'")
-    value = promotion.real_coefficient("addcmul", value, as_tensor(input, t1), t1, tensor2)
-    return as_tensor(input, t1) + (t1 if value == 1 else value * t1) * tensor2
+    x, t1, t2 = promotion.promoted(as_tensor(input, t1), t1, as_tensor(tensor2, t1))
+    value = _coefficient_in("addcmul", value, x.dtype, x)
+    return x + (t1 if value == 1 else value * t1) * t2
+
+
+def _coefficient_in(name: str, value: Any, dtype: Any, x: Tensor) -> Any:
+    """``addcmul``'s and ``addcdiv``'s ``value`` as PyTorch converts it to the dtype they compute in
+    (the operands' common one, so ``value * tensor1`` is never rounded or wrapped in ``tensor1``'s
+    own): a complex one beside real tensors by :func:`promotion.real_coefficient`, a float for an
+    integer sum truncated, as C's cast (``value=1.7`` scales integers by 1)."""
+    value = promotion.real_coefficient(name, value, x)
+    if dtype.kind in "iu" and isinstance(value, (float, host_numpy.floating)):
+        return int(value)
+    return value
 
 
 _ADDCDIV_OF_INTEGERS = (
@@ -297,8 +322,9 @@ def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor
     t1 = as_tensor(tensor1)
     if t1.dtype.kind in "biu" and as_tensor(tensor2, t1).dtype.kind in "biu":
         raise RuntimeError(_ADDCDIV_OF_INTEGERS)
-    value = promotion.real_coefficient("addcdiv", value, as_tensor(input, t1), t1, tensor2)
-    return as_tensor(input, t1) + (t1 if value == 1 else value * t1) / tensor2
+    x, t1, t2 = promotion.promoted(as_tensor(input, t1), t1, as_tensor(tensor2, t1))
+    value = _coefficient_in("addcdiv", value, x.dtype, x)
+    return x + (t1 if value == 1 else value * t1) / t2
 
 
 # PyTorch's top-level names of Tensor methods (``torch.mm(a, b)`` is ``a.mm(b)``) and small queries.
@@ -512,8 +538,9 @@ def pinverse(input: Any, rcond: float = 1e-15) -> Tensor:
 
 
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    """PyTorch's ``torch.rsub``: ``other - alpha * input``."""
-    return mf.subtract(other, input if alpha == 1 else mf.multiply(input, alpha))
+    """PyTorch's ``torch.rsub``: ``other - alpha * input``, ``alpha * input`` in the dtype of the
+    difference (see ``mg.sub``)."""
+    return mf.subtract(other, input, alpha=alpha)
 
 
 def iinfo(dtype: Any) -> Any:
