@@ -62,6 +62,9 @@ class _State(threading.local):
     # The grad mode last set, which ``is_grad_enabled()`` reports: inside ``inference_mode`` an
     # ``enable_grad`` sets it, as PyTorch's, but nothing is recorded there (``enabled`` stays False).
     requested = True
+    # How many times this thread has switched recording off (``mg.func.linearize`` asks whether
+    # its function did: forward mode differentiates through what the tape then did not record).
+    switched_off = 0
 
     @property
     def enabled(self) -> bool:
@@ -73,6 +76,7 @@ class _State(threading.local):
         self.requested = mode = bool(mode)
         mode = mode and not self.inference  # PyTorch's inference mode records nothing, whatever grad mode says
         grad_off.change(self._enabled - mode)  # on -> off: +1, off -> on: -1
+        self.switched_off += self._enabled and not mode
         self._enabled = mode
 
 

@@ -805,11 +805,14 @@ def walk(*tensors: Any) -> list[Node]:
 _seq_of = operator.attrgetter("seq")
 
 
+#: The first words of the error for a saved value changed in place (PyTorch's, a plain ``RuntimeError``).
+SAVED_VALUE_MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace operation"
+
+
 def _version_error(node: Node) -> RuntimeError:
     """The error for a saved array changed in place after ``node`` saved it (the
     backward pass and checkpoint replay both check the version stamps)."""
     return RuntimeError(  # PyTorch's words first (a ported test matches them), then which node
-        f"one of the variables needed for gradient computation has been modified by an inplace operation "
-        f"(an array was modified by an in-place operation after {node.op.name} (node #{node.seq}) saved it "
-        f"for backward). Compute on a copy, or make the in-place change after backward."
+        f"{SAVED_VALUE_MODIFIED} (an array was modified by an in-place operation after {node.op.name} "
+        f"(node #{node.seq}) saved it for backward). Compute on a copy, or make the in-place change after backward."
     )

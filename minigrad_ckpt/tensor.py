@@ -183,7 +183,7 @@ class _PostHooks(CountedHooks):
 #: case: nobody needs to know).  An asynchronous snapshot that still holds references to
 #: arrays it has not copied yet adds a guard (:mod:`minigrad_ckpt.snapshot.copy_on_write`):
 #: it copies the values the write would change first; planning adds one that undoes the
-#: profiling run's writes (:func:`minigrad_ckpt.checkpoint.profiling.leaving_no_trace`).  With
+#: profiling run's writes (:func:`minigrad_ckpt.no_trace.leaving_no_trace`).  With
 #: one guard this *is* that guard, with several a function calling each: a write pays one test.
 _write_guard: Callable[[Tensor], None] | None = None
 

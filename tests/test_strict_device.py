@@ -185,7 +185,7 @@ def test_a_profiled_write_is_undone_on_a_device_through_its_memory_owner(device)
     # the undo copies a written memory's owner and writes it back through a tensor of that device: the
     # strict device's owner was the NumPy array behind the wall, and the tensor made of it failed at the
     # next write ('numpy.ndarray' object has no attribute '_a'), where CuPy's owner is a device array
-    from minigrad_ckpt.checkpoint.profiling import leaving_no_trace
+    from minigrad_ckpt.no_trace import leaving_no_trace
 
     w = mg.ones(2, 3, device=device)
     xp = w.device.xp

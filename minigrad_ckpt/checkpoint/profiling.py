@@ -12,79 +12,19 @@ the model ran (BatchNorm's running statistics).
 from __future__ import annotations
 
 import math
-import threading
 import time
-import weakref
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import random as _random
-from ..grad_mode import enable_grad, no_grad, set_recorder
+from ..grad_mode import enable_grad, set_recorder
 from ..grad_mode import state as _grad_state
 from ..memory import _base, is_parameter_edge, saved_arrays
+from ..no_trace import leaving_no_trace
 from ..tape import FREED
-from ..tensor import Tensor, add_write_guard, remove_write_guard
+from ..tensor import Tensor
 from .model import ChainProfile, LayerProfile
 
 __all__ = ["profile_chain", "leaving_no_trace"]
-
-
-@contextmanager
-def leaving_no_trace() -> Iterator[None]:
-    """Run a model for measuring, not for training: afterwards the random generator is where
-    it was and all memory written in place meanwhile holds its old values again.
-
-    A training-mode forward pass has side effects outside the tape -- BatchNorm
-    updates its running statistics and counts its batches -- which a profiling run
-    must not leave behind, wherever the module sits: a layer, a closure, a global.
-    The tensor layer calls its write guards before every in-place write
-    (:func:`minigrad_ckpt.tensor.add_write_guard`); the one added here copies the
-    memory a write changes (its owner: views and ``.data`` aliases share one copy)
-    at its first write, and writes it back at the end, newest first.  Memory that
-    died meanwhile (a temporary written in place) is forgotten with it.  Only this
-    thread's writes are the model's: another thread's (a loader filling a buffer)
-    stay.  Other guards (an asynchronous snapshot's copy-on-write) see every write,
-    the restoring ones too.
-    """
-    rng_state = _random.get_rng_state()
-    originals: dict[int, tuple[Any, Any, Any]] = {}  # id(owner) -> (reference to it, its copy, device)
-    watchers: list[Any] = []  # the finalizers that forget memory that dies meanwhile
-    mine = threading.get_ident()
-
-    def remember(t: Tensor) -> None:
-        if threading.get_ident() != mine:
-            return
-        owner = t._device.xp.memory_owner(t._data)
-        key = id(owner)
-        if key not in originals:
-            originals[key] = (_reference(owner, originals, key, watchers), owner.copy(), t._device)
-
-    add_write_guard(remember)
-    try:
-        yield
-    finally:
-        remove_write_guard(remember)
-        for w in watchers:
-            w.detach()
-        _random.set_rng_state(rng_state)
-        with no_grad():
-            for ref, values, device in reversed(list(originals.values())):
-                owner = ref()
-                if owner is not None:  # through a tensor, so that the other guards see the write
-                    Tensor.constant(owner, device).copy_(values)
-
-
-def _reference(owner: Any, table: dict[int, Any], key: int, watchers: list[Any]) -> Callable[[], Any]:
-    """A reference to ``owner`` that does not keep it alive, and drops ``table[key]`` when it
-    dies (so that a new array given the same id is copied afresh); an array that takes no
-    weak reference is held."""
-    try:
-        ref = weakref.ref(owner)
-    except TypeError:
-        return lambda: owner
-    watchers.append(weakref.finalize(owner, table.pop, key, None))
-    return ref
 
 
 LAYER_INPUT = object()  # an input of a node that is its layer's input, where no node made it

@@ -35,9 +35,12 @@ from typing import Any
 from .. import functional as _F
 from ..creation import tensor as _make_tensor
 from ..grad_mode import enable_grad, no_grad
-from ..random import default_generator, draws_made
-from ..tensor import Tensor
-from .captures import CaptureScope
+from ..grad_mode import state as grad_state
+from ..no_trace import leaving_no_trace
+from ..random import default_generator, draws_made, get_rng_state, set_rng_state
+from ..tape import SAVED_VALUE_MODIFIED
+from ..tensor import Tensor, _seq
+from .captures import CaptureScope, memory_made_before
 from .forward import enter_levels, exit_levels, make_dual, strip_levels, tangent_of
 from .pytree import Tree, flatten, paths, tensor_leaves, unflatten
 from .reverse import Scope
@@ -546,16 +549,36 @@ def linearize(f: Callable, *primals: Any, has_aux: bool = False, **kwargs: Any) 
     tape, so the result never depends on state ``f`` would read again (the
     random generator, module buffers).  With ``has_aux=True``,
     ``(output, jvp_fn, aux)``.
+
+    Where the tape cannot stand for forward mode, ``jvp_fn`` is :func:`jvp`
+    itself, as PyTorch's ``linearize`` always equals it: when ``f`` switched
+    recording off (``no_grad``: forward mode differentiates through what the
+    tape did not record, as PyTorch's does) or wrote in place into a value an op
+    saved (the backward pass refuses it; forward mode does not).  Then each
+    call runs ``f`` again -- on the primals as they were, from the random
+    state ``f`` started in, and leaving no trace: what it writes in place
+    (BatchNorm's running statistics) is put back afterwards.
     """
-    return linearized(f, primals, has_aux=has_aux, kwargs=kwargs, argument_writes=True)
+    return linearized(f, primals, has_aux=has_aux, kwargs=kwargs, argument_writes=True, forward_mode=True)
 
 
-def linearized(f: Callable, primals: tuple, *, has_aux: bool, kwargs: dict, argument_writes: bool) -> tuple:
+def linearized(f: Callable, primals: tuple, *, has_aux: bool, kwargs: dict, argument_writes: bool,
+               forward_mode: bool = False) -> tuple:
     """:func:`linearize`; ``argument_writes=False`` refuses a write into an argument (they are the
-    leaves the backward pass differentiates), as ``vjp`` and PyTorch's double-backward ``jvp`` do."""
+    leaves the backward pass differentiates), as ``vjp`` and PyTorch's double-backward ``jvp`` do;
+    ``forward_mode``: where the tape cannot stand for forward mode, ``jvp_fn`` runs :func:`jvp`."""
     leaves, tree = flatten(primals)
     ps = _differentiable(leaves, tree, "linearize", "primals")
-    called = lambda *xs: f(*unflatten(tree, xs), **kwargs)  # noqa: E731
+    switches = []
+    rerun = _forward_mode_rerun(f, primals, has_aux, kwargs) if forward_mode else None
+
+    def called(*xs: Any) -> Any:
+        before = grad_state.switched_off
+        try:
+            return f(*unflatten(tree, xs), **kwargs)
+        finally:
+            switches.append(grad_state.switched_off - before)
+
     rec = _Recording(_on_copies(called, ps) if argument_writes else called, ps, has_aux, "linearize", (ps, kwargs))
     scope = rec.scope
     live = [o for o in rec.outs if o._requires_grad and o.dtype.kind in "fc"]
@@ -563,7 +586,15 @@ def linearized(f: Callable, primals: tuple, *, has_aux: bool, kwargs: dict, argu
     with enable_grad():
         us = [scope.mark(Tensor._wrap(o.device.xp.ones(o.shape, dtype=o.dtype), None, o.device)
                          .requires_grad_()) for o in live]
-    gs = scope.backward(live, rec.ins, us, graph=True)
+    try:
+        gs = None if rerun is not None and any(switches) else scope.backward(live, rec.ins, us, graph=True)
+    except RuntimeError as e:
+        if rerun is None or not str(e).startswith(SAVED_VALUE_MODIFIED):
+            raise
+        gs = None
+    if gs is None:
+        res = (rec.outputs(), rerun)
+        return res + (rec.aux,) if has_aux else res
 
     def jvp_fn(*tangents: Any) -> Any:
         if len(tangents) != len(primals):
@@ -578,6 +609,29 @@ def linearized(f: Callable, primals: tuple, *, has_aux: bool, kwargs: dict, argu
 
     res = (rec.outputs(), jvp_fn)
     return res + (rec.aux,) if has_aux else res
+
+
+def _forward_mode_rerun(f: Callable, primals: tuple, has_aux: bool, kwargs: dict) -> Callable:
+    """``linearize``'s ``jvp_fn`` where its tape cannot serve: :func:`jvp` of ``f`` at ``primals`` as
+    they are now (copies: ``f`` may write into them), from the random state ``f`` starts in now,
+    leaving no trace (see :func:`~minigrad_ckpt.no_trace.leaving_no_trace`)."""
+    leaves, tree = flatten(primals)
+    originals = unflatten(tree, [x.detach().clone() if isinstance(x, Tensor) else x for x in leaves])
+    rng = get_rng_state()
+
+    def on_copies(*args: Any) -> Any:  # (a write into an argument goes into a copy, whose tangent is the argument's)
+        xs, t = flatten(args)
+        return f(*unflatten(t, [_F.clone(x) if isinstance(x, Tensor) else x for x in xs]), **kwargs)
+
+    def jvp_fn(*tangents: Any) -> Any:
+        if len(tangents) != len(primals):
+            raise RuntimeError(f"jvp_fn: got {len(tangents)} tangents for {len(primals)} primals")
+        start = next(_seq)  # (what the run writes into memory it makes is its result's: kept)
+        with leaving_no_trace(only=lambda t: memory_made_before(t, start)):
+            set_rng_state(rng)
+            return jvp(on_copies, originals, tangents, has_aux=has_aux)[1]
+
+    return jvp_fn
 
 
 def _on_copies(f: Callable, primals: list[Tensor]) -> Callable:
