@@ -48,7 +48,7 @@ def capture(ex: Executor, iteration: int | None, config: SnapshotConfig, *, copy
             tensors[name] = t._data
             versions[name] = (t._version, t._version[0])
     own = set(tensors)
-    state = {section.key: section.capture(ex, config, tensors) for section in _sections.SECTIONS}
+    state = _sections.capture_in_order(ex, config, tensors)
     if copy:  # the tape's saved arrays too: they are the live memory of tensors an optimizer step changes
         for name in set(tensors) - own:
             tensors[name] = copy_keeping_layout(tensors[name])

@@ -557,8 +557,9 @@ class SnapshotManager:
 
         name = rank_file_name(iteration, token, rank, world)
         tensors = {n: to_host(t._data) for n, t in rank_tensors(ex).items()} if own_tensors else None
+        objects = capture_objects(ex)  # first: a loader's state may draw from the RNG, which is kept after it
         crc = write_rank_state(self.directory, name, iteration, rank, world, _random.get_rng_state(),
-                               capture_objects(ex), fsync=self.config.fsync, tensors=tensors)
+                               objects, fsync=self.config.fsync, tensors=tensors)
         return name, crc
 
 

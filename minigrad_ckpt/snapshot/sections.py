@@ -37,7 +37,8 @@ from .format import UINT64_MAX, LoadLimits, SnapshotError, TensorEntry, is_int, 
 from .object_tree import is_object_entry, object_entry, object_state
 from .tape_codec import check_tape, decode_tape, encode_tape
 
-__all__ = ["Section", "SECTIONS", "Restoring", "model_extra_states", "read_header", "validate_header"]
+__all__ = ["Section", "SECTIONS", "Restoring", "capture_in_order", "model_extra_states", "read_header",
+           "validate_header"]
 
 
 @dataclass
@@ -54,6 +55,7 @@ class Section:
     key: str = ""
     optional = False     # absent from older files (read as None) and written only when not None
     may_refuse = False   # install can fail (user code): it runs first and undoes itself on failure
+    captured_last = False  # captured after every other section (capture_in_order), in the header where it is
 
     def capture(self, ex: Executor, config: Any, arrays: dict[str, Any]) -> Any:
         raise NotImplementedError
@@ -81,9 +83,14 @@ class Section:
 
 
 class RngSection(Section):
-    """The engine generator: ``{"seed": int, "counter": int}``, both in [0, 2**64)."""
+    """The engine generator: ``{"seed": int, "counter": int}``, both in [0, 2**64).
+
+    Taken last: taking a registered object's state may draw from the generator (a DataLoader's
+    state mid-epoch draws the rest of its epoch, and a shuffling sampler's keys come from it), and
+    the resumed run must go on from after that draw, as the uninterrupted one does."""
 
     key = "rng"
+    captured_last = True
 
     def capture(self, ex: Executor, config: Any, arrays: dict[str, Any]) -> Any:
         return _random.get_rng_state()
@@ -306,6 +313,13 @@ class ObjectsSection(Section):
     def attach(self, ex: Executor, value: Any, ctx: Restoring) -> None:
         ex.restored_object_states = None if value is None else {
             name: {"type": entry["type"], "state": object_state(entry)} for name, entry in value.items()}
+
+
+def capture_in_order(ex: Executor, config: Any, arrays: dict[str, Any]) -> dict[str, Any]:
+    """Every section's ``capture``, by key in header order, those ``captured_last`` (the RNG) after
+    the others: what a capture draws from the engine generator is behind the RNG state it keeps."""
+    taken = {s.key: s.capture(ex, config, arrays) for s in sorted(SECTIONS, key=lambda s: s.captured_last)}
+    return {s.key: taken[s.key] for s in SECTIONS}
 
 
 def capture_objects(ex: Executor) -> dict[str, Any] | None:
