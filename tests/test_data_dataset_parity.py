@@ -10,7 +10,15 @@ import numpy as np
 import pytest
 
 import minigrad_ckpt as mg
-from minigrad_ckpt.utils.data import ChainDataset, ConcatDataset, DataLoader, IterableDataset, Subset, TensorDataset
+from minigrad_ckpt.utils.data import (
+    ChainDataset,
+    ConcatDataset,
+    DataLoader,
+    IterableDataset,
+    Subset,
+    TensorDataset,
+    default_collate,
+)
 
 
 def test_construction_refusals_are_pytorchs_assertion_errors():
@@ -83,3 +91,60 @@ def test_subset_takes_a_dataset_without_a_length_and_keys_as_given():
     with pytest.raises(TypeError):
         Subset(list(range(5)), [1.0])[0]
     assert Subset(list(range(5)), [np.int64(1), mg.tensor(2), -1]).indices == [1, 2, -1]
+
+
+# A DataLoader over a TensorDataset (or a Subset of one) fetches a batch in one indexing op per
+# tensor; its answers must be those of the per-sample path, ``default_collate([ds[k] for k in batch])``.
+_ROWS = np.arange(20, dtype=np.float32).reshape(10, 2)
+
+
+def _tensor_datasets():
+    """A TensorDataset, a Subset of one (both fetched in one op) and a subclass fetched per sample."""
+    class PerSample(TensorDataset):
+        def __getitem__(self, index):
+            return super().__getitem__(index)
+
+    return [TensorDataset(mg.tensor(_ROWS)), Subset(TensorDataset(mg.tensor(_ROWS)), list(range(10))),
+            PerSample(mg.tensor(_ROWS))]
+
+
+@pytest.mark.parametrize("num_workers", [0, 1])
+@pytest.mark.parametrize("keys", [[1.5, 2.7], [1.0, 2.0], [2, np.float64(3.0)]])
+def test_a_float_sampler_key_is_refused_as_ds_of_it_is(keys, num_workers):
+    # torch: ds[1.5] and the loader over a sampler of floats, IndexError ("only integers, slices ...");
+    # (before: the one-op fetch took them as rows 1 and 2)
+    for ds in _tensor_datasets():
+        with pytest.raises((IndexError, TypeError)):
+            list(DataLoader(ds, batch_size=2, sampler=keys, num_workers=num_workers))
+    with pytest.raises(IndexError):
+        list(DataLoader(_tensor_datasets()[0], batch_sampler=[keys]))
+    with pytest.raises(IndexError):
+        _tensor_datasets()[0][1.5]
+
+
+def test_a_bool_sampler_key_is_a_new_axis_as_in_ds_of_it():
+    # torch: ds[True] is the whole tensor under a new axis, shape (1, 10, 2); a batch [True, True]
+    # stacks two of them, (2, 1, 10, 2); [True, 3] and [True, False] are ragged, RuntimeError from the
+    # stack (before: the one-op fetch took True as row 1, False as row 0); a Subset's key is a position
+    # in its list of indices, where True is 1, as Python's list[True]
+    tensors, subset, per_sample = _tensor_datasets()
+    for ds in (tensors, per_sample):
+        (batch,) = next(iter(DataLoader(ds, batch_size=2, sampler=[True, True])))
+        assert batch.shape == (2, 1, 10, 2) and (batch.numpy() == _ROWS).all()
+        for keys in ([True, 3], [True, False]):
+            with pytest.raises(RuntimeError):
+                list(DataLoader(ds, batch_size=2, sampler=keys))
+    assert [b[0].tolist() for b in DataLoader(subset, batch_size=2, sampler=[True, 3])] == [_ROWS[[1, 3]].tolist()]
+
+
+@pytest.mark.parametrize("num_workers", [0, 1])
+def test_an_empty_batch_from_a_batch_sampler_is_refused_as_default_collate_refuses_it(num_workers):
+    # torch: default_collate([]) IndexError, so a batch sampler's empty batch raises from next()
+    # (before: the one-op fetch gave an empty (0, 2) batch)
+    for ds in _tensor_datasets():
+        it = iter(DataLoader(ds, batch_sampler=[[0, 1], []], num_workers=num_workers))
+        assert next(it)[0].tolist() == _ROWS[:2].tolist()
+        with pytest.raises(IndexError, match="empty batch"):
+            next(it)
+    with pytest.raises(IndexError, match="empty batch"):
+        default_collate([])

@@ -30,18 +30,28 @@ __all__ = ["DataLoader", "default_collate", "default_convert"]
 
 def _fetch_tensor_batch(dataset: Any, indices: list[int]) -> list[Tensor] | None:
     """``default_collate([dataset[i] for i in indices])`` in one indexing op per tensor,
-    for a TensorDataset (or a Subset of one); None for any other dataset. A list, as
-    ``default_collate`` makes of a batch of tuples."""
+    for a TensorDataset (or a Subset of one) and a batch of row numbers; None otherwise. A list,
+    as ``default_collate`` makes of a batch of tuples."""
+    if not _are_rows(indices):
+        return None
     while isinstance(dataset, Subset) and _fetches_as(dataset, Subset):
         indices = [dataset.indices[i] for i in indices]
         dataset = dataset.dataset
-    if not (isinstance(dataset, TensorDataset) and _fetches_as(dataset, TensorDataset)):
+    if not (isinstance(dataset, TensorDataset) and _fetches_as(dataset, TensorDataset) and _are_rows(indices)):
         return None  # (a subclass's own __getitem__ may transform the samples: it is called)
     n = len(dataset)
     if any(not -n <= i < n for i in indices):
         raise IndexError(f"sampler index out of range for a dataset of {n} samples")
     idx = host_numpy.asarray(indices, dtype=host_numpy.int64)
     return [t[idx] for t in dataset.tensors]
+
+
+def _are_rows(keys: Any) -> bool:
+    """Whether ``keys`` is a batch the one-op fetch gives as ``ds[k]`` for each does: integers, at
+    least one.  Any other key goes the per-sample way, which answers as ``ds[k]``: a float is
+    refused (IndexError), a bool is a new axis (``t[True]``, NumPy's and PyTorch's), and an empty
+    batch is refused by ``default_collate`` -- an integer array made of them would quietly read rows."""
+    return len(keys) > 0 and all(_is_index(k) for k in keys)
 
 
 def _fetches_as(dataset: Any, base: type) -> bool:
