@@ -53,7 +53,8 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
     # A user tensor the executor already holds, of the same shape and dtype, takes the values in
     # place, as the model's parameters do: a reference the caller kept stays the executor's tensor.
     in_place = {name: ex._tensors[name] for name, t in fresh.items() if _fits(ex._tensors.get(name), t)}
-    ctx = Restoring(tensors, {**fresh, **in_place})  # the tape's user leaves: the ones that stay
+    ctx = Restoring(tensors, {**fresh, **in_place},  # the tape's user leaves: the ones that stay
+                    resharding=snap.state.get("ranks") is not None)
     built = [(s, s.build(ex, snap.state.get(s.key), ctx)) for s in _sections.SECTIONS]
     built = [(s, b) for s, b in built if b is not None]
     # ---------------- phase 2: install (validated above: nothing here depends on the file) ----------------

@@ -47,6 +47,7 @@ class Restoring:
 
     tensors: dict[str, Any]                                  # the snapshot's arrays by name
     users: dict[str, Tensor] = field(default_factory=dict)   # restore_into: the user tensors it installs
+    resharding: bool = False                                 # an elastic resume: the snapshot has a ranks field
 
 
 class Section:
@@ -287,6 +288,8 @@ class ObjectsSection(Section):
             if entry.get("type") != type(obj).__name__:
                 raise SnapshotError(f"registered object {name!r}: the snapshot holds a {entry.get('type')!r}, "
                                     f"the executor a {type(obj).__name__}"[:300])
+            if ctx.resharding and callable(getattr(obj, "reshard_state_dict", None)):
+                continue  # the ranks section gives it a whole state of its own, made for it (another batch_size)
             out[name] = object_state(entry)
         return out or None
 
@@ -378,7 +381,8 @@ class RanksSection(Section):
     """An elastic resume (a snapshot of N ranks loaded by M != N, :mod:`.ranks`): every old rank's
     registered-object states, ``{"rank", "world_size", "states": [objects of old rank 0, ...]}``.
     Objects with ``reshard_state_dict(states, rank, world_size)`` (a DataLoader) get their share of
-    the interrupted epoch from it, after the objects section gave them this rank's own state.
+    the interrupted epoch from it instead of this rank's own state, which the objects section leaves
+    to it: the share is a whole state, cut into this loader's batches (its batch_size may be another).
     Only in memory: nothing captures it, so no file holds it."""
 
     key = "ranks"

@@ -170,12 +170,16 @@ class _Epoch:
     dataset's size or the batch size.  A sampler of other keys than integers (a
     dict dataset's strings, index lists for a dataset that fetches a batch in one
     ``__getitem__``) gives ``"items"``: the sampler's items themselves, one per batch.
+
+    ``batching`` is how the loader that drew the epoch cuts its epochs (:meth:`DataLoader._batching`):
+    a loader that cuts them otherwise refuses the epoch, whose batches would not be its own.
     """
 
     def __init__(self, order: list[int], layout: str, batch_size: int, position: int, base_seed: int,
-                 sampler_epoch: int | None) -> None:
+                 sampler_epoch: int | None, batching: dict[str, Any] | None = None) -> None:
         self.order, self.layout, self.batch_size = order, layout, batch_size
         self.position, self.base_seed, self.sampler_epoch = position, base_seed, sampler_epoch
+        self.batching = batching
         self.starts: list[int] = []
         if layout == "prefixed":
             i = 0
@@ -186,19 +190,21 @@ class _Epoch:
                 i += 1 + order[i]
 
     @classmethod
-    def of(cls, batches: list[Any], auto_collation: bool, base_seed: int, sampler_epoch: int | None) -> _Epoch:
+    def of(cls, batches: list[Any], auto_collation: bool, base_seed: int, sampler_epoch: int | None,
+           batching: dict[str, Any] | None = None) -> _Epoch:
         if not all(_is_index(i) for b in batches for i in (b if auto_collation else [b])):
-            return cls([list(b) if auto_collation else b for b in batches], "items", 1, 0, base_seed, sampler_epoch)
+            return cls([list(b) if auto_collation else b for b in batches], "items", 1, 0, base_seed, sampler_epoch,
+                       batching)
         if not auto_collation:
-            return cls([int(i) for i in batches], "single", 1, 0, base_seed, sampler_epoch)
+            return cls([int(i) for i in batches], "single", 1, 0, base_seed, sampler_epoch, batching)
         size = len(batches[0]) if batches else 1
         if all(len(b) == size for b in batches[:-1]) and (not batches or 0 < len(batches[-1]) <= size):
-            return cls([int(i) for b in batches for i in b], "fixed", size, 0, base_seed, sampler_epoch)
+            return cls([int(i) for b in batches for i in b], "fixed", size, 0, base_seed, sampler_epoch, batching)
         flat: list[int] = []
         for b in batches:
             flat.append(len(b))
             flat.extend(int(i) for i in b)
-        return cls(flat, "prefixed", 1, 0, base_seed, sampler_epoch)
+        return cls(flat, "prefixed", 1, 0, base_seed, sampler_epoch, batching)
 
     def __len__(self) -> int:
         if self.layout in ("single", "items"):
@@ -232,7 +238,31 @@ class _Epoch:
 
     def state(self) -> dict[str, Any]:
         return {"order": self.order, "layout": self.layout, "batch_size": self.batch_size,
-                "position": self.position, "base_seed": self.base_seed, "sampler_epoch": self.sampler_epoch}
+                "position": self.position, "base_seed": self.base_seed, "sampler_epoch": self.sampler_epoch,
+                "batching": self.batching}
+
+    def batching_differs(self, own: dict[str, Any] | None, recorded: bool) -> str | None:
+        """What tells this epoch's batches apart from those of a loader that cuts its epochs as
+        ``own`` says (:meth:`DataLoader._batching`), or None where they fit.  An epoch saved before
+        its batching was recorded (``recorded`` False) is judged by its batches' lengths."""
+        if recorded:
+            if self.batching == own:
+                return None
+            return (f"the epoch was cut into batches by a loader with {_batching_text(self.batching, own)}, "
+                    f"this loader has {_batching_text(own, self.batching)}")
+        if own is None or self.layout == "items" or len(self) == 0:
+            return None  # (what the lengths cannot tell, an older file keeps)
+        size, drop_last = own["batch_size"], own["drop_last"]
+        if self.layout != "fixed":
+            return f"the epoch's batches came from a batch_sampler, this loader has batch_size={size}"
+        last = len(self.order) - (len(self) - 1) * self.batch_size
+        if (len(self) > 1 and self.batch_size != size) or last > size:
+            return (f"the epoch was cut into batches by a loader with batch_size={self.batch_size}, this loader "
+                    f"has batch_size={size}")
+        if drop_last and last < size:
+            return (f"the epoch ends with a short batch of {last} (a loader with drop_last=False), which this "
+                    f"loader (drop_last=True) never hands out")
+        return None
 
     @classmethod
     def from_state(cls, state: Any, n: int, auto_collation: bool) -> _Epoch:
@@ -240,9 +270,14 @@ class _Epoch:
         def fail(why: str) -> ValueError:
             return ValueError(f"DataLoader.load_state_dict: {why}")
 
-        if not isinstance(state, Mapping) or set(state) != {"order", "layout", "batch_size", "position",
-                                                              "base_seed", "sampler_epoch"}:
+        keys = {"order", "layout", "batch_size", "position", "base_seed", "sampler_epoch"}
+        if not isinstance(state, Mapping) or set(state) - {"batching"} != keys:  # (older epochs lack batching)
             raise fail(f"not an epoch's state: {state!r:.200}")
+        batching = state.get("batching")
+        if batching is not None and not (isinstance(batching, Mapping) and set(batching) == {"batch_size", "drop_last"}
+                                         and _is_int(batching["batch_size"]) and batching["batch_size"] > 0
+                                         and isinstance(batching["drop_last"], bool)):
+            raise fail(f"batching must be None or {{'batch_size': int, 'drop_last': bool}}, got {batching!r:.100}")
         order, layout = state["order"], state["layout"]
         if layout not in (("fixed", "prefixed", "items") if auto_collation else ("single", "items")):
             raise fail(f"layout {layout!r} does not fit a loader with{'' if auto_collation else 'out'} batching")
@@ -254,7 +289,7 @@ class _Epoch:
         if state["sampler_epoch"] is not None and not _is_int(state["sampler_epoch"]):
             raise fail("sampler_epoch must be an int or None")
         epoch = cls(list(order), layout, state["batch_size"], state["position"], state["base_seed"],
-                    state["sampler_epoch"])
+                    state["sampler_epoch"], None if batching is None else dict(batching))
         # (a batch sampler may yield an empty batch, PyTorch's loader hands the collate_fn [])
         if layout == "prefixed" and (not epoch.starts or epoch.starts[-1] + 1 + order[epoch.starts[-1]]
                                      != len(order) or any(order[s] < 0 for s in epoch.starts)):
@@ -305,8 +340,9 @@ class _DrawnEpoch:
     start for every batch."""
 
     def __init__(self, items: Iterable[Any], length: int, auto_collation: bool, base_seed: int,
-                 sampler_epoch: int | None) -> None:
+                 sampler_epoch: int | None, batching: dict[str, Any] | None) -> None:
         self.items, self.drawn, self.spent = iter(items), [], False
+        self.batching = batching
         self.length = length  # what the sampler's len() says it yields
         self.listed: _Epoch | None = None  # the whole epoch, once a state asked for it (kept for the next)
         self.auto_collation = auto_collation
@@ -336,7 +372,8 @@ class _DrawnEpoch:
         if self.listed is None:
             while self.has(len(self.drawn)):  # the rest of the epoch, which the run goes on with
                 pass
-            self.listed = _Epoch.of(self.drawn, self.auto_collation, self.base_seed, self.sampler_epoch)
+            self.listed = _Epoch.of(self.drawn, self.auto_collation, self.base_seed, self.sampler_epoch,
+                                    self.batching)
         self.listed.position = self.position
         return self.listed.state()
 
@@ -345,7 +382,7 @@ class _DrawnEpoch:
         the sampler's iterator does not copy."""
         state = self.state()
         return (_Epoch, tuple(state[k] for k in ("order", "layout", "batch_size", "position", "base_seed",
-                                                 "sampler_epoch")))
+                                                 "sampler_epoch", "batching")))
 
 
 def _has_length(source: Any) -> bool:
@@ -531,7 +568,13 @@ class DataLoader:
             # it may never end, or it is too long to list (minGPT draws 10**10 samples): its items are
             # forgotten once used, and its position cannot be saved
             return _StreamEpoch(source, self._new_base_seed(), self._sampler_epoch())
-        return _DrawnEpoch(source, len(source), self._auto_collation, self._new_base_seed(), self._sampler_epoch())
+        return _DrawnEpoch(source, len(source), self._auto_collation, self._new_base_seed(), self._sampler_epoch(),
+                           self._batching())
+
+    def _batching(self) -> dict[str, Any] | None:
+        """How this loader cuts an epoch into batches: ``{"batch_size", "drop_last"}`` where its own
+        BatchSampler does; None for single samples or a ``batch_sampler``'s own batches."""
+        return None if self.batch_size is None else {"batch_size": self.batch_size, "drop_last": self.drop_last}
 
     def _new_base_seed(self) -> int:
         """The workers' base seed for a new epoch: a function of the generator's state and of how many
@@ -689,14 +732,15 @@ class DataLoader:
             # written before the flat layout: the epoch only (generators were not saved then)
             epoch = _from_batch_lists(state, self._auto_collation)
             epoch = None if epoch is None else _Epoch.from_state(epoch, len(self.dataset), self._auto_collation)
+            if epoch is not None:
+                epoch.batching = self._batching()  # (its batches as they are: that layout kept no more)
             self._epoch, self._resume = epoch, epoch is not None
             return
         if not isinstance(state, Mapping) or set(state) != {"epoch", "epochs_started", "generator", "sampler"}:
             raise ValueError(f"DataLoader.load_state_dict: not a DataLoader state: {state!r:.200}")
         if not _is_int(state["epochs_started"]) or state["epochs_started"] < 0:
             raise ValueError("DataLoader.load_state_dict: epochs_started must be an int >= 0")
-        epoch = None if state["epoch"] is None else _Epoch.from_state(state["epoch"], len(self.dataset),
-                                                                       self._auto_collation)
+        epoch = None if state["epoch"] is None else self._fitting_epoch(state["epoch"])
         if (state["generator"] is None) != (self.generator is None):
             raise ValueError("DataLoader.load_state_dict: the state was saved from a loader "
                              f"{'without' if state['generator'] is None else 'with'} its own generator")
@@ -714,6 +758,19 @@ class DataLoader:
             self.generator.set_state(gen.get_state())
         self._epoch, self._resume = epoch, epoch is not None
         self._epochs_started, self._finished_epoch = state["epochs_started"], None
+
+    def _fitting_epoch(self, state: Any) -> _Epoch:
+        """The saved epoch ``state``, validated, if this loader cuts its epochs as the one that saved it:
+        else the resumed epoch would hand out batches of another size than the loop's (a short one from a
+        ``drop_last`` loader, whose ``len()`` it would contradict) -- a ValueError naming what differs."""
+        epoch = _Epoch.from_state(state, len(self.dataset), self._auto_collation)
+        own = self._batching()
+        why = epoch.batching_differs(own, "batching" in state)
+        if why is not None:
+            raise ValueError(f"DataLoader.load_state_dict: {why}; resume with the saving loader's batch_size and "
+                             f"drop_last (an elastic resume deals the epoch out in this loader's batches)")
+        epoch.batching = own  # (an older epoch that fits: saved again, it is recorded)
+        return epoch
 
     def reshard_state_dict(self, states: list[Mapping[str, Any]], rank: int, world_size: int) -> dict[str, Any]:
         """The state for rank ``rank`` of ``world_size`` resuming a run whose ranks saved ``states``
@@ -754,7 +811,8 @@ class DataLoader:
         base_seed = m(m(m(epochs[rank if rank < len(epochs) else 0]["base_seed"]) ^ world_size) ^ rank) >> 1
         if self._auto_collation and self.batch_size is None:  # a batch sampler's batches: dealt whole
             batches = [ep.batch(k) for ep in old for k in range(ep.position, len(ep))]
-            out["epoch"] = _Epoch.of(batches[rank::world_size], True, base_seed, epochs[0]["sampler_epoch"]).state()
+            out["epoch"] = _Epoch.of(batches[rank::world_size], True, base_seed, epochs[0]["sampler_epoch"],
+                                     self._batching()).state()
             return out
         pooled = [i for ep in old for i in ep.remaining()]
         size = self.batch_size or 1
@@ -764,7 +822,7 @@ class DataLoader:
         else:
             mine = pooled[rank::world_size]
         out["epoch"] = _Epoch(mine, "fixed" if self._auto_collation else "single", size, 0,
-                              base_seed, epochs[0]["sampler_epoch"]).state()
+                              base_seed, epochs[0]["sampler_epoch"], self._batching()).state()
         return out
 
     def __repr__(self) -> str:
@@ -775,6 +833,14 @@ class DataLoader:
         return (f"DataLoader(dataset={type(self.dataset).__name__}{size}, "
                 f"batch_size={self.batch_size}, sampler={type(self.sampler).__name__}, "
                 f"drop_last={self.drop_last}, num_workers={self.num_workers})")
+
+
+def _batching_text(batching: dict[str, Any] | None, other: dict[str, Any] | None) -> str:
+    """``batching`` (:meth:`DataLoader._batching`) in words, naming what differs from ``other``."""
+    if batching is None:
+        return "batch_size=None (single samples, or a batch_sampler's batches)"
+    keys = [k for k in ("batch_size", "drop_last") if other is None or batching[k] != other[k]]
+    return ", ".join(f"{k}={batching[k]}" for k in keys)
 
 
 def _seeded_apart(state: Any, rank: int) -> Any:

@@ -112,14 +112,20 @@ class RandomSampler(Sampler):
         return self.num_samples
 
     def state_dict(self) -> dict[str, Any]:
-        """``{"generator": its state}`` for a sampler with its own generator (``None`` for the
-        engine's, which snapshots save as the RNG state)."""
-        return {"generator": None if self.generator is None else self.generator.get_state()}
+        """``{"generator": its state, "type": the sampler's class name}``: the generator's state for a
+        sampler with its own generator (``None`` for the engine's, which snapshots save as the RNG state).
+        The type tells the samplers whose states are alike apart (``SubsetRandomSampler``'s and
+        ``WeightedRandomSampler``'s are this one's)."""
+        return {"generator": None if self.generator is None else self.generator.get_state(),
+                "type": type(self).__name__}
 
     def load_state_dict(self, state: Any) -> None:
-        if not isinstance(state, dict) or set(state) != {"generator"} or (
+        who = type(self).__name__
+        if isinstance(state, dict) and state.get("type", who) != who:  # (a state saved before it had a type: any)
+            raise ValueError(f"{who}.load_state_dict: the state was saved by a {state['type']!s:.60}, not a {who}")
+        if not isinstance(state, dict) or set(state) - {"type"} != {"generator"} or (
                 (state["generator"] is None) != (self.generator is None)):
-            raise ValueError(f"RandomSampler.load_state_dict: the state {state!r:.120} does not fit this "
+            raise ValueError(f"{who}.load_state_dict: the state {state!r:.120} does not fit this "
                              f"sampler ({'with' if self.generator is not None else 'without'} its own generator)")
         if self.generator is not None:
             check = _random.Generator()
