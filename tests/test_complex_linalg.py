@@ -48,7 +48,7 @@ CASES = {
     "svdvals": (lambda a: L.svdvals(a), (3, 4)),
     "qr_tall": (lambda a: L.qr(a), (4, 3)),
     "qr_wide": (lambda a: L.qr(a), (3, 5)),
-    "qr_r_batched": (lambda a: L.qr(a, mode="r"), (2, 3, 3)),
+    "qr_batched": (lambda a: L.qr(a).R, (2, 3, 3)),
     "slogdet": (lambda a: L.slogdet(a), (3, 3)),
     "slogdet_batched": (lambda a: L.slogdet(a).sign, (2, 3, 3)),
     "eig": (lambda a: L.eig(a), (3, 3)),

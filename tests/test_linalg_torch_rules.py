@@ -113,6 +113,30 @@ def test_complete_qr_of_a_tall_matrix_refuses_its_gradient_as_torch(dtype, devic
                     (mg.tensor(np.ones_like(a), device=device),))
 
 
+@pytest.mark.parametrize("shape", [(3, 2), (2, 3), (2, 3, 3)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_qr_mode_r_returns_an_empty_q_and_refuses_gradients_as_torch(shape, dtype, device):
+    # torch.linalg.qr(A, mode="r") -> torch.return_types.linalg_qr(Q=tensor([]), R=...): Q of shape (0,)
+    # and A's dtype; R.sum().backward(), Q.sum().backward() and forward mode all raise "RuntimeError: The
+    # derivative of linalg.qr depends on Q, which is not computed when mode='r'". The engine returned
+    # the bare R (NumPy's mode="r"), and differentiated it.
+    a = RNG.standard_normal(shape)
+    x = _t(a, dtype, device)
+    out = mg.linalg.qr(x, mode="r")
+    q, r = out
+    assert out.Q is q and out.R is r
+    assert q.shape == (0,) and q.dtype == dtype and q.device == x.device
+    assert r.dtype == dtype and r.device == x.device
+    np.testing.assert_allclose(r.numpy(), mg.linalg.qr(x).R.numpy(), rtol=1e-5, atol=1e-6)
+    for loss in (r.sum(), q.sum()):
+        with pytest.raises(RuntimeError, match="depends on Q, which is not computed when mode='r'"):
+            mg.grad(loss, [x])
+    with pytest.raises(RuntimeError, match="depends on Q, which is not computed when mode='r'"):
+        mg.func.jvp(lambda t: mg.linalg.qr(t, mode="r").R, (_t(a, dtype, device),),
+                    (_t(np.ones(shape), dtype, device),))
+
+
 @pytest.mark.parametrize("shape", [(2, 4), (3, 3), (2, 2, 3)])
 def test_complete_qr_of_a_wide_or_square_matrix_is_differentiable(shape):
     # m <= n: the complete QR is the reduced one, and torch differentiates it

@@ -330,15 +330,18 @@ def qr(a: Any, mode: str = "reduced") -> Any:
     keep LAPACK's signs, which jump: this QR is unique for full rank and smooth); ``mode`` is ``"reduced"``,
     ``"complete"`` or ``"r"``.  Gradients need full rank.  In ``"complete"`` mode the
     extra columns of a tall matrix's ``Q`` are one arbitrary basis of the complement, with no
-    derivative: differentiating that QR (``Q`` or ``R``) raises ``RuntimeError``, as PyTorch's."""
+    derivative: differentiating that QR (``Q`` or ``R``) raises ``RuntimeError``, as PyTorch's.
+    ``"r"`` mode returns the pair with ``Q`` empty (shape ``(0,)``), as PyTorch's, and refuses
+    gradients the same way (the derivative of ``R`` needs ``Q``)."""
     a = _matrices("qr", a)
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r' ('raw' is not supported), got {mode!r}")
     m, n = a.shape[-2:]
-    packed = apply(_mx.Qr(in_shape=a.shape, complete=mode == "complete" and m > n), a)
+    packed = apply(_mx.Qr(in_shape=a.shape, complete=mode == "complete" and m > n, r_only=mode == "r"), a)
     r = packed[..., m:]
     if mode == "r":
-        return r
+        # an empty view of the factorization, so that differentiating it refuses as R does
+        return QRResult(packed.reshape(-1)[:0], r)
     return QRResult(swapaxes(packed[..., :m], -1, -2), r)
 
 

@@ -714,12 +714,17 @@ class Qr(Op):
     ``m - n`` columns of ``Q`` are LAPACK's basis of the orthogonal complement of
     ``A``'s columns -- any other orthonormal basis is as good, so they are not a
     function of ``A`` and have no derivative.  Both modes then refuse, as PyTorch's.
+
+    ``r_only=True`` is ``mode="r"``: the caller keeps only ``R``, and PyTorch refuses its
+    derivative too, since the formula is written with ``Q``.  Refusing here keeps the two
+    engines' programs interchangeable (one that differentiates ``R`` alone fails in both).
     """
 
     save_output = True
     holomorphic = False  # written with conjugate transposes
     in_shape: tuple
     complete: bool = False
+    r_only: bool = False
 
     def forward(self, xp, a):
         q, r = xp.linalg.qr(a, mode="complete" if self.complete else "reduced")
@@ -731,7 +736,11 @@ class Qr(Op):
             s = xp.concatenate([s, xp.ones(s.shape[:-1] + (extra,), dtype=s.dtype)], axis=-1)
         return xp.concatenate([_mT(xp, q * s[..., None, :]), r * xp.conj(s)[..., :, None]], axis=-1)
 
-    def _refuse_complete(self) -> None:
+    def _refuse_undifferentiable(self) -> None:
+        if self.r_only:
+            raise RuntimeError(
+                "linalg.qr: the derivative of linalg.qr depends on Q, which is not computed when mode='r' "
+                "(PyTorch refuses too). Use linalg.qr(A, mode='reduced') to differentiate through linalg.qr")
         m, n = self.in_shape[-2:]
         if self.complete and m > n:
             raise RuntimeError(
@@ -745,7 +754,7 @@ class Qr(Op):
         return _mT(xp, x[..., :m]), x[..., m:]
 
     def backward(self, xp, g, out, a):
-        self._refuse_complete()
+        self._refuse_undifferentiable()
         q, r = self._parts(xp, out)
         gq, gr = self._parts(xp, g)
         m, n = self.in_shape[-2:]
@@ -760,7 +769,7 @@ class Qr(Op):
         (t,) = tangents
         if t is None:
             return None
-        self._refuse_complete()
+        self._refuse_undifferentiable()
         q, r = self._parts(xp, out)
         m, n = self.in_shape[-2:]
         if m >= n:
