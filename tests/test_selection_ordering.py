@@ -155,6 +155,29 @@ def test_unique_searchsorted_bucketize_histc_bincount():
     check_everywhere(lambda t: mg.bincount(mg.tensor(c, device=t.device), t), w)
 
 
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("weight_dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_bincount_counts_every_integer_dtype(dtype, weight_dtype, device):
+    # torch.bincount(torch.tensor([2, 0, 1, 2], dtype=torch.uint8), weights=torch.tensor([1., 2., 3., 4.]),
+    # minlength=5) -> [2., 3., 5., 0., 0.] in the weights' dtype, as for every integer dtype; without weights
+    # [1, 1, 2] (int64). The engine read a uint8 input as a boolean mask when it summed the weights
+    # (IndexError: boolean index of shape (4,) does not match...). PyTorch has no derivative for bincount;
+    # the engine's, with respect to the weights, is its scatter's.
+    x = mg.tensor([2, 0, 1, 2], dtype=dtype, device=device)
+    w = mg.tensor([1.0, 2.0, 3.0, 4.0], dtype=weight_dtype, device=device, requires_grad=True)
+    counts = mg.bincount(x)
+    assert counts.dtype == mg.int64 and counts.tolist() == [1, 1, 2]
+    assert mg.bincount(x, minlength=5).tolist() == [1, 1, 2, 0, 0]
+    sums = mg.bincount(x, weights=w, minlength=5)
+    assert sums.dtype == weight_dtype and sums.device == x.device and sums.tolist() == [2.0, 3.0, 5.0, 0.0, 0.0]
+    assert mg.bincount(x, w).tolist() == [2.0, 3.0, 5.0]
+    (g,) = mg.grad((sums * mg.arange(5.0, dtype=weight_dtype, device=device)).sum(), [w])
+    assert g.dtype == weight_dtype and g.tolist() == [2.0, 0.0, 1.0, 2.0]
+    c = np.array([2, 0, 1, 2], dtype=dtype)
+    check_everywhere(lambda t: mg.bincount(mg.tensor(c, device=t.device), t, minlength=4), rng.standard_normal(4))
+
+
 def test_results_stay_on_the_strict_device():
     x = mg.tensor(distinct(3, 4), device="strict")
     for out in (mg.unique(x), mg.histc(x, 3), mg.searchsorted(mg.sort(x[0]), x), mg.mode(x).indices,

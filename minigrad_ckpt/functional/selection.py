@@ -598,7 +598,8 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Tensor:  # 
         raise ValueError(f"bincount: weights of shape {w.shape} for an input of shape {x.shape}")
     if w.dtype != host_numpy.float32:  # PyTorch sums every other dtype of weights in float64
         w = mf.astype(w, host_numpy.float64)
-    return index_add((n,), (x,), w)  # the adjoint of indexing: a differentiable scatter-add
+    # the adjoint of indexing: a differentiable scatter-add; its index in int64, as a uint8 one is a mask there
+    return index_add((n,), (mf.astype(x, host_numpy.int64),), w)
 
 
 def histogram_method(self: Tensor, bins: Any = 100, *, range: Any = None, weight: Any = None,  # noqa: A002
