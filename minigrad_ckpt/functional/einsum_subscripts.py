@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .errors import InputMismatch
+
 __all__ = ["explicit_einsum"]
 
 
@@ -11,7 +13,9 @@ def explicit_einsum(subscripts: str, shapes: list[tuple[int, ...]]) -> str:
 
     The explicit form is what the ``Einsum`` op records, so a tape never
     depends on NumPy's implicit-output rule.  Bad subscripts and rank
-    mismatches are a ValueError naming the operand.
+    mismatches are a ValueError naming the operand; a subscript repeated
+    within an operand over unequal sizes is PyTorch's RuntimeError (NumPy
+    lets a size 0 through and returns uninitialized memory).
     """
     s = subscripts.replace(" ", "")
     ins, arrow, out = s.partition("->")
@@ -39,6 +43,7 @@ def explicit_einsum(subscripts: str, shapes: list[tuple[int, ...]]) -> str:
         if "..." in spec:
             k = len(shape) - len(spec.replace("...", ""))
             spec = spec.replace("...", ell[ell_ndim - k:] if k else "")
+        _check_repeated(spec, shape, len(new_specs))
         new_specs.append(spec)
     if arrow:
         out = out.replace("...", ell)
@@ -48,3 +53,13 @@ def explicit_einsum(subscripts: str, shapes: list[tuple[int, ...]]) -> str:
             counts[c] = counts.get(c, 0) + 1
         out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
     return ",".join(new_specs) + "->" + out
+
+
+def _check_repeated(spec: str, shape: tuple[int, ...], k: int) -> None:
+    """Refuse operand ``k`` where a subscript it repeats (``"ii"``: a diagonal) spans unequal sizes,
+    in PyTorch's words (the later size first)."""
+    first: dict[str, int] = {}
+    for c, n in zip(spec, shape):
+        if first.setdefault(c, n) != n:
+            raise InputMismatch(f"einsum(): subscript {c} is repeated for operand {k} but the sizes don't match, "
+                                f"{n} != {first[c]}")

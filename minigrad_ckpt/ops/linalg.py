@@ -173,8 +173,14 @@ def _einsum_operand_grad(xp, g, out_spec, specs, xs, k):
     sizes = {}
     for c, n in zip(spec, xs[k].shape):
         sizes[c] = n
+    # a subscript of size 1 here and n in another operand was broadcast (as PyTorch's einsum does): its
+    # gradient sums back over the n; one of size 1 there and n here broadcasts back to n below
+    wide = tuple(i for i, c in enumerate(reachable) if sizes[c] == 1 and r.shape[i] != 1)
+    if wide:
+        r = xp.sum(r, axis=wide, keepdims=True)
     full_shape = tuple(sizes[c] for c in unique)
-    shape_r = tuple(sizes[c] if c in reachable else 1 for c in unique)
+    reached = dict(zip(reachable, r.shape))
+    shape_r = tuple(reached.get(c, 1) for c in unique)
     r = xp.broadcast_to(r.reshape(shape_r), full_shape)
     if len(unique) == len(spec):
         return r
