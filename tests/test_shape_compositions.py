@@ -82,6 +82,30 @@ def test_products_combinations_and_triangle_indices():
     check_everywhere(lambda t: mg.combinations(t, 2), x)
 
 
+# torch 2.13: meshgrid(zeros(0), zeros(2), indexing="ij") -> two (0, 2) grids, "xy" of three (0,), (2,), (3,)
+# -> (2, 0, 3) each; cartesian_prod(zeros(0), zeros(2)) -> (0, 2), of (2,), (0,), (3,) -> (0, 3). The
+# engine took each grid's size on an axis as the largest of the vectors' (1 over a 0): ValueError.
+_EMPTY_GRIDS = [((0, 2), "ij", (0, 2)), ((0, 2, 3), "xy", (2, 0, 3)), ((2, 0), "xy", (0, 2)),
+                ((2, 3, 0), "ij", (2, 3, 0))]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("lengths, indexing, shape", _EMPTY_GRIDS)
+def test_meshgrid_and_cartesian_prod_of_an_empty_vector_are_empty(lengths, indexing, shape, dtype, device):
+    vs = [mg.tensor(rng.standard_normal(n), dtype=dtype, device=device, requires_grad=True) for n in lengths]
+    grids = mg.meshgrid(*vs, indexing=indexing)
+    assert isinstance(grids, tuple) and all(g.shape == shape and g.dtype == dtype for g in grids)
+    prod = mg.cartesian_prod(*vs)
+    assert prod.shape == (0, len(lengths)) and prod.dtype == dtype and prod.device == vs[0].device
+    grads = mg.grad(sum(g.sum() for g in grids) + prod.sum(), vs)
+    assert [g.shape for g in grads] == [v.shape for v in vs]
+    assert all(not g.numpy().any() and g.dtype == dtype for g in grads)
+    jvp_out = mg.func.jvp(lambda *ts: mg.cartesian_prod(*ts), tuple(v.detach() for v in vs),
+                          tuple(mg.ones_like(v) for v in vs))[1]
+    assert jvp_out.shape == (0, len(lengths))
+
+
 def test_errors_name_the_problem():
     with pytest.raises(TypeError, match=r"tril_indices\(3, 3\) means"):
         mg.tril_indices(3, 3)

@@ -8,6 +8,7 @@ as one op of :mod:`minigrad_ckpt.ops.shape` (or composed of them).
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -353,7 +354,8 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = 
         shapes = [(s[1], s[0]) + s[2:] for s in shapes]
     outs = [reshape(v, s) for v, s in zip(vs, shapes)]
     if not sparse:
-        full = tuple(builtins.max(s[i] for s in shapes) for i in range(nd))
+        # one vector's length on each axis and 1s beside it: their product is that length (0 included)
+        full = tuple(math.prod(s[i] for s in shapes) for i in range(nd))
         outs = [broadcast_to(o, full) for o in outs]
     if copy:
         outs = [clone(o) for o in outs]
