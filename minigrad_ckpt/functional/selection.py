@@ -89,12 +89,12 @@ def _lower_median(name: str, input: Any, dim: Any, keepdim: bool, skip_nan: bool
     """PyTorch's median: the lower of the two middle values (a NaN if the slice has one,
     unless ``skip_nan``), with its index along ``dim``; the whole tensor's for ``dim=None``."""
     x0 = as_tensor(input)
+    if dim is None and x0.size == 0:  # (answered before PyTorch looks for a kernel of the dtype)
+        return _empty_median(x0)
     if x0.dtype.kind == "b":  # PyTorch has no bool kernel (NumPy's would order False < True)
         kernel = "median_cpu" if dim is None else "median_out"
         raise DtypeNotImplemented(f"\"{kernel}\" not implemented for 'Bool'")
     if dim is None:
-        if x0.size == 0:
-            return mf.reshape(mf.sum(x0) * float("nan"), ())
         return _shared_median(name, mf.ravel(x0), skip_nan)
     x, d = _as_row(name, x0, dim)
     n = x.shape[d]
@@ -106,6 +106,17 @@ def _lower_median(name: str, input: Any, dim: Any, keepdim: bool, skip_nan: bool
     else:  # a NaN wins: the first NaN in sorted order
         rank = mf.where(nans > 0, n - nans, (n - 1) // 2)
     return _zero_d(_at_rank(x, d, rank, keepdim), x0.ndim == 0)
+
+
+def _empty_median(x: Tensor) -> Tensor:
+    """The 0-d median of no elements, as PyTorch's: NaN in ``x``'s dtype.  A float one is the sum of
+    nothing plus NaN, differentiable with a zero derivative; PyTorch fills an integer or bool one with
+    NaN converted to its dtype, which NumPy's conversion matches (on x86: 0 for 8- and 16-bit
+    integers and uint32, the minimum for int32 and int64, True for bool)."""
+    if x.dtype.kind in "fc":
+        return mf.reshape(mf.sum(x) + float("nan"), ())
+    with host_numpy.errstate(invalid="ignore"):
+        return constant(host_numpy.array(host_numpy.nan).astype(x.dtype), x)
 
 
 def _shared_median(name: str, flat: Tensor, skip_nan: bool) -> Tensor:
@@ -248,6 +259,9 @@ def _median_api(name: str, skip_nan: bool) -> Any:
             keepdims = keepdim
         x = as_tensor(input)
         x = x if x.dtype.kind in "fc" else mf.astype(x, "float64")  # NumPy: the median of integers is a float
+        if axis is None and x.size == 0:  # NaN, as NumPy's and PyTorch's (their quantile refuses it)
+            nan = _empty_median(x)
+            return mf.reshape(nan, (1,) * x.ndim) if keepdims else nan
         return _quantile(name, x, 0.5, axis, keepdims, "mean", skip_nan)
 
     return _named(fn, name, _MEDIAN_DOC.format(name=name, nans=", ignoring NaNs" if skip_nan else ""))
