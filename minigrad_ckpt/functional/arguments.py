@@ -18,7 +18,14 @@ from ..backend import device_of, get_default_dtype, host_numpy, is_array
 from ..ops.shape import AsType
 from ..tape import apply, on_one_device
 from ..tensor import Tensor
-from .errors import DtypeNotImplemented, InputMismatch, RefusedArgument, dimension_out_of_range, empty_reduction
+from .errors import (
+    DimensionOutOfRange,
+    DtypeNotImplemented,
+    InputMismatch,
+    RefusedArgument,
+    dimension_out_of_range,
+    empty_reduction,
+)
 from .promotion import promoted, promoted_pair
 
 __all__ = [
@@ -251,6 +258,17 @@ def one_axis(axis: Any, ndim: int) -> int:
     if not -ndim <= axis < ndim:
         raise dimension_out_of_range(int(axis), ndim)
     return int(axis) % ndim
+
+
+def torch_dim(axis: Any, ndim: int) -> int:
+    """:func:`one_axis` with PyTorch's rule for a 0-d tensor: dims 0 and -1 name its one element
+    (the answer is 0), any other is out of range."""
+    if ndim:
+        return one_axis(axis, ndim)
+    try:
+        return one_axis(axis, 1)
+    except DimensionOutOfRange:
+        raise dimension_out_of_range(int(as_index(axis)), 0) from None
 
 
 def paired_axes(first: Any, second: Any, ndim_first: int, ndim_second: int,

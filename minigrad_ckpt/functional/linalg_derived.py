@@ -23,6 +23,7 @@ from ..tensor import Tensor
 from . import linalg as _la
 from . import math as mf
 from . import products as _products
+from . import torch_idioms as ti
 from .arguments import as_tensor, normalize_axis, reduction_dims
 from .complex_numbers import conj
 from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument
@@ -113,7 +114,8 @@ def multi_dot(tensors: Any) -> Tensor:
 
 
 def vecdot(x: Any, y: Any, *, dim: int = -1) -> Tensor:
-    """``sum(conj(x) * y)`` over ``dim``, the two broadcast together."""
+    """``sum(conj(x) * y)`` over ``dim``, the two broadcast together (two 0-d tensors: their product,
+    ``dim`` 0 or -1 naming its one element, as PyTorch's)."""
     x = as_tensor(x)
     _la.floating_only("linalg.vecdot", x)
     _la.one_dtype("linalg.vecdot: Expected x and y to have the same dtype, but found x of type {first} and y of "
@@ -121,7 +123,7 @@ def vecdot(x: Any, y: Any, *, dim: int = -1) -> Tensor:
     y = as_tensor(y, x)
     if x.dtype.kind == "c":
         x = conj(x)
-    return mf.sum(x * y, axis=dim)
+    return ti.sum(x * y, dim=dim)
 
 
 def cond(a: Any, p: Any = None) -> Tensor:

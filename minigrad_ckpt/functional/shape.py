@@ -28,6 +28,7 @@ from .arguments import (
     same_dtype,
     shape_arg,
     tensor_list,
+    torch_dim,
 )
 from .conversion import clone
 from .errors import DimensionOutOfRange, InvalidShape, JoinShapeMismatch, RefusedArgument
@@ -99,9 +100,13 @@ def permute(x: Any, *axes: Any) -> Tensor:
 
 
 def swapaxes(x: Any, axis1: int, axis2: int) -> Tensor:
-    """Exchange two axes."""
+    """Exchange two axes; a 0-d tensor's dims 0 and -1 are its one element, as PyTorch's
+    ``transpose``, ``swapaxes`` and ``swapdims`` read them (and ``x.swapaxes`` has no NumPy meaning
+    to keep: NumPy only refuses), so exchanging them gives the tensor, a view."""
     x = as_tensor(x)
-    a, b = one_axis(axis1, x.ndim), one_axis(axis2, x.ndim)
+    a, b = torch_dim(axis1, x.ndim), torch_dim(axis2, x.ndim)
+    if x.ndim == 0:
+        return apply(_sh.Transpose.shared(()), x)
     perm = list(range(x.ndim))
     perm[a], perm[b] = perm[b], perm[a]
     return apply(_sh.Transpose.shared(tuple(perm)), x)

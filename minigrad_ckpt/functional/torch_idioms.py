@@ -78,12 +78,15 @@ def reduction_axis(x: Any, dim: Any) -> Any:
     return () if _names_the_zero_d_element(x, dim) else dim
 
 
-def with_dim(fn: Callable[..., Any], axis_of_the_input: bool = True, *, reduces: bool = False) -> Callable[..., Any]:
+def with_dim(fn: Callable[..., Any], axis_of_the_input: bool = True, *, reduces: bool = False,
+             zero_d_axis: bool = False) -> Callable[..., Any]:
     """``fn`` (which takes ``axis``) also taking PyTorch's ``dim=`` and, where it takes
     ``keepdims``, ``keepdim=``; giving both spellings is a TypeError.  With ``dim=``, a 0-d
     input takes ``dim`` 0 or -1 as PyTorch does (``axis_of_the_input``: the axis is one of the
     input's, not a new one as for ``stack``); ``reduces``: ``fn`` is a reduction, whose empty
-    ``dim=()`` means every dim (:func:`reduction_dims`)."""
+    ``dim=()`` means every dim (:func:`reduction_dims`).  ``zero_d_axis``: the reduction's
+    ``axis`` takes that rule too, positional or not -- where no NumPy function refuses it
+    (SciPy's ``logsumexp`` answers ``logsumexp(array(3.), axis=0)``)."""
     sig = inspect.signature(fn)
     names = list(sig.parameters)
     axis_pos = names.index("axis")
@@ -103,6 +106,13 @@ def with_dim(fn: Callable[..., Any], axis_of_the_input: bool = True, *, reduces:
             if "keepdims" in kwargs or len(args) > keep_pos:
                 raise TypeError(f"{name}: pass either keepdims= or keepdim=, not both")
             kwargs["keepdims"] = keepdim
+        if zero_d_axis and dim is _UNSET and args:
+            positional = len(args) > axis_pos
+            if _names_the_zero_d_element(args[0], args[axis_pos] if positional else kwargs.get("axis")):
+                if positional:  # nothing to reduce, as with dim= below
+                    args = (*args[:axis_pos], (), *args[axis_pos + 1:])
+                else:
+                    kwargs["axis"] = ()
         if axis_of_the_input and dim is not _UNSET and args and _names_the_zero_d_element(args[0], dim):
             if reduces:  # nothing to reduce: the op sees the 0-d input (its gradient is PyTorch's
                 kwargs["axis"] = ()  # 0-d one, ``prod``'s 1 at inf, not that of one of a row's factors)
@@ -539,7 +549,7 @@ mean = floating_under_dim("mean", with_dim(mf.mean, reduces=True), dtype_casts_i
 prod = with_dim(mf.prod, reduces=True)
 var = _spread(mf.var)
 std = _spread(mf.std)
-logsumexp = with_dim(mf.logsumexp, reduces=True)
+logsumexp = with_dim(mf.logsumexp, reduces=True, zero_d_axis=True)
 cumsum = with_dim(mf.cumsum)
 cumprod = with_dim(mf.cumprod)
 def _bool_refused_under_dim(fn: Callable[..., Any]) -> Callable[..., Any]:
