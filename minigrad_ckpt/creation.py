@@ -293,19 +293,22 @@ def _sampled(name: str, draw: Any, shape: tuple[int, ...], dtype: Any, dev: Devi
 
 
 def rand(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-         generator: _random.Generator | None = None) -> Tensor:
+         generator: _random.Generator | None = None, size: Any = None) -> Tensor:
     """Uniform samples in [0, 1) from the engine generator (see :func:`manual_seed`), or from
     ``generator`` (every sampling function here takes PyTorch's ``generator=``).  A complex
-    dtype draws both parts in [0, 1), as PyTorch's."""
+    dtype draws both parts in [0, 1), as PyTorch's.  ``size=``: PyTorch's name for the shape."""
     dev = get_device(device)
+    shape = _torch_name("rand", "a shape", shape, "size", None if size is None else (size,))
     return _make(_sampled("rand", _random.uniform, _shape(shape), dtype, dev, generator, 1.0), dev, requires_grad)
 
 
 def randn(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          generator: _random.Generator | None = None) -> Tensor:
+          generator: _random.Generator | None = None, size: Any = None) -> Tensor:
     """Standard-normal samples from the engine generator (or ``generator``).  A complex dtype
-    draws PyTorch's complex standard normal: each part of variance 1/2, so ``E|z|^2 = 1``."""
+    draws PyTorch's complex standard normal: each part of variance 1/2, so ``E|z|^2 = 1``.
+    ``size=``: PyTorch's name for the shape."""
     dev = get_device(device)
+    shape = _torch_name("randn", "a shape", shape, "size", None if size is None else (size,))
     arr = _sampled("randn", _random.normal, _shape(shape), dtype, dev, generator, 0.5 ** 0.5)
     return _make(arr, dev, requires_grad)
 

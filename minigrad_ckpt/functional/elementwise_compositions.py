@@ -90,15 +90,19 @@ def ldexp(x: Any, other: Any) -> Tensor:
     """``x * 2 ** other`` (NumPy's and PyTorch's ``ldexp``), differentiable in both.  A real ``x`` to an
     integer exponent is rounded once (:class:`~minigrad_ckpt.ops.elementwise.Ldexp`, PyTorch's kernel):
     ``ldexp(0.0, 2000)`` is 0 and ``ldexp(1e-310, 2000)`` finite; a float exponent is ``x * exp2(other)``,
-    as PyTorch's (NaN and inf there)."""
+    as PyTorch's (NaN and inf there).  A bool exponent counts 0 or 1 beside an integer or bool ``x``;
+    beside a floating one PyTorch has no kernel for it."""
     x = as_tensor(x)
+    floating_x = x.dtype.kind in "fc"
     if x.dtype.kind in "biu" and isinstance(other, Tensor) and other.dtype.kind in "fc":
         x = mf.astype(x, result_type(x, other))  # PyTorch's promotion: int x beside a float16 exponent is float16
     x = in_default_float(x)  # else an integer x in the default float dtype, as PyTorch's (NumPy: float64)
     e = operand(other, x)
     if isinstance(e, Tensor) and e.dtype.kind == "b":
-        raise DtypeNotImplemented("\"ldexp_cpu_exp\" not implemented for 'Bool' (PyTorch's ldexp takes no bool "
-                                  "exponent)")
+        if floating_x:
+            raise DtypeNotImplemented("\"ldexp_cpu_exp\" not implemented for 'Bool' (PyTorch's ldexp takes no bool "
+                                      "exponent beside a floating x)")
+        e = mf.astype(e, "int64")
     if x.dtype.kind == "f" and isinstance(e, Tensor) and e.dtype.kind in "iu":
         return apply(_LDEXP, *one_device("ldexp", x, e))
     if isinstance(e, Tensor) and e.dtype.kind in "iu":  # (a complex x: no kernel rounds it once)

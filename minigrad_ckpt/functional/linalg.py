@@ -56,6 +56,15 @@ class SVDResult(NamedTuple):
     Vh: Tensor
 
 
+class SVDFactors(NamedTuple):
+    """``torch.svd``'s and ``Tensor.svd``'s answer (``torch.return_types.svd``): ``V`` itself,
+    where ``linalg.svd``'s :class:`SVDResult` holds its conjugate transpose ``Vh``."""
+
+    U: Tensor
+    S: Tensor
+    V: Tensor
+
+
 class QRResult(NamedTuple):
     Q: Tensor
     R: Tensor

@@ -504,7 +504,7 @@ def can_cast(from_: Any, to: Any) -> bool:
     return order.index(a) <= order.index(b) or (a, b) == ("u", "i") or (a, b) == ("i", "u")
 
 
-def svd(input: Any, some: bool = True, compute_uv: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+def svd(input: Any, some: bool = True, compute_uv: bool = True) -> la.SVDFactors:
     """PyTorch's (deprecated) ``torch.svd``: ``(U, S, V)`` with ``input = U diag(S) V^H`` -- ``V``,
     where ``linalg.svd`` gives ``Vh``; ``some=False`` the full ``U`` and ``V``; without
     ``compute_uv``, ``U`` and ``V`` zero-filled ``(m, m)`` and ``(n, n)``, as PyTorch's."""
@@ -514,8 +514,8 @@ def svd(input: Any, some: bool = True, compute_uv: bool = True) -> tuple[Tensor,
     s = la.svdvals(x)
     m, n = x.shape[-2:]
     xp, lead = x.device.xp, x.shape[:-2]
-    return (Tensor.constant(xp.zeros(lead + (m, m), dtype=x.dtype), x.device), s,
-            Tensor.constant(xp.zeros(lead + (n, n), dtype=x.dtype), x.device))
+    return la.SVDFactors(Tensor.constant(xp.zeros(lead + (m, m), dtype=x.dtype), x.device), s,
+                         Tensor.constant(xp.zeros(lead + (n, n), dtype=x.dtype), x.device))
 
 
 def qr(input: Any, some: bool = True) -> tuple[Tensor, Tensor]:
@@ -609,7 +609,7 @@ def detach(input: Any) -> Tensor:  # noqa: A002
     return as_tensor(input).detach()
 
 
-def split_with_sizes(input: Any, split_sizes: Any, dim: int = 0) -> list[Tensor]:  # noqa: A002
+def split_with_sizes(input: Any, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
     """``torch.split_with_sizes``: pieces of the listed sizes along ``dim``."""
     return as_tensor(input).split_with_sizes(split_sizes, dim)
 

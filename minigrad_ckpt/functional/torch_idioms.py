@@ -287,10 +287,10 @@ def _spread(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def split(x: Any, indices_or_sections: Any = _UNSET, axis: Any = _UNSET, *, dim: Any = _UNSET,
-          split_size_or_sections: Any = _UNSET) -> list[Tensor]:
-    """NumPy's ``split`` (``k`` equal pieces, or pieces between split points) along ``axis``;
-    with PyTorch's ``dim=`` or its ``split_size_or_sections=``, PyTorch's: pieces *of*
-    ``split_size`` (the last may be shorter), or pieces of the listed sizes."""
+          split_size_or_sections: Any = _UNSET) -> list[Tensor] | tuple[Tensor, ...]:
+    """NumPy's ``split`` (``k`` equal pieces, or pieces between split points) along ``axis``, a
+    list as NumPy's; with PyTorch's ``dim=`` or its ``split_size_or_sections=``, PyTorch's: pieces
+    *of* ``split_size`` (the last may be shorter), or pieces of the listed sizes, a tuple as PyTorch's."""
     if split_size_or_sections is not _UNSET:
         if indices_or_sections is not _UNSET or axis is not _UNSET:
             raise TypeError("split: split_size_or_sections= is PyTorch's split; pass dim=, not a NumPy "
@@ -306,9 +306,10 @@ def split(x: Any, indices_or_sections: Any = _UNSET, axis: Any = _UNSET, *, dim:
     return split_sizes(as_tensor(x), indices_or_sections, dim)
 
 
-def split_sizes(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> list[Tensor]:
-    """PyTorch's ``split``: pieces of ``split_size`` along ``dim``, or of the listed sizes; each
-    refusal PyTorch's ``RuntimeError``, and the ``ValueError`` it was here."""
+def split_sizes(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """PyTorch's ``split``: pieces of ``split_size`` along ``dim``, or of the listed sizes, as a tuple
+    (PyTorch's type: a caller cannot append to it); each refusal PyTorch's ``RuntimeError``, and the
+    ``ValueError`` it was here."""
     if x.ndim == 0:
         raise TooFewDims("split expects at least a 1-dimensional tensor")
     d = _one_dim("split", x, dim)
@@ -324,12 +325,12 @@ def split_sizes(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> list[Te
         if builtins.sum(sizes) != n or builtins.min(sizes, default=0) < 0:
             raise RefusedArgument(f"split: sizes {sizes} do not add up to the length {n} of dim {d}")
     points = list(host_numpy.cumsum(sizes)[:-1])
-    return mf.split(x, points, d)
+    return tuple(mf.split(x, points, d))
 
 
 @numpy_keywords
-def chunk(input: Any, chunks: int, dim: int = 0) -> list[Tensor]:  # noqa: A002
-    """PyTorch's ``chunk``: at most ``chunks`` pieces of ``ceil(n / chunks)`` along ``dim``."""
+def chunk(input: Any, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+    """PyTorch's ``chunk``: at most ``chunks`` pieces of ``ceil(n / chunks)`` along ``dim``, a tuple."""
     x = as_tensor(input)
     if x.ndim == 0:  # PyTorch's first check, then the count: RuntimeErrors (ValueErrors here before)
         raise TooFewDims("chunk expects at least a 1-dimensional tensor")

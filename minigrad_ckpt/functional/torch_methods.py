@@ -365,8 +365,8 @@ def argsort_method(x: Tensor, dim: int = -1, descending: bool = False, stable: b
     return ti.sort_pair(x, dim, descending).indices
 
 
-def split_method(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> list[Tensor]:
-    """PyTorch's ``x.split(size, dim=0)``: pieces of ``size`` (or of the listed sizes)."""
+def split_method(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """PyTorch's ``x.split(size, dim=0)``: pieces of ``size`` (or of the listed sizes), a tuple."""
     return ti.split_sizes(x, split_size_or_sections, dim)
 
 
@@ -807,12 +807,12 @@ def format_method(self: Tensor, spec: str) -> str:
 
 
 
-def svd_method(x: Tensor, some: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+def svd_method(x: Tensor, some: bool = True) -> linalg.SVDFactors:
     """PyTorch's ``Tensor.svd``: ``(U, S, V)`` with ``x = U diag(S) V^H`` (``V``, not ``V^H``: the
     conjugate transpose of ``linalg.svd``'s ``Vh``, for complex ``x`` too)."""
     u, s, vh = linalg.svd(x, full_matrices=not some)
     v = mf.swapaxes(vh, -1, -2)
-    return u, s, (cn.conj(v) if v.dtype.kind == "c" else v)
+    return linalg.SVDFactors(u, s, cn.conj(v) if v.dtype.kind == "c" else v)
 
 
 def equal_method(self: Tensor, other: Any) -> bool:
@@ -893,6 +893,6 @@ def sum_to_size_method(self: Tensor, *size: Any) -> Tensor:
     return mf.sum_to(self, tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size)
 
 
-def split_with_sizes_method(self: Tensor, split_sizes: Any, dim: int = 0) -> list[Tensor]:
+def split_with_sizes_method(self: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
     """PyTorch's ``x.split_with_sizes(split_sizes, dim=0)``: pieces of the listed sizes along ``dim``."""
     return ti.split_sizes(self, list(split_sizes), dim)
