@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from .. import creation, tape
 from ..backend import as_dtype
 from ..grad_mode import is_grad_enabled
-from ..out_arguments import CAST, CAT, CLAMP, EXACT, MEAN, REDUCTION, WHERE, with_out
+from ..out_arguments import CAST, CAT, CLAMP, CREATION, EXACT, MEAN, REDUCTION, WHERE, with_out
 from ..tensor import Tensor
 from . import complex_numbers as cn
 from . import differences as diffs
@@ -637,26 +637,26 @@ SECTIONS: tuple[Section, ...] = (
         public("round", mf.round),
     )),
     Section("Fourier transforms", FFT, (
-        public("fft", ft.fft),
-        public("ifft", ft.ifft),
-        public("rfft", ft.rfft),
-        public("irfft", ft.irfft),
-        public("hfft", ft.hfft),
-        public("ihfft", ft.ihfft),
-        public("fft2", ft.fft2),
-        public("ifft2", ft.ifft2),
-        public("rfft2", ft.rfft2),
-        public("irfft2", ft.irfft2),
-        public("fftn", ft.fftn),
-        public("ifftn", ft.ifftn),
-        public("rfftn", ft.rfftn),
-        public("irfftn", ft.irfftn),
-        public("hfft2", ft.hfft2),
-        public("ihfft2", ft.ihfft2),
-        public("hfftn", ft.hfftn),
-        public("ihfftn", ft.ihfftn),
-        public("fftfreq", ft.fftfreq),
-        public("rfftfreq", ft.rfftfreq),
+        public("fft", ft.fft, out=CAST),
+        public("ifft", ft.ifft, out=CAST),
+        public("rfft", ft.rfft, out=CAST),
+        public("irfft", ft.irfft, out=CAST),
+        public("hfft", ft.hfft, out=CAST),
+        public("ihfft", ft.ihfft, out=CAST),
+        public("fft2", ft.fft2, out=CAST),
+        public("ifft2", ft.ifft2, out=CAST),
+        public("rfft2", ft.rfft2, out=CAST),
+        public("irfft2", ft.irfft2, out=CAST),
+        public("fftn", ft.fftn, out=CAST),
+        public("ifftn", ft.ifftn, out=CAST),
+        public("rfftn", ft.rfftn, out=CAST),
+        public("irfftn", ft.irfftn, out=CAST),
+        public("hfft2", ft.hfft2, out=CAST),
+        public("ihfft2", ft.ihfft2, out=CAST),
+        public("hfftn", ft.hfftn, out=CAST),
+        public("ihfftn", ft.ihfftn, out=CAST),
+        public("fftfreq", ft.fftfreq, out=CREATION),
+        public("rfftfreq", ft.rfftfreq, out=CREATION),
         public("fftshift", ft.fftshift),
         public("ifftshift", ft.ifftshift),
     )),
