@@ -287,8 +287,13 @@ class Executor:
         # a snapshot written before the groups kept PyTorch's flags: those take the optimizer's values
         hyper.update({k: own_hyper[k] for k in _LATER_FLAGS if k in own_hyper and k not in hyper})
         if set(hyper) != set(own_hyper):
+            # (an LR scheduler adds initial_lr to the groups: the state's optimizer had one, this one not, or back)
+            why = "" if "initial_lr" not in set(hyper) ^ set(own_hyper) else (
+                " -- 'initial_lr' is what an LR scheduler adds to the groups: the state was saved "
+                + ("with a scheduler and this optimizer has none" if "initial_lr" in hyper else
+                   "without a scheduler and this optimizer has one"))
             raise ValueError(f"parameter group {gi} has hyper-parameters {sorted(hyper)}, the optimizer "
-                             f"{sorted(own_hyper)}")
+                             f"{sorted(own_hyper)}{why}")
         if exact is not None and not set(exact) <= set(hyper):
             raise ValueError(f"parameter group {gi}: the exact entries {sorted(map(str, exact))} are not the group's")
         entry = {}

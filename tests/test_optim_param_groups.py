@@ -112,3 +112,20 @@ def test_a_snapshot_restores_across_named_and_plain_parameters(tmp_path, saved, 
         snap = Snapshot.load(tmp_path / "s.mgsnap")
         snap.state["optimizer"]["param_groups"][0]["param_names"] = ["only one"]
         snap.restore_into(ex2)
+
+
+def test_a_state_saved_with_a_scheduler_names_it_when_the_optimizer_has_none():
+    """An LR scheduler adds ``initial_lr`` to the groups: restoring its snapshot into an executor
+    without one is refused, and the error says why instead of listing hyper-parameter names."""
+    from minigrad_ckpt.snapshot import Snapshot, SnapshotError
+
+    def executor(with_scheduler):
+        model = mg.nn.Linear(2, 3)
+        opt = mg.optim.Adam(model.parameters(), lr=0.1)
+        return mg.Executor(model, opt, mg.optim.lr_scheduler.StepLR(opt, 2) if with_scheduler else None)
+
+    snap = Snapshot.from_executor(executor(True))
+    with pytest.raises(SnapshotError, match="saved with a scheduler and this optimizer has none"):
+        snap.restore_into(executor(False))
+    with pytest.raises(SnapshotError, match="saved without a scheduler and this optimizer has one"):
+        Snapshot.from_executor(executor(False)).restore_into(executor(True))
