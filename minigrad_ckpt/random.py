@@ -149,6 +149,8 @@ class Generator:
             c = self.counter
             self.counter = c + 1
             _draws[0] += 1
+            if _watches:
+                _note_first_draw(self, c)
         return _mix64((_mix64(self.seed) + c) & _MASK64)
 
     def next_keys(self, count: int) -> Iterator[int]:
@@ -159,6 +161,8 @@ class Generator:
             c = self.counter
             self.counter = c + count
             _draws[0] += count
+            if _watches:
+                _note_first_draw(self, c)
         base = _mix64(self.seed)
         return (_mix64((base + c + i) & _MASK64) for i in range(count))
 
@@ -188,6 +192,28 @@ class Generator:
 default_generator = Generator(0)
 
 _draws = [0]  # keys drawn from any generator so far (reseeding is not a draw)
+
+
+#: Open :func:`watching_draws` blocks: each maps a generator to its counter before its first draw there.
+_watches: list[dict[Generator, int]] = []
+
+
+def _note_first_draw(generator: Generator, counter: int) -> None:
+    for started in _watches:
+        started.setdefault(generator, counter)
+
+
+@contextlib.contextmanager
+def watching_draws() -> Iterator[dict[Generator, int]]:
+    """Note, for every generator that draws inside the block -- the engine's or one a function
+    was handed (``mg.bernoulli(p, generator=g)``) -- its counter before its first draw there: a
+    run again from those counters draws the same keys (``mg.func.linearize``'s rerun does)."""
+    started: dict[Generator, int] = {}
+    _watches.append(started)
+    try:
+        yield started
+    finally:
+        _watches.remove(started)
 
 
 def draws_made() -> int:

@@ -515,6 +515,9 @@ class _RetainGrad:
 out_of_place_writes: dict[str, Callable[[Any, Any, Any], Any]] = {}
 
 #: the out-of-place operators of the in-place arithmetic (the recorded ``x += y``)
+#: PyTorch's type categories, lowest first: a lower category's operand never decides the dtype.
+_CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+
 _ARITH = {"add": lambda x, y: x + y, "subtract": lambda x, y: x - y, "multiply": lambda x, y: x * y,
           "divide": lambda x, y: x / y}
 
@@ -1488,11 +1491,10 @@ class Tensor:
         """``alpha * other`` for ``add_``/``sub_``, computed where PyTorch computes it: in the dtype of
         the whole sum, so a uint8 ``other`` of 200 times 2 is 400 beside a float tensor, not 144."""
         if isinstance(other, Tensor) and other.dtype != self.dtype:
-            rank = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
-            mine, its = rank[self.dtype.kind], rank[other.dtype.kind]
-            if its < mine:  # a lower category: computed in this tensor's dtype
-                other = other.to(self.dtype)
-            elif its == mine:  # the same: in the wider of the two (the sum is then cast back)
+            mine, its = _CATEGORY[self.dtype.kind], _CATEGORY[other.dtype.kind]
+            if its < mine or (its == mine and other.ndim == 0 < self.ndim):
+                other = other.to(self.dtype)  # a lower category, or a 0-d tensor of the same: this dtype
+            elif its == mine:  # the same category: the wider of the two (the sum is then cast back)
                 other = other.to(host_numpy.promote_types(self.dtype, other.dtype))
         return other * alpha
 

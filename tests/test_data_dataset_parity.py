@@ -148,3 +148,18 @@ def test_an_empty_batch_from_a_batch_sampler_is_refused_as_default_collate_refus
             next(it)
     with pytest.raises(IndexError, match="empty batch"):
         default_collate([])
+
+
+@pytest.mark.parametrize("num_workers", [0, 1])
+def test_a_one_element_tensor_key_keeps_its_dim_as_ds_of_it_does(num_workers):
+    # torch 2.13: a sampler of tensor([3]), tensor([5]) gives a batch of shape (2, 1, 2), as ds[tensor([3])]
+    # is a (1, 2) row; a 0-d tensor is an integer index (before: both read as integers, (2, 2))
+    for ds in _tensor_datasets():
+        (batch,) = list(DataLoader(ds, batch_size=2, sampler=[mg.tensor([3]), mg.tensor([5])], num_workers=num_workers))
+        # (a Subset over a list reads the key as the list does, by its __index__: a row, as torch's)
+        assert batch[0].shape == ((2, 2) if isinstance(ds, Subset) else (2, 1, 2))
+        assert np.array_equal(batch[0].numpy().reshape(2, 2), _ROWS[[3, 5]])
+        (batch,) = list(DataLoader(ds, batch_size=2, sampler=[mg.tensor(3), mg.tensor(5)], num_workers=num_workers))
+        assert batch[0].shape == (2, 2)
+    assert DataLoader(Subset(TensorDataset(mg.tensor(_ROWS)), [mg.tensor([3]), mg.tensor([5])]),
+                      batch_size=2).__iter__().__next__()[0].shape == (2, 1, 2)

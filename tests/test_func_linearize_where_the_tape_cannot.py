@@ -126,3 +126,60 @@ def test_a_closed_over_weight_gets_the_gradient_of_the_rerun_tangent(device, dty
     (gw,) = mg.autograd.grad(got.sum(), w)
     (ww,) = mg.autograd.grad(want.sum(), w)
     assert np.array_equal(mg.backend.to_host(gw._data), mg.backend.to_host(ww._data))
+
+
+def _cube_with_a_switch(a):
+    with mg.no_grad():  # (nothing in it: the switch alone sends jvp_fn to forward mode)
+        pass
+    return a ** 3
+
+
+@pytest.mark.parametrize("outer", ["grad", "jacrev", "backward"])
+def test_transforms_around_a_rerun_see_through_it(outer):
+    """The rerun's primals keep their history: a transform around ``linearize`` differentiates
+    ``J(x) t`` with respect to ``x`` as it does where the tape serves (6 x for x ** 3 and t = 1)."""
+    x = mg.tensor([1.0, 2.0, 3.0], dtype=mg.float64)
+    ones = mg.ones(3, dtype=mg.float64)
+
+    def g(a):
+        return mg.func.linearize(_cube_with_a_switch, a)[1](ones).sum()
+
+    if outer == "grad":
+        got = mg.func.grad(g)(x)
+    elif outer == "jacrev":
+        got = mg.func.jacrev(g)(x)
+    else:
+        leaf = x.clone().requires_grad_()
+        g(leaf).backward()
+        got = leaf.grad
+    assert np.allclose(got.numpy(), 6 * x.numpy(), rtol=1e-15)
+
+
+def test_a_rerun_draws_again_from_a_generator_the_function_was_handed():
+    gen = mg.Generator().manual_seed(3)
+
+    def f(a):
+        with mg.no_grad():
+            pass
+        return a * mg.bernoulli(mg.full((8,), 0.5, dtype=mg.float64), generator=gen)
+
+    x = mg.ones(8, dtype=mg.float64)
+    out, jvp_fn = mg.func.linearize(f, x)
+    after = gen.get_state()
+    for _ in range(2):
+        assert np.array_equal(jvp_fn(mg.ones(8, dtype=mg.float64)).numpy(), out.numpy())  # the same mask
+        assert gen.get_state() == after
+
+
+def test_a_rerun_checks_its_tangents_as_the_tape_path_does():
+    def f(a, b):
+        with mg.no_grad():
+            pass
+        return a * b
+
+    x = mg.ones(2)
+    _, jvp_fn = mg.func.linearize(f, x, x)
+    with pytest.raises(RuntimeError, match="dtype float64 .* doesn't match the dtype float32"):
+        jvp_fn(mg.ones(2, dtype=mg.float64), mg.ones(2))
+    with pytest.raises(RuntimeError, match="jvp_fn: got 1 tangents for 2 primals"):
+        jvp_fn(mg.ones(2))

@@ -37,7 +37,7 @@ from ..creation import tensor as _make_tensor
 from ..grad_mode import enable_grad, no_grad
 from ..grad_mode import state as grad_state
 from ..no_trace import leaving_no_trace
-from ..random import default_generator, draws_made, get_rng_state, set_rng_state
+from ..random import default_generator, draws_made, watching_draws
 from ..tape import SAVED_VALUE_MODIFIED
 from ..tensor import Tensor, _seq
 from .captures import CaptureScope, memory_made_before
@@ -569,8 +569,8 @@ def linearized(f: Callable, primals: tuple, *, has_aux: bool, kwargs: dict, argu
     ``forward_mode``: where the tape cannot stand for forward mode, ``jvp_fn`` runs :func:`jvp`."""
     leaves, tree = flatten(primals)
     ps = _differentiable(leaves, tree, "linearize", "primals")
-    switches = []
-    rerun = _forward_mode_rerun(f, primals, has_aux, kwargs) if forward_mode else None
+    switches: list[int] = []
+    written: dict[int, Tensor] = {}  # a primal f wrote into (by place in ps): its value before
 
     def called(*xs: Any) -> Any:
         before = grad_state.switched_off
@@ -579,7 +579,9 @@ def linearized(f: Callable, primals: tuple, *, has_aux: bool, kwargs: dict, argu
         finally:
             switches.append(grad_state.switched_off - before)
 
-    rec = _Recording(_on_copies(called, ps) if argument_writes else called, ps, has_aux, "linearize", (ps, kwargs))
+    with watching_draws() as started:
+        rec = _Recording(_on_copies(called, ps, written) if argument_writes else called, ps, has_aux, "linearize",
+                         (ps, kwargs))
     scope = rec.scope
     live = [o for o in rec.outs if o._requires_grad and o.dtype.kind in "fc"]
     # The seed u is a leaf (ones: any value works, the map is linear in u).
@@ -587,13 +589,15 @@ def linearized(f: Callable, primals: tuple, *, has_aux: bool, kwargs: dict, argu
         us = [scope.mark(Tensor._wrap(o.device.xp.ones(o.shape, dtype=o.dtype), None, o.device)
                          .requires_grad_()) for o in live]
     try:
-        gs = None if rerun is not None and any(switches) else scope.backward(live, rec.ins, us, graph=True)
+        gs = None if forward_mode and any(switches) else scope.backward(live, rec.ins, us, graph=True)
     except RuntimeError as e:
-        if rerun is None or not str(e).startswith(SAVED_VALUE_MODIFIED):
+        if not forward_mode or not str(e).startswith(SAVED_VALUE_MODIFIED):
             raise
         gs = None
     if gs is None:
-        res = (rec.outputs(), rerun)
+        by_id = {id(p): written.get(i, p) for i, p in enumerate(ps)}
+        at = unflatten(tree, [by_id.get(id(x), x) for x in leaves])  # (the primals as f was handed them)
+        res = (rec.outputs(), _forward_mode_rerun(f, at, ps, tree, has_aux, kwargs, started))
         return res + (rec.aux,) if has_aux else res
 
     def jvp_fn(*tangents: Any) -> Any:
@@ -611,14 +615,12 @@ def linearized(f: Callable, primals: tuple, *, has_aux: bool, kwargs: dict, argu
     return res + (rec.aux,) if has_aux else res
 
 
-def _forward_mode_rerun(f: Callable, primals: tuple, has_aux: bool, kwargs: dict) -> Callable:
-    """``linearize``'s ``jvp_fn`` where its tape cannot serve: :func:`jvp` of ``f`` at ``primals`` as
-    they are now (copies: ``f`` may write into them), from the random state ``f`` starts in now,
-    leaving no trace (see :func:`~minigrad_ckpt.no_trace.leaving_no_trace`)."""
-    leaves, tree = flatten(primals)
-    originals = unflatten(tree, [x.detach().clone() if isinstance(x, Tensor) else x for x in leaves])
-    rng = get_rng_state()
-
+def _forward_mode_rerun(f: Callable, primals: tuple, ps: list[Tensor], tree: Tree, has_aux: bool, kwargs: dict,
+                        started: dict[Any, int]) -> Callable:
+    """``linearize``'s ``jvp_fn`` where its tape cannot serve: :func:`jvp` of ``f`` at ``primals``
+    (as ``f`` was handed them: a write of its own goes into a copy), each generator ``f`` drew from
+    set back to where ``f`` started (``started``), leaving no trace in the memory made before
+    (see :func:`~minigrad_ckpt.no_trace.leaving_no_trace`) nor in the generators."""
     def on_copies(*args: Any) -> Any:  # (a write into an argument goes into a copy, whose tangent is the argument's)
         xs, t = flatten(args)
         return f(*unflatten(t, [_F.clone(x) if isinstance(x, Tensor) else x for x in xs]), **kwargs)
@@ -626,17 +628,25 @@ def _forward_mode_rerun(f: Callable, primals: tuple, has_aux: bool, kwargs: dict
     def jvp_fn(*tangents: Any) -> Any:
         if len(tangents) != len(primals):
             raise RuntimeError(f"jvp_fn: got {len(tangents)} tangents for {len(primals)} primals")
+        _matching(tangents, ps, tree, "jvp_fn", "tangents", cast=False)  # (the tape path's checks)
         start = next(_seq)  # (what the run writes into memory it makes is its result's: kept)
-        with leaving_no_trace(only=lambda t: memory_made_before(t, start)):
-            set_rng_state(rng)
-            return jvp(on_copies, originals, tangents, has_aux=has_aux)[1]
+        after = {g: g.get_state() for g in started}
+        try:
+            for g, counter in started.items():
+                g.set_state({**after[g], "counter": counter})
+            with leaving_no_trace(only=lambda t: memory_made_before(t, start)):
+                return jvp(on_copies, primals, tangents, has_aux=has_aux)[1]
+        finally:
+            for g, state in after.items():
+                g.set_state(state)
 
     return jvp_fn
 
 
-def _on_copies(f: Callable, primals: list[Tensor]) -> Callable:
+def _on_copies(f: Callable, primals: list[Tensor], written: dict[int, Tensor] | None = None) -> Callable:
     """``f`` called on recorded copies of the argument handles, what it writes into them put back
-    into ``primals`` afterwards.
+    into ``primals`` afterwards (and ``written``, where given, keeps a primal's value before that,
+    by its place: ``linearize``'s rerun starts from it).
 
     ``torch.func.linearize`` is forward mode, where ``f`` may write into its arguments in place
     (the caller's tensors change, as in a plain call).  Here the arguments are the leaves the
@@ -648,9 +658,11 @@ def _on_copies(f: Callable, primals: list[Tensor]) -> Callable:
         copies = [_F.clone(h) for h in handles]
         before = [c._version[0] for c in copies]
         result = f(*copies)
-        with no_grad():
-            for p, c, v in zip(primals, copies, before):
-                if c._version[0] != v:
+        for i, (p, c, v) in enumerate(zip(primals, copies, before)):
+            if c._version[0] != v:
+                if written is not None:
+                    written[i] = _F.clone(p)
+                with no_grad():
                     p.copy_(c)
         return result
 

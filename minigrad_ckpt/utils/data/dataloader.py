@@ -49,8 +49,9 @@ def _fetch_tensor_batch(dataset: Any, indices: list[int]) -> list[Tensor] | None
 def _are_rows(keys: Any) -> bool:
     """Whether ``keys`` is a batch the one-op fetch gives as ``ds[k]`` for each does: integers, at
     least one.  Any other key goes the per-sample way, which answers as ``ds[k]``: a float is
-    refused (IndexError), a bool is a new axis (``t[True]``, NumPy's and PyTorch's), and an empty
-    batch is refused by ``default_collate`` -- an integer array made of them would quietly read rows."""
+    refused (IndexError), a bool is a new axis (``t[True]``, NumPy's and PyTorch's), a one-element
+    tensor of one or more dims keeps them (``t[tensor([3])]`` is a row of shape ``(1, ...)``), and an
+    empty batch is refused by ``default_collate`` -- an integer array made of them would quietly read rows."""
     return len(keys) > 0 and all(_is_index(k) for k in keys)
 
 

@@ -23,9 +23,11 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
 
 
 def _is_index(v: Any) -> bool:
-    """An integer index as a sampler yields it: a Python or NumPy integer, or a one-element integer tensor."""
+    """An integer index as a sampler yields it: a Python or NumPy integer, or a 0-d integer tensor (a
+    one-element tensor of one or more dims is a key of its own, as PyTorch's: ``ds[tensor([3])]``
+    keeps its dim, a row of shape ``(1, ...)``)."""
     if isinstance(v, Tensor):
-        return v.numel() == 1 and v.dtype.kind in "iu"
+        return v.ndim == 0 and v.dtype.kind in "iu"
     return isinstance(v, (int, host_numpy.integer)) and not isinstance(v, bool)
 
 
