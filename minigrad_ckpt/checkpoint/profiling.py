@@ -24,7 +24,7 @@ from ..tape import FREED
 from ..tensor import Tensor
 from .model import ChainProfile, LayerProfile
 
-__all__ = ["profile_chain", "leaving_no_trace"]
+__all__ = ["profile_chain"]
 
 
 LAYER_INPUT = object()  # an input of a node that is its layer's input, where no node made it

@@ -38,11 +38,11 @@ from typing import Any
 from ..grad_mode import is_grad_enabled
 from ..memory import _base
 from ..memory import ledger as _ledger
+from ..no_trace import leaving_no_trace
 from ..tape import Node
 from . import stale_writes
 from .plans import InfeasibleBudgetError, budget_in_bytes
 from .policy import DEFAULT_STATISTICS
-from .profiling import leaving_no_trace
 from .segment import CheckpointError, Segment, _tensors_in, held_only_here
 
 __all__ = ["remat", "save_nothing", "save_everything", "save_matmuls", "save_names", "name", "offload_to_host",

@@ -1276,13 +1276,19 @@ def held_only_here(values: dict[Any, Any], keys: Any) -> set[Any]:
     is then a question of who else holds the array."""
     entries = Counter(id(v) for v in values.values())
     entries.update(id(b) for v in values.values() if (b := getattr(v, "base", None)) is not None)
-    dead = set()
-    for key in keys:
-        value = values[key]  # (not from ``items()``, whose tuple may live on and hold it once more)
-        # the references: ``values``'s and the views', this ``value``, and the call's argument
-        if sys.getrefcount(value) - 2 <= entries[id(value)]:
-            dead.add(key)
-    return dead
+    return {key for key in keys if _references(values, key) - _HELD_ONCE < entries[id(values[key])]}
+
+
+def _references(values: dict[Any, Any], key: Any) -> int:
+    """CPython's reference count of ``values[key]``, as read from here (see :data:`_HELD_ONCE`)."""
+    value = values[key]  # (not from ``items()``, whose tuple may live on and hold it once more)
+    return sys.getrefcount(value)
+
+
+#: What :func:`_references` reads for a value one dict entry holds and nothing else: its own
+#: references (the local, the call's argument) counted once here rather than assumed (CPython
+#: 3.14 may borrow them and read less).
+_HELD_ONCE = _references({0: object()}, 0)
 
 
 def _weak_or_none(a: Any) -> weakref.ref | None:

@@ -257,14 +257,16 @@ def _addr_operands(input: Any, a: Tensor, b: Tensor) -> tuple[Any, Tensor, Tenso
     return tuple(v.to(dtype) if isinstance(v, Tensor) and v.dtype != dtype else v for v in (input, a, b))
 
 
-def _fused_form(name: str, ranks: tuple[int, int], product: Any, doc: str, skips: tuple[str, ...] = ()) -> Any:
+def _fused_form(name: str, ranks: tuple[int, int], product: Any, doc: str, skips: tuple[str, ...] = (),
+                operands: Any = None) -> Any:
     """PyTorch's ``torch.<name>(input, a, b, *, beta=1, alpha=1)``: ``beta * input + alpha * product(a, b)``
-    of operands of the given ranks and one dtype (the product unread at ``alpha=0`` in the dtypes ``skips``)."""
+    of operands of the given ranks and one dtype (the product unread at ``alpha=0`` in the dtypes ``skips``;
+    ``operands(input, a, b)``, where given, puts them in the dtype the form computes in)."""
     def fn(input: Any, a: Any, b: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
         a, b = _ranks(name, (a, ranks[0]), (b, ranks[1]))
         _fused_dtypes(name, input, a, b)
-        if name == "addr":  # (an outer product: PyTorch's promotes, the input as an operand of full shape)
-            input, a, b = _addr_operands(input, a, b)  # noqa: A001
+        if operands is not None:
+            input, a, b = operands(input, a, b)  # noqa: A001
         return _scaled_sum(name, input, product(a, b), beta, alpha, skips)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
@@ -275,7 +277,8 @@ addmm = _fused_form("addmm", (2, 2), mf.matmul, "``beta * input + alpha * (mat1 
                     _BLAS_DTYPES)
 addmv = _fused_form("addmv", (2, 1), mf.matmul, "``beta * input + alpha * (mat @ vec)``, a 2-D ``mat``, 1-D ``vec``.",
                     _BLAS_REAL_DTYPES)
-addr = _fused_form("addr", (1, 1), mf.outer, "``beta * input + alpha * outer(vec1, vec2)`` of 1-D vectors.")
+addr = _fused_form("addr", (1, 1), mf.outer, "``beta * input + alpha * outer(vec1, vec2)`` of 1-D vectors.",
+                   operands=_addr_operands)  # (an outer product: PyTorch's promotes, the input a full-shape operand)
 baddbmm = _fused_form("baddbmm", (3, 3), mf.matmul,
                       "``beta * input + alpha * (batch1 @ batch2)``, matrix by matrix of 3-D batches.")
 addbmm = _fused_form("addbmm", (3, 3), lambda a, b: ti.sum(mf.matmul(a, b), dim=0),
