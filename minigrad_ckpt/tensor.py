@@ -1200,6 +1200,9 @@ class Tensor:
             raise RuntimeError(f"{what}: output with shape {list(self.shape)} doesn't match the broadcast "
                                f"shape {list(result.shape)}")
         if result.dtype != self.dtype:  # PyTorch keeps the tensor's dtype (the cast is recorded too)
+            if not castable_in_place(result.dtype, self.dtype):  # (as the unrecorded write refuses it)
+                raise RuntimeError(f"{what}: result type {result.dtype} can't be cast to the desired output type "
+                                   f"{self.dtype}")
             result = result.to(self.dtype)
         # fill_, zero_, and copy_ (whose result never reads the old value, even when it requires grad
         # through the source): the old value stays on the tape, as in PyTorch, its gradient 0 (a
@@ -1496,6 +1499,8 @@ class Tensor:
                 other = other.to(self.dtype)  # a lower category, or a 0-d tensor of the same: this dtype
             elif its == mine:  # the same category: the wider of the two (the sum is then cast back)
                 other = other.to(host_numpy.promote_types(self.dtype, other.dtype))
+        if not isinstance(alpha, Tensor):  # an alpha the dtype cannot hold is PyTorch's error, not a wrapped int or inf
+            alpha = fill_scalar("add_", alpha, other.dtype if isinstance(other, Tensor) else self.dtype)
         return other * alpha
 
     def sub_(self, other: Any, alpha: float = 1) -> Tensor:

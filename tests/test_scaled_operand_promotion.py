@@ -126,3 +126,22 @@ def test_a_zero_dim_operand_does_not_decide_the_in_place_dtype(device):
     with np.errstate(over="ignore"):
         big.add_(mg.tensor(40000.0, device=device), alpha=2)
     assert _host(big).tolist() == [np.inf]
+
+
+@pytest.mark.parametrize("call", [
+    lambda: mg.add(mg.tensor([1], dtype=mg.int32), mg.tensor([1], dtype=mg.int32), alpha=2 ** 33),
+    lambda: mg.add(mg.tensor([1], dtype=mg.int8), mg.tensor([1], dtype=mg.int8), alpha=200),
+    lambda: mg.add(mg.tensor([1.0]), 1.0, alpha=1e40),
+    lambda: mg.tensor([1.0]).add_(mg.tensor([1.0]), alpha=1e40),
+    lambda: mg.tensor([1.0]).sub_(mg.tensor([1.0]), alpha=1e40),
+    lambda: mg.addcmul(*[mg.tensor([1], dtype=mg.int8)] * 3, value=300),
+])
+def test_a_coefficient_the_dtype_cannot_hold_is_refused(call):
+    # torch 2.13: "value cannot be converted to type int without overflow" (a RuntimeError); the
+    # engine had wrapped the int (2 ** 33 scaled by 1) or made the float inf
+    with pytest.raises(RuntimeError, match="cannot be converted to type .* without overflow"):
+        call()
+
+
+def test_an_infinite_alpha_is_a_float_dtype_s_own():
+    assert mg.add(mg.tensor([1.0]), mg.tensor([1.0]), alpha=float("inf")).tolist() == [np.inf]  # as torch's

@@ -125,6 +125,22 @@ def test_in_place_arithmetic_that_cannot_keep_the_dtype_is_pytorchs_runtime_erro
 
 
 @pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("write", [lambda x, c: x.sub_(c), lambda x, c: x.add_(c), lambda x, c: x.mul_(c),
+                                   lambda x, c: x.div_(c)])
+def test_a_recorded_in_place_write_refuses_a_complex_result_into_a_real_tensor(write, device):
+    # torch 2.13, with x requiring grad: "result type ComplexDouble can't be cast to the desired output
+    # type Double"; the recorded write had cast the result, dropping its imaginary part silently
+    x = mg.tensor([1.0, 2.0], dtype=mg.float64, device=device, requires_grad=True).clone()
+    c = mg.tensor([1 + 1j, 2j], device=device)
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type float64"):
+        write(x, c)
+    assert x.tolist() == [1.0, 2.0]
+    leaf = mg.tensor([1.0, 2.0], device=device)  # the unrecorded write refused it already
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+        write(leaf, c)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
 def test_setitem_through_an_index_array_needs_the_tensors_dtype(device):
     # torch: x = torch.tensor([1, 2, 3]); x[torch.tensor([0, 1])] = torch.tensor([2.7, 1.2]) raises "Index put
     # requires the source and destination dtypes match"; the engine truncated to [2, 1, 3] (and a complex

@@ -147,6 +147,8 @@ def _alpha_times(x: Any, y: Any, alpha: Any) -> Tensor:
     dtype = result_type(as_tensor(x), y)
     if complex_alpha and dtype.kind != "c":  # (the sum would drop it, or turn complex)
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+    if not isinstance(alpha, Tensor):  # an alpha the dtype cannot hold is PyTorch's error, not a wrapped int or inf
+        alpha = fill_scalar("add", alpha, dtype)
     return multiply(in_dtype(y, dtype, x), alpha)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import Device, as_dtype, cpp_type_name, get_default_dtype, host_numpy, scalar_type_name
+from ..backend import Device, as_dtype, cpp_type_name, fill_scalar, get_default_dtype, host_numpy, scalar_type_name
 from ..backend import get_device as _resolve_device
 from ..tensor import Tensor
 from . import linalg as la
@@ -304,7 +304,7 @@ def _coefficient_in(name: str, value: Any, dtype: Any, x: Tensor) -> Any:
     (the operands' common one, so ``value * tensor1`` is never rounded or wrapped in ``tensor1``'s
     own): a complex one beside real tensors by :func:`promotion.real_coefficient`, a float for an
     integer sum truncated, as C's cast (``value=1.7`` scales integers by 1)."""
-    value = promotion.real_coefficient(name, value, x)
+    value = fill_scalar(name, promotion.real_coefficient(name, value, x), dtype)  # (one it cannot hold: an error)
     if dtype.kind in "iu" and isinstance(value, (float, host_numpy.floating)):
         return int(value)
     return value
