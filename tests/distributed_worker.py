@@ -1287,6 +1287,42 @@ def _ddp_grads_with_an_unused_branch(rank: int) -> dict:
     return grads
 
 
+def scenario_averaging_follows_the_forward() -> None:
+    """Which backwards DDP averages, as PyTorch's reducer decides: only one after a forward through
+    the wrapper with grad and gradient sync.  A backward through ``ddp.module`` (before the first
+    forward, after one, inside no_sync()) stays this rank's own -- and runs on one rank alone
+    without waiting for the other; a no_sync() forward after a synced one leaves that one's
+    averaging in place.  Rank r's input is r + 1: the mean of the two gradients is 1.5."""
+    rank = dist.get_rank()
+    lin = nn.Linear(1, 1, bias=False).double()
+    ddp = DDP(lin)
+    x = mg.tensor([[float(rank + 1)]], dtype=mg.float64)
+    found = {}
+
+    def grad_after(run):
+        lin.weight.grad = None
+        run()
+        return lin.weight.grad.item()
+
+    found["module before any forward"] = grad_after(lambda: lin(x).sum().backward())
+    found["through the wrapper"] = grad_after(lambda: ddp(x).sum().backward())
+    found["module after a forward"] = grad_after(lambda: lin(x).sum().backward())
+    with ddp.no_sync():
+        found["module inside no_sync"] = grad_after(lambda: lin(x).sum().backward())
+    found["module, create_graph"] = grad_after(lambda: lin(x).sum().backward(create_graph=True))
+    if rank == 0:  # one rank alone: nobody waits for the other
+        found["module on rank 0 alone"] = grad_after(lambda: lin(x).sum().backward())
+
+    def synced_then_no_sync():
+        a = ddp(x).sum()
+        with ddp.no_sync():
+            b = ddp(x).sum()
+        (a + b).backward()
+
+    found["synced forward, then a no_sync one"] = grad_after(synced_then_no_sync)
+    result(found)
+
+
 class _Checkpointed(nn.Module):
     def __init__(self, inner):
         super().__init__()

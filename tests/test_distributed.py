@@ -184,6 +184,22 @@ def test_a_gradient_memory_shared_by_two_parameters_is_reduced_in_place_once():
     assert DDP._reducible_grad(e, np.dtype("float64"), taken).tolist() == [0.0] * 5
 
 
+def test_ddp_averages_only_a_backward_from_a_synced_forward_through_it():
+    # torch 2.13 (gloo, 2 ranks): a backward through ddp.module stays local (1.0 and 2.0), a synced forward
+    # then a no_sync() one backwarded together averages (3.0 on both); the engine had averaged every
+    # backward that reached the parameters, and let the last forward's no_sync() cancel the averaging
+    r = results(launch("averaging_follows_the_forward"))
+    for rank in (0, 1):
+        own = rank + 1.0
+        assert r[rank]["module before any forward"] == own
+        assert r[rank]["through the wrapper"] == 1.5
+        assert r[rank]["module after a forward"] == own
+        assert r[rank]["module inside no_sync"] == own
+        assert r[rank]["module, create_graph"] == own
+        assert r[rank]["synced forward, then a no_sync one"] == 3.0
+    assert r[0]["module on rank 0 alone"] == 1.0
+
+
 def test_mismatched_models_raise_on_every_rank():
     r = results(launch("mismatch"))
     for rank in (0, 1):

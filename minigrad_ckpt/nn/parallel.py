@@ -223,7 +223,11 @@ class DistributedDataParallel(Module):
         # require_backward_grad_sync rather than entering no_sync()): read at each forward
         object.__setattr__(self, "require_backward_grad_sync", True)
         object.__setattr__(self, "require_forward_param_sync", True)
-        object.__setattr__(self, "_sync_next", True)   # decided at forward time, as in PyTorch
+        # A backward averages only after a forward through the wrapper with grad and gradient sync
+        # (PyTorch's prepare_for_backward), until it has: a backward through ``ddp.module`` -- or inside
+        # no_sync(), or before the first forward -- stays local, and a no_sync() forward after a synced
+        # one does not take back the averaging that one asked for.
+        object.__setattr__(self, "_armed", False)
         object.__setattr__(self, "_active", False)     # a backward with reduction is running
         object.__setattr__(self, "_next", 0)           # the next bucket to start
         object.__setattr__(self, "wait_seconds", 0.0)  # time the last backward waited for all-reduces
@@ -317,12 +321,14 @@ class DistributedDataParallel(Module):
             source = self._join.source  # rank 0 may have run out: its buffers are stale (PyTorch's rule)
         if buffers:
             self._broadcast_buffers(source)
-        object.__setattr__(self, "_sync_next", bool(self.require_backward_grad_sync))
+        sync = is_grad_enabled() and bool(self.require_backward_grad_sync)
+        if sync:
+            object.__setattr__(self, "_armed", True)
         out = self.module(*args, **kwargs)
         # PyTorch's rule: the next forward broadcasts the buffers only after one with grad and gradient
         # sync -- through no_sync accumulation or a run of no_grad forwards, before the first only
-        object.__setattr__(self, "require_forward_param_sync", is_grad_enabled() and self._sync_next)
-        if self._sync_next:
+        object.__setattr__(self, "require_forward_param_sync", sync)
+        if sync:
             # A hook on each output starts the bookkeeping as backward enters
             # it, so even a rank whose loss reaches no parameter joins the
             # all-reduces (as zeros) instead of leaving the others waiting.
@@ -366,12 +372,12 @@ class DistributedDataParallel(Module):
         queue_callback(self._finish)
 
     def _on_backward_start(self, grad: Tensor) -> None:
-        if self._sync_next and not self._active:
+        if self._armed and not self._active:
             self._start()
 
     def _on_grad_ready(self, p: Tensor) -> None:
         self._used.add(id(p))  # since the last averaging, no_sync's backwards too (PyTorch's local_used_map)
-        if not self._sync_next:
+        if not self._armed:
             return
         if not self._active:
             self._start()
@@ -494,6 +500,7 @@ class DistributedDataParallel(Module):
             self._stop_poller()
             self._used.clear()
             object.__setattr__(self, "_active", False)
+            object.__setattr__(self, "_armed", False)  # (the next averaging waits for the next synced forward)
 
     @property
     def _finds_unused(self) -> bool:
