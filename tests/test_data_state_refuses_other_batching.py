@@ -209,3 +209,22 @@ def test_an_in_memory_snapshot_of_a_loader_refuses_another_batch_size():
     ex3, _ = _executor(DataLoader(DATA, batch_size=3))
     snap.restore_into(ex3)
     assert [b.tolist() for b in ex3.objects["loader"]] == [[3, 4, 5], [6, 7, 8], [9]]
+
+
+@pytest.mark.parametrize("size", [5, 20])
+def test_an_epoch_drawn_for_a_dataset_of_another_size_is_refused(size):
+    """A loader over a dataset of 20 samples took the order drawn for 10 and handed out half the
+    dataset that epoch (of 5: an index out of range was the only refusal)."""
+    from minigrad_ckpt.utils.data import TensorDataset
+
+    saved = DataLoader(TensorDataset(mg.arange(10.0)), batch_size=3, shuffle=True)
+    it = iter(saved)
+    next(it)
+    state = saved.state_dict()
+    other = DataLoader(TensorDataset(mg.arange(float(size))), batch_size=3, shuffle=True)
+    with pytest.raises(ValueError, match=f"drawn for a dataset of 10 samples, this loader's has {size}"):
+        other.load_state_dict(state)
+    same = DataLoader(TensorDataset(mg.arange(10.0)), batch_size=3, shuffle=True)
+    same.load_state_dict(state)
+    older = {**state, "epoch": {k: v for k, v in state["epoch"].items() if k != "dataset_size"}}
+    DataLoader(TensorDataset(mg.arange(20.0)), batch_size=3, shuffle=True).load_state_dict(older)  # (not recorded)

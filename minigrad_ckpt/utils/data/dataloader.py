@@ -173,14 +173,17 @@ class _Epoch:
     ``__getitem__``) gives ``"items"``: the sampler's items themselves, one per batch.
 
     ``batching`` is how the loader that drew the epoch cuts its epochs (:meth:`DataLoader._batching`):
-    a loader that cuts them otherwise refuses the epoch, whose batches would not be its own.
+    a loader that cuts them otherwise refuses the epoch, whose batches would not be its own.  So does
+    a loader over a dataset of another size than ``dataset_size``, the one the epoch was drawn for
+    (its order would cover part of the dataset, or read past it).
     """
 
     def __init__(self, order: list[int], layout: str, batch_size: int, position: int, base_seed: int,
-                 sampler_epoch: int | None, batching: dict[str, Any] | None = None) -> None:
+                 sampler_epoch: int | None, batching: dict[str, Any] | None = None,
+                 dataset_size: int | None = None) -> None:
         self.order, self.layout, self.batch_size = order, layout, batch_size
         self.position, self.base_seed, self.sampler_epoch = position, base_seed, sampler_epoch
-        self.batching = batching
+        self.batching, self.dataset_size = batching, dataset_size
         self.starts: list[int] = []
         if layout == "prefixed":
             i = 0
@@ -192,20 +195,20 @@ class _Epoch:
 
     @classmethod
     def of(cls, batches: list[Any], auto_collation: bool, base_seed: int, sampler_epoch: int | None,
-           batching: dict[str, Any] | None = None) -> _Epoch:
+           batching: dict[str, Any] | None = None, dataset_size: int | None = None) -> _Epoch:
+        more = (base_seed, sampler_epoch, batching, dataset_size)
         if not all(_is_index(i) for b in batches for i in (b if auto_collation else [b])):
-            return cls([list(b) if auto_collation else b for b in batches], "items", 1, 0, base_seed, sampler_epoch,
-                       batching)
+            return cls([list(b) if auto_collation else b for b in batches], "items", 1, 0, *more)
         if not auto_collation:
-            return cls([int(i) for i in batches], "single", 1, 0, base_seed, sampler_epoch, batching)
+            return cls([int(i) for i in batches], "single", 1, 0, *more)
         size = len(batches[0]) if batches else 1
         if all(len(b) == size for b in batches[:-1]) and (not batches or 0 < len(batches[-1]) <= size):
-            return cls([int(i) for b in batches for i in b], "fixed", size, 0, base_seed, sampler_epoch, batching)
+            return cls([int(i) for b in batches for i in b], "fixed", size, 0, *more)
         flat: list[int] = []
         for b in batches:
             flat.append(len(b))
             flat.extend(int(i) for i in b)
-        return cls(flat, "prefixed", 1, 0, base_seed, sampler_epoch, batching)
+        return cls(flat, "prefixed", 1, 0, *more)
 
     def __len__(self) -> int:
         if self.layout in ("single", "items"):
@@ -240,7 +243,7 @@ class _Epoch:
     def state(self) -> dict[str, Any]:
         return {"order": self.order, "layout": self.layout, "batch_size": self.batch_size,
                 "position": self.position, "base_seed": self.base_seed, "sampler_epoch": self.sampler_epoch,
-                "batching": self.batching}
+                "batching": self.batching, "dataset_size": self.dataset_size}
 
     def batching_differs(self, own: dict[str, Any] | None, recorded: bool) -> str | None:
         """What tells this epoch's batches apart from those of a loader that cuts its epochs as
@@ -272,8 +275,11 @@ class _Epoch:
             return ValueError(f"DataLoader.load_state_dict: {why}")
 
         keys = {"order", "layout", "batch_size", "position", "base_seed", "sampler_epoch"}
-        if not isinstance(state, Mapping) or set(state) - {"batching"} != keys:  # (older epochs lack batching)
+        if not isinstance(state, Mapping) or set(state) - {"batching", "dataset_size"} != keys:  # (older: neither)
             raise fail(f"not an epoch's state: {state!r:.200}")
+        size = state.get("dataset_size")
+        if size is not None and size != n:
+            raise fail(f"the epoch was drawn for a dataset of {size} samples, this loader's has {n}")
         batching = state.get("batching")
         if batching is not None and not (isinstance(batching, Mapping) and set(batching) == {"batch_size", "drop_last"}
                                          and _is_int(batching["batch_size"]) and batching["batch_size"] > 0
@@ -290,7 +296,7 @@ class _Epoch:
         if state["sampler_epoch"] is not None and not _is_int(state["sampler_epoch"]):
             raise fail("sampler_epoch must be an int or None")
         epoch = cls(list(order), layout, state["batch_size"], state["position"], state["base_seed"],
-                    state["sampler_epoch"], None if batching is None else dict(batching))
+                    state["sampler_epoch"], None if batching is None else dict(batching), size)
         # (a batch sampler may yield an empty batch, PyTorch's loader hands the collate_fn [])
         if layout == "prefixed" and (not epoch.starts or epoch.starts[-1] + 1 + order[epoch.starts[-1]]
                                      != len(order) or any(order[s] < 0 for s in epoch.starts)):
@@ -341,9 +347,9 @@ class _DrawnEpoch:
     start for every batch."""
 
     def __init__(self, items: Iterable[Any], length: int, auto_collation: bool, base_seed: int,
-                 sampler_epoch: int | None, batching: dict[str, Any] | None) -> None:
+                 sampler_epoch: int | None, batching: dict[str, Any] | None, dataset_size: int | None) -> None:
         self.items, self.drawn, self.spent = iter(items), [], False
-        self.batching = batching
+        self.batching, self.dataset_size = batching, dataset_size
         self.length = length  # what the sampler's len() says it yields
         self.listed: _Epoch | None = None  # the whole epoch, once a state asked for it (kept for the next)
         self.auto_collation = auto_collation
@@ -374,7 +380,7 @@ class _DrawnEpoch:
             while self.has(len(self.drawn)):  # the rest of the epoch, which the run goes on with
                 pass
             self.listed = _Epoch.of(self.drawn, self.auto_collation, self.base_seed, self.sampler_epoch,
-                                    self.batching)
+                                    self.batching, self.dataset_size)
         self.listed.position = self.position
         return self.listed.state()
 
@@ -383,7 +389,7 @@ class _DrawnEpoch:
         the sampler's iterator does not copy."""
         state = self.state()
         return (_Epoch, tuple(state[k] for k in ("order", "layout", "batch_size", "position", "base_seed",
-                                                 "sampler_epoch", "batching")))
+                                                 "sampler_epoch", "batching", "dataset_size")))
 
 
 def _has_length(source: Any) -> bool:
@@ -569,8 +575,9 @@ class DataLoader:
             # it may never end, or it is too long to list (minGPT draws 10**10 samples): its items are
             # forgotten once used, and its position cannot be saved
             return _StreamEpoch(source, self._new_base_seed(), self._sampler_epoch())
+        size = len(self.dataset) if _has_length(self.dataset) else None  # (a sampler's own keys may need none)
         return _DrawnEpoch(source, len(source), self._auto_collation, self._new_base_seed(), self._sampler_epoch(),
-                           self._batching())
+                           self._batching(), size)
 
     def _batching(self) -> dict[str, Any] | None:
         """How this loader cuts an epoch into batches: ``{"batch_size", "drop_last"}`` where its own
@@ -813,7 +820,7 @@ class DataLoader:
         if self._auto_collation and self.batch_size is None:  # a batch sampler's batches: dealt whole
             batches = [ep.batch(k) for ep in old for k in range(ep.position, len(ep))]
             out["epoch"] = _Epoch.of(batches[rank::world_size], True, base_seed, epochs[0]["sampler_epoch"],
-                                     self._batching()).state()
+                                     self._batching(), n).state()
             return out
         pooled = [i for ep in old for i in ep.remaining()]
         size = self.batch_size or 1
@@ -823,7 +830,7 @@ class DataLoader:
         else:
             mine = pooled[rank::world_size]
         out["epoch"] = _Epoch(mine, "fixed" if self._auto_collation else "single", size, 0,
-                              base_seed, epochs[0]["sampler_epoch"], self._batching()).state()
+                              base_seed, epochs[0]["sampler_epoch"], self._batching(), n).state()
         return out
 
     def __repr__(self) -> str:
