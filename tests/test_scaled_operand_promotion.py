@@ -145,3 +145,33 @@ def test_a_coefficient_the_dtype_cannot_hold_is_refused(call):
 
 def test_an_infinite_alpha_is_a_float_dtype_s_own():
     assert mg.add(mg.tensor([1.0]), mg.tensor([1.0]), alpha=float("inf")).tolist() == [np.inf]  # as torch's
+
+
+_I, _M, _Z = [1, 2], [[1, 1], [1, 1]], [[0, 0], [0, 0]]
+_FUSED = {  # torch 2.13's results of integer fused forms with a float (or bool) coefficient
+    "addmm": (lambda **k: mg.addmm(mg.tensor(_Z), mg.tensor(_M), mg.tensor(_M), **k),
+              {"alpha": [2, 2, 2, 2], "beta": [2, 2, 2, 2]}),
+    "addmv": (lambda **k: mg.addmv(mg.tensor(_I), mg.tensor(_M), mg.tensor([1, 1]), **k),
+              {"alpha": [3, 4], "beta": [3, 4]}),
+    "baddbmm": (lambda **k: mg.baddbmm(mg.tensor([_M]), mg.tensor([_M]), mg.tensor([_M]), **k),
+                {"alpha": [3, 3, 3, 3], "beta": [3, 3, 3, 3]}),
+    "addbmm": (lambda **k: mg.addbmm(mg.tensor(_Z), mg.tensor([_M]), mg.tensor([_M]), **k),
+               {"alpha": [2, 2, 2, 2], "beta": [2, 2, 2, 2]}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FUSED))
+@pytest.mark.parametrize("which", ["alpha", "beta"])
+def test_an_integer_matrix_form_truncates_a_float_coefficient(name, which):
+    call, want = _FUSED[name]
+    got = call(**{which: 1.5})
+    assert got.dtype == mg.int64 and got.flatten().tolist() == want[which]
+
+
+@pytest.mark.parametrize("which", ["alpha", "beta"])
+def test_an_integer_addr_refuses_a_float_or_bool_coefficient(which):
+    i = mg.tensor(_I)
+    with pytest.raises(RuntimeError, match=f"argument {which} must not be a floating point number"):
+        mg.addr(mg.tensor(_Z), i, i, **{which: 1.5})
+    with pytest.raises(RuntimeError, match=f"Boolean {which} only supported for Boolean results"):
+        mg.addr(mg.tensor(_Z), i, i, **{which: True})

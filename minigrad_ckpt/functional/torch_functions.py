@@ -204,6 +204,8 @@ _BLAS_REAL_DTYPES = ("float32", "float64")
 def _scaled_sum(name: str, input: Any, product: Tensor, beta: Any, alpha: Any,  # noqa: A002
                 skips: tuple[str, ...] = ()) -> Tensor:
     beta, alpha = (promotion.real_coefficient(name, v, input, product) for v in (beta, alpha))
+    if product.dtype.kind in "iu":
+        beta, alpha = (_integral_coefficient(name, w, v) for w, v in (("beta", beta), ("alpha", alpha)))
     x = as_tensor(input, product)
     if alpha == 0 and str(product.dtype) in skips:
         # the product unread: its gradient is 0, so the operands' are 0 @ other^T, NaN where the other
@@ -215,6 +217,19 @@ def _scaled_sum(name: str, input: Any, product: Tensor, beta: Any, alpha: Any,  
     if beta == 0:  # PyTorch: "input is ignored, and nan and inf in it will not be propagated"
         return mf.where(True, product, x)  # the product itself: -0.0 stays (adding 0 made it +0.0)
     return (x if beta == 1 else beta * x) + product
+
+
+def _integral_coefficient(name: str, which: str, value: Any) -> Any:
+    """A fused form's ``alpha`` or ``beta`` for an integer product, as PyTorch takes it: ``addr``
+    refuses a float (or a bool) one, the matrix forms truncate it (``addmm(..., alpha=1.5)`` of
+    integers scales by 1) -- a float left as it is made the result float."""
+    if isinstance(value, (bool, host_numpy.bool_)) and name == "addr":
+        raise RuntimeError(f"Boolean {which} only supported for Boolean results.")
+    if isinstance(value, (float, host_numpy.floating)):
+        if name == "addr":
+            raise RuntimeError(f"For integral input tensors, argument {which} must not be a floating point number.")
+        return int(value)
+    return value
 
 
 def _ranks(name: str, *tensors_and_ranks: tuple[Any, int]) -> list[Tensor]:
