@@ -102,3 +102,18 @@ def test_svd_returns_u_s_v_by_name(dtype, device):
     u, s, v = mg.svd(x)
     np.testing.assert_allclose((u.numpy() * s.numpy()) @ v.numpy().T, a, rtol=1e-5, atol=1e-5)
     assert mg.svd(x, compute_uv=False).V.shape == (2, 2)
+
+
+def test_finfo_answers_python_numbers_and_the_dtypes_name():
+    # torch 2.13: type(torch.finfo(torch.float32).eps) is float, .dtype is 'float32'; NumPy's finfo
+    # gave numpy.float32, which json.dumps refuses
+    import json
+
+    f = mg.finfo(mg.float32)
+    assert all(type(getattr(f, k)) is float for k in ("eps", "max", "min", "tiny", "smallest_normal", "resolution"))
+    assert (f.bits, f.eps, f.dtype) == (32, 2.0 ** -23, "float32")
+    assert json.loads(json.dumps({"eps": f.eps})) == {"eps": 2.0 ** -23}
+    assert mg.finfo(mg.float16).eps == 2.0 ** -10 and mg.finfo(mg.complex128).dtype == "float64"
+    assert mg.finfo() == mg.finfo(mg.get_default_dtype())
+    assert repr(f) == ("finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, eps=1.19209e-07, "
+                       "smallest_normal=1.17549e-38, tiny=1.17549e-38, dtype=float32)")
