@@ -1168,6 +1168,9 @@ class Tensor:
         if self._data.flags.c_contiguous or len(self._version) > 1 or self._memory_is_shared():
             return
         self._data = self._device.xp.ascontiguousarray(self._data)
+        segment = self._node.segment if self._node is not None else None
+        if segment is not None:  # a checkpoint recording: its value lives here now (a write off the tape
+            segment.now_shows(self._node, self._data)  # marks it written; the tensor is alive while this is)
 
     def _memory_is_shared(self) -> bool:
         """Whether a write into this tensor must go into its memory: another live tensor shares

@@ -14,6 +14,8 @@ Expected answers: ``tests/data/make_torch_seams.py`` (torch 2.13 on the same pro
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from seam_fixtures import DEVICES, programs, torch_answers
@@ -58,3 +60,72 @@ def test_under_grad_and_hessian_transforms(name):
         # version box, it is refused: "cannot carry its forward-mode tangent" -- a refusal, not a number)
     np.testing.assert_allclose(mg.func.hessian(checkpointed)(x).numpy(), mg.func.hessian(f)(x).numpy(),
                                rtol=1e-12, atol=1e-12)
+
+
+def _conv_viewed_then_written(how):
+    import minigrad_ckpt.nn.functional as F
+
+    def fn(x, w):
+        h = F.conv2d(x, w)
+        h.view(2, -1)  # lays the channel-major result out row-major: the tensor holds a new array
+        if how == "no_grad":
+            with mg.no_grad():
+                h.mul_(2)
+        elif how == ".data":
+            h.data.mul_(2)
+        else:
+            h.detach().mul_(2)
+        return (h * h).sum()
+    return fn
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("how", ["no_grad", ".data", "detach"])
+@pytest.mark.parametrize("wrap", ["checkpoint", "save_everything", "save_nothing"])
+def test_a_write_into_a_result_laid_out_anew_is_seen_by_the_replay(wrap, how, device):
+    """``conv2d(x, w).view(...)`` gives the result row-major memory of its own; a write into it off
+    the tape was not seen by the segment (its write guard knew the old memory), so the replay handed
+    ``h * h`` the value from before the write: gradients silently wrong."""
+    from minigrad_ckpt import checkpoint as ck
+
+    wrappers = {"checkpoint": lambda f: lambda *a: ck.checkpoint(f, *a),
+                "save_everything": lambda f: ck.remat(f, ck.save_everything),
+                "save_nothing": lambda f: ck.remat(f, ck.save_nothing)}
+    found = []
+    for run in (lambda f: f, wrappers[wrap]):
+        mg.manual_seed(0)
+        x = mg.randn(2, 3, 5, 5, dtype=mg.float64, device=device, requires_grad=True)
+        w = mg.randn(4, 3, 3, 3, dtype=mg.float64, device=device, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run(_conv_viewed_then_written(how))(x, w).backward()
+        found.append([mg.backend.to_host(t.grad._data).copy() for t in (x, w)])
+    for got, want in zip(*found):
+        assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("wrap", ["checkpoint", "save_everything", "save_matmuls"])
+def test_a_result_laid_out_anew_under_no_grad_stays_alive(wrap):
+    """The same layout change under ``no_grad``, the result returned: its node counted as dead (the
+    memory the segment watched had died), and the backward through it failed."""
+    import minigrad_ckpt.nn.functional as F
+    from minigrad_ckpt import checkpoint as ck
+
+    def fn(x, w):
+        h = F.conv2d(x, w)
+        with mg.no_grad():
+            h.view(2, -1)
+        return h
+
+    wrappers = {"checkpoint": lambda f: lambda *a: ck.checkpoint(f, *a),
+                "save_everything": lambda f: ck.remat(f, ck.save_everything),
+                "save_matmuls": lambda f: ck.remat(f, ck.save_matmuls)}
+    found = []
+    for run in (lambda f: f, wrappers[wrap]):
+        mg.manual_seed(0)
+        x = mg.randn(2, 3, 5, 5, dtype=mg.float64, requires_grad=True)
+        w = mg.randn(4, 3, 3, 3, dtype=mg.float64, requires_grad=True)
+        (run(fn)(x, w) ** 2).sum().backward()
+        found.append([t.grad.numpy().copy() for t in (x, w)])
+    for got, want in zip(*found):
+        assert np.array_equal(got, want)

@@ -43,7 +43,7 @@ from ..tape import Node
 from . import stale_writes
 from .plans import InfeasibleBudgetError, budget_in_bytes
 from .policy import DEFAULT_STATISTICS
-from .segment import CheckpointError, Segment, _tensors_in, held_only_here
+from .segment import CheckpointError, Segment, _tensors_in
 
 __all__ = ["remat", "save_nothing", "save_everything", "save_matmuls", "save_names", "name", "offload_to_host",
            "plan_graph", "GraphPlan", "MATMUL_OPS"]
@@ -341,13 +341,12 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
         stale_writes.unwatch(seg)  # a measurement: no backward will replay it
         ops = tuple(n.op.name for n in seg.nodes)  # by recording position, as GraphPlan names them
         keys = tuple(n.remat_key for n in seg.nodes)  # ... and as it finds them under a transform
-        # what a run lets go when fn returns: the outputs no one holds but ``outputs`` -- ``result``
-        # holds what fn returned, in whatever object -- as a run's segment asks of its kept outputs;
-        # and the returned tensors a checkpoint nested in fn made (``outputs`` has none of theirs)
-        mine = [n for n in seg.nodes if n in outputs]
-        alive = set(mine) - held_only_here(outputs, mine) | {t._node for t in _tensors_in(result)}
-        seg.drop_unreachable(alive)
-        seg._settle()
+        # what a run lets go when fn returns (its values are alive here: ``outputs`` holds them; a
+        # result the profile cannot look into -- no tensor in tuples, lists, dicts -- lets go nothing)
+        returned = {t._node for t in _tensors_in(result)}
+        if returned:
+            seg.drop_unreachable(returned)
+            seg._settle()
         _replay_nested_outputs(seg, outputs)
         model = _GraphModel(seg, outputs, ops)
         model.keys = keys

@@ -36,13 +36,11 @@ inputs it will replay from.
 from __future__ import annotations
 
 import contextlib
-import sys
 import threading
 import time
 import weakref
 import zlib
 from bisect import insort
-from collections import Counter
 from typing import Any
 
 from .. import tape as _tape
@@ -335,9 +333,6 @@ class Segment:
                 alive.add(node)
             else:
                 alive.discard(node)
-        for seg in [self, *self._descendants()]:  # a kept output nothing here read: held by no one else?
-            if not getattr(seg.keep, "to_host", False):  # (a host copy: its memory tells, above)
-                alive -= held_only_here(seg._kept_outputs, [n for n in seg._kept_outputs if n not in self._tensors_of])
         return alive
 
     def drop_unreachable(self, alive: set[Node]) -> None:
@@ -1264,31 +1259,6 @@ def _tape_holds(node: Node, value: Any) -> bool:
     settled = seg is not None and (node in seg._result_nodes or not seg.recording)
     kept = seg._kept_outputs.get(node) if settled and not getattr(seg.keep, "to_host", False) else None
     return kept is not None and _base(kept) is _base(value)
-
-
-def held_only_here(values: dict[Any, Any], keys: Any) -> set[Any]:
-    """Those of ``keys`` whose value in ``values`` no one but ``values`` holds -- its own entries,
-    and the views among them of it (a view holds its base) -- as CPython counts references.
-
-    A checkpoint keeps a policy's outputs from the forward pass, so their memory outlives the
-    tensors the function made: whether one of them was dropped (a branch nothing returned) or
-    lives on (a result, a value the function stashed, a tensor that took its history in place)
-    is then a question of who else holds the array."""
-    entries = Counter(id(v) for v in values.values())
-    entries.update(id(b) for v in values.values() if (b := getattr(v, "base", None)) is not None)
-    return {key for key in keys if _references(values, key) - _HELD_ONCE < entries[id(values[key])]}
-
-
-def _references(values: dict[Any, Any], key: Any) -> int:
-    """CPython's reference count of ``values[key]``, as read from here (see :data:`_HELD_ONCE`)."""
-    value = values[key]  # (not from ``items()``, whose tuple may live on and hold it once more)
-    return sys.getrefcount(value)
-
-
-#: What :func:`_references` reads for a value one dict entry holds and nothing else: its own
-#: references (the local, the call's argument) counted once here rather than assumed (CPython
-#: 3.14 may borrow them and read less).
-_HELD_ONCE = _references({0: object()}, 0)
 
 
 def _weak_or_none(a: Any) -> weakref.ref | None:
