@@ -76,7 +76,8 @@ class _State(threading.local):
         self.requested = mode = bool(mode)
         mode = mode and not self.inference  # PyTorch's inference mode records nothing, whatever grad mode says
         grad_off.change(self._enabled - mode)  # on -> off: +1, off -> on: -1
-        self.switched_off += self._enabled and not mode
+        if self._enabled and not mode:  # (a thread-local write costs: only when it switches off)
+            self.switched_off += 1
         self._enabled = mode
 
 
