@@ -21,6 +21,7 @@ import pytest
 from seam_fixtures import DEVICES, programs, torch_answers
 
 import minigrad_ckpt as mg
+from minigrad_ckpt import checkpoint as ck
 from minigrad_ckpt.checkpoint import remat
 
 UNTRACKED = programs("untracked_write_programs")
@@ -79,6 +80,34 @@ def _conv_viewed_then_written(how):
     return fn
 
 
+def _conv_viewed_under_no_grad(x, w):
+    import minigrad_ckpt.nn.functional as F
+
+    h = F.conv2d(x, w)
+    with mg.no_grad():
+        h.view(2, -1)
+    return (h ** 2).sum()
+
+
+_WRAPS = {"checkpoint": lambda f: lambda *a: ck.checkpoint(f, *a),
+          "save_everything": lambda f: remat(f, ck.save_everything),
+          "save_nothing": lambda f: remat(f, ck.save_nothing),
+          "save_matmuls": lambda f: remat(f, ck.save_matmuls)}
+
+
+def _gradients_plain_and_wrapped(fn, wrap, device):
+    found = []
+    for run in (lambda f: f, _WRAPS[wrap]):
+        mg.manual_seed(0)
+        x = mg.randn(2, 3, 5, 5, dtype=mg.float64, device=device, requires_grad=True)
+        w = mg.randn(4, 3, 3, 3, dtype=mg.float64, device=device, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run(fn)(x, w).backward()
+        found.append([mg.backend.to_host(t.grad._data).copy() for t in (x, w)])
+    return found
+
+
 @pytest.mark.parametrize("device", ["cpu", "strict"])
 @pytest.mark.parametrize("how", ["no_grad", ".data", "detach"])
 @pytest.mark.parametrize("wrap", ["checkpoint", "save_everything", "save_nothing"])
@@ -86,21 +115,8 @@ def test_a_write_into_a_result_laid_out_anew_is_seen_by_the_replay(wrap, how, de
     """``conv2d(x, w).view(...)`` gives the result row-major memory of its own; a write into it off
     the tape was not seen by the segment (its write guard knew the old memory), so the replay handed
     ``h * h`` the value from before the write: gradients silently wrong."""
-    from minigrad_ckpt import checkpoint as ck
-
-    wrappers = {"checkpoint": lambda f: lambda *a: ck.checkpoint(f, *a),
-                "save_everything": lambda f: ck.remat(f, ck.save_everything),
-                "save_nothing": lambda f: ck.remat(f, ck.save_nothing)}
-    found = []
-    for run in (lambda f: f, wrappers[wrap]):
-        mg.manual_seed(0)
-        x = mg.randn(2, 3, 5, 5, dtype=mg.float64, device=device, requires_grad=True)
-        w = mg.randn(4, 3, 3, 3, dtype=mg.float64, device=device, requires_grad=True)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            run(_conv_viewed_then_written(how))(x, w).backward()
-        found.append([mg.backend.to_host(t.grad._data).copy() for t in (x, w)])
-    for got, want in zip(*found):
+    plain, wrapped = _gradients_plain_and_wrapped(_conv_viewed_then_written(how), wrap, device)
+    for got, want in zip(wrapped, plain):
         assert np.array_equal(got, want)
 
 
@@ -108,24 +124,6 @@ def test_a_write_into_a_result_laid_out_anew_is_seen_by_the_replay(wrap, how, de
 def test_a_result_laid_out_anew_under_no_grad_stays_alive(wrap):
     """The same layout change under ``no_grad``, the result returned: its node counted as dead (the
     memory the segment watched had died), and the backward through it failed."""
-    import minigrad_ckpt.nn.functional as F
-    from minigrad_ckpt import checkpoint as ck
-
-    def fn(x, w):
-        h = F.conv2d(x, w)
-        with mg.no_grad():
-            h.view(2, -1)
-        return h
-
-    wrappers = {"checkpoint": lambda f: lambda *a: ck.checkpoint(f, *a),
-                "save_everything": lambda f: ck.remat(f, ck.save_everything),
-                "save_matmuls": lambda f: ck.remat(f, ck.save_matmuls)}
-    found = []
-    for run in (lambda f: f, wrappers[wrap]):
-        mg.manual_seed(0)
-        x = mg.randn(2, 3, 5, 5, dtype=mg.float64, requires_grad=True)
-        w = mg.randn(4, 3, 3, 3, dtype=mg.float64, requires_grad=True)
-        (run(fn)(x, w) ** 2).sum().backward()
-        found.append([t.grad.numpy().copy() for t in (x, w)])
-    for got, want in zip(*found):
+    plain, wrapped = _gradients_plain_and_wrapped(_conv_viewed_under_no_grad, wrap, "cpu")
+    for got, want in zip(wrapped, plain):
         assert np.array_equal(got, want)
