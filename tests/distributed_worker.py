@@ -1323,6 +1323,26 @@ def scenario_averaging_follows_the_forward() -> None:
     result(found)
 
 
+def scenario_collectives_of_different_tensors() -> None:
+    """Rank r hands in a tensor of another shape, then of another dtype, than rank 0: every rank
+    refuses each collective (MPI had reduced the shorter with part of the longer); then one that
+    agrees runs."""
+    rank = dist.get_rank()
+    refused = {}
+    shapes = (mg.ones(3 + rank), mg.ones(3, dtype=mg.float32 if rank == 0 else mg.float64))
+    for kind, t in zip(("shape", "dtype"), shapes):
+        for name, call in (("all_reduce", dist.all_reduce), ("all_gather", dist.all_gather),
+                           ("reduce", lambda t: dist.reduce(t, 0))):
+            try:
+                call(t)
+                refused[f"{name} {kind}"] = None
+            except RuntimeError as e:
+                refused[f"{name} {kind}"] = str(e)
+    t = mg.ones(3)
+    dist.all_reduce(t)
+    result({"refused": refused, "then": t.tolist()})
+
+
 class _Checkpointed(nn.Module):
     def __init__(self, inner):
         super().__init__()

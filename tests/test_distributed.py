@@ -200,6 +200,14 @@ def test_ddp_averages_only_a_backward_from_a_synced_forward_through_it():
     assert r[0]["module on rank 0 alone"] == 1.0
 
 
+def test_collectives_of_tensors_that_differ_across_ranks_are_refused_on_every_rank():
+    r = results(launch("collectives_of_different_tensors"))
+    for rank in (0, 1):
+        for what, msg in r[rank]["refused"].items():
+            assert msg is not None and "the ranks' tensors differ in shape or dtype" in msg, what
+        assert r[rank]["then"] == [2.0, 2.0, 2.0]
+
+
 def test_mismatched_models_raise_on_every_rank():
     r = results(launch("mismatch"))
     for rank in (0, 1):

@@ -33,6 +33,7 @@ import sys
 import threading
 import time
 import traceback
+import zlib
 from typing import Any
 
 from ..backend import cupy_nccl, set_current_device_index
@@ -398,6 +399,21 @@ class ProcessGroup:
         self.wait_for(req, what)
 
     # ---------------------------------------------------------- collectives
+    def agree(self, arr: Any, what: str) -> None:
+        """Refuse, on every rank, a collective whose ranks hand in arrays of different shapes or dtypes
+        (MPI would reduce the shorter one's bytes with part of the longer, or reinterpret them:
+        rank-different results without an error; PyTorch's gloo aborts).  One small all-gather of a
+        checksum of each rank's dtype and shape, so every rank sees the same answer."""
+        if self.backend == "nccl" or self.size == 1:
+            return
+        mine = numpy.array([zlib.crc32(f"{arr.dtype.str}{tuple(arr.shape)}".encode())], dtype=numpy.int64)
+        every = numpy.empty(self.size, dtype=numpy.int64)
+        self._mpi(self.comm.Iallgather(mine, every), what)
+        if (every != every[0]).any():
+            others = numpy.nonzero(every != mine[0])[0].tolist()
+            raise RuntimeError(f"{what}: the ranks' tensors differ in shape or dtype: rank {self.rank}'s is "
+                               f"{arr.dtype} {tuple(arr.shape)}, rank(s) {others} hand in another")
+
     def all_reduce(self, arr: Any, op: ReduceOp = ReduceOp.SUM) -> None:
         """Reduce ``arr`` across ranks in place."""
         self._check(arr)

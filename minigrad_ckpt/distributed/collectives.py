@@ -125,6 +125,7 @@ def all_reduce(tensor: Tensor, op: ReduceOp | str = ReduceOp.SUM, group: Any = N
     g = world_group(group, "all_reduce")
     arr = _array_of(tensor, "all_reduce")
     op = _reduce_op(op, arr, "all_reduce")
+    g.agree(arr, "all_reduce")
     tensor.prepare_write()
     g.all_reduce(arr, op)
     tensor.increment_version()  # MPI wrote into the array
@@ -153,12 +154,14 @@ def all_gather(tensor_list: Any, tensor: Tensor | None = None, group: Any = None
     g = world_group(group, "all_gather")
     if tensor is None:  # the short form: all_gather(tensor)
         arr = _array_of(tensor_list, "all_gather")
+        g.agree(arr, "all_gather")
         out = g.all_gather(arr)
         # out[i, ...] keeps a 0-d row an array (out[i] would be a NumPy scalar)
         return [Tensor.constant(out[i, ...], tensor_list._device) for i in range(out.shape[0])]
     arr = _array_of(tensor, "all_gather")
     _same_dtypes(*(tensor_list if isinstance(tensor_list, (list, tuple)) else []), tensor)
     outputs = _outputs(tensor_list, arr, g.size, "all_gather", "tensor_list")
+    g.agree(arr, "all_gather")
     gathered = g.all_gather(arr)
     for i, t in enumerate(outputs):
         _write(t, gathered[i, ...])
@@ -177,6 +180,7 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: A
     if tuple(out.shape) not in (stacked, concatenated) or out.dtype != arr.dtype:
         raise RuntimeError(f"all_gather_into_tensor: output_tensor must have shape {concatenated} or {stacked} and "
                            f"dtype {arr.dtype}, got {tuple(out.shape)} and {out.dtype}")
+    g.agree(arr, "all_gather_into_tensor")
     _write(output_tensor, g.all_gather(arr).reshape(out.shape))
     return _finish(async_op, None, [output_tensor])
 
@@ -189,6 +193,7 @@ def reduce(tensor: Tensor, dst: int | None = None, op: ReduceOp | str = ReduceOp
     root = _root(dst, group_dst, g, "dst")
     arr = _array_of(tensor, "reduce")
     op = _reduce_op(op, arr, "reduce")
+    g.agree(arr, "reduce")
     buf = arr.copy()
     g.all_reduce(buf, op)
     if g.rank == root:
@@ -207,6 +212,7 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp | str = Re
     if arr.size != g.size * out.size or arr.dtype != out.dtype:
         raise RuntimeError(f"reduce_scatter_tensor: input must hold world size ({g.size}) times output's "
                            f"{out.size} elements, of output's dtype {out.dtype}; got {arr.size} of {arr.dtype}")
+    g.agree(arr, "reduce_scatter_tensor")
     buf = arr.copy()
     g.all_reduce(buf, op)
     _write(output, buf.reshape((g.size, *out.shape))[g.rank, ...])
@@ -227,6 +233,7 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | N
         outputs = _outputs(gather_list, arr, g.size, "gather", "gather_list")
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    g.agree(arr, "gather")
     gathered = g.all_gather(arr)
     if g.rank == root:
         for i, t in enumerate(outputs):
