@@ -228,3 +228,24 @@ def test_an_epoch_drawn_for_a_dataset_of_another_size_is_refused(size):
     same.load_state_dict(state)
     older = {**state, "epoch": {k: v for k, v in state["epoch"].items() if k != "dataset_size"}}
     DataLoader(TensorDataset(mg.arange(20.0)), batch_size=3, shuffle=True).load_state_dict(older)  # (not recorded)
+
+
+def test_an_epoch_of_whole_batches_loads_into_a_loader_that_drops_the_last():
+    """drop_last changes nothing for an epoch whose batches are all whole (9 samples in 3s): the
+    loader with drop_last=True hands out the same batches; the other way round (9 of 10 samples,
+    one dropped) stays refused, since this loader would hand out the dropped one."""
+    from minigrad_ckpt.utils.data import TensorDataset
+
+    def mid_epoch(n, **options):
+        loader = DataLoader(TensorDataset(mg.arange(float(n))), batch_size=3, shuffle=True, **options)
+        it = iter(loader)
+        next(it)
+        return loader.state_dict(), [b[0].tolist() for b in it]
+
+    state, rest = mid_epoch(9)
+    other = DataLoader(TensorDataset(mg.arange(9.0)), batch_size=3, shuffle=True, drop_last=True)
+    other.load_state_dict(state)
+    assert [b[0].tolist() for b in other] == rest
+    state, _ = mid_epoch(10, drop_last=True)
+    with pytest.raises(ValueError, match="drop_last"):
+        DataLoader(TensorDataset(mg.arange(10.0)), batch_size=3, shuffle=True).load_state_dict(state)

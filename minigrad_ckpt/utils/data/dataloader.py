@@ -250,7 +250,7 @@ class _Epoch:
         ``own`` says (:meth:`DataLoader._batching`), or None where they fit.  An epoch saved before
         its batching was recorded (``recorded`` False) is judged by its batches' lengths."""
         if recorded:
-            if self.batching == own:
+            if self.batching == own or self._cut_alike(own):
                 return None
             return (f"the epoch was cut into batches by a loader with {_batching_text(self.batching, own)}, "
                     f"this loader has {_batching_text(own, self.batching)}")
@@ -267,6 +267,15 @@ class _Epoch:
             return (f"the epoch ends with a short batch of {last} (a loader with drop_last=False), which this "
                     f"loader (drop_last=True) never hands out")
         return None
+
+    def _cut_alike(self, own: dict[str, Any] | None) -> bool:
+        """Whether ``own``'s batching, ``drop_last`` where the recorded one had none, cuts this epoch into
+        the same batches: all of them whole, no short batch to drop.  (The other way round the saved
+        epoch may have dropped samples this loader would hand out: refused.)"""
+        mine = self.batching
+        if mine is None or own is None or mine["batch_size"] != own["batch_size"] or self.layout != "fixed":
+            return False
+        return not mine["drop_last"] and own["drop_last"] and len(self.order) % self.batch_size == 0
 
     @classmethod
     def from_state(cls, state: Any, n: int, auto_collation: bool) -> _Epoch:
