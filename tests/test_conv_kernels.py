@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from resume_steps import uninterrupted_and_resumed
 
 from minigrad_ckpt.backend import numpy_namespace as xp
 from minigrad_ckpt.ops import conv as C
@@ -570,22 +571,7 @@ def test_a_training_run_through_the_wide_rows_resumes_bitwise_from_a_snapshot(tm
                             nn.Linear(4 * 4 * 18, 4))
         return net, mg.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
 
-    def train(net, opt, steps):
-        for x, y in steps:
-            opt.zero_grad()
-            nn.functional.mse_loss(net(x), y).backward()
-            opt.step()
-
-    net, opt = fresh()
-    train(net, opt, batches)
+    net, resumed = uninterrupted_and_resumed(fresh, batches, tmp_path / "run.mg")
     assert taken and set(taken) == {(3, 8, 4, 18)}
-    first, first_opt = fresh()
-    train(first, first_opt, batches[:2])
-    mg.save({"model": first.state_dict(), "optim": first_opt.state_dict()}, tmp_path / "run.mg")
-    state = mg.load(tmp_path / "run.mg")
-    resumed, resumed_opt = fresh()
-    resumed.load_state_dict(state["model"])
-    resumed_opt.load_state_dict(state["optim"])
-    train(resumed, resumed_opt, batches[2:])
     for a, b in zip(net.parameters(), resumed.parameters()):
         np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from resume_steps import uninterrupted_and_resumed
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import nn
@@ -426,22 +427,7 @@ def test_training_through_the_one_node_cell_resumes_bitwise_from_a_snapshot(tmp_
         net = Net().to(dtype)
         return net, mg.optim.Adam(net.parameters(), lr=0.01)
 
-    def train(net, opt, steps):
-        for x, y in steps:
-            opt.zero_grad()
-            nn.functional.mse_loss(net(x), y).backward()
-            opt.step()
-
-    net, opt = fresh()
-    train(net, opt, batches)
-    first, first_opt = fresh()
-    train(first, first_opt, batches[:2])
-    mg.save({"model": first.state_dict(), "optim": first_opt.state_dict()}, tmp_path / "run.mg")
-    state = mg.load(tmp_path / "run.mg")
-    second, second_opt = fresh()
-    second.load_state_dict(state["model"])
-    second_opt.load_state_dict(state["optim"])
-    train(second, second_opt, batches[2:])
+    net, second = uninterrupted_and_resumed(fresh, batches, tmp_path / "run.mg")
     for (name, a), (_, b) in zip(net.state_dict().items(), second.state_dict().items()):
         assert a.dtype == np.dtype(dtype), name
         np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=name)
