@@ -183,3 +183,18 @@ def test_a_rerun_checks_its_tangents_as_the_tape_path_does():
         jvp_fn(mg.ones(2, dtype=mg.float64), mg.ones(2))
     with pytest.raises(RuntimeError, match="jvp_fn: got 1 tangents for 2 primals"):
         jvp_fn(mg.ones(2))
+
+
+@pytest.mark.parametrize("device, dtype", SEAMS)
+def test_a_checkpointed_function_with_a_switch_linearizes_as_jvp(device, dtype):
+    """The rerun of a function checkpointed inside (``no_grad`` in the segment): jvp's tangent."""
+    from minigrad_ckpt import checkpoint as ck
+
+    def f(a):
+        return ck.checkpoint(_through_no_grad, a).tanh()
+
+    x = mg.tensor([0.5, -1.0, 2.0], dtype=dtype, device=device)
+    v = mg.tensor([1.0, 2.0, -1.0], dtype=dtype, device=device)
+    got = mg.func.linearize(f, x)[1](v)
+    want = mg.func.jvp(f, (x,), (v,))[1]
+    assert np.array_equal(mg.backend.to_host(got._data), mg.backend.to_host(want._data))

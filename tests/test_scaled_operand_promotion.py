@@ -175,3 +175,27 @@ def test_an_integer_addr_refuses_a_float_or_bool_coefficient(which):
         mg.addr(mg.tensor(_Z), i, i, **{which: 1.5})
     with pytest.raises(RuntimeError, match=f"Boolean {which} only supported for Boolean results"):
         mg.addr(mg.tensor(_Z), i, i, **{which: True})
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_scaled_operands_under_transforms_and_checkpointing(device):
+    """``add(x64, y32, alpha=1/3)`` and ``addcmul`` of mixed float dtypes: the same values and
+    gradients through ``mg.func.grad``, ``jvp`` and inside a checkpoint as in the plain run, the
+    float32 operand's gradient and tangent in float32."""
+    from minigrad_ckpt import checkpoint as ck
+
+    x = mg.tensor([1.0, 2.0], dtype=mg.float64, device=device)
+    y = mg.tensor([3.0, 4.0], dtype=mg.float32, device=device)
+
+    def f(b):
+        return (mg.add(x, b, alpha=1 / 3) * mg.addcmul(x, b, b, value=0.1)).sum()
+
+    plain = mg.func.grad(f)(y)
+    assert plain.dtype == mg.float32
+    leaf = y.clone().requires_grad_()
+    ck.checkpoint(f, leaf).backward()
+    assert np.array_equal(_host(leaf.grad), _host(plain))
+    v = mg.tensor([1.0, -1.0], dtype=mg.float32, device=device)
+    out, tangent = mg.func.jvp(f, (y,), (v,))
+    assert np.allclose(float(_host(tangent)), float((_host(plain).astype(np.float64) * [1.0, -1.0]).sum()),
+                       rtol=1e-6)
