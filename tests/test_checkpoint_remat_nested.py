@@ -5,7 +5,8 @@ return checkpoint(inner, h * 2)`` under ``save_matmuls``): the region's replay t
 running the matmul again.  ``plan_graph`` profiles such a function (it raised a ``KeyError`` on the
 nested checkpoint's nodes) and predicts the ledger's peak exactly for every set of kept outputs: the
 region's replay holds its own nodes' saved values and the values it hands the nested checkpoints;
-a nested checkpoint's replay, later, holds its own on top of what the nodes before it still hold.
+a nested checkpoint's replay, later, holds its own on top of what the nodes before it still hold --
+and a nested ``remat`` keeps what its own policy selects until its backward is over.
 Gradients are bitwise those of the function run without any checkpoint.
 """
 
@@ -69,10 +70,22 @@ def test_an_output_only_a_nested_checkpoint_reads_is_kept_as_the_policy_says(dev
         assert np.array_equal(got, want)
 
 
+def nested_remat(policy):
+    """A nested checkpoint that keeps what ``policy`` selects: those outputs are held from the forward
+    pass until its backward is over, and no replay -- its own, nor the region's around it -- runs them."""
+    return lambda f, *a: ck.remat(f, policy)(*a)
+
+
+NESTS = {"checkpoint": ck.checkpoint, "save_matmuls": nested_remat(ck.save_matmuls),
+         "save_everything": nested_remat(ck.save_everything),
+         "offloaded": nested_remat(ck.offload_to_host(ck.save_matmuls))}
+
+
+@pytest.mark.parametrize("nest", list(NESTS))
 @pytest.mark.parametrize("name", ["middle", "at_the_end", "side_by_side", "two_deep"])
-def test_plan_graph_predicts_the_peak_of_every_kept_set_around_nested_checkpoints(name):
+def test_plan_graph_predicts_the_peak_of_every_kept_set_around_nested_checkpoints(name, nest):
     x, w = inputs("cpu", mg.float32)
-    fn = functions(w)[name]
+    fn = functions(w, nest=NESTS[nest])[name]
     _, expected, _ = step(functions(w, nest=lambda f, *a: f(*a))[name], x, w)
     model = remat_module._profile(fn, (x,), {})
     positions = [p for p in model.position if p is not None]
@@ -95,10 +108,11 @@ def test_plan_graph_predicts_the_peak_of_every_kept_set_around_nested_checkpoint
     assert info.value.smallest_feasible_bytes == min(peaks)
 
 
+@pytest.mark.parametrize("nest", ["checkpoint", "save_matmuls"])
 @pytest.mark.parametrize("device, dtype", SEAMS)
-def test_plan_graph_around_a_nested_checkpoint_on_every_device(device, dtype):
+def test_plan_graph_around_a_nested_checkpoint_on_every_device(device, dtype, nest):
     x, w = inputs(device, dtype)
-    fn = functions(w)["side_by_side"]
+    fn = functions(w, nest=NESTS[nest])["side_by_side"]
     _, expected, _ = step(functions(w, nest=lambda f, a: f(a))["side_by_side"], x, w)
     loose = ck.plan_graph(fn, x, budget_bytes=10**9)
     plan = ck.plan_graph(fn, x, budget_bytes=loose.predicted_peak_bytes)

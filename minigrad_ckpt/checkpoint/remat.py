@@ -247,6 +247,12 @@ class _GraphModel:
         # pass's buffer beside the new one the node's replay makes, which the model counts once
         self.must_run = {i for i in range(self.n) if i in must_run or
                          (self.buf[i] is not None and self.buf[i][0] == "n" and self.buf[i][1] in must_run)}
+        # what the checkpoints nested in it keep by their own policies (``remat(g, save_matmuls)``
+        # inside ``fn``): no replay runs those nodes, and their outputs are held from the forward
+        # pass until that checkpoint's backward is over
+        self.nested_kept = {index[n] for n in nodes if n.segment is not seg and n.segment._takes_kept(n)}
+        self.nested_held = {i for i in self.nested_kept  # (a host copy is not the device's memory)
+                            if not getattr(nodes[i].segment.keep, "to_host", False)}
         self.phases = self._phases(seg, index, in_bufs_of, set())
 
     def _saved_bufs(self, indices: Any, in_bufs_of: list[list[Any]]) -> set[Any]:
@@ -271,6 +277,8 @@ class _GraphModel:
         subtrees = [{index[n] for n in c._all_nodes()} for c in seg.children]
         bounds = [{self.buf[s] for i in m for s in self.srcs[i] if s is not None and s not in m} - {None}
                   for m in subtrees]
+        # a nested checkpoint's kept outputs go when its backward is over, with its boundary
+        bounds = [bound | {self.buf[i] for i in m & self.nested_held} - {None} for m, bound in zip(subtrees, bounds)]
         phases = [held | self._saved_bufs(own, in_bufs_of) | set().union(*bounds)]
         for c, m, bound in zip(seg.children, subtrees, bounds):
             if m:
@@ -291,7 +299,7 @@ class _GraphModel:
         for i in range(self.n - 1, -1, -1):
             if self.slots[i][0]:
                 wanted[i] = True
-            running = wanted[i] and i not in kept
+            running = wanted[i] and i not in kept and i not in self.nested_kept
             if running:
                 run.append(i)
             for j, s in enumerate(self.srcs[i]):
