@@ -5,8 +5,10 @@ in a run without checkpointing, and no backward can reach them.  The replay ran 
 ops where two are needed) and held their values beside the others': a peak twice the run without
 checkpointing, where the docs promise never worse.  A value the function keeps somewhere (a list it
 appends to) may still be backwarded through, and is replayed for it.  Gradients are bitwise those of
-the run without checkpointing.  (A policy's kept output of such a value is let go as well, where
-an op read it: its array, which the segment holds, is no sign of a tensor that may be backwarded.)
+the run without checkpointing.  (A policy's kept output of such a value is let go as well: its
+array, which the segment holds, is no sign of a tensor that may be backwarded -- where an op read it,
+the tensor it read tells; the last op of a dropped branch is let go unless a tensor has its node as
+its history.)
 """
 
 from __future__ import annotations
@@ -86,14 +88,21 @@ class _Output:
 
 
 @pytest.mark.parametrize("device, dtype", SEAMS)
-def test_plan_graph_of_a_function_returning_an_object_predicts_its_peak(device, dtype):
+@pytest.mark.parametrize("length", [1, 20])
+def test_plan_graph_of_a_function_returning_an_object_predicts_its_peak(length, device, dtype):
+    """The profile asks of every node no returned tensor reaches -- here all of them: the result is
+    an object it cannot look into -- whether a tensor still has it as its history, as the run does
+    of the outputs a policy keeps (a few nodes, and more than are asked one by one)."""
     mg.manual_seed(0)
     w = mg.randn(6, 6, dtype=dtype, device=device, requires_grad=True)
     x = mg.randn(4, 6, dtype=dtype, device=device, requires_grad=True)
 
     def f(t):
         (t @ w).exp()  # computed and dropped
-        return _Output((t @ w).tanh())
+        h = t @ w
+        for _ in range(length):
+            h = h.tanh()
+        return _Output(h)
 
     plan = ck.plan_graph(f, x, budget_bytes=10**6)
     peak, _, _ = step(lambda t: ck.remat(f, plan)(t).y, x, w)
@@ -155,3 +164,71 @@ def test_a_result_written_through_a_view_of_itself_stays_kept(write, device, dty
         found.append(mg.backend.to_host(x.grad._data).copy())
     for got in found[1:]:
         assert np.array_equal(got, found[0])
+
+
+KEEPING = {"save_everything": ck.save_everything, "callable": lambda node: True,
+           "save_names": ck.save_names("tail", "h")}
+
+
+@pytest.mark.parametrize("device, dtype", SEAMS)
+@pytest.mark.parametrize("policy", sorted(KEEPING))
+def test_the_kept_last_output_of_a_dropped_branch_is_let_go(policy, device, dtype):
+    """The last op of a branch the function dropped (``.sum()``): no op read its output, so no tensor
+    of it was noted, and its array -- which the policy keeps -- says nothing of its tensor's life.  It
+    is let go with the branch, as the run without checkpointing lets it die: the same peak as a
+    function that never computed it (it had stayed kept, with the whole branch, until backward)."""
+    mg.manual_seed(0)
+    w = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
+    x = mg.randn(8, 16, dtype=dtype, device=device, requires_grad=True)
+
+    def f(t):
+        ck.name((t @ w).exp().sum(), "tail")  # computed and dropped
+        return ck.name((t @ w).tanh(), "h")
+
+    def without_the_dropped_value(t):
+        return ck.name((t @ w).tanh(), "h")
+
+    run = ck.remat(f, KEEPING[policy])
+    _, expected, _ = step(f, x, w)
+    peak, grads, replayed = step(run, x, w)
+    assert (peak, replayed) == step(ck.remat(without_the_dropped_value, KEEPING[policy]), x, w)[::2]
+    for got, want in zip(grads, expected):
+        assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("device, dtype", SEAMS)
+@pytest.mark.parametrize("adopt", ["mul_", "t_", "setitem"])
+@pytest.mark.parametrize("length", [1, 24])
+def test_a_kept_output_whose_history_a_stashed_tensor_took_stays_kept(length, adopt, device, dtype):
+    """A tensor the function stashed took the history of its last write (``u.mul_(2)``, ``u.t_()``,
+    ``u[0] = ...``): the node's own output tensor died, but ``u`` has it as its history, so it stays,
+    and a backward through ``u`` later is bitwise the run's without checkpointing (a branch of one op
+    before the write, and one longer than the few nodes whose referrers are asked one by one)."""
+    mg.manual_seed(0)
+    w = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
+    x = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
+    stash = []
+
+    def f(t):
+        u = (t @ w).exp()
+        for _ in range(length - 1):
+            u = u * 0.5
+        if adopt == "mul_":
+            u.mul_(2.0)
+        elif adopt == "t_":
+            u.t_()
+        else:
+            u[0] = u[1] * 3.0
+        stash.append(u)
+        return (t @ w).tanh()
+
+    found = []
+    for run in (f, ck.remat(f, ck.save_everything), ck.remat(f, lambda node: True)):
+        stash.clear()
+        x.grad = w.grad = None
+        y = run(x)
+        (y.sum() + (stash[0] * mg.arange(16, dtype=dtype, device=device)).sum()).backward()
+        found.append([mg.backend.to_host(t.grad._data).copy() for t in (x, w)])
+    for got in found[1:]:
+        for g, want in zip(got, found[0]):
+            assert np.array_equal(g, want)

@@ -135,7 +135,8 @@ def remat(fn: Callable[..., Any], policy: Callable[[Node], bool] = save_nothing)
         arguments = None if keep is None else (args, kwargs)
         with Segment(stats=DEFAULT_STATISTICS, label=label, keep=keep, arguments=arguments) as seg:
             out = fn(*args, **kwargs)
-        return seg.returned(out)
+            seg.returned(out)  # (before the segment closes: what it keeps of the result is alive)
+        return out
 
     run.__name__ = f"remat({label})"
     run.__wrapped__ = fn  # type: ignore[attr-defined]
@@ -349,12 +350,12 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
         stale_writes.unwatch(seg)  # a measurement: no backward will replay it
         ops = tuple(n.op.name for n in seg.nodes)  # by recording position, as GraphPlan names them
         keys = tuple(n.remat_key for n in seg.nodes)  # ... and as it finds them under a transform
-        # what a run lets go when fn returns (its values are alive here: ``outputs`` holds them; a
-        # result the profile cannot look into -- no tensor in tuples, lists, dicts -- lets go nothing)
+        # what a run lets go when fn returns: its values are alive here (``outputs`` holds them), so
+        # the run's question is asked of every node no returned tensor reaches -- does a tensor (in a
+        # result the profile cannot look into, stashed by fn) still have it as its history?
         returned = {t._node for t in _tensors_in(result)}
-        if returned:
-            seg.drop_unreachable(returned)
-            seg._settle()
+        seg.drop_unreachable(returned, unsure=set(seg._all_nodes()))
+        seg._settle()
         _replay_nested_outputs(seg, outputs)
         model = _GraphModel(seg, outputs, ops)
         model.keys = keys
