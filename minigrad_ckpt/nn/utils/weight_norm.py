@@ -29,7 +29,11 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
     if dim == -1:
         return vector_norm(v, pow)
     dim = dim % v.ndim
-    return vector_norm(v, pow, dim=tuple(d for d in range(v.ndim) if d != dim), keepdim=True)
+    others = tuple(d for d in range(v.ndim) if d != dim)
+    if not others:  # a 1-D v (a bias): each slice is one element, its norm that element's magnitude, as
+        # PyTorch's (it takes each row of v.view(n, -1)); vector_norm would read dim=() as "all dims"
+        return vector_norm(v.unsqueeze(-1), pow, dim=-1)
+    return vector_norm(v, pow, dim=others, keepdim=True)
 
 
 def find_reparameterization(module: Module, kind: type, name: str) -> int | None:
