@@ -132,6 +132,8 @@ def update_moments(state: dict[str, Any], g: Any, b1: float, b2: float) -> tuple
     returns the arrays of ``state["exp_avg"]`` and ``state["exp_avg_sq"]``."""
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
     m, v = exp_avg._data, exp_avg_sq._data
-    exp_avg.add_((1 - b1) * (g - m))  # PyTorch's lerp for weights below 0.5; in place, so m is updated too
-    exp_avg_sq.mul_(b2).add_((1 - b2) * (g * g))
+    # tensor betas as PyTorch weighs with them: 1 - b1 in the parameter's dtype (it casts beta1 so), 1 - b2 in
+    # b2's, each then a number -- a 0-d tensor would round a 0-d parameter's update (a NumPy scalar) to float32
+    exp_avg.add_((1 - as_number(b1)) * (g - m))  # PyTorch's lerp for weights below 0.5; in place, m updated too
+    exp_avg_sq.mul_(b2).add_(as_number(1 - b2) * (g * g))
     return m, v

@@ -64,7 +64,10 @@ class Adam(Optimizer):
         lr, (b1, b2), eps, t = group["lr"], group["betas"], group["eps"], state["step"]
         m, v = update_moments(state, g, b1, b2)
         step_size = lr / (1 - b1**t)
-        bc2_sqrt = (1 - b2**t) ** 0.5  # PyTorch's power, in a tensor beta's dtype when betas are tensors
+        # PyTorch's power, in a tensor beta's dtype when betas are tensors, then read as its number: PyTorch
+        # divides by the 0-d tensor, where an array divided by a Tensor is reciprocal(tensor) * array (rounded
+        # twice; float64 parameters stepped 1e-8 away from PyTorch's)
+        bc2_sqrt = as_number((1 - b2**t) ** 0.5)
         if group["amsgrad"]:
             vmax = state["max_exp_avg_sq"]
             vmax.copy_(xp.maximum(vmax._data, v))
