@@ -1,4 +1,4 @@
-"""Adam and NAdam with tensor betas (float32 0-d tensors, as ``torch.tensor(0.9)`` makes them) step a
+"""Adam, NAdam and Adamax with tensor betas (float32 0-d tensors, as ``torch.tensor(0.9)`` makes them) step a
 float64 parameter as PyTorch's do, bit for bit.  Two roundings PyTorch does not make were here:
 
 - a 0-d parameter's moment update is NumPy scalar arithmetic, and a NumPy scalar times the 0-d tensor
@@ -56,3 +56,21 @@ def test_tensor_betas_step_a_parameter_as_pytorchs_bit_for_bit(name, device, dty
     assert all(p.dtype == dtype for p in ps)
     if dtype == mg.float64:  # the 0-d parameter's moments stay float64 numbers, not float32 ones
         assert float(opt.state[ps[0]]["exp_avg_sq"].item()).hex() == TORCH_EXP_AVG_SQ_0D
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_adamax_tensor_betas_keep_a_0d_float64_parameters_average_in_float64(device):
+    # torch 2.13: Adamax(ps, lr=0.01, betas=(torch.tensor(0.3), torch.tensor(0.99))), the two steps above;
+    # the engine's 0-d exp_avg was the float32 number -0x1.020c4a0000000p-2
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+    ps = [mg.tensor(1.25, dtype=mg.float64, device=device, requires_grad=True),
+          mg.tensor([0.5, -1.5, 2.0], dtype=mg.float64, device=device, requires_grad=True)]
+    opt = mg.optim.Adamax(ps, lr=0.01, betas=(mg.tensor(0.3), mg.tensor(0.99)))
+    for g0, g1 in ((0.3, [0.3, -0.7, 1.1]), (-0.45, [0.2, 0.6, -1.3])):
+        ps[0].grad = mg.tensor(g0, dtype=mg.float64, device=device)
+        ps[1].grad = mg.tensor(g1, dtype=mg.float64, device=device)
+        opt.step()
+    assert float(opt.state[ps[0]]["exp_avg"].item()).hex() == "-0x1.020c4945a1cadp-2"
+    assert float(ps[0].item()).hex() == "0x1.3f03f0404d95ap+0"
+    assert [float(x).hex() for x in ps[1].numpy().tolist()] == ["0x1.ee1198384768ep-2", "-0x1.7e8c587b787d7p+0",
+                                                                "0x1.fee8cb1b09a32p+0"]

@@ -37,7 +37,9 @@ class Adamax(Optimizer):
         xp = p.device.xp
         (b1, b2), exp_avg, exp_inf = group["betas"], state["exp_avg"], state["exp_inf"]
         m, u = exp_avg._data, exp_inf._data
-        exp_avg.add_((1 - b1) * (g - m))  # in place under no_grad: each update restamps the version
+        # in place under no_grad: each update restamps the version; a tensor beta's weight as its number (a 0-d
+        # tensor would round a 0-d parameter's update, NumPy scalars, to float32; see update_moments)
+        exp_avg.add_(as_number(1 - b1) * (g - m))
         exp_inf.mul_(b2)
         exp_inf.copy_(xp.maximum(u, xp.abs(g) + group["eps"]))
         clr = group["lr"] / (1 - b1 ** state["step"])
