@@ -377,8 +377,10 @@ def sort_pair(x: Tensor, dim: int = -1, descending: bool = False) -> ValuesIndic
         return ValuesIndices(x, Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
     d = _one_dim("sort", x, dim)
     key = x.detach()
-    if descending:  # a stable ascending sort of the negated keys keeps ties in their order
-        key = -(mf.astype(key, "int64") if key.dtype.kind in "bu" else key)
+    if descending:  # a stable ascending sort of order-reversed keys keeps ties in their order;
+        # integers reverse by their complement (-k - 1), which, unlike negation, does not overflow
+        # at the dtype's minimum (-(-128) is -128 in int8, and would sort first)
+        key = ~key if key.dtype.kind in "biu" else -key
     idx = mf.argsort(key, axis=d)
     if descending and key.dtype.kind == "f":
         idx = _nans_first(key, idx, d)
