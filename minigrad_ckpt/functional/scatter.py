@@ -193,12 +193,13 @@ def overwrite(x: Tensor, tgt: Any, values: Any) -> Tensor:
     hit[tgt] = True
     if not isinstance(values, Tensor) or values.ndim == 0:
         return mf.where(constant(hit.reshape(x.shape), x), operand(values, x), x)
-    last = host_numpy.full(x.size, -1)
+    last = host_numpy.zeros(x.size, host_numpy.int64)  # (0 where nothing is written: masked out below)
     last[tgt] = host_numpy.arange(tgt.size)  # NumPy assigns repeated positions in order: the last stays
-    written = host_numpy.flatnonzero(hit)
-    winners = getitem_in_range(values, _flat_index(last[written], x))
-    winners = _in_dtype_of(x, winners)
-    placed = index_add((x.size,), _flat_index(written, x), winners)
+    if tgt.size:  # a gather, not an index_add into zeros: a copy keeps its bits (0.0 + -0.0 is 0.0)
+        placed = getitem_in_range(values, _flat_index(last, x))
+    else:  # nothing written; the empty values stay in the graph, with their (empty) gradient
+        placed = index_add((x.size,), _flat_index(tgt, x), values)
+    placed = _in_dtype_of(x, placed)
     return mf.where(constant(hit.reshape(x.shape), x), mf.reshape(placed, x.shape), x)
 
 
