@@ -244,7 +244,7 @@ def reduce_at(x: Tensor, tgt: Any, values: Tensor, reduce: str, include_self: bo
         out = mf.sum(rows, axis=-1, dtype=x.dtype if x.dtype.kind in "iu" else None)
         if reduce == "mean":
             n = constant(host_numpy.maximum(counts + lead, 1).astype(x.dtype), x)
-            out = mf.floor(out / n) if x.dtype.kind in "iu" else out / n
+            out = out // n if x.dtype.kind in "iu" else out / n  # (exact: a float quotient would round)
     else:
         out = {"prod": mf.prod, "amax": mf.max, "amin": mf.min}[reduce](rows, axis=-1)
     hit = constant((counts > 0).reshape(x.shape), x)
