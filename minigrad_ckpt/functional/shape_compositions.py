@@ -111,10 +111,11 @@ def diag_embed(input: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     d1, d2 = one_axis(dim1, x.ndim + 1), one_axis(dim2, x.ndim + 1)
     if d1 == d2:
         raise RefusedArgument(f"diag_embed: dim1 and dim2 must differ, both are {d1}")  # torch's RuntimeError too
-    r = host_numpy.arange(n) + max(-offset, 0)
-    c = host_numpy.arange(n) + max(offset, 0)
-    square = index_add(x.shape[:-1] + (m, m), (Ellipsis, constant(r, x), constant(c, x)), x)
-    return mf.moveaxis(square, (-2, -1), (d1, d2))
+    # the diagonal is every (m + 1)-th element of the flattened square, from (max(-offset, 0), max(offset, 0)):
+    # a slice, so the values are assigned, bits and all (an index array would add them to zeros: -0.0 + 0.0)
+    start = max(-offset, 0) * m + max(offset, 0)
+    flat = index_add(x.shape[:-1] + (m * m,), (Ellipsis, slice(start, start + (m + 1) * n, m + 1)), x)
+    return mf.moveaxis(mf.reshape(flat, x.shape[:-1] + (m, m)), (-2, -1), (d1, d2))
 
 
 def diagflat(input: Any, offset: int = 0) -> Tensor:  # noqa: A002
