@@ -890,7 +890,10 @@ def select_method(input: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
 
 def sum_to_size_method(self: Tensor, *size: Any) -> Tensor:
     """PyTorch's ``x.sum_to_size(*size)``: summed down to the broadcastable ``size``."""
-    return mf.sum_to(self, tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size)
+    out = mf.sum_to(self, tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size)
+    if out is not self and out.dtype.kind == "u":  # NumPy's sum of unsigned integers is uint64, PyTorch's int64
+        out = mf.astype(out, "int64")  # (the same bits: both wrap modulo 2**64)
+    return out
 
 
 def split_with_sizes_method(self: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
