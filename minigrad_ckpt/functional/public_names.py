@@ -765,7 +765,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("cauchy_", rf.cauchy_),
         tensor_method("random_", rf.random_),
         tensor_method("view", tmeth.view_method),
-        tensor_method("view_as", lambda self, other: tmeth.reshape_method(self, other.shape)),
+        tensor_method("view_as", lambda self, other: tmeth.view_method(self, other.shape)),  # a view, not a copy
         tensor_method("reshape_as", lambda self, other: tmeth.reshape_method(self, other.shape)),
         tensor_method("expand", tmeth.expand_method),
         tensor_method("expand_as", tmeth.expand_as_method),
