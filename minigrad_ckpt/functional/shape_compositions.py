@@ -156,6 +156,8 @@ def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
 def unflatten(input: Any, dim: int, sizes: Sequence[int]) -> Tensor:  # noqa: A002
     """Dim ``dim`` split into ``sizes`` (one may be -1), as ``torch.unflatten``."""
     x = as_tensor(input)
+    if x.ndim == 0:  # PyTorch's RuntimeError: a 0-d tensor has no dim to split
+        raise RefusedArgument("unflatten: a 0-d tensor has no dim to split")
     d = _one_dim("unflatten", x, dim)
     sizes = tuple(int(s) for s in sizes)
     known = int(host_numpy.prod([s for s in sizes if s != -1]))

@@ -621,11 +621,9 @@ def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     view where the memory allows it (a write into it is a write into ``x``), else a copy --
     not NumPy's ``flatten``, always a copy."""
     x = as_tensor(x)
-    if x.ndim == 0:  # its dims are 0 or -1, as PyTorch's (any other was taken)
-        for dim in (start_dim, end_dim):
-            _one_dim("flatten", x, dim)
+    s, e = _one_dim("flatten", x, start_dim), _one_dim("flatten", x, end_dim)  # a 0-d tensor's: 0 or -1
+    if x.ndim == 0:
         return mf.reshape(x, (1,))
-    s, e = one_axis(start_dim, x.ndim), one_axis(end_dim, x.ndim)
     if s > e:
         raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for a {x.ndim}-D tensor")
     n = 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import functional as mf
-from ..functional.arguments import as_tensor
+from ..functional.shape_compositions import unflatten
 from ..tensor import Tensor
 from .module import Module
 
@@ -22,14 +22,9 @@ class Flatten(Module):
         self.start_dim, self.end_dim = start_dim, end_dim
 
     def forward(self, input: Tensor) -> Tensor:
-        x = input  # PyTorch's argument name
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        s = self.start_dim % x.ndim if x.ndim else 0
-        e = self.end_dim % x.ndim if x.ndim else 0
-        n = 1
-        for d in x.shape[s:e + 1]:
-            n *= d
-        return mf.reshape(x, x.shape[:s] + (n,) + x.shape[e + 1:])
+        # the function's checks, PyTorch's: a dim out of range, or start_dim after end_dim, is an
+        # error, not wrapped around (a list or an array works as it does for the functions)
+        return mf.flatten(input, self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
@@ -43,10 +38,7 @@ class Unflatten(Module):
         self.dim, self.unflattened_size = int(dim), tuple(int(s) for s in unflattened_size)
 
     def forward(self, input: Tensor) -> Tensor:
-        x = input  # PyTorch's argument name
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        d = self.dim % x.ndim if x.ndim else 0
-        return mf.reshape(x, x.shape[:d] + self.unflattened_size + x.shape[d + 1:])
+        return unflatten(input, self.dim, self.unflattened_size)  # its checks: a dim out of range is an error
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
