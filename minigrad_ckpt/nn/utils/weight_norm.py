@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from ...functional.arguments import one_axis
 from ...functional.linalg_derived import vector_norm
 from ...grad_mode import no_grad
 from ...tensor import Tensor
@@ -28,7 +29,7 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
     convention (so the last dim cannot be chosen as ``-1``: write its index)."""
     if dim == -1:
         return vector_norm(v, pow)
-    dim = dim % v.ndim
+    dim = one_axis(dim, v.ndim)  # PyTorch's IndexError for a dim out of range, not wrapped around
     others = tuple(d for d in range(v.ndim) if d != dim)
     if not others:  # a 1-D v (a bias): each slice is one element, its norm that element's magnitude, as
         # PyTorch's (it takes each row of v.view(n, -1)); vector_norm would read dim=() as "all dims"
