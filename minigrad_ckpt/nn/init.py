@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from .. import random as _random
+from ..backend import as_dtype
 from ..creation import check_normal_std
 from ..functional.errors import ComplexNotImplemented
 from ..grad_mode import no_grad
@@ -175,11 +176,18 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
                   generator: Any = None) -> Tensor:
     """Fill with N(mean, std^2) conditioned on ``[a, b]`` (absolute bounds, as PyTorch's; ViT-style
     initialisation). Drawn by rejection: values outside are drawn again with fresh keys, so the law is
-    exactly the truncated normal (PyTorch inverts the CDF instead: the same law, other numbers)."""
+    exactly the truncated normal (PyTorch inverts the CDF instead: the same law, other numbers).
+    Where ``[a, b]`` holds under a quarter of the normal's mass (bounds in a tail, or narrow), rejection
+    would need hundreds of draws of the whole tensor, so the CDF is inverted there too."""
     _real_only(tensor, "trunc_normal_")
     if not a < b:
         raise ValueError(f"trunc_normal_: a={a} must be below b={b}")
     xp = tensor.device.xp
+    alpha, beta = (a - mean) / std, (b - mean) / std
+    if _standard_normal_mass(alpha, beta) < 0.25:
+        key = _random.key_from(generator, "trunc_normal_")
+        z = _truncated_standard_normal(xp, key, tensor.shape, tensor.dtype, alpha, beta)
+        return _fill(tensor, xp.clip(z * std + mean, a, b).astype(tensor.dtype))
 
     def draw() -> Any:  # a fresh key each time, from generator or the engine's
         return _random.normal(xp, _random.key_from(generator, "trunc_normal_"), tensor.shape, tensor.dtype) * std + mean
@@ -192,6 +200,33 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
         values = xp.where(outside, draw(), values)
         outside = (values < a) | (values > b)
     raise ValueError(f"trunc_normal_: [{a}, {b}] holds too little of N({mean}, {std}^2) to draw from")
+
+
+def _standard_normal_mass(alpha: float, beta: float) -> float:
+    """``P(alpha <= Z <= beta)`` for ``Z ~ N(0, 1)``, with its digits in either tail (an interval above
+    0 is measured as its mirror image below, where the CDF's values are small, not ``1 - small``)."""
+    if alpha > 0:
+        alpha, beta = -beta, -alpha
+    return 0.5 * (math.erfc(-beta / math.sqrt(2)) - math.erfc(-alpha / math.sqrt(2)))
+
+
+def _truncated_standard_normal(xp: Any, key: int, shape: tuple[int, ...], dtype: Any, alpha: float,
+                               beta: float) -> Any:
+    """``N(0, 1)`` conditioned on ``[alpha, beta]`` by inverting its CDF: ``u`` uniform between
+    ``Phi(alpha)`` and ``Phi(beta)``, ``z = Phi^-1(u) = -sqrt(2) erfcinv(2u)``, in float64 for a float64
+    tensor, float32 otherwise (no float64 array on a float32-only device).  An interval above 0 is
+    drawn as its mirror image below 0 and negated, for the same reason as in ``_standard_normal_mass``."""
+    work = xp.float64 if as_dtype(dtype).itemsize == 8 else xp.float32
+    mirrored = alpha > 0
+    if mirrored:
+        alpha, beta = -beta, -alpha
+    low, high = 0.5 * math.erfc(-alpha / math.sqrt(2)), 0.5 * math.erfc(-beta / math.sqrt(2))
+    if work(high) == 0:  # the interval lies past the working precision's tail: the law piles up on its near end
+        z = xp.full(shape, beta, dtype=work)
+    else:
+        u = _random.uniform(xp, key, shape, work) * (high - low) + low
+        z = xp.clip(xp.erfcinv(u * 2) * -math.sqrt(2), alpha, beta)  # the clip: round-off at the ends
+    return -z if mirrored else z
 
 
 def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
