@@ -130,9 +130,11 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, 
     x = _tensor(input)
     rows = _class_rows("multi_margin_loss", x)
     n, c = rows.shape
-    t = _host_indices(target, x).reshape(-1)
-    if t.shape != (n,):
-        raise ValueError(f"multi_margin_loss: target must hold {n} class indices in [0, {c}), got {t.tolist()}")
+    t = _host_indices(target, x)
+    if t.ndim > 1 or t.size != n:  # PyTorch's: 0-d, or 1-D of the batch's size
+        raise ValueError(f"multi_margin_loss: target must be 0-d or 1-D with {n} class indices in [0, {c}), "
+                         f"got shape {t.shape}")
+    target_shape, t = t.shape, t.reshape(-1)
     if (t < 0).any() or (t >= c).any():
         raise InputMismatch("target out of range")  # (torch 2.13's RuntimeError)
     xp = x.device.xp
@@ -147,7 +149,7 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, 
         w = mf.take(class_index_weight("multi_margin_loss", weight, x), t.tolist())[:, None]
         hinge = hinge * mf.where(hinge > 0, w, 0.0)
     loss = mf.sum(hinge, axis=1) * (1.0 / c)
-    return _reduce_rows(loss if x.ndim == 2 else mf.reshape(loss, ()), reduction)
+    return _reduce_rows(mf.reshape(loss, target_shape), reduction)  # unreduced, the target's shape, as PyTorch's
 
 
 def multilabel_margin_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None,
