@@ -41,6 +41,8 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: float | None = None
     widths = [(0, 0)] * input.ndim
     for i in range(len(pad) // 2):
         widths[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    if mode == "reflect":  # PyTorch mirrors about the edges of the uncropped input, then crops
+        return _reflect(input, widths)
     input = _crop(input, widths)
     grow = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
     if mode == "constant":
@@ -77,6 +79,20 @@ def _crop(x: Tensor, widths: list[tuple[int, int]]) -> Tensor:
             raise ValueError(f"pad: cropping {-lo} and {-hi} from a dim of length {n} leaves nothing")
         index.append(slice(start, stop))
     return x[tuple(index)]
+
+
+def _reflect(x: Tensor, widths: list[tuple[int, int]]) -> Tensor:
+    """Reflect padding with PyTorch's meaning of a negative width: the output is the input mirrored
+    about its own edges and then cropped, so a reflection on one side may show what the other side's
+    negative width crops away (``(-2, 3)`` of ``0 1 2 3 4`` is ``2 3 4 3 2 1``)."""
+    for axis, (lo, hi) in enumerate(widths):
+        if lo or hi:
+            index = _indices("reflect", x.shape[axis], max(lo, 0), max(hi, 0))
+            start, stop = max(-lo, 0), len(index) - max(-hi, 0)
+            if stop < start:
+                raise ValueError(f"pad: cropping {-lo} and {-hi} from a dim of length {x.shape[axis]} leaves nothing")
+            x = mf.take(x, index[start:stop], axis=axis)
+    return x
 
 
 def _indices(mode: str, n: int, lo: int, hi: int) -> Any:
