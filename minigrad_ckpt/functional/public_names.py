@@ -250,7 +250,7 @@ SECTIONS: tuple[Section, ...] = (
                ti.torch_keywords(tmeth.transpose_method, dim0=ti.POSITIONAL, dim1=ti.POSITIONAL)),
         public("permute", ti.torch_keywords(mf.permute, dims=ti.POSITIONAL), AS_METHOD),
         public("swapaxes", ti.swapaxes, AS_METHOD),
-        public("moveaxis", mf.moveaxis, AS_METHOD),
+        public("moveaxis", mf.moveaxis, shapes.movedim),  # (ndarray has no moveaxis: the method is PyTorch's)
         public("expand_dims", ti.expand_dims, AS_METHOD),
         public("squeeze", ti.squeeze, tmeth.squeeze_method),
         public("broadcast_to", mf.broadcast_to, tmeth.expand_method),
@@ -469,7 +469,7 @@ SECTIONS: tuple[Section, ...] = (
                AS_METHOD, out=EXACT),
         public("spmm", tmeth.product_method("spmm", mf.matmul, (2, 2), "mat2")),
         public("fix", mf.trunc, _TRUNC_METHOD, in_place=True),
-        public("sgn", tmeth.sign_method, AS_METHOD, in_place=True),
+        public("sgn", tmeth.sgn_method, AS_METHOD, in_place=True),
         public("bmm", tmeth.no_kernel_for(tmeth.product_method("bmm", mf.matmul, (3, 3), "mat2"), "bmm"), AS_METHOD),
         public("mv", tmeth.no_kernel_for(tmeth.product_method("mv", mf.matmul, (2, 1), "vec"), "addmv_impl_cpu"),
                AS_METHOD),

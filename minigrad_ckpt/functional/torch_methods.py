@@ -518,7 +518,7 @@ def round(input: Any, decimals: Any = None) -> Tensor:  # noqa: A001, A002 - PyT
     answers the integers unchanged.  ``decimals`` may come positionally, as before (PyTorch's is a
     keyword)."""
     kind = input._data.dtype.kind if isinstance(input, Tensor) else ""
-    if kind == "b" or (kind in ("i", "u") and decimals is not None):
+    if kind in ("b", "c") or (kind in ("i", "u") and decimals is not None):
         kernel = "round_cpu" if decimals else "round_vml_cpu"  # decimals=0 is the plain round's kernel
         raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(input._data.dtype)}'")
     return mf.round(input, 0 if decimals is None else decimals)
@@ -566,8 +566,15 @@ def cross_method(self: Tensor, other: Any, dim: Any = None) -> Tensor:
 
 
 def sign_method(self: Tensor) -> Tensor:
-    """PyTorch's ``x.sign()`` (and ``x.sgn()``): -1, 0 or 1, and 0 at NaN (PyTorch's answer;
-    ``mg.sign`` is NumPy's, NaN at NaN)."""
+    """PyTorch's ``x.sign()``: -1, 0 or 1, and 0 at NaN (PyTorch's answer; ``mg.sign`` is NumPy's,
+    NaN at NaN).  A complex tensor is refused as PyTorch refuses it: its ``z / |z|`` is ``x.sgn()``."""
+    if self.dtype.kind == "c":
+        raise RuntimeError("Unlike NumPy, sign is not intended to support complex numbers. Please use sgn instead.")
+    return sgn_method(self)
+
+
+def sgn_method(self: Tensor) -> Tensor:
+    """PyTorch's ``x.sgn()``: ``x.sign()`` of a real tensor, ``z / |z|`` (0 at 0) of a complex one."""
     s = mf.sign(self)
     if self.dtype.kind != "f":
         return s
