@@ -47,6 +47,16 @@ def one_product_dtype(a: Any, b: Any) -> None:
     raise InputMismatch(message)
 
 
+def same_batches(batch1: Tensor, batch2: Tensor) -> None:
+    """Refuse two 3-D operands of PyTorch's batched products (``bmm``, ``baddbmm``, ``addbmm``) whose
+    batches or inner sizes differ, in PyTorch's words: its kernels do not broadcast the batch, where
+    ``matmul`` would (``bmm`` of (2, 2, 3) and (1, 3, 4) was silently (2, 2, 4))."""
+    expected = (batch1.shape[0], batch1.shape[2])
+    if tuple(batch2.shape[:2]) != expected:
+        raise InputMismatch(f"Expected size for first two dimensions of batch2 tensor to be: {list(expected)} "
+                            f"but got: {list(batch2.shape[:2])}.")
+
+
 _MATMUL = _la.MatMul()
 
 

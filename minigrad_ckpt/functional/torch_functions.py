@@ -29,6 +29,7 @@ from . import torch_methods as tmeth
 from .arguments import as_tensor, in_default_float, in_float32_if_half, normalize_axis, numpy_keywords, one_device
 from .conversion import clone
 from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument, WrongTensorKind
+from .products import same_batches
 from .scatter import gather
 
 
@@ -281,6 +282,8 @@ def _fused_form(name: str, ranks: tuple[int, int], product: Any, doc: str, skips
     def fn(input: Any, a: Any, b: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
         a, b = _ranks(name, (a, ranks[0]), (b, ranks[1]))
         _fused_dtypes(name, input, a, b)
+        if ranks == (3, 3):  # baddbmm, addbmm: PyTorch's batches do not broadcast
+            same_batches(a, b)
         if operands is not None:
             input, a, b = operands(input, a, b)  # noqa: A001
         return _scaled_sum(name, input, product(a, b), beta, alpha, skips)

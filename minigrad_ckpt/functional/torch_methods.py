@@ -42,7 +42,7 @@ from . import statistics as stats
 from . import torch_idioms as ti
 from .arguments import as_index, as_tensor, int_tuple, normalize_axis, numpy_keywords, one_axis, refuse_complex
 from .errors import DtypeNotImplemented, IndexRefused, InputMismatch, WrongTensorKind
-from .products import one_product_dtype
+from .products import one_product_dtype, same_batches
 
 _UNSET: Any = ti._UNSET
 
@@ -606,6 +606,8 @@ def product_method(name: str, fn: Any, ranks: tuple[int, int], second: str = "ot
                              "takes other ranks")
         if one_dtype:
             one_product_dtype(self, other)
+        if ranks == (3, 3):  # bmm: PyTorch's batches do not broadcast
+            same_batches(self, other)
         return fn(self, other)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"PyTorch's ``{name}(input, {second})``: {ranks[0]}-D and {ranks[1]}-D operands only."
