@@ -294,15 +294,14 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
 
     With ``full_matrices=True`` and a non-square matrix, the extra columns of
     ``U`` (rows of ``Vh``) complete an orthonormal basis; they are not a
-    function of ``a`` and carry no gradient.  ``hermitian`` is accepted and
-    uses the general algorithm (the same values).  Gradients of ``U``/``Vh``
-    need distinct (and, for non-square ``a``, non-zero) singular values.
+    function of ``a`` and carry no gradient.  ``hermitian=True`` reads ``a``'s lower
+    triangle alone (NumPy's, which takes it to ``eigh``; :func:`hermitian_from_lower`).
+    Gradients of ``U``/``Vh`` need distinct (and, for non-square ``a``, non-zero) singular values.
     ``S`` is real; for a complex ``a`` each column of ``U`` has its largest-magnitude
     entry real and positive (the columns of ``V`` follow), so derivatives are exact
     for any loss -- PyTorch's agree for losses that do not depend on that phase.
     """
-    del hermitian
-    a = _matrices("svd", a)
+    a = hermitian_from_lower("svd", a) if hermitian else _matrices("svd", a)
     m, n = a.shape[-2:]
     packed = _factored("linalg.svd", a, _failure.non_finite, _failure.svd_not_converged, _mx.Svd(in_shape=a.shape), a)
     s = packed[..., m, :]
@@ -320,6 +319,17 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
         else:
             vh = _join(vh, Tensor._wrap(xp.ascontiguousarray(vhf[..., k:, :]), None, a.device), -2)
     return SVDResult(u, s, vh)
+
+
+def hermitian_from_lower(name: str, a: Any) -> Tensor:
+    """The Hermitian (real: symmetric) matrices whose lower triangles are ``a``'s: what ``hermitian=True``
+    means to NumPy and PyTorch (``pinv``, ``matrix_rank``, NumPy's ``svd``), which compute with ``eigh``
+    and so read only that triangle, the diagonal's real part -- the general algorithm on ``a`` itself
+    silently answered for another matrix when ``a`` is not Hermitian.  Only that triangle gets gradients."""
+    a = _matrices(name, a, square=True)
+    below = tril(a, -1)
+    diagonal = triu(tril(a))
+    return below + _mH(below) + (real(diagonal) if a.dtype.kind == "c" else diagonal)
 
 
 def _mH(a: Tensor) -> Tensor:
@@ -358,7 +368,8 @@ _VECTOR_ORDS_NAMED = {"fro", "nuc"}
 #: The functions that accept complex matrices: holomorphic ops (``g * f'(A)`` backward) and the
 #: factorizations whose ops are written with conjugate transposes.
 _COMPLEX_OK = frozenset({"inv", "det", "solve", "matrix_power", "slogdet", "cholesky", "eig", "eigh", "svd",
-                         "qr", "inv_ex", "solve_ex", "cholesky_ex", "pinv", "solve_triangular"})
+                         "qr", "inv_ex", "solve_ex", "cholesky_ex", "pinv", "solve_triangular",
+                         "matrix_rank"})
 
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False, *,  # noqa: A002
@@ -500,10 +511,10 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, atol: Any = None
     """The Moore-Penrose pseudo-inverse: singular values at or below ``max(atol, rtol * max(s))``
     count as 0 -- PyTorch's rule: ``rtol`` (``rcond``, its older name) is ``max(M, N) * eps``
     unless given, and 0 when ``atol`` alone is given.  The gradient holds where the rank
-    is locally constant.  ``hermitian`` is accepted (the general algorithm is used).  A tolerance
+    is locally constant.  ``hermitian=True`` reads ``a``'s lower triangle alone, as PyTorch's
+    (:func:`hermitian_from_lower`).  A tolerance
     may be a tensor that broadcasts against ``a``'s batch: one tolerance per matrix."""
-    del hermitian
-    a = _matrices("pinv", a)
+    a = hermitian_from_lower("pinv", a) if hermitian else _matrices("pinv", a)
     if rcond is not None and rtol is not None:
         raise ValueError("linalg.pinv: give rcond or rtol, not both")
     tol = rcond if rcond is not None else rtol

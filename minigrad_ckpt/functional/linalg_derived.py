@@ -157,9 +157,11 @@ def cond(a: Any, p: Any = None) -> Tensor:
 def matrix_rank(a: Any, atol: Any = None, rtol: Any = None, hermitian: bool = False, *, tol: Any = None) -> Tensor:
     """The number of singular values above ``max(atol, rtol * largest)`` per matrix (int64, no
     gradient).  Without either tolerance ``rtol = max(M, N) * eps``; with ``atol`` alone ``rtol`` is
-    0 (PyTorch's rule); ``tol`` is the older name of ``atol``.  ``hermitian`` is accepted."""
-    del hermitian
+    0 (PyTorch's rule); ``tol`` is the older name of ``atol``.  ``hermitian=True`` reads ``a``'s lower
+    triangle alone, as PyTorch's (:func:`~.linalg.hermitian_from_lower`)."""
     a = as_tensor(a)
+    if hermitian and a.ndim >= 2:
+        a = _la.hermitian_from_lower("matrix_rank", a)
     if a.ndim < 2:
         raise InputMismatch(f"linalg.matrix_rank: expected a matrix or a stack of them, got shape {a.shape}")
     _la.floating_only("linalg.matrix_rank", a)
