@@ -252,6 +252,8 @@ def householder_product(a: Any, tau: Any) -> Tensor:
     unit = mf.eye(m, dtype=a.dtype, device=a.device)
     rows = Tensor.constant(a.device.xp.asarray(host_numpy.arange(m)[:, None]), a.device)
     x = mf.broadcast_to(unit[:, :n], a.shape)
+    if k == 0:  # no reflector: the identity's columns, still on a's and tau's graphs (gradient 0), as PyTorch's
+        return mf.where(True, mf.where(True, x, a), mf.sum(tau))
     for i in reversed(range(k)):
         below = mf.where(rows > i, a[..., :, i:i + 1], 0.0)
         v = below + unit[:, i:i + 1]  # (*, m, 1): 1 at i, a's column below it, 0 above
@@ -396,7 +398,7 @@ def lu(a: Any, *, pivot: bool = True) -> LUResult:
 def _perm_from_pivots(pivots: Tensor) -> Any:
     piv = host_numpy.asarray(pivots.device.xp.to_host(pivots._data)).astype(host_numpy.int64)
     n = piv.shape[-1]
-    flat = piv.reshape(-1, n)
+    flat = piv.reshape(math.prod(piv.shape[:-1]), n)  # (not -1: 0x0 factorizations have n == 0)
     perm = host_numpy.zeros(flat.shape, dtype=host_numpy.int64)
     for b, swaps in enumerate(flat):
         order = list(range(n))
