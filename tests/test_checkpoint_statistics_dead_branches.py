@@ -122,3 +122,29 @@ def test_the_statistics_are_the_ledgers_difference_for_random_functions(run, dev
         wrapped = RUNS[run](fn)
         held, saved, _ = _saved_at_the_end_of_the_forward_pass(lambda t, v, f=wrapped, s=start: f(s(t), v), x, w)
         assert saved == plain - held, seed
+
+
+@pytest.mark.parametrize("policy", ["save_everything", "save_matmuls"])
+@pytest.mark.parametrize("device, dtype", SEAMS)
+def test_what_a_nested_remat_kept_of_a_dropped_value_counts_for_nothing(device, dtype, policy):
+    """A remat nested in the function counts what its policy keeps when its own forward pass ends;
+    the function around it then drops its result (and a value kept beside it), and what it kept
+    goes -- from the statistics too, whose saving is again the ledger's difference (they still
+    counted it as kept, as the ledger did)."""
+    mg.manual_seed(0)
+    w = mg.randn(8, 8, dtype=dtype, device=device, requires_grad=True)
+    keep = {"save_everything": ck.save_everything, "save_matmuls": ck.save_matmuls}[policy]
+
+    def g(s):
+        return ((s @ w).exp(), (s @ w).sin() * s)[1]
+
+    def f(t, nest=lambda fn: ck.remat(fn, keep)):
+        nest(g)(t)  # computed and dropped
+        return t.tanh()
+
+    h = mg.randn(8, 8, dtype=dtype, device=device, requires_grad=True) * 2.0
+    plain, _, _ = _saved_at_the_end_of_the_forward_pass(lambda t: f(t, nest=lambda fn: fn), h)
+    for around in (lambda fn: lambda t: ck.checkpoint(fn, t), lambda fn: ck.remat(fn, ck.save_everything)):
+        held, saved, _ = _saved_at_the_end_of_the_forward_pass(around(f), h)
+        assert held == _saved_at_the_end_of_the_forward_pass(around(lambda t: t.tanh()), h)[0]
+        assert saved == plain - held

@@ -232,3 +232,35 @@ def test_a_kept_output_whose_history_a_stashed_tensor_took_stays_kept(length, ad
     for got in found[1:]:
         for g, want in zip(got, found[0]):
             assert np.array_equal(g, want)
+
+
+NESTED_KEEPING = {"save_everything": ck.save_everything, "save_matmuls": ck.save_matmuls,
+                  "offloaded": ck.offload_to_host(ck.save_everything)}
+AROUND = {"checkpoint": lambda fn: lambda x: ck.checkpoint(fn, x),
+          "save_everything": lambda fn: ck.remat(fn, ck.save_everything)}
+
+
+@pytest.mark.parametrize("device, dtype", SEAMS)
+@pytest.mark.parametrize("around", sorted(AROUND))
+@pytest.mark.parametrize("policy", sorted(NESTED_KEEPING))
+def test_what_a_nested_remat_kept_of_a_dropped_value_is_let_go_in_the_ledger(policy, around, device, dtype):
+    """A remat nested in the function keeps what its policy selects from its own end on, and the
+    ledger counts it from there; the function around it then drops its result, and the outputs go
+    with the nested region's nodes -- out of the ledger too (it went on counting them until
+    backward: a peak of 2,048 B where the function without the dropped value holds 1,024)."""
+    mg.manual_seed(0)
+    w = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
+    x = mg.randn(8, 16, dtype=dtype, device=device, requires_grad=True)
+
+    def f(t):
+        ck.remat(lambda s: (s @ w).exp(), NESTED_KEEPING[policy])(t)  # computed and dropped
+        return (t @ w).tanh()
+
+    def without_the_dropped_value(t):
+        return (t @ w).tanh()
+
+    _, expected, _ = step(f, x, w)
+    peak, grads, replayed = step(AROUND[around](f), x, w)
+    assert (peak, replayed) == step(AROUND[around](without_the_dropped_value), x, w)[::2]
+    for got, want in zip(grads, expected):
+        assert np.array_equal(got, want)

@@ -102,6 +102,10 @@ class Segment:
         # takes them as they are instead of recomputing them (``remat``'s policies)
         self.keep = keep
         self._kept_outputs: dict[Node, Any] = {}
+        # the ledger holds the kept outputs: this segment's forward pass ended (a nested one's, while
+        # the function around it goes on, which may still drop them -- see drop_unreachable)
+        self._outputs_held = False
+        self._kept_result_bytes: dict[Node, int] = {}  # (the bytes _count_kept_results took back)
         # The tensors the function was called with (``remat``'s), while it records: a node whose
         # inputs that require grad all come from them is marked ``from_arguments`` -- recorded only
         # where the arguments require grad (``mg.func.grad`` makes them) -- and a policy segment
@@ -361,10 +365,12 @@ class Segment:
         if all(n in live for n in nodes):  # (live holds nodes before the tree too: what they read)
             return
         used = {id(src) for n in nodes if n in live for src in n.replay if type(src) is _Kept}
+        let_go: list[tuple[Segment, Node, Any]] = []  # the kept outputs let go
         for seg in tree:
             for n in seg.nodes:
                 if n not in live:  # (forgotten everywhere: it dies now, and what it read before the tree too)
-                    seg._kept_outputs.pop(n, None)
+                    if n in seg._kept_outputs:
+                        let_go.append((seg, n, seg._kept_outputs.pop(n)))
                     seg.checksums.pop(n, None)
                     seg._saved_slots.pop(n, None)
                     seg._out_boxes.pop(n, None)
@@ -378,6 +384,7 @@ class Segment:
             gone = [k for k in seg.kept if id(k) not in used]
             seg.kept = [k for k in seg.kept if id(k) in used]
             self._let_go_kept(seg, gone)
+        self._let_go_held_outputs([e for e in let_go if e[0]._outputs_held])
         self._returned = [e for e in self._returned if e[0] in live]  # (a nested block's result nothing reads)
         for c in self._descendants():
             c._settle()
@@ -713,6 +720,30 @@ class Segment:
             for n, v in self._kept_outputs.items():
                 if to_host or not is_parameter_edge(n):  # a parameter's view is not the tape's memory
                     _ledger.hold([v], "host" if to_host else "saved")
+        self._outputs_held = True
+
+    def _let_go_held_outputs(self, let_go: list[tuple[Segment, Node, Any]]) -> None:
+        """(The root) kept outputs that segments of its tree held since their forward pass ended --
+        nested ones, done before the function around them returned (:meth:`_hold_wanted_outputs`)
+        -- are let go (see :meth:`drop_unreachable`): the ledger lets go of them as :meth:`_free_kept`
+        would, and the statistics take back what they counted as kept (reported already, with
+        that segment's forward pass), for the buffers nothing the tree still keeps holds."""
+        tree = [self, *self._descendants()]
+        still = {id(_base(v)) for seg in tree for v in seg._kept_outputs.values()}
+        still.update(id(_base(k.value)) for seg in tree for k in seg.kept)
+        for seg, n, v in let_go:
+            to_host = getattr(seg.keep, "to_host", False)
+            if seg._counted_in_ledger() and (to_host or not is_parameter_edge(n)):
+                _ledger.release([v])
+            if to_host or is_parameter_edge(n) or self._counted is None or id(_base(v)) in still:
+                continue
+            counted = _uncount(self._counted[1], v)
+            if n in seg._kept_result_bytes:  # a result again, which its rule counts (see _dead_branch_bytes)
+                self._result_bytes[n] = nbytes = seg._kept_result_bytes.pop(n)
+                counted -= nbytes
+            seg.kept_bytes -= counted
+            if seg.stats is not None and seg._reported:
+                seg.stats._held_by_the_tape(counted)
 
     def _count_kept_results(self, results: list[tuple[Node, Any]]) -> None:
         """A result whose op saves it, kept by the policy: the caller holds it, and a run without
@@ -722,7 +753,8 @@ class Segment:
         run's tape holds (see _count_again_if_the_tape_holds).  Its buffer is noted as kept, so
         an op after the segment that saves it too changes nothing."""
         for n, v in results:
-            self.kept_bytes += _new_bytes(self._counted[1], [v]) - self._result_bytes.pop(n)
+            self._kept_result_bytes[n] = nbytes = self._result_bytes.pop(n)
+            self.kept_bytes += _new_bytes(self._counted[1], [v]) - nbytes
 
     def keep_result(self, result: Any) -> None:
         """Keep this segment's result for its own replay, where the op that made it saves it.
