@@ -1046,6 +1046,7 @@ class Tensor:
             raise RuntimeError(f"{what}: a leaf Variable that requires grad is being used in an in-place "
                                f"operation (PyTorch's refusal); use the out-of-place form (x = x.{what[:-1]}(...))")
         self._data, self._node = view._data, view._node
+        self._tell_segment_of_history()
         if view._tangents is not None or self._tangents is not None:
             self._tangents = view._tangents
         if self.__dict__.get("_retains_grad") and self._node is not None:  # PyTorch moves it to the new value
@@ -1230,7 +1231,15 @@ class Tensor:
             self.register_hook(_RetainGrad(self))
         if result._tangents is not None or self._tangents is not None:
             self._tangents = result._tangents
+        self._tell_segment_of_history()
         return self
+
+    def _tell_segment_of_history(self) -> None:
+        """This tensor took its node's history after the op that made it (an in-place write, ``x.t_()``):
+        a checkpoint segment recording the node learns of it (see ``Segment.adopted``)."""
+        node = self._node
+        if node is not None and node.segment is not None:
+            node.segment.adopted(node, self)
 
     def _refuse_overlapping_write(self, what: str) -> None:
         """PyTorch's refusal of a write into an expanded view, whose elements share memory (its

@@ -168,6 +168,8 @@ class Segment:
         # ``name`` tags them; a tensor given another array (``t.data = v``, ``set_``), whose node's
         # memory died with the old one (see _alive_outputs)
         self._tensors_of: dict[Node, list[weakref.ref]] = {}
+        # (On the root) tensors that took a node's history after the op that made it (see adopted)
+        self._adopted: dict[Node, list[weakref.ref]] = {}
         # Which of (out, *inputs) the tape saved for each node: replay re-fills exactly those,
         # so the save rule (tape._record) is applied in one place only.
         self._saved_slots: dict[Node, tuple[bool, ...]] = {}
@@ -258,7 +260,7 @@ class Segment:
             self._outputs = {}  # let the forward pass's arrays go
         if outputs is not None and exc[0] is None:  # (the function returned: what it dropped is dead)
             self.drop_unreachable(*self._alive_outputs(outputs))
-        self._tensors_of = {}
+        self._tensors_of, self._adopted = {}, {}
         consumed = self._settle()
         for n, nbytes in self._out_bytes.items():
             if n not in consumed:  # the segment's result: not memory the segment saved
@@ -328,6 +330,15 @@ class Segment:
             self._written_outputs.add(node)
             self.note_tensor_of(node, t)
 
+    def adopted(self, node: Node, t: Tensor) -> None:
+        """``t`` took ``node``'s history after the op that made it (an in-place write, ``x.t_()``): while
+        ``t`` lives, so does the node (see :meth:`_alive_outputs`).  Noted here, not found later among
+        the garbage collector's objects: ``t`` may be older than the function -- a buffer made before
+        ``gc.freeze()``, which hides it from them."""
+        root = self._root_segment
+        if root.recording:
+            root._adopted.setdefault(node, []).append(weakref.ref(t))
+
     def _alive_outputs(self, outputs: list[tuple[Any, Node]]) -> tuple[set[Node], set[Node]]:
         """The nodes whose output is alive when the function has returned (``outputs``: a weak
         reference to the memory of each node's output) -- or, where tensors of it were noted (a
@@ -342,6 +353,7 @@ class Segment:
                 alive.discard(node)
         sure = {n for n, ref in self._returned if ref() is not None}  # (what fn returned: see Segment.returned)
         sure.update(n for n in self._tensors_of if n in alive)
+        sure.update(n for n, refs in self._adopted.items() if any(r() is not None for r in refs))
         unsure = {n for seg in [self, *self._descendants()] if not getattr(seg.keep, "to_host", False)
                   for n in seg._kept_outputs if n not in sure}
         return (alive | sure) - unsure, unsure
