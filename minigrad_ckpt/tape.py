@@ -537,7 +537,7 @@ def apply(op: Any, *args: Any) -> Any:
     t._device = device
     t._version = _view_version(args[0], t) if op.is_view else [0]
     if needs_grad and (_grad_off.active == 0 or _grad_state.enabled) and op.differentiable:
-        t._node = _record(op, args, arrays, out, t._version, xp)
+        t._node = _record(op, args, arrays, out, t, xp)
         t._requires_grad = True
     else:
         t._node = None
@@ -613,7 +613,7 @@ def apply_move(op: Any, x: Any, device: Any) -> Any:
     out = op.forward(x._device.xp, x._data)
     t = Tensor._wrap(out, None, device)
     if x._requires_grad and _grad_state.enabled:
-        t._node = _record(op, (x,), (x._data,), out, t._version, device.xp)
+        t._node = _record(op, (x,), (x._data,), out, t, device.xp)
         t._requires_grad = True
     if _anomaly is not None:
         _anomaly.forward(op, (x,), t)
@@ -676,7 +676,7 @@ def _explain(op: Any, exc: BaseException, method: str, xp: Any, saved: Any = Non
         raise better from exc
 
 
-def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: list, xp: Any) -> Node:
+def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, t: Any, xp: Any) -> Node:
     """Build the node for one op application: its edges, what to save, their versions.
 
     An edge is the input's producing node, the input itself for a leaf that requires grad, or
@@ -686,6 +686,7 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
     ``reads_beside_number``: ``x * 2`` keeps no ``x``, as in PyTorch -- nor ``x * mask``, a Tensor
     without a gradient taken as a number, for an op that ``drops_beside_constant``); the rest is ``None``.
     Checkpoint replay re-fills the slots recorded here, so it never saves differently.
+    ``t`` is the output's tensor (its version box; a checkpoint segment notes it, see Segment.record).
     """
     dtype = out.dtype
     if dtype.kind not in "fc":
@@ -713,14 +714,14 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
     else:
         edges, saved, versions, out_saved = _slots(op, args, arrays, which, out_saved)
     if out_saved is not None:
-        versions += (out_version,)
+        versions += (t._version,)
     node = _new_node(Node)
     node.op, node.inputs, node.saved = op, edges, saved  # (three at a time: no tuple is built)
     node.versions, node.seq, node.xp = versions, next(_seq), xp
     node.shape, node.dtype = out.shape, dtype
     recorder = _grad_state.recorder if _recorders.active else None
     if recorder is not None:
-        recorder.record(node, args, arrays, out)  # an active checkpoint segment or profiler
+        recorder.record(node, args, arrays, out, t)  # an active checkpoint segment or profiler (t: the output)
     elif _ledger.enabled:
         _ledger.hold(saved_arrays(node), "saved", node)
         if _after_segment is not None:  # (installed only while the ledger tracks)

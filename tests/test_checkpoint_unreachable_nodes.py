@@ -6,9 +6,8 @@ ops where two are needed) and held their values beside the others': a peak twice
 checkpointing, where the docs promise never worse.  A value the function keeps somewhere (a list it
 appends to) may still be backwarded through, and is replayed for it.  Gradients are bitwise those of
 the run without checkpointing.  (A policy's kept output of such a value is let go as well: its
-array, which the segment holds, is no sign of a tensor that may be backwarded -- where an op read it,
-the tensor it read tells; the last op of a dropped branch is let go unless a tensor has its node as
-its history.)
+array, which the segment holds, is no sign of a tensor that may be backwarded -- its tensors are: the
+op's output tensor, one an op read, one that took the node's history by an in-place write.)
 """
 
 from __future__ import annotations
@@ -92,9 +91,9 @@ class _Output:
 @pytest.mark.parametrize("device, dtype", SEAMS)
 @pytest.mark.parametrize("length", [1, 20])
 def test_plan_graph_of_a_function_returning_an_object_predicts_its_peak(length, device, dtype):
-    """The profile asks of every node no returned tensor reaches -- here all of them: the result is
-    an object it cannot look into -- whether a tensor still has it as its history, as the run does
-    of the outputs a policy keeps (a few nodes, and more than are asked one by one)."""
+    """The profile follows every node's tensor, as the run follows those of the outputs a policy
+    keeps: a result it cannot look into (an object) keeps what it holds, and what fn dropped is let
+    go -- a short function and a longer one."""
     mg.manual_seed(0)
     w = mg.randn(6, 6, dtype=dtype, device=device, requires_grad=True)
     x = mg.randn(4, 6, dtype=dtype, device=device, requires_grad=True)
@@ -205,7 +204,7 @@ def test_a_kept_output_whose_history_a_stashed_tensor_took_stays_kept(length, ad
     """A tensor the function stashed took the history of its last write (``u.mul_(2)``, ``u.t_()``,
     ``u[0] = ...``): the node's own output tensor died, but ``u`` has it as its history, so it stays,
     and a backward through ``u`` later is bitwise the run's without checkpointing (a branch of one op
-    before the write, and one longer than the few nodes whose referrers are asked one by one)."""
+    before the write, and a longer one)."""
     mg.manual_seed(0)
     w = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
     x = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
@@ -280,11 +279,11 @@ FROZEN_WRITES = {
 @pytest.mark.parametrize("policy", sorted(KEEPING))
 @pytest.mark.parametrize("write", sorted(FROZEN_WRITES))
 def test_a_buffer_older_than_gc_freeze_that_took_a_kept_history_keeps_it(write, policy, device, dtype):
-    """A buffer made before ``gc.freeze()`` (a server's start-up objects; this suite's own) is hidden
-    from the garbage collector's lists of objects: written inside the function, it took the history
-    of a kept output whose own tensor died, and the kept output was let go as a dropped branch's --
-    a backward through the buffer then raised "backward through the graph a second time".  The
-    write tells the segment (in-place ops and ``x.t_()``), so no list of objects is needed."""
+    """A buffer made before ``gc.freeze()`` (a server's start-up objects; this suite's own), written
+    inside the function, takes the history of a kept output whose own tensor died: a look for it
+    among the garbage collector's objects, which hide frozen ones, let the kept output go as a
+    dropped branch's -- a backward through the buffer then raised "backward through the graph a
+    second time".  The write tells the segment (in-place ops and ``x.t_()``), so no look is needed."""
     mg.manual_seed(0)
     w = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
     x = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)

@@ -53,7 +53,7 @@ class _Profiler:
         self.seconds.append([])
         self.mark = time.perf_counter()
 
-    def record(self, node: Any, args: tuple, arrays: list, out: Any) -> None:
+    def record(self, node: Any, args: tuple, arrays: list, out: Any, tensor: Any = None) -> None:
         now = time.perf_counter()
         self.seconds[self.layer].append(now - self.mark)
         self.mark = now

@@ -43,7 +43,7 @@ from ..tape import Node
 from . import stale_writes
 from .plans import InfeasibleBudgetError, budget_in_bytes
 from .policy import DEFAULT_STATISTICS
-from .segment import CheckpointError, Segment, _tensors_in
+from .segment import CheckpointError, Segment
 
 __all__ = ["remat", "save_nothing", "save_everything", "save_matmuls", "save_names", "name", "offload_to_host",
            "plan_graph", "GraphPlan", "MATMUL_OPS"]
@@ -135,8 +135,7 @@ def remat(fn: Callable[..., Any], policy: Callable[[Node], bool] = save_nothing)
         arguments = None if keep is None else (args, kwargs)
         with Segment(stats=DEFAULT_STATISTICS, label=label, keep=keep, arguments=arguments) as seg:
             out = fn(*args, **kwargs)
-            seg.returned(out)  # (before the segment closes: what it keeps of the result is alive)
-        return out
+        return seg.returned(out)
 
     run.__name__ = f"remat({label})"
     run.__wrapped__ = fn  # type: ignore[attr-defined]
@@ -339,23 +338,24 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
     try:
         seg = Segment(label="plan_graph", keep=watch, arguments=(args, kwargs))
         record = seg.record
+        recorded: list[Node] = []  # the region's own nodes, by recording position, as GraphPlan names them
 
-        def record_keeping_outputs(node: Node, a: tuple, arrays: list, out: Any) -> None:
-            record(node, a, arrays, out)
-            outputs[node] = out
+        def record_keeping_outputs(node: Node, a: tuple, arrays: list, out: Any, tensor: Any = None) -> None:
+            record(node, a, arrays, out, tensor)
+            recorded.append(node)
+            outputs[node] = out  # (held for the model: so its tensor tells whether a run lets it go)
+            if tensor is not None:
+                seg.note_tensor_of(node, tensor)
 
         seg.record = record_keeping_outputs  # type: ignore[method-assign]
         with leaving_no_trace(), seg:  # BatchNorm's running statistics are put back, too
             result = fn(*args, **kwargs)
+        # closing, the segment let go what a run lets go when fn returns: the nodes no live tensor
+        # reaches -- ``result`` holds what fn returned, whatever object it is (see drop_unreachable)
+        del result
         stale_writes.unwatch(seg)  # a measurement: no backward will replay it
-        ops = tuple(n.op.name for n in seg.nodes)  # by recording position, as GraphPlan names them
-        keys = tuple(n.remat_key for n in seg.nodes)  # ... and as it finds them under a transform
-        # what a run lets go when fn returns: its values are alive here (``outputs`` holds them), so
-        # the run's question is asked of every node no returned tensor reaches -- does a tensor (in a
-        # result the profile cannot look into, stashed by fn) still have it as its history?
-        returned = {t._node for t in _tensors_in(result)}
-        seg.drop_unreachable(returned, unsure=set(seg._all_nodes()))
-        seg._settle()
+        ops = tuple(n.op.name for n in recorded)
+        keys = tuple(n.remat_key for n in recorded)  # ... and as a transform finds them
         _replay_nested_outputs(seg, outputs)
         model = _GraphModel(seg, outputs, ops)
         model.keys = keys

@@ -36,7 +36,6 @@ inputs it will replay from.
 from __future__ import annotations
 
 import contextlib
-import gc
 import threading
 import time
 import weakref
@@ -259,7 +258,7 @@ class Segment:
         if self.parent is None:
             self._outputs = {}  # let the forward pass's arrays go
         if outputs is not None and exc[0] is None:  # (the function returned: what it dropped is dead)
-            self.drop_unreachable(*self._alive_outputs(outputs))
+            self.drop_unreachable(self._alive_outputs(outputs))
         self._tensors_of, self._adopted = {}, {}
         consumed = self._settle()
         for n, nbytes in self._out_bytes.items():
@@ -332,48 +331,38 @@ class Segment:
 
     def adopted(self, node: Node, t: Tensor) -> None:
         """``t`` took ``node``'s history after the op that made it (an in-place write, ``x.t_()``): while
-        ``t`` lives, so does the node (see :meth:`_alive_outputs`).  Noted here, not found later among
-        the garbage collector's objects: ``t`` may be older than the function -- a buffer made before
-        ``gc.freeze()``, which hides it from them."""
+        ``t`` lives, so does the node (see :meth:`_alive_outputs`) -- even where the op's own output
+        tensor died (``u.mul_(2)``'s result is a temporary; ``u`` holds the history)."""
         root = self._root_segment
         if root.recording:
             root._adopted.setdefault(node, []).append(weakref.ref(t))
 
-    def _alive_outputs(self, outputs: list[tuple[Any, Node]]) -> tuple[set[Node], set[Node]]:
+    def _alive_outputs(self, outputs: list[tuple[Any, Node]]) -> set[Node]:
         """The nodes whose output is alive when the function has returned (``outputs``: a weak
-        reference to the memory of each node's output) -- or, where tensors of it were noted (a
-        kept output an op read, whose array the segment holds; a tensor given another array),
-        whose tensor is -- and those the memory cannot tell of: the outputs a policy keeps on the
-        device whose noted tensors, if any, died (a tensor may have taken the node's history)."""
+        reference to the memory of each node's output) -- or, where tensors of it were noted, whose
+        tensor is: a kept output's (the segment holds its array, so its memory tells nothing), a
+        tensor given another array (``t.data = v``), one that took the node's history later (an
+        in-place write, ``x.t_()``: see :meth:`adopted`)."""
         alive = {node for ref, node in outputs if ref() is not None}
         for node, refs in self._tensors_of.items():
             if any(r() is not None for r in refs):
                 alive.add(node)
             else:
                 alive.discard(node)
-        sure = {n for n, ref in self._returned if ref() is not None}  # (what fn returned: see Segment.returned)
-        sure.update(n for n in self._tensors_of if n in alive)
-        sure.update(n for n, refs in self._adopted.items() if any(r() is not None for r in refs))
-        unsure = {n for seg in [self, *self._descendants()] if not getattr(seg.keep, "to_host", False)
-                  for n in seg._kept_outputs if n not in sure}
-        return (alive | sure) - unsure, unsure
+        alive.update(n for n, refs in self._adopted.items() if any(r() is not None for r in refs))
+        return alive
 
-    def drop_unreachable(self, alive: set[Node], unsure: set[Node] = frozenset()) -> None:
+    def drop_unreachable(self, alive: set[Node]) -> None:
         """(The root, when the function has returned) Let go of the nodes no tensor can reach.
 
         ``alive``: nodes whose output is alive (a tensor the function returned, or kept).  A node
         that neither is nor feeds one -- a value computed and dropped, a branch nothing returned
         depends on -- died with its tensor in a run without checkpointing; here its backward can
         never come either, so a replay must not make it again (that held its values on top of
-        the others': a peak above the run without checkpointing) nor a policy keep its output.
-        ``unsure``: nodes that are alive if a tensor still has them as its history; asked only
-        of those no live node reaches (the last op of a branch the function dropped)."""
+        the others': a peak above the run without checkpointing) nor a policy keep its output."""
         tree = [self, *self._descendants()]
         nodes = sorted((n for seg in tree for n in seg.nodes), key=lambda n: n.seq)
         live = _reached_from(alive, nodes)
-        doubtful = unsure - live
-        if doubtful:
-            live = _reached_from(alive | _histories_of_tensors(doubtful), nodes)
         if all(n in live for n in nodes):  # (live holds nodes before the tree too: what they read)
             return
         used = {id(src) for n in nodes if n in live for src in n.replay if type(src) is _Kept}
@@ -478,9 +467,10 @@ class Segment:
             out.extend(c._all_nodes())
         return out
 
-    def record(self, node: Node, args: tuple, arrays: list, out: Any) -> None:
+    def record(self, node: Node, args: tuple, arrays: list, out: Any, tensor: Tensor | None = None) -> None:
         """Called by the tape for every node recorded while this segment is active (once
-        per op of the forward pass: what it does is what checkpointing costs there)."""
+        per op of the forward pass: what it does is what checkpointing costs there);
+        ``tensor`` is the output's."""
         node.segment = self
         saved = node.saved
         self._saved_slots[node] = slots = tuple([v is not None for v in saved])
@@ -526,6 +516,8 @@ class Segment:
             node.remat_key = self._remat_key(node)
             if self.keeps(node):
                 self._keep_output(node, out)
+                if tensor is not None:  # its memory, which the segment now holds, cannot tell of its life
+                    root.note_tensor_of(node, tensor)
         try:  # weakly: the forward pass must be free to let its arrays go
             root._outputs[id(out)] = (weakref.ref(out), node)
         except TypeError:
@@ -1321,18 +1313,6 @@ def _reached_from(alive: set[Node], nodes: list[Node]) -> set[Node]:
             live.update(src for src in n.replay if type(src) is Node)
             live.update(e for e in n.inputs if type(e) is Node)
     return live
-
-
-def _histories_of_tensors(nodes: set[Node]) -> set[Node]:
-    """Those of ``nodes`` that some live tensor has as its history (``t._node``).
-
-    A kept output's memory outlives its tensors (the segment holds it), and a tensor may take a
-    node's history after it was made (an in-place write, a write through a view, ``x.t_()``), so
-    the garbage collector's objects are asked -- only where a dropped branch leaves kept outputs no
-    live node reaches: those referring to a few nodes (a pass that compares each reference with
-    every node), or else every object, once."""
-    found = gc.get_referrers(*nodes) if len(nodes) <= 16 else gc.get_objects()
-    return {r._node for r in found if isinstance(r, Tensor) and r._node in nodes}
 
 
 def _weak_or_none(a: Any) -> weakref.ref | None:
