@@ -429,6 +429,29 @@ def history_sharers(t: Tensor) -> list[Tensor]:
     return [o for r in box[1] if (o := r()) is not None and o is not t and o._alias_group is group]
 
 
+def history_root(t: Tensor) -> Tensor | None:
+    """The tensor the other :func:`history_sharers` of ``t`` are views of (PyTorch's ``_base``):
+    the first of ``t``'s alias group in its memory's list (a detached alias's group names it
+    first), ``t`` itself where it is that one or shares its memory with no one, and None where that
+    one may be gone (a dead reference before it, whose group can no longer be told, or a first that
+    was itself a view of a base now gone: :meth:`Tensor._rebase` marks it)."""
+    box = t._version
+    if len(box) == 1:
+        return t
+    group = t._alias_group
+    if group.__class__ is AliasGroup:
+        return group.members[0]()
+    if box[1].__class__ is tuple:  # a parameter's memory: its views are not listed
+        return t
+    for r in box[1]:
+        o = r()
+        if o is None:
+            return None
+        if o._alias_group is group:
+            return None if o.__dict__.get("_view_of_a_gone_base") else o
+    return t
+
+
 #: The start stamps (engine clock) of the open ``mg.func`` transforms, innermost last
 #: (:mod:`minigrad_ckpt.func.captures`).  A tensor made while one is open records the innermost
 #: one's as its birth (``_born``), so that a write inside can tell the function's own tensors from
@@ -1218,6 +1241,11 @@ class Tensor:
             return write_into_shared_memory(self, result, what)
         if _shares_memory(result):  # a view of the value (copy_ of a tensor): memory of its own
             result = result.clone()
+        old = self._version
+        if len(old) > 1 and old[1].__class__ is list and old[1][0]() is not self:
+            # a view whose base is gone: PyTorch's stays a view of it, so views taken of this one later
+            # are not its views but the base's, whose history theirs is (see :func:`history_root`)
+            self._view_of_a_gone_base = True
         box = result._version  # the result's own box: a node that saved it sees later changes of this tensor
         box[0] = result._node.seq if result._node is not None else next(_seq)  # a newer stamp, not newer than
         self._data, self._version = result._data, box  # the node's own (no false error)

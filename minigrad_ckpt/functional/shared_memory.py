@@ -16,6 +16,14 @@ goes into the memory, and the tape follows every tensor that shows it:
   PyTorch's ``CopySlices`` and its regenerated view histories do.  A detached
   alias (``detach()``, ``.data``, ``from_numpy``'s wrapper and its views) sees
   the values but keeps its history, as in PyTorch;
+* where the written tensor is a view of a live base that holds it whole,
+  the base takes that ``where`` history and every view it holds -- the written
+  one too -- takes its elements of the base's new value, as PyTorch
+  regenerates a view from its base after a write: a read of a view then passes
+  through the base's history, so ``mg.grad`` with respect to the base, a hook
+  or ``retain_grad`` on it count it, and those on a view count the reads of
+  that view alone (where the base is gone, the written view takes a history of
+  its own for the same reason);
 * the memory's version moves, so a node that saved the old values refuses at
   backward ("modified by an in-place operation"), as PyTorch's does.
 """
@@ -28,7 +36,7 @@ from ..backend import host_numpy
 from ..grad_mode import state as _grad_state
 from ..ops.base import Op
 from ..tape import apply
-from ..tensor import Tensor, history_sharers, set_shared_memory_writer
+from ..tensor import Tensor, history_root, history_sharers, set_shared_memory_writer
 from . import complex_numbers as _complex_numbers
 from . import elementwise as _elementwise
 from . import indexing as _indexing
@@ -41,7 +49,7 @@ def write_into_shared_memory(target: Tensor, result: Tensor, what: str) -> Tenso
     """Write ``result`` (``target``'s new value, on the tape, same shape and dtype) into
     ``target``'s memory and move the histories of the tensors that show it (module docstring)."""
     sharers = _history_sharers(target) if target._data.size else []
-    followers = _followers(target, sharers, result, what) if sharers else []
+    followers, result = _followers(target, sharers, result, what) if sharers else ([], result)
     target.prepare_write()  # (an asynchronous snapshot or a checkpoint segment may copy first)
     target._data[...] = result._data
     target._bump_version()
@@ -89,19 +97,21 @@ def _history_sharers(target: Tensor) -> list[Tensor]:
     return [o for o in history_sharers(target) if not o._no_grad_view]
 
 
-def _followers(target: Tensor, sharers: list[Tensor], result: Tensor, what: str) -> list[tuple[Tensor, Tensor]]:
+def _followers(target: Tensor, sharers: list[Tensor], result: Tensor,
+               what: str) -> tuple[list[tuple[Tensor, Tensor]], Tensor]:
     """Each sharer the write reaches, with its history after the write, recorded before it (the
-    old values are still in the memory): ``where(reached, result's element, old value)``.  A
-    complex tensor and a float view of its parts (``.real``, ``view_as_real``) are matched part
-    by part: real and imaginary parts are elements of the floats' dtype."""
+    old values are still in the memory): ``where(reached, result's element, old value)``; and the
+    written tensor's own new history -- ``result``, or, below a base, its elements of the base's new
+    value (:func:`_through_the_base`).  A complex tensor and a float view of its parts (``.real``,
+    ``view_as_real``) are matched part by part: real and imaginary parts are elements of the
+    floats' dtype."""
     xp = target._device.xp
     if not _surely_apart(target._data):
         written = host_numpy.sort(_part_addresses(target._data, xp))
         if (written[1:] == written[:-1]).any():  # (as_strided, unfold; expand is refused before)
             raise RuntimeError(f"{what}: unsupported operation: more than one element of the written-to tensor "
                                f"refers to a single memory location; clone() it first")
-    flat = _shape.reshape(_parts(result), (-1,))
-    followers = []
+    reached = []
     for s in sharers:
         if s.dtype.kind not in "fc":  # (an integer view: no history to follow)
             continue
@@ -110,10 +120,53 @@ def _followers(target: Tensor, sharers: list[Tensor], result: Tensor, what: str)
                 raise RuntimeError(f"{what}: an in-place change through a view of another dtype ({s.dtype} "
                                    f"shares memory with {target.dtype}) is not recorded; write it out of place")
             continue
-        positions, sources = _reach(target._data, s._data, xp)
-        if positions.size:
+        reached.append((s, *_reach(target._data, s._data, xp)))  # (positions empty: not reached)
+    flat = _shape.reshape(_parts(result), (-1,))
+    root = history_root(target)
+    base = None if root is None or root is target else _base_of(target, root, reached)
+    if base is not None:
+        return _through_the_base(target, base, reached, flat, xp)
+    followers = [(s, _after_write(s, flat, positions, sources, xp)) for s, positions, sources in reached
+                 if positions.size]
+    if root is None:  # a view whose base is gone: a history of its own, which its siblings' reads pass by
+        every = host_numpy.arange(_part_count(target))
+        result = _after_write(target, flat, every, every, xp)
+    return followers, result
+
+
+def _base_of(target: Tensor, root: Tensor, reached: list) -> tuple | None:
+    """The entry of ``reached`` (each sharer, with the parts the write reaches) for ``root``, the live
+    tensor ``target``'s memory's other holders are views of (:func:`history_root`), where it holds
+    every part of ``target``; else None."""
+    whole = _part_count(target)
+    return next((e for e in reached if e[0] is root and e[1].size == whole), None)
+
+
+def _through_the_base(target: Tensor, base: tuple, reached: list, flat: Tensor,
+                      xp: Any) -> tuple[list[tuple[Tensor, Tensor]], Tensor]:
+    """Histories after a write into ``target``, a view of the live ``base``: the base takes
+    ``where(reached, written, old)``, and ``target`` and every sharer the base holds whole -- one the
+    write did not reach too, as PyTorch regenerates every view of a base whose version moved -- take
+    their elements of that (PyTorch's ``CopySlices`` and the views it regenerates); a sharer the base
+    does not hold whole (none, where the base is the memory's owner) keeps ``where`` of its own."""
+    owner, positions, sources = base
+    owner_new = _after_write(owner, flat, positions, sources, xp)
+    owner_flat = _shape.reshape(_parts(owner_new), (-1,))
+    followers = [(owner, owner_new)]
+    for s, positions, sources in reached:
+        if s is owner:
+            continue
+        inside, at = _reach(owner._data, s._data, xp)
+        if inside.size == _part_count(s):
+            followers.append((s, _after_write(s, owner_flat, inside, at, xp)))
+        elif positions.size:
             followers.append((s, _after_write(s, flat, positions, sources, xp)))
-    return followers
+    inside, at = _reach(owner._data, target._data, xp)
+    return followers, _after_write(target, owner_flat, inside, at, xp)
+
+
+def _part_count(t: Tensor) -> int:
+    return t._data.size * 2 if t.dtype.kind == "c" else t._data.size
 
 
 def _reach(t: Any, s: Any, xp: Any) -> tuple[Any, Any]:
