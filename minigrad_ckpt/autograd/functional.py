@@ -24,7 +24,7 @@ from .. import func as _func
 from ..backward import grad as _engine_grad
 from ..creation import ones_like, zeros_like
 from ..func.captures import count_as_plain_autograd, open_transforms, writable_arguments
-from ..func.transforms import linearized
+from ..func.transforms import ComplexRefused, linearized
 from ..grad_mode import enable_grad
 from ..grad_mode import state as _grad_state
 from ..tensor import Tensor
@@ -253,6 +253,22 @@ def _validated_v(v: Any, like: tuple, like_is_tuple: bool, what: str) -> tuple:
     return vs
 
 
+def _in_input_dtypes(vs: tuple, args: tuple) -> tuple:
+    """``v`` in its input's dtype, as PyTorch's double-backward ``jvp`` and ``hvp`` take it: ``v`` is
+    the grad_outputs of their last backward pass, which autograd casts to the gradient's dtype (a
+    float32 ``v`` of a float64 input gives a float64 product; ``linearize``'s ``jvp_fn``, whose
+    check is torch.func's, refuses the mismatch).  A complex ``v`` of a real input is autograd's
+    refusal: the cast would drop its imaginary part."""
+    out = []
+    for i, (t, a) in enumerate(zip(vs, args)):
+        if t.dtype.kind == "c" and a.dtype.kind != "c":  # (torch 2.13's words)
+            raise ComplexRefused(f"For complex Tensors, both grad_output and output are required to have the same "
+                                 f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {t.dtype} and "
+                                 f"output[{i}] has a dtype of {a.dtype}.")
+        out.append(t if t.dtype == a.dtype else t.to(a.dtype))  # (recorded: with create_graph v gets a gradient)
+    return tuple(out)
+
+
 def _default_v(v: Any, args: tuple) -> Any:
     """PyTorch's rule for a left-out ``v`` of jvp/hvp/vhp: only a single one-element input."""
     if v is not None:
@@ -342,7 +358,7 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
     func = _not_a_transform(func, "jvp")
     if strict:
         _check_strict_jvp(func, args, create_graph)
-    tangents = _validated_v(_default_v(v, args), args, not single, "jvp")
+    tangents = _in_input_dtypes(_validated_v(_default_v(v, args), args, not single, "jvp"), args)
     # PyTorch's jvp is the double-backward trick, not forward mode: the backward pass u -> J^T u,
     # linear in u, differentiated once more (``linearize``), so only backward rules are needed;
     # a write into an input is refused, as by PyTorch's leaves.
@@ -369,7 +385,7 @@ def _hessian_product(func: Callable, inputs: Any, v: Any, create_graph: bool, st
     func = _scalar_output(_not_a_transform(func, what), what)
     if strict:
         _check_strict(func, args, "hvp")
-    tangents = _validated_v(_default_v(v, args), args, not single, what)
+    tangents = _in_input_dtypes(_validated_v(_default_v(v, args), args, not single, what), args)
 
     def gradient_and_value(*xs: Any) -> tuple:  # the value rides along as aux
         out = func(*xs)
