@@ -54,6 +54,16 @@ def _finish(result: Any, create_graph: bool) -> Any:
     return result if create_graph or not isinstance(result, Tensor) else result.detach()
 
 
+def _forward_mode_lists(jac: Any, single: bool) -> Any:
+    """PyTorch's forward-mode Jacobian (and forward-over-reverse Hessian) of a tuple of inputs is
+    lists where its reverse mode's is tuples -- a list over the outputs of lists over the inputs,
+    or one list over the inputs -- as its ``_jacfwd`` hands back the lists it builds; matched, so a
+    port that tests ``isinstance(jac, list)`` or compares containers sees what it saw."""
+    if single:
+        return jac
+    return [list(j) if isinstance(j, tuple) else j for j in jac]
+
+
 def _check_tensor_or_tuple(value: Any, whose: str, given: str) -> None:
     """PyTorch's TypeError, in its words, for inputs or outputs that are not a Tensor or a tuple of them."""
     start = f"The {whose} must be either a Tensor or a tuple of Tensors but the"
@@ -302,7 +312,8 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
     make = _func.jacfwd if strategy == "forward-mode" else _func.jacrev
     with writable_arguments(inputs if create_graph else ()):
         jac = make(_float_outputs(func, args[0]), _argnums(single, len(args)))(*args)
-    return _finish(jac, create_graph)
+    jac = _finish(jac, create_graph)
+    return _forward_mode_lists(jac, single) if strategy == "forward-mode" else jac
 
 
 def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
@@ -320,7 +331,8 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
     outer = _func.jacfwd if outer_jacobian_strategy == "forward-mode" else _func.jacrev
     hess = outer(_func.jacrev(scalar, argnums), argnums)
     with writable_arguments(inputs if create_graph else ()):
-        return _finish(hess(*args), create_graph)
+        hess = _finish(hess(*args), create_graph)
+    return _forward_mode_lists(hess, single) if outer_jacobian_strategy == "forward-mode" else hess
 
 
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
