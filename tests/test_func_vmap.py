@@ -203,8 +203,13 @@ def test_jacobian_keywords():
                                np.diag(np.cos(X[0])))
     with pytest.raises(RuntimeError, match="Only allowed values for randomness"):
         func.jacfwd(mg.sin, randomness="x")
+    # "different": refused when the function draws (one call cannot give each column its own draw) ...
     with pytest.raises(NotImplementedError, match="randomness='different'"):
-        func.jacfwd(mg.sin, randomness="different")
+        func.jacfwd(lambda a: mg.nn.functional.dropout(a, 0.5), randomness="different")(x)
+    # ... and PyTorch's Jacobian when it does not (it raised before the call, where torch answers)
+    np.testing.assert_allclose(func.jacfwd(mg.sin, randomness="different")(x).numpy(), np.diag(np.cos(X[0])))
+    dropout_in_eval = mg.nn.Dropout(0.5).eval()
+    np.testing.assert_allclose(func.jacfwd(dropout_in_eval, randomness="different")(x.double()).numpy(), np.eye(3))
 
 
 class _Ensemble(mg.nn.Module):

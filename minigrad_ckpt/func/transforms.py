@@ -287,12 +287,14 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     one call's draws -- a dropout mask is one mask, and ``hessian`` of a
     function with dropout works.  ``"error"`` refuses a random draw inside
     ``f`` as PyTorch does; ``"different"`` -- a draw of its own per column --
-    is refused: one call cannot make it.
+    is refused when ``f`` draws (one call cannot make it), and is PyTorch's
+    Jacobian when it does not (a model in evaluation mode).
     """
     _check_randomness(randomness)
 
     def jac(*args: Any, **kwargs: Any) -> Any:
-        chosen = _Chosen(_refusing_draws(f) if randomness == "error" else f, args, kwargs, argnums, "jacfwd")
+        checked = f if randomness == "same" else _refusing_draws(f, randomness)
+        chosen = _Chosen(checked, args, kwargs, argnums, "jacfwd")
         ps = chosen.leaves
         _refuse_complex(ps, chosen.tree, "jacfwd", chosen.name)
         columns, owner = [], []
@@ -318,24 +320,28 @@ RANDOM_DRAW_REFUSED = ("vmap: called random operation while in randomness error 
                        "out of vmap")
 
 
+#: why jacfwd's ``randomness="different"`` is refused when the function draws
+DIFFERENT_DRAWS_REFUSED = ("jacfwd(randomness='different'): every column of the Jacobian is pushed through one call "
+                           "of the function, so the columns cannot have random draws of their own; use "
+                           "randomness='same' (one draw for all columns) or draw the randomness outside the function")
+
+
 def _check_randomness(randomness: str) -> None:
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. "
                            f"Got {randomness}")
-    if randomness == "different":
-        raise NotImplementedError(
-            "jacfwd(randomness='different'): every column of the Jacobian is pushed through one call of the "
-            "function, so the columns cannot have random draws of their own; use randomness='same' (one "
-            "draw for all columns) or draw the randomness outside the function")
 
 
-def _refusing_draws(f: Callable) -> Callable:
-    """``f``, refusing a random draw (PyTorch's ``randomness="error"``)."""
+def _refusing_draws(f: Callable, randomness: str = "error") -> Callable:
+    """``f``, refusing a random draw: PyTorch's ``randomness="error"``, or ``"different"``, which
+    one call of ``f`` cannot give each column (a function that draws nothing is the same under all three)."""
     def checked(*args: Any, **kwargs: Any) -> Any:
         before, drawn = default_generator.get_state(), draws_made()
         result = f(*args, **kwargs)
         if draws_made() != drawn:
             default_generator.set_state(before)
+            if randomness == "different":
+                raise NotImplementedError(DIFFERENT_DRAWS_REFUSED)
             raise RuntimeError(RANDOM_DRAW_REFUSED)
         return result
 
