@@ -125,3 +125,51 @@ def test_an_iterable_datasets_other_workers_go_on_after_one_failed(workers):
                     2: [[0.0, 2.0], [1.0, 3.0], "ERR", [5.0, 7.0], [9.0, 11.0]]}[workers]
     got, _ = _take(iter(DataLoader(_Shards(), batch_size=2, num_workers=workers)), 12)
     assert got == torch_answer
+
+
+class _Records(IterableDataset):
+    """Eight records read by an iterator object (a file reader's), not a generator: reading record 3
+    raises, and the reader goes on with record 4 -- as its ``__next__`` is called again."""
+
+    class _Reader:
+        def __init__(self):
+            self.at = -1
+
+        def __iter__(self):
+            return self
+
+        def __next__(self):
+            self.at += 1
+            if self.at >= 8:
+                raise StopIteration
+            if self.at == 3:
+                raise OSError("corrupt record")
+            return mg.tensor([float(self.at)])
+
+    def __iter__(self):
+        return self._Reader()
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+@pytest.mark.parametrize("batch_size", [None, 2])
+def test_an_iterable_datasets_epoch_goes_on_after_its_iterator_raised(workers, batch_size):
+    """Without workers the loader's epoch ended at the first exception (its generator was dead), so
+    a loop skipping a bad record lost the rest of the stream; PyTorch's fetcher asks the dataset's
+    iterator again.  (A batch loses the samples read before the failure, as PyTorch's does.)"""
+    # torch 2.13, DataLoader(_Records(), batch_size=..., num_workers=0 or 1), the same loop:
+    torch_answer = {None: [[0.0], [1.0], [2.0], "ERR", [4.0], [5.0], [6.0], [7.0]],
+                    2: [[0.0, 1.0], "ERR", [4.0, 5.0], [6.0, 7.0]]}[batch_size]
+    got, _ = _take(iter(DataLoader(_Records(), batch_size=batch_size, num_workers=workers)), 12)
+    assert got == torch_answer
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_a_collate_fn_that_refuses_an_iterable_datasets_batch_does_not_end_the_epoch(workers):
+    got, _ = _take(iter(DataLoader(_Records(), batch_size=2, num_workers=workers, collate_fn=_refuse_from_4)), 12)
+    assert got == [[0.0, 1.0], "ERR", "ERR", [6.0, 7.0]]  # (torch 2.13's, the same loop)
+
+
+def _refuse_from_4(samples):  # (module level: a worker process may need to pickle it)
+    if samples[0].item() in (4.0, 5.0):
+        raise OSError("bad batch")
+    return mg.stack(samples)

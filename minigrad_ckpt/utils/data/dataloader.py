@@ -98,10 +98,16 @@ class _IterableFetcher:
     def __call__(self, item: tuple[str, int]) -> Any:
         if item[1] != self.serial:
             self.serial, self.samples = item[1], iter(self.dataset)
+        return self.next_batch(self.samples)
+
+    def next_batch(self, samples: Iterator[Any]) -> Any:
+        """The next batch of ``samples`` (one sample with ``batch_size=None``), collated; an
+        :class:`Exhausted` once there is none.  What raises (the iterator, the ``collate_fn``) loses
+        the samples it took, and ``samples`` goes on after it, as PyTorch's fetcher does."""
         if self.batch_size is None:
-            sample = next(self.samples, Exhausted)
+            sample = next(samples, Exhausted)
             return Exhausted() if sample is Exhausted else self.collate_fn(sample)
-        batch = list(islice(self.samples, self.batch_size))
+        batch = list(islice(samples, self.batch_size))
         if not batch or (self.drop_last and len(batch) < self.batch_size):
             return Exhausted()
         return self.collate_fn(batch)
@@ -610,20 +616,24 @@ class DataLoader:
     def _run_iterable(self, base_seed: int) -> Iterator[Any]:
         """An IterableDataset's samples in its own order, in batches of ``batch_size`` (the last one
         shorter unless ``drop_last``), or one by one with ``batch_size=None``. With workers, each
-        worker iterates its own copy, as PyTorch's (:meth:`WorkerPool.run_iterable`)."""
+        worker iterates its own copy, as PyTorch's (:meth:`WorkerPool.run_iterable`).  A batch whose
+        making raises (the dataset's iterator, the ``collate_fn``) is raised from ``next()`` and the epoch
+        goes on, asking the same iterator again, as PyTorch's: a reader that skips a corrupt record
+        keeps its stream (a generator that raised has ended, and so does the epoch)."""
         if self.num_workers:
             yield from self._run_iterable_in_workers(base_seed)
             return
         samples = iter(self.dataset)
-        if not self._auto_collation:
-            for sample in samples:
-                yield self.collate_fn(sample)
-            return
+        fetch = _IterableFetcher(self.dataset, self.collate_fn, self.batch_size, self.drop_last)
         while True:
-            batch = list(islice(samples, self.batch_size))
-            if not batch or (self.drop_last and len(batch) < self.batch_size):  # type: ignore[operator]
+            try:
+                batch = fetch.next_batch(samples)
+            except Exception as exc:  # raised by the iterator, which goes on with the next batch (as PyTorch's)
+                yield FailedBatch(exc)
+                continue
+            if isinstance(batch, Exhausted):
                 return
-            yield self.collate_fn(batch)
+            yield batch
 
     def _run_here(self, epoch: _Epoch | _DrawnEpoch | _StreamEpoch) -> Iterator[Any]:
         fetch = self._fetch
