@@ -147,9 +147,13 @@ class Subset(Dataset):
 
     def __init__(self, dataset: Any, indices: Sequence[Any]) -> None:
         self.dataset = dataset
-        # integer indices (NumPy's, one-element tensors) as ints; other keys (a dict dataset's) as given,
-        # for the dataset to judge, as PyTorch passes them on
-        self.indices = [operator.index(i) if _is_index(i) else i for i in indices]
+        # a list of ints is kept itself, as PyTorch keeps the sequence given: growing it in place (an
+        # active-learning loop's labelled pool) grows the subset.  Other integer indices (NumPy's, 0-d
+        # tensors) as ints; other keys (a dict dataset's) as given, for the dataset to judge, as PyTorch
+        # passes them on
+        if not (isinstance(indices, list) and all(type(i) is int for i in indices)):
+            indices = [operator.index(i) if _is_index(i) else i for i in indices]
+        self.indices = indices
         if isinstance(dataset, Sized):  # (PyTorch asks no length: a dataset may have none)
             n = len(dataset)
             bad = [i for i in self.indices if isinstance(i, int) and not -n <= i < n]

@@ -9,13 +9,14 @@ indices drawn by weight; ``BatchSampler`` groups any sampler's indices into list
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sized
+from collections.abc import Iterable, Iterator, Sequence, Sized
 from itertools import chain, islice
 from types import GenericAlias
 from typing import Any
 
 from ... import random as _random
 from ...backend import cpu, host_numpy
+from ...creation import as_tensor
 from ...tensor import Tensor
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
@@ -160,7 +161,9 @@ class SubsetRandomSampler(Sampler):
 
     def __init__(self, indices: Iterable[int], generator: _random.Generator | None = None) -> None:
         super().__init__(None)
-        self.indices = list(indices)
+        # the sequence given, itself (PyTorch's): growing it in place -- an active-learning loop's
+        # labelled pool -- grows later epochs; an iterable without indexing (a generator) as a list
+        self.indices = indices if isinstance(indices, (Sequence, host_numpy.ndarray, Tensor)) else list(indices)
         self.generator = _own_generator(generator, "SubsetRandomSampler")
 
     def __iter__(self) -> Iterator[int]:
@@ -195,10 +198,14 @@ class WeightedRandomSampler(Sampler):
         if w.ndim != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
         # A float64 tensor, as PyTorch's torch.as_tensor(weights, dtype=torch.double): a float64 tensor given
-        # is kept itself, so updating it in place (a replay buffer's priorities) changes later draws; the
-        # values are checked at each draw, as PyTorch's multinomial does.
-        shared = isinstance(weights, Tensor) and weights.dtype == host_numpy.float64
-        self.weights = weights if shared else Tensor._from_data(w)
+        # is kept itself, and a float64 NumPy array is shared, so updating it in place (a replay buffer's
+        # priorities) changes later draws; the values are checked at each draw, as PyTorch's multinomial does.
+        if isinstance(weights, Tensor) and weights.dtype == host_numpy.float64:
+            self.weights = weights
+        elif isinstance(weights, host_numpy.ndarray) and weights.dtype == host_numpy.float64:
+            self.weights = as_tensor(weights)
+        else:
+            self.weights = Tensor._from_data(w)
         self.num_samples, self.replacement = num_samples, replacement
         self.generator = _own_generator(generator, "WeightedRandomSampler")
 
