@@ -48,3 +48,18 @@ def test_the_split_of_a_fraction_list_is_a_partition_on_the_strict_device():
         parts = data.random_split(ds, [1, 0])
     assert [len(p) for p in parts] == [7, 0]
     assert sorted(int(ds[i][0].item()) for i in parts[0].indices) == list(range(7))
+
+
+@pytest.mark.parametrize("generator", [3, object()], ids=["int", "foreign-generator"])
+def test_random_split_refuses_a_generator_that_is_not_one_as_the_samplers_do(generator):
+    # torch 2.13: TypeError (randperm's invalid combination of arguments); here it was an
+    # AttributeError ('int' object has no attribute 'next_key') from inside the draw
+    with pytest.raises(TypeError, match="random_split: generator must be a minigrad_ckpt.random.Generator"):
+        data.random_split(range(4), [2, 2], generator=generator)
+
+
+def test_random_split_with_pytorchs_seeded_generator_spelling_is_reproducible():
+    first = data.random_split(range(10), [0.8, 0.2], generator=mg.Generator().manual_seed(42))
+    again = data.random_split(range(10), [0.8, 0.2], generator=mg.Generator().manual_seed(42))
+    assert [p.indices for p in first] == [p.indices for p in again]
+    assert sorted(first[0].indices + first[1].indices) == list(range(10))

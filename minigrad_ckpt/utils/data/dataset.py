@@ -18,7 +18,7 @@ from typing import Any
 from ... import random as _random
 from ...backend import cpu, host_numpy
 from ...tensor import Tensor
-from .sampler import _is_index
+from .sampler import _is_index, _own_generator
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subset", "ConcatDataset", "ChainDataset",
            "random_split"]
@@ -233,7 +233,7 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
                          f"got {lengths}")
     if sum(lengths) != n:
         raise ValueError(f"random_split: the lengths sum to {sum(lengths)}, the dataset has {n} samples")
-    gen = generator or _random.default_generator
+    gen = _own_generator(generator, "random_split") or _random.default_generator
     perm = _random.permutation(cpu.xp, gen.next_key(), n).tolist()
     out, start = [], 0
     for k in lengths:
