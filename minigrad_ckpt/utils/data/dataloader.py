@@ -134,7 +134,7 @@ class _LoaderIterator:
         return batch
 
     def __len__(self) -> int:
-        return len(self.loader)
+        return self.loader._batches_per_epoch()  # (the length hint list() asks for tells the loop nothing)
 
     def close(self) -> None:
         """End the epoch now (its workers' pending batches are dropped)."""
@@ -514,6 +514,7 @@ class DataLoader:
         self._resume = False
         self._pool: WorkerPool | None = None  # persistent workers, kept between epochs
         self._shared_iterator: weakref.ref[_RestartableIterator] | None = None  # persistent workers: the one iterator
+        self._iterable_length_told: int | None = None  # an IterableDataset's len() that len(loader) read
         self._initialized = True
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -532,6 +533,11 @@ class DataLoader:
         return _Fetcher(self.dataset, self.collate_fn, self._auto_collation, default)
 
     def __len__(self) -> int:
+        if self._iterable:  # what the loop was told, for the warning if more batches come (PyTorch's)
+            self._iterable_length_told = len(self.dataset)
+        return self._batches_per_epoch()
+
+    def _batches_per_epoch(self) -> int:
         if self._iterable:  # the dataset's own length, in batches (a TypeError if it has none)
             n = len(self.dataset)
             if self.batch_size is None:
@@ -551,7 +557,8 @@ class DataLoader:
             raise AssertionError(f"DataLoader: timeout={self.timeout} bounds the wait for a worker's batch; it "
                                  f"needs num_workers > 0 (with num_workers=0 leave timeout=0)")
         if self._iterable:
-            run = self._run_iterable(self._new_base_seed())  # (read at iter(), as a map-style epoch's)
+            # (both read at iter(), as PyTorch's iterator reads them)
+            run = self._warn_past_told_length(self._run_iterable(self._new_base_seed()), self._iterable_length_told)
         else:
             epoch = self._epoch
             if not (self._resume and epoch is not None and epoch.sampler_epoch == self._sampler_epoch()):
@@ -634,6 +641,26 @@ class DataLoader:
             if isinstance(batch, Exhausted):
                 return
             yield batch
+
+    def _warn_past_told_length(self, run: Iterator[Any], told: int | None) -> Iterator[Any]:
+        """``run``'s batches, with PyTorch's warning once more of them came than the samples the dataset's
+        ``len()`` had told ``len(loader)`` (``told``; PyTorch compares those two counts): the sign, with
+        workers, of a dataset that does not take its shard per worker (``get_worker_info()``), so that
+        each worker yields all of it and every sample comes ``num_workers`` times."""
+        yielded = 0
+        try:
+            for batch in run:
+                yielded += not isinstance(batch, FailedBatch)  # (PyTorch counts the batches it hands out)
+                if told is not None and yielded > told:
+                    shards = (" For multiprocessing data-loading, this could be caused by not properly configuring "
+                              "the IterableDataset replica at each worker (get_worker_info())."
+                              if self.num_workers else "")
+                    warnings.warn(f"Length of IterableDataset {self.dataset} was reported to be {told} (when "
+                                  f"accessing len(dataloader)), but {yielded} samples have been fetched.{shards}",
+                                  UserWarning, stacklevel=3)
+                yield batch
+        finally:
+            run.close()  # type: ignore[attr-defined]  (the workers stop with the epoch's generator)
 
     def _run_here(self, epoch: _Epoch | _DrawnEpoch | _StreamEpoch) -> Iterator[Any]:
         fetch = self._fetch
