@@ -717,7 +717,9 @@ class Segment:
         self._kept_outputs = {n: v for n, v in self._kept_outputs.items() if n in wanted and self._takes_kept(n)}
         # what the segment keeps instead of what it dropped: the statistics count it as the ledger does
         kept = self._device_kept_outputs()
-        self.kept_bytes += _new_bytes(self._counted[1], [v for n, v in kept if n not in self._result_bytes])
+        held = self._held_anyway  # (a view of what the tape holds anyway, an input's ``v.t()``, costs nothing)
+        self.kept_bytes += _new_bytes(self._counted[1], [v for n, v in kept if n not in self._result_bytes
+                                                         and id(_base(v)) not in held])
         self._count_kept_results([(n, v) for n, v in kept if n in self._result_bytes])
         if _ledger.enabled:
             to_host = getattr(self.keep, "to_host", False)
