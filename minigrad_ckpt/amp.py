@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .backend import cuda_device_count, host_numpy
@@ -58,6 +58,27 @@ class GradScaler:
     def is_enabled(self) -> bool:
         return self._enabled
 
+    def get_growth_factor(self) -> float:
+        return self._growth_factor
+
+    def set_growth_factor(self, new_factor: float) -> None:
+        self._growth_factor = new_factor
+
+    def get_backoff_factor(self) -> float:
+        return self._backoff_factor
+
+    def set_backoff_factor(self, new_factor: float) -> None:
+        self._backoff_factor = new_factor
+
+    def get_growth_interval(self) -> int:
+        return self._growth_interval
+
+    def set_growth_interval(self, new_interval: int) -> None:
+        self._growth_interval = new_interval
+
+    def _get_growth_tracker(self) -> int:
+        return self._growth_tracker if self._enabled else 0
+
     def get_scale(self) -> float:
         """The current scale (1.0 when disabled; ``init_scale`` as given before the first ``scale()``,
         as PyTorch's)."""
@@ -72,29 +93,41 @@ class GradScaler:
         return self._scale
 
     def scale(self, outputs: Any) -> Any:
-        """``outputs`` (a Tensor, or lists/tuples of them) times the scale; unchanged when disabled."""
+        """``outputs`` (a Tensor, or lists/tuples of them) times the scale; unchanged when disabled.
+        Another iterable (a generator) gives a lazy ``map`` of the scaled tensors, as PyTorch's."""
         if not self._enabled:
             return outputs
         if isinstance(outputs, Tensor):
             return outputs * self._current_scale()
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(o) for o in outputs)
+        if isinstance(outputs, Iterable):
+            return map(self.scale, outputs)
         raise ValueError("outputs must be a Tensor or an iterable of Tensors")
 
+    def _check_scaled(self, funcname: str) -> None:
+        """PyTorch's refusal of ``unscale_``/``step``/``update`` before any ``scale()``: its scale
+        does not exist yet, and dividing by ``init_scale`` gradients that were never scaled
+        would silently shrink them."""
+        if self._scale is None:
+            raise AssertionError(f"Attempted {funcname} but _scale is None.  This may indicate your script did not "
+                                 "use scaler.scale(loss or outputs) earlier in the iteration.")
+
     def _state(self, optimizer: Any) -> dict[str, Any]:
-        return self._per_optimizer.setdefault(id(optimizer), {"stage": _READY, "found_inf": False})
+        return self._per_optimizer.setdefault(id(optimizer), {"stage": _READY, "found_inf": None})
 
     def unscale_(self, optimizer: Any) -> None:
         """Divide ``optimizer``'s gradients by the scale, in place, noting whether any is inf/NaN."""
         if not self._enabled:
             return
+        self._check_scaled("unscale_")
         state = self._state(optimizer)
         if state["stage"] == _UNSCALED:
             raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
         if state["stage"] == _STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
         inv_scale = _float32(1.0 / self._current_scale(), check=False)  # PyTorch's scale.double().reciprocal().float()
-        found_inf = False
+        found_inf = None  # no gradient at all: no inf check recorded, which step() and update() refuse
         with no_grad():
             for group in optimizer.param_groups:
                 for p in group["params"]:
@@ -102,7 +135,7 @@ class GradScaler:
                         continue
                     if p.grad.dtype == "float16":
                         raise ValueError("Attempting to unscale FP16 gradients.")
-                    found_inf = found_inf or not bool(p.grad.isfinite().all().item())
+                    found_inf = bool(found_inf) or not bool(p.grad.isfinite().all().item())
                     p.grad.mul_(inv_scale)
         state["found_inf"], state["stage"] = found_inf, _UNSCALED
 
@@ -112,11 +145,14 @@ class GradScaler:
             return optimizer.step(*args, **kwargs)
         if "closure" in kwargs:
             raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
+        self._check_scaled("step")
         state = self._state(optimizer)
         if state["stage"] == _STEPPED:
             raise RuntimeError("step() has already been called since the last update().")
         if state["stage"] == _READY:
             self.unscale_(optimizer)
+        if state["found_inf"] is None:  # (an optimizer none of whose parameters has a gradient)
+            raise AssertionError("No inf checks were recorded for this optimizer.")
         result = None if state["found_inf"] else optimizer.step(*args, **kwargs)
         state["stage"] = _STEPPED
         return result
@@ -125,16 +161,20 @@ class GradScaler:
         """Back off after a skipped step, grow after ``growth_interval`` clean ones (or set ``new_scale``)."""
         if not self._enabled:
             return
+        self._check_scaled("update")
         note_grad_scaler(self)  # a DDP join() block in progress syncs this state across ranks at its end
         scale = self._current_scale()
         if new_scale is not None:
+            if isinstance(new_scale, Tensor) and (new_scale.numel() != 1 or new_scale.requires_grad):
+                raise AssertionError("new_scale should be a float or a 1-element FloatTensor with requires_grad=False.")
             self._scale = _float32(new_scale.item() if isinstance(new_scale, Tensor) else new_scale)
         else:
-            if not self._per_optimizer:
+            found_infs = [s["found_inf"] for s in self._per_optimizer.values() if s["found_inf"] is not None]
+            if not found_infs:
                 raise AssertionError("No inf checks were recorded prior to update.")
             # PyTorch's _amp_update_scale_: float32(scale * factor), the product taken in double; a
             # growth float32 cannot hold keeps the scale
-            if any(s["found_inf"] for s in self._per_optimizer.values()):
+            if any(found_infs):
                 self._scale = _float32(scale * self._backoff_factor, check=False)
                 self._growth_tracker = 0
             elif self._growth_tracker + 1 == self._growth_interval:
