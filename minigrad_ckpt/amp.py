@@ -98,12 +98,22 @@ class GradScaler:
         if not self._enabled:
             return outputs
         if isinstance(outputs, Tensor):
+            if outputs.dtype == "float16":
+                return self._scaled_half(outputs)
             return outputs * self._current_scale()
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(o) for o in outputs)
         if isinstance(outputs, Iterable):
             return map(self.scale, outputs)
         raise ValueError("outputs must be a Tensor or an iterable of Tensors")
+
+    def _scaled_half(self, outputs: Tensor) -> Tensor:
+        """A float16 ``outputs`` times PyTorch's scale, a float32 0-d tensor: the product is taken in
+        float32, and rounded once to float16 for a tensor with dimensions (a 0-d float16 loss promotes
+        to float32, as two 0-d tensors do).  A float16 product would round the scale first: 65536 is
+        beyond float16, and every scaled output was inf."""
+        wide = outputs.float() * self._current_scale()
+        return wide if outputs.ndim == 0 else wide.half()
 
     def _check_scaled(self, funcname: str) -> None:
         """PyTorch's refusal of ``unscale_``/``step``/``update`` before any ``scale()``: its scale

@@ -1541,7 +1541,18 @@ class Tensor:
                 other = other.to(host_numpy.promote_types(self.dtype, other.dtype))
         if not isinstance(alpha, Tensor):  # an alpha the dtype cannot hold is PyTorch's error, not a wrapped int or inf
             alpha = fill_scalar("add_", alpha, other.dtype if isinstance(other, Tensor) else self.dtype)
+            if self._data.dtype == host_numpy.float16 and getattr(other, "dtype", self.dtype) == self.dtype:
+                return self._half_scaled_operand(other, alpha)
         return other * alpha
+
+    def _half_scaled_operand(self, other: Any, alpha: Any) -> Tensor:
+        """``alpha * other`` for a float16 ``add_``/``sub_``, as ``mg.add`` computes it: ``alpha`` (and a number
+        ``other``) rounded to float16, the product in float32, so that the in-place sum is taken in float32
+        and rounded to float16 once, as PyTorch's half kernel."""
+        half = host_numpy.float16
+        if not isinstance(other, Tensor):
+            other = Tensor._wrap(self._device.xp.asarray(half(other), dtype=host_numpy.float32), None, self._device)
+        return other.float() * float(half(alpha))
 
     def sub_(self, other: Any, alpha: float = 1) -> Tensor:
         if self.dtype.kind == "b" or isinstance(other, bool) or (isinstance(other, Tensor) and other.dtype.kind == "b"):

@@ -105,16 +105,23 @@ def add(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
     in ``x`` and ``y``'s dtype, as PyTorch's (``alpha * y`` of a bool ``y`` is no int64 sum)."""
     if alpha == 1:
         return binary(_ADD, x, y)
-    out = binary(_ADD, x, _alpha_times(x, y, alpha))
-    dtype = result_type(as_tensor(x), y)
-    return out if out.dtype == dtype else out.to(dtype)
+    return _in_sum_dtype(binary(_ADD, *_alpha_operands(x, y, alpha)), x, y)
 
 
 def subtract(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
     """``x - y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x - alpha * y``).  A bool
     operand (a tensor or ``True``) is PyTorch's error: ``mask - 1`` is no arithmetic on masks."""
     refuse_bool_subtraction(x, y)
-    return binary(_SUB, x, y if alpha == 1 else _alpha_times(x, y, alpha))
+    if alpha == 1:
+        return binary(_SUB, x, y)
+    return _in_sum_dtype(binary(_SUB, *_alpha_operands(x, y, alpha)), x, y)
+
+
+def _in_sum_dtype(out: Tensor, x: Any, y: Any) -> Tensor:
+    """``x + alpha * y`` (or ``-``) in the dtype of ``x + y``: a bool ``y`` scaled by an int is no
+    int64 sum, and a float16 one, computed in float32 (:func:`_alpha_operands`), is rounded once here."""
+    dtype = result_type(as_tensor(x), y)
+    return out if out.dtype == dtype else out.to(dtype)
 
 
 def refuse_bool_subtraction(x: Any, y: Any) -> None:
@@ -133,11 +140,15 @@ def _is_bool(v: Any) -> bool:
     return v.dtype.kind == "b" if isinstance(v, Tensor) else isinstance(v, (bool, host_numpy.bool_))
 
 
-def _alpha_times(x: Any, y: Any, alpha: Any) -> Tensor:
-    """``alpha * y`` for ``add``/``sub``: a float ``alpha`` beside two integral operands is PyTorch's
+def _alpha_operands(x: Any, y: Any, alpha: Any) -> tuple[Any, Tensor]:
+    """``x`` and ``alpha * y`` for ``add``/``sub``: a float ``alpha`` beside two integral operands is PyTorch's
     error (the sum is an integer; NumPy's promotion would answer a float tensor silently), and so
     is a complex ``alpha`` beside two real ones (``add`` would cut the sum to its real part, ``sub``
-    turn it complex)."""
+    turn it complex).  A float16 sum is PyTorch's half kernel's: ``alpha`` (and a number ``y``) rounded
+    to float16, then ``x + alpha * y`` in float32, rounded once by :func:`_in_sum_dtype` -- ``alpha * y``
+    rounded to float16 first was up to 998 units in the last place off where the sum cancels
+    (``sub(a, b, alpha=7.3)``).  (PyTorch's vectorized loop; the scalar loop of its last few elements,
+    fewer than a vector's 32, rounds the product first.)"""
     inexact = isinstance(alpha, (float, complex, host_numpy.inexact)) or (
         isinstance(alpha, Tensor) and alpha.dtype.kind in "fc")
     if inexact and is_integral(x) and is_integral(y):
@@ -149,7 +160,10 @@ def _alpha_times(x: Any, y: Any, alpha: Any) -> Tensor:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
     if not isinstance(alpha, Tensor):  # an alpha the dtype cannot hold is PyTorch's error, not a wrapped int or inf
         alpha = fill_scalar("add", alpha, dtype)
-    return multiply(in_dtype(y, dtype, x), alpha)
+    y = in_dtype(y, dtype, x)
+    if dtype == host_numpy.float16 and not isinstance(alpha, Tensor):
+        return in_dtype(x, host_numpy.float32, y), multiply(y.float(), float(host_numpy.float16(alpha)))
+    return x, multiply(y, alpha)
 
 
 def in_dtype(v: Any, dtype: Any, like: Any) -> Tensor:
