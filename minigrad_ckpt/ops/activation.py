@@ -347,6 +347,14 @@ class ScaledSoftmax(Op):
         return w.astype(x.dtype)
 
 
+def _log_softmax(xp, x, axis):
+    shifted = x - xp.max(x, axis=axis, keepdims=True)
+    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+
+
+_log_softmax_in_float32 = half_in_float32(_log_softmax)
+
+
 class LogSoftmax(Op):
     """``x - logsumexp(x)`` along ``axis``: exact for logits of ±1e4 in float32."""
 
@@ -358,15 +366,25 @@ class LogSoftmax(Op):
     def forward(self, xp, x):
         if x.size == 0:  # an empty axis: nothing to normalize
             return x + 0
-        shifted = x - xp.max(x, axis=self.axis, keepdims=True)
-        return shifted - xp.log(xp.sum(xp.exp(shifted), axis=self.axis, keepdims=True))
+        if x.dtype == "float16" and self.axis != (x.ndim - 1,):
+            # PyTorch's half log_softmax along another dim than the last is its float one rounded once:
+            # step by step in float16, values near 0 were up to 2000 units in the last place off (along
+            # the last dim its kernel rounds in between, and the float16 steps are within a unit or two)
+            return _log_softmax_in_float32(xp, x, self.axis)
+        return _log_softmax(xp, x, self.axis)
 
+    # the gradient and the tangent of float16 in float32, rounded once, as PyTorch's half backward
+    # (along any dim): step by step in float16 a tenth of the gradients were a unit or more off
+    @half_in_float32
     def backward(self, xp, g, out, x):
         return g - xp.exp(out) * xp.sum(g, axis=self.axis, keepdims=True)
 
-    def jvp(self, xp, tangents, out, x):
-        t = tangents[0]
+    @half_in_float32
+    def _tangent(self, xp, t, out):
         return t - xp.sum(xp.exp(out) * t, axis=self.axis, keepdims=True)
+
+    def jvp(self, xp, tangents, out, x):
+        return self._tangent(xp, tangents[0], out)
 
     def reference(self, np, x):
         if x.size == 0:
