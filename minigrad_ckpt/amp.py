@@ -232,6 +232,7 @@ class autocast:  # noqa: N801  (PyTorch's name)
 
     def __init__(self, device_type: str = "cuda", dtype: Any = None, enabled: bool = True,
                  cache_enabled: bool | None = None) -> None:
+        _check_device_type(device_type)  # PyTorch's errors: a misspelt device type is no silent no-op
         self.device_type, self.fast_dtype = device_type, dtype
         self.enabled = bool(enabled) and _device_available(device_type)
         if self.enabled and not autocast._warned:

@@ -92,3 +92,12 @@ def test_enabled_autocast_says_once_that_precision_is_not_lowered():
         return t + 1
 
     assert out.dtype == mg.float32 and f(mg.ones(1)).dtype == mg.float32
+
+
+def test_autocast_refuses_what_is_no_autocast_device_type():
+    """``mg.autocast("gpu")`` was silently disabled; PyTorch's is an error (its message names the types)."""
+    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda"):
+        mg.autocast("gpu")
+    with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
+        mg.autocast(3)
+    assert not mg.autocast("cpu", enabled=False).enabled
