@@ -326,9 +326,22 @@ def shared_version(source: Tensor, new: Tensor) -> list:
     if sharers.__class__ is list:
         n = len(sharers)
         if n >= 16 and not n & (n - 1):  # the dead dropped at sizes 16, 32, 64, ...: linear in the views made
-            sharers[:] = [r for r in sharers if r() is not None]  # (a weak set costs 40x more to make)
+            sharers[:] = _without_dead_runs(sharers)  # (a weak set costs 40x more to make)
         sharers.append(weakref.ref(new))
     return box
+
+
+def _without_dead_runs(sharers: list[weakref.ref]) -> list[weakref.ref]:
+    """``sharers`` with each run of dead references shortened to one: where a dead one stood before
+    the first live tensor of an alias group, one still does, so :func:`history_root` still answers
+    None (that group's base is gone) rather than taking the first live view for the base."""
+    kept, last_dead = [], False
+    for r in sharers:
+        dead = r() is None
+        if not (dead and last_dead):
+            kept.append(r)
+        last_dead = dead
+    return kept
 
 
 _A_PARAMETERS = ()  # box[1] of a parameter's memory: shared with views that are not listed

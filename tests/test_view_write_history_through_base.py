@@ -115,8 +115,9 @@ def test_inside_a_checkpoint(wrap, device, dtype):
     close(x.grad, [16.0, 2880.0, 6048.0, 32.0], dtype)
 
 
+@pytest.mark.parametrize("views_before", [0, 20])
 @pytest.mark.parametrize("device,dtype", DEVICES)
-def test_a_view_whose_base_is_gone_is_no_base_of_views_taken_of_it_later(device, dtype):
+def test_a_view_whose_base_is_gone_is_no_base_of_views_taken_of_it_later(views_before, device, dtype):
     # ``t0`` is a view of ``y``; ``y`` is gone when ``t0`` is written, so the write gives ``t0`` memory of
     # its own -- but PyTorch's ``t0`` stays a view of ``y``, and ``t5``, taken of it afterwards, is a view
     # of ``y`` too: ``t0``'s kept gradient counts ``t0``'s reads, not ``t5``'s
@@ -127,6 +128,8 @@ def test_a_view_whose_base_is_gone_is_no_base_of_views_taken_of_it_later(device,
         t0.retain_grad()
         t0.fill_(-0.95)
         del y
+        for _ in range(views_before):  # (past 16 entries the memory's list of sharers drops its dead)
+            t0[0]
         t0.zero_()
         t5 = t0.select(0, 0)
         t5.sin_()
@@ -138,3 +141,24 @@ def test_a_view_whose_base_is_gone_is_no_base_of_views_taken_of_it_later(device,
 
     assert kept_gradient(read_t0=False) is None
     close(kept_gradient(read_t0=True), [1.0, 2.0, 3.0, 4.0], dtype)
+
+
+@pytest.mark.parametrize("views_before", [0, 20])
+@pytest.mark.parametrize("device,dtype", DEVICES)
+def test_a_view_whose_base_is_gone_stays_no_base_after_many_views(views_before, device, dtype):
+    # The memory's list of sharers drops its dead references now and then (at 16, 32, ... entries); the
+    # base ``y`` was the first of them, dead, and with it gone from the list ``v`` was taken for the base:
+    # ``w``'s reads passed through ``v``'s history, so ``v``'s gradient counted them ([25, 46, 16])
+    x = leaf(device, dtype)
+    y = x * 2
+    v = y[1:]
+    del y
+    for _ in range(views_before):
+        v[0]  # (a view made and dropped: the list grows past 16 entries)
+    w = v[:2]
+    w.mul_(3)
+    loss = (v * v).sum() + (w * mg.tensor([1.0, 10.0], dtype=dtype, device=device)).sum()
+    gv, gw, gx = mg.autograd.grad(loss, [v, w, x])
+    close(gv, [24.0, 36.0, 16.0], dtype)
+    close(gw, [1.0, 10.0], dtype)
+    close(gx, [0.0, 150.0, 276.0, 32.0], dtype)
