@@ -671,6 +671,7 @@ class Tensor:
                                                                    source._device)
             self._requires_grad = source._requires_grad
             self._tangents = source._tangents  # forward mode: the alias carries the tangents too
+            self._tell_segment_of_history()  # (``source`` may die first: a checkpoint must keep the node)
             return
         self._init_data(*source)
 

@@ -198,11 +198,12 @@ def test_the_kept_last_output_of_a_dropped_branch_is_let_go(policy, device, dtyp
 
 
 @pytest.mark.parametrize("device, dtype", SEAMS)
-@pytest.mark.parametrize("adopt", ["mul_", "t_", "setitem"])
+@pytest.mark.parametrize("adopt", ["mul_", "t_", "setitem", "Tensor(u)"])
 @pytest.mark.parametrize("length", [1, 24])
 def test_a_kept_output_whose_history_a_stashed_tensor_took_stays_kept(length, adopt, device, dtype):
     """A tensor the function stashed took the history of its last write (``u.mul_(2)``, ``u.t_()``,
-    ``u[0] = ...``): the node's own output tensor died, but ``u`` has it as its history, so it stays,
+    ``u[0] = ...``) or is an alias of ``u`` (PyTorch's legacy ``Tensor(u)``): the node's own output
+    tensor died, but the stashed one has it as its history, so it stays,
     and a backward through ``u`` later is bitwise the run's without checkpointing (a branch of one op
     before the write, and a longer one)."""
     mg.manual_seed(0)
@@ -218,6 +219,8 @@ def test_a_kept_output_whose_history_a_stashed_tensor_took_stays_kept(length, ad
             u.mul_(2.0)
         elif adopt == "t_":
             u.t_()
+        elif adopt == "Tensor(u)":
+            u = mg.Tensor(u)
         else:
             u[0] = u[1] * 3.0
         stash.append(u)
