@@ -331,9 +331,9 @@ class Segment:
 
     def adopted(self, node: Node, t: Tensor) -> None:
         """``t`` took ``node``'s history after the op that made it (an in-place write, ``x.t_()``, the
-        legacy alias ``Tensor(x)``): while
-        ``t`` lives, so does the node (see :meth:`_alive_outputs`) -- even where the op's own output
-        tensor died (``u.mul_(2)``'s result is a temporary; ``u`` holds the history)."""
+        legacy alias ``Tensor(x)``): while ``t`` lives, so does the node (see :meth:`_alive_outputs`)
+        -- even where the op's own output tensor died (``u.mul_(2)``'s result is a temporary; ``u``
+        holds the history)."""
         root = self._root_segment
         if root.recording:
             root._adopted.setdefault(node, []).append(weakref.ref(t))
