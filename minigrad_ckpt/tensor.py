@@ -55,6 +55,7 @@ from numbers import Number
 from typing import Any
 
 from .backend import (
+    HALF,
     BroadcastMismatch,
     Device,
     as_dtype,
@@ -1555,7 +1556,7 @@ class Tensor:
                 other = other.to(host_numpy.promote_types(self.dtype, other.dtype))
         if not isinstance(alpha, Tensor):  # an alpha the dtype cannot hold is PyTorch's error, not a wrapped int or inf
             alpha = fill_scalar("add_", alpha, other.dtype if isinstance(other, Tensor) else self.dtype)
-            if self._data.dtype == host_numpy.float16 and getattr(other, "dtype", self.dtype) == self.dtype:
+            if self._data.dtype is HALF and getattr(other, "dtype", HALF) is HALF:  # (by identity: see HALF)
                 return self._half_scaled_operand(other, alpha)
         return other * alpha
 
