@@ -512,16 +512,17 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, atol: Any = None
     count as 0 -- PyTorch's rule: ``rtol`` (``rcond``, its older name) is ``max(M, N) * eps``
     unless given, and 0 when ``atol`` alone is given.  The gradient holds where the rank
     is locally constant.  ``hermitian=True`` reads ``a``'s lower triangle alone, as PyTorch's
-    (:func:`hermitian_from_lower`).  A tolerance
+    (:func:`hermitian_from_lower`); its gradient is then PyTorch's too, the general formula in the
+    whole ``a`` (not one folded into the lower triangle).  A tolerance
     may be a tensor that broadcasts against ``a``'s batch: one tolerance per matrix."""
-    a = hermitian_from_lower("pinv", a) if hermitian else _matrices("pinv", a)
+    a = _matrices("pinv", a, square=bool(hermitian))
     if rcond is not None and rtol is not None:
         raise ValueError("linalg.pinv: give rcond or rtol, not both")
     tol = rcond if rcond is not None else rtol
     if per_matrix(atol) or per_matrix(tol):
-        return _pinv_per_matrix(a, atol, tol)
+        return _pinv_per_matrix(a, atol, tol, bool(hermitian))
     tol = (_default_rtol(a) if atol is None else 0.0) if tol is None else float(tol)
-    op = _mx.Pinv(rcond=tol) if atol is None else _mx.Pinv(rcond=tol, atol=float(atol))
+    op = _mx.Pinv(rcond=tol, atol=0.0 if atol is None else float(atol), hermitian=bool(hermitian))
     return _factored("linalg.svd", a, _failure.non_finite, _failure.svd_not_converged, op, a)
 
 
@@ -530,16 +531,16 @@ def per_matrix(tolerance: Any) -> bool:
     return isinstance(tolerance, Tensor) and tolerance.ndim > 0
 
 
-def _pinv_per_matrix(a: Tensor, atol: Any, rtol: Any) -> Tensor:
+def _pinv_per_matrix(a: Tensor, atol: Any, rtol: Any, hermitian: bool) -> Tensor:
     """``pinv`` of each matrix with its own ``atol`` and ``rtol`` (tensors broadcast against the batch)."""
     atol, rtol = (None if t is None else as_tensor(t) for t in (atol, rtol))
     batch = host_numpy.broadcast_shapes(a.shape[:-2], *(t.shape for t in (atol, rtol) if t is not None))
     flat = reshape(mf.broadcast_to(a, batch + a.shape[-2:]), (-1,) + a.shape[-2:])
     atols, rtols = (None if t is None else mf.broadcast_to(t, batch).numpy().reshape(-1).tolist()
                     for t in (atol, rtol))
-    pieces = [pinv(flat[i], atol=None if atols is None else atols[i], rtol=None if rtols is None else rtols[i])
-              for i in range(flat.shape[0])]
-    out = mf.stack(pieces) if pieces else pinv(flat)
+    pieces = [pinv(flat[i], atol=None if atols is None else atols[i], rtol=None if rtols is None else rtols[i],
+                   hermitian=hermitian) for i in range(flat.shape[0])]
+    out = mf.stack(pieces) if pieces else pinv(flat, hermitian=hermitian)
     return reshape(out, batch + out.shape[-2:])
 
 

@@ -824,15 +824,20 @@ class Pinv(Op):
     one for real matrices).  Reverse mode is that map's adjoint under the real inner
     product ``Re tr(X^H Y)`` (docs/complex.md), each term's factors swapped and
     conjugate-transposed.
+
+    ``hermitian``: the value is the pseudo-inverse of the Hermitian matrix ``a``'s lower triangle
+    stands for (as LAPACK's ``eigh`` reads it); the derivatives stay the formula's in ``a`` itself and
+    the result, as PyTorch's (its ``pinv_backward(grad, result, self)`` whatever ``hermitian`` is).
     """
 
     save_output = True
     holomorphic = False  # written with conjugate transposes
     rcond: float
     atol: float = 0.0
+    hermitian: bool = False
 
     def forward(self, xp, a):
-        u, s, vh = _svd(xp, a)
+        u, s, vh = _svd(xp, _from_lower(xp, a) if self.hermitian else a)
         cutoff = self.rcond * xp.max(s, axis=-1, keepdims=True) if s.shape[-1] else s
         if self.atol:
             cutoff = xp.maximum(cutoff, self.atol)
@@ -862,7 +867,7 @@ class Pinv(Op):
         return term1 + term2 + term3
 
     def reference(self, np, a):
-        u, s, vh = _svd(np, a)
+        u, s, vh = _svd(np, _from_lower(np, a) if self.hermitian else a)
         cutoff = self.rcond * np.max(s, axis=-1, keepdims=True) if s.shape[-1] else s
         cutoff = np.maximum(cutoff, self.atol)
         inv_s = np.where(s > cutoff, 1 / np.where(s > cutoff, s, 1), 0)
