@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .backend import cuda_device_count, host_numpy
+from .backend import HALF, cuda_device_count, host_numpy
 from .grad_mode import no_grad
 from .nn.parallel import note_grad_scaler
 from .tensor import Tensor
@@ -98,7 +98,7 @@ class GradScaler:
         if not self._enabled:
             return outputs
         if isinstance(outputs, Tensor):
-            if outputs.dtype == "float16":
+            if outputs.dtype is HALF:  # (identity: once per step, beside every loss)
                 return self._scaled_half(outputs)
             return outputs * self._current_scale()
         if isinstance(outputs, (list, tuple)):
@@ -143,7 +143,7 @@ class GradScaler:
                 for p in group["params"]:
                     if p.grad is None:
                         continue
-                    if p.grad.dtype == "float16":
+                    if p.grad.dtype is HALF:
                         raise ValueError("Attempting to unscale FP16 gradients.")
                     found_inf = bool(found_inf) or not bool(p.grad.isfinite().all().item())
                     p.grad.mul_(inv_scale)
