@@ -451,19 +451,29 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     if isinstance(data, Tensor):
         return data.to(device=device if device is not None else data.device, dtype=dt or data.dtype)
     dev = get_device(device)
-    if isinstance(data, host_numpy.ndarray) and dev.type == "cpu" and dt in (None, data.dtype):
+    # (``dt in (None, data.dtype)`` would be wrong: a NumPy dtype equals None when it is float64)
+    if isinstance(data, host_numpy.ndarray) and dev.type == "cpu" and (dt is None or dt == data.dtype):
         return Tensor.sharing(data, dev)
     return tensor(data, dtype=dt, device=dev)
 
 
 def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
-            requires_grad: bool = False) -> Tensor:
-    """``torch.asarray``: :func:`as_tensor`, or always a copy with ``copy=True``; ``requires_grad`` makes
-    the result a leaf that records."""
-    out = tensor(obj, dtype=dtype, device=device) if copy else as_tensor(obj, dtype, device)
-    if copy is False and out is not obj and not (isinstance(obj, host_numpy.ndarray) and out._data is obj):
+            requires_grad: bool | None = None) -> Tensor:
+    """``torch.asarray``: :func:`as_tensor`, or always a copy with ``copy=True``.  A tensor's copy
+    (or its conversion to another dtype or device) stays on the tape, as PyTorch's: gradients flow
+    back to ``obj``.  ``requires_grad=True`` makes the result a leaf that records; ``False`` one
+    that does not (a detached view where ``obj`` requires grad); left out, a tensor's own flag stays."""
+    out = as_tensor(obj, dtype, device)
+    shared = out is obj or (isinstance(obj, host_numpy.ndarray) and out._data is obj)
+    if copy is False and not shared:
         raise ValueError("asarray: copy=False, but the data cannot be shared (another dtype or device)")
-    return out.requires_grad_(True) if requires_grad_flag(requires_grad) else out
+    if copy and shared:
+        out = out.clone() if isinstance(obj, Tensor) else tensor(obj, dtype=dtype, device=device)
+    if requires_grad is None:
+        return out
+    if requires_grad_flag(requires_grad):
+        return out.requires_grad_(True)
+    return out.detach() if out.requires_grad else out
 
 
 # ---- PyTorch's sampling functions: draws from the engine generator, one key per call ----
