@@ -1527,6 +1527,8 @@ def _float_fits(value: Any, dtype: Any) -> bool:
     for part in parts:
         if isinstance(part, (float, numpy.floating)) and not numpy.isfinite(part):
             continue  # inf and NaN convert
+        if isinstance(part, numpy.floating):  # a float16 compared with 3.4e38 would cast that to float16
+            part = float(part)
         if abs(part) > largest:  # (a Python int compares with a float exactly, however large)
             return False
     return True

@@ -18,6 +18,7 @@ policy lives in the backend, so ``Tensor._from_data(data)`` needs nothing above 
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 from typing import Any
 
@@ -73,10 +74,18 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     return Tensor._from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
+def _size_entry(v: Any) -> int:
+    """One entry of a shape: an integer (a one-element integer tensor too, as PyTorch's), never a
+    float that ``int()`` would truncate (``zeros((2.5, 3))`` was 2 by 3) nor a bool."""
+    if isinstance(v, (bool, host_numpy.bool_)) or not hasattr(v, "__index__"):
+        raise TypeError(f"size must be a tuple of ints, but found element of type {type(v).__name__}")
+    return operator.index(v)
+
+
 def _shape(args: tuple) -> tuple[int, ...]:
-    if len(args) == 1 and not isinstance(args[0], (int, host_numpy.integer)):
+    if len(args) == 1 and not isinstance(args[0], (int, host_numpy.integer, Tensor)):
         args = tuple(args[0])
-    shape = tuple(int(s) for s in args)
+    shape = tuple(_size_entry(s) for s in args)
     if any(s < 0 for s in shape):
         raise ValueError(f"negative dimension in shape {shape}")
     return shape
@@ -129,14 +138,23 @@ def full(shape: Any = None, fill_value: Any = None, dtype: Any = None, device: A
     if shape is None or fill_value is None:
         raise TypeError("full() needs a shape (size=) and a fill_value")
     dev = get_device(device)
-    if dtype is None and isinstance(fill_value, complex):
-        dtype = default_complex_dtype()  # a Python complex: the default float's complex type, as PyTorch's
-    elif dtype is None:
-        dtype = host_numpy.array(fill_value).dtype if not isinstance(fill_value, float) else None
-        dtype = _dtype_or_default(dtype) if dtype is None or dtype.kind == "f" else dtype
-    dtype = as_dtype(dtype)
+    dtype = as_dtype(dtype) if dtype is not None else _fill_dtype(fill_value)
     arr = dev.xp.full(_shape((shape,)), fill_scalar("full", fill_value, dtype), dtype=dtype)
     return _make(arr, dev, requires_grad)
+
+
+def _fill_dtype(fill_value: Any) -> Any:
+    """PyTorch's dtype for ``full``'s fill value, by its kind alone: a bool's ``bool``, any integer's
+    ``int64`` (a NumPy ``int32`` or a 0-d ``int8`` tensor too), a complex number's the default complex
+    type, any other the default float (a 0-d float64 tensor too)."""
+    if isinstance(fill_value, (int, host_numpy.integer)) and not isinstance(fill_value, (bool, host_numpy.bool_)):
+        return host_numpy.dtype("int64")  # (a Python int beyond int64 is then fill_scalar's overflow error)
+    kind = fill_value.dtype.kind if isinstance(fill_value, Tensor) else host_numpy.asarray(fill_value).dtype.kind
+    if kind == "b":
+        return host_numpy.dtype("bool")
+    if kind in "iu":
+        return host_numpy.dtype("int64")
+    return default_complex_dtype() if kind == "c" else _default_dtype[0]
 
 
 def arange(start: Any = None, stop: Any = None, step: Any = 1, dtype: Any = None,
@@ -325,18 +343,45 @@ def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = "int
         high, size = None, high  # randint(5, (2, 3))
     if high is None:
         low, high = 0, low
+    low, high = _integer_bound("low", low), _integer_bound("high", high)
     if high <= low:  # PyTorch's RuntimeError and words, a ValueError as before
         raise _EmptyRange(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high} "
                           f"(randint: need low < high)")
+    dt = as_dtype(dtype)
+    _check_random_bounds(low, high, dt)
     dev = get_device(device)
     shape = _shape((size,))
     n = 1
     for s in shape:
         n *= s
     bits = dev.xp.uniform_bits(_random.key_from(generator, "randint"), n)
-    span = high - low
-    vals = (bits % dev.xp.uint64(span)).astype(as_dtype(dtype)) + low
+    span = high - low  # (low + the offset in int64, wrapping as the uint64 offset does: the full int64 range)
+    vals = ((bits % dev.xp.uint64(span)).astype(host_numpy.int64) + low).astype(dt)
     return _make(vals.reshape(shape), dev, requires_grad)
+
+
+def _integer_bound(name: str, v: Any) -> int:
+    """``randint``'s ``low``/``high``: an integer, as PyTorch's (a float bound is its TypeError; here
+    ``randint(0.5, 10.5, (3,))`` was a float64 tensor)."""
+    if not hasattr(v, "__index__"):
+        raise TypeError(f"randint(): argument '{name}' must be int, not {type(v).__name__}")
+    return operator.index(v)
+
+
+def _check_random_bounds(low: int, high: int, dt: Any) -> None:
+    """PyTorch's ``check_random_bounds``: ``low`` and ``high - 1`` are values of ``dt`` (NumPy's cast
+    wrapped them: ``randint(0, 300, (3,), dtype=uint8)`` gave values above 255 mod 256), and a complex
+    ``dt`` is refused."""
+    if dt.kind == "c":
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
+    if dt.kind == "f":
+        lowest, largest = -float(host_numpy.finfo(dt).max), float(host_numpy.finfo(dt).max)
+    else:
+        lowest, largest = (0, 1) if dt.kind == "b" else (int(host_numpy.iinfo(dt).min), int(host_numpy.iinfo(dt).max))
+    if low < lowest:
+        raise RuntimeError(f"from is out of bounds for {dt}")
+    if high - 1 > largest:
+        raise RuntimeError(f"to - 1 is out of bounds for {dt}")
 
 
 def randperm(n: int, dtype: Any = "int64", device: Any = None, *,
