@@ -168,9 +168,14 @@ def arange(start: Any = None, stop: Any = None, step: Any = 1, dtype: Any = None
         start = 0
     if stop is None:
         start, stop = 0, start
-    if dtype is None:
-        is_float = any(isinstance(v, float) for v in (start, stop, step))
+    if dtype is None:  # by kind, as PyTorch's: np.float32(2.5) and a 0-d float tensor are floats too
+        is_float = any(_number_kind(v) == "f" for v in (start, stop, step))
         dtype = _default_dtype[0] if is_float else host_numpy.dtype("int64")
+    start, stop, step = (v.item() if isinstance(v, (Tensor, host_numpy.generic)) else v for v in (start, stop, step))
+    if step and not ((step > 0 and stop >= start) or (step < 0 and stop <= start)) and all(
+            math.isfinite(v) for v in (start, stop, step)):  # (PyTorch's words; NumPy's range is empty)
+        raise RuntimeError(f"arange: upper bound and lower bound inconsistent with step sign "
+                           f"(start={start}, end={stop}, step={step})")
     dev = get_device(device)
     dt = as_dtype(dtype)
     if dt.kind == "f":  # PyTorch's values: start + i * step in double precision, rounded once
@@ -183,6 +188,13 @@ def arange(start: Any = None, stop: Any = None, step: Any = 1, dtype: Any = None
                 raise ValueError("step must be nonzero")
         host = host_numpy.arange(start, stop, step, dtype=dt)
     return _make(dev.xp.asarray(host), dev, requires_grad)
+
+
+def _number_kind(v: Any) -> str:
+    """NumPy's kind letter of a number, a NumPy scalar or a tensor (``'f'`` for any float)."""
+    if isinstance(v, (Tensor, host_numpy.generic)):
+        return v.dtype.kind
+    return "f" if isinstance(v, float) else "c" if isinstance(v, complex) else "i"
 
 
 def linspace(start: float, stop: float | None = None, num: int | None = None, dtype: Any = None,
@@ -456,9 +468,21 @@ def _log_spaced(start: float, end: float, steps: int, base: float, dt: Any) -> A
         i = np.arange(steps)
         lower = i < steps // 2
         exponent = np.where(lower, np.float64(first) + step * i, np.float64(last) - step * (steps - 1 - i))
-        value = np.power(np.float64(base), exponent)
+        value = _c_pow(float(base), exponent)
         # c10's Half(double) rounds to float first: twice, as PyTorch's
         return (value.astype(np.float32) if dt == np.float16 else value).astype(dt)
+
+
+def _c_pow(base: float, exponent: Any) -> Any:
+    """``base ** exponent`` of a float64 array as C's ``pow`` (``math.pow``), which PyTorch's logspace
+    loop calls: NumPy's vectorised float64 power is a unit in the last place off in about 5% of the
+    values (``logspace(0, 1, 5, dtype=float64)[3]``), and an integer dtype truncates such a value.
+    Where NumPy's is inf or NaN, it stands (``math.pow`` raises for those)."""
+    np = host_numpy
+    value = np.power(np.float64(base), exponent)
+    finite = np.isfinite(value)
+    value[finite] = [math.pow(base, e) for e in exponent[finite].tolist()]
+    return value
 
 
 _C_INTEGER_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
