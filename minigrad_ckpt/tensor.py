@@ -900,8 +900,13 @@ class Tensor:
         return self._data.shape[0]
 
     def __iter__(self) -> Iterator[Tensor]:
-        for i in range(len(self)):
-            yield self[i]
+        if self._data.ndim == 0:  # at iter(), as PyTorch's (a generator would raise only at the first next())
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self)))
+
+    def __reversed__(self) -> Tensor:
+        """PyTorch's ``reversed(t)``: a tensor, ``t.flip(0)`` (a 0-d tensor is itself), not an iterator."""
+        return self if self._data.ndim == 0 else self.flip(0)
 
     def __contains__(self, element: Any) -> bool:
         """PyTorch's ``element in t``: whether any entry equals ``element`` (a number, or a tensor compared
@@ -911,11 +916,13 @@ class Tensor:
             return bool((element == self).any().item())
         raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
 
-    def numpy(self) -> Any:
+    def numpy(self, *, force: bool = False) -> Any:
         """The values as a NumPy array: a read-only view on the CPU, a copy from a GPU.
 
         Read-only so that a value the tape saved cannot be changed behind its
-        back; call ``.copy()`` on the result to get a writable array.
+        back; call ``.copy()`` on the result to get a writable array.  ``force``
+        is PyTorch's (its ``numpy()`` refuses a tensor that requires grad or is on
+        a GPU unless forced); here both convert either way.
         """
         if self._device is cpu:
             v = self._data.view()

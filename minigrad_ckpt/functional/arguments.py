@@ -145,6 +145,13 @@ def _operands(x: Any, y: Any) -> tuple[Any, Any]:
     return x, operand(y, x)
 
 
+def tensor_operands(x: Any, y: Any) -> tuple[Any, Any]:
+    """:func:`_operands` for the functions that look at their operands before :func:`binary` does
+    (an integer divisor's zeros, two bools): a NumPy array among them is then the tensor it
+    stands for, as ``x + array`` reads it, not a number that :func:`result_type` refuses."""
+    return _operands(x, y)
+
+
 def promoted_operands(x: Any, y: Any) -> tuple[Any, Any]:
     """:func:`_operands` in the dtype PyTorch computes them in
     (:mod:`~minigrad_ckpt.functional.promotion`)."""

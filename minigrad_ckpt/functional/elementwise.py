@@ -28,6 +28,7 @@ from .arguments import (
     operand,
     ordered_binary,
     refuse_complex,
+    tensor_operands,
 )
 from .errors import DtypeNotImplemented, RefusedArgument, refuse_integer_zero_divisor
 from .promotion import promoted, promoted_pair, result_type
@@ -218,6 +219,7 @@ def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
         return float_binary(_DIV, x, y)
     if rounding_mode not in ("trunc", "floor"):  # (PyTorch's RuntimeError)
         raise RefusedArgument(f"divide: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
+    x, y = tensor_operands(x, y)
     refuse_bools(f"div_{rounding_mode}_cpu", x, y)
     if is_integral(x) and is_integral(y):
         return _integer_quotient(x, y, rounding_mode)
@@ -472,6 +474,7 @@ def _remainder_function(name: str, op: Any, doc: str) -> Callable[[Any, Any], Te
     plain = binary_function(name, op, doc, integer_valued=True)
 
     def function(x1: Any, x2: Any) -> Tensor:
+        x1, x2 = tensor_operands(x1, x2)
         if is_integral(x1) and is_integral(x2):
             refuse_bools("remainder_cpu" if name == "mod" else "fmod_cpu", x1, x2)
             refuse_integer_zero_divisor(name, x2)

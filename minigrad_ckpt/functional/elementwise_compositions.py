@@ -21,7 +21,16 @@ from ..tensor import Tensor
 from . import complex_numbers as cx
 from . import math as mf
 from . import special
-from .arguments import as_tensor, binary, in_default_float, in_float32_if_half, one_device, operand, refuse_complex
+from .arguments import (
+    as_tensor,
+    binary,
+    in_default_float,
+    in_float32_if_half,
+    one_device,
+    operand,
+    refuse_complex,
+    tensor_operands,
+)
 from .elementwise import refuse_bools
 from .errors import DtypeNotImplemented, WrongTensorKind, refuse_integer_zero_divisor
 from .promotion import real_coefficient, result_type
@@ -236,6 +245,7 @@ def floor_divide(x: Any, y: Any) -> Tensor:
     """``floor(x / y)`` as NumPy's ``floor_divide`` and PyTorch's (``x // y``): the ``q`` of
     ``x = q * y + mod(x, y)``, so ``1.0 // 0.1`` is 9.  Integer inputs stay integers (dividing
     by zero is an error, as in PyTorch).  Its derivative is 0 (a step function)."""
+    x, y = tensor_operands(x, y)  # (an array divisor: the tensor it stands for)
     refuse_bools("div_floor_cpu", x, y)  # (a bool tensor by a Python int divides as integers, as PyTorch's)
     if result_type(x, y).kind in "iu":
         refuse_integer_zero_divisor("floor_divide", y)

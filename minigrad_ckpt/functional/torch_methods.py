@@ -789,11 +789,12 @@ def scalar_type_name(dtype: Any) -> str:
     return _TYPE_NAMES.get(dtype.name, dtype.name + "Tensor")[:-len("Tensor")]
 
 
-def type_method(self: Tensor, dtype: Any = None) -> Any:
+def type_method(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
     """PyTorch's ``type()``: the type's name, which names a device other than the CPU
     (``'minigrad_ckpt.FloatTensor'``, ``'minigrad_ckpt.cuda.FloatTensor'``); ``type(dtype)`` casts,
     and a type -- a name (``'torch.cuda.DoubleTensor'``) or a legacy class (``mg.LongTensor``, a
-    CPU type) -- moves to its device too, as PyTorch's (``gpu_x.type('torch.FloatTensor')`` is on the CPU)."""
+    CPU type) -- moves to its device too, as PyTorch's (``gpu_x.type('torch.FloatTensor')`` is on the CPU).
+    ``non_blocking`` is PyTorch's (copies here finish before the call returns)."""
     if dtype is None:
         where = "" if self.device.type == "cpu" else self.device.type + "."
         return f"minigrad_ckpt.{where}{_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
