@@ -219,7 +219,8 @@ def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
         return float_binary(_DIV, x, y)
     if rounding_mode not in ("trunc", "floor"):  # (PyTorch's RuntimeError)
         raise RefusedArgument(f"divide: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
-    x, y = tensor_operands(x, y)
+    if isinstance(y, host_numpy.ndarray) or isinstance(x, host_numpy.ndarray):
+        x, y = tensor_operands(x, y)
     refuse_bools(f"div_{rounding_mode}_cpu", x, y)
     if is_integral(x) and is_integral(y):
         return _integer_quotient(x, y, rounding_mode)
@@ -474,7 +475,8 @@ def _remainder_function(name: str, op: Any, doc: str) -> Callable[[Any, Any], Te
     plain = binary_function(name, op, doc, integer_valued=True)
 
     def function(x1: Any, x2: Any) -> Tensor:
-        x1, x2 = tensor_operands(x1, x2)
+        if isinstance(x2, host_numpy.ndarray) or isinstance(x1, host_numpy.ndarray):
+            x1, x2 = tensor_operands(x1, x2)
         if is_integral(x1) and is_integral(x2):
             refuse_bools("remainder_cpu" if name == "mod" else "fmod_cpu", x1, x2)
             refuse_integer_zero_divisor(name, x2)

@@ -245,7 +245,8 @@ def floor_divide(x: Any, y: Any) -> Tensor:
     """``floor(x / y)`` as NumPy's ``floor_divide`` and PyTorch's (``x // y``): the ``q`` of
     ``x = q * y + mod(x, y)``, so ``1.0 // 0.1`` is 9.  Integer inputs stay integers (dividing
     by zero is an error, as in PyTorch).  Its derivative is 0 (a step function)."""
-    x, y = tensor_operands(x, y)  # (an array divisor: the tensor it stands for)
+    if isinstance(y, host_numpy.ndarray) or isinstance(x, host_numpy.ndarray):
+        x, y = tensor_operands(x, y)  # (an array operand: the tensor it stands for)
     refuse_bools("div_floor_cpu", x, y)  # (a bool tensor by a Python int divides as integers, as PyTorch's)
     if result_type(x, y).kind in "iu":
         refuse_integer_zero_divisor("floor_divide", y)
