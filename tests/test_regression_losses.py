@@ -29,7 +29,7 @@ def composite(x, y, p, reduction, kind):
     elif kind == "smooth_l1":
         loss = mg.where(a < p, d * d * (0.5 / p), a - 0.5 * p)
     else:
-        loss = mg.where(a <= p, d * d * 0.5, (a - 0.5 * p) * p)
+        loss = mg.where(a < p, d * d * 0.5, (a - 0.5 * p) * p)
     return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
 
 
@@ -109,6 +109,45 @@ def test_second_derivatives_through_the_op():
     (g,) = mg.grad(loss, [x], create_graph=True)
     (h,) = mg.grad((g * g).sum(), [x])  # d/dx sum(g^2) = 2 g g' ; g' = 1/(3 beta) inside, 0 outside
     np.testing.assert_allclose(h.numpy(), [2 * (0.3 / 0.5 / 3) / (3 * 0.5), 0.0, 0.0])
+
+
+# torch 2.13, float64: x = tensor([1.5, -1.5, 0.3, 2.0], requires_grad=True);
+# g, = grad(F.huber_loss(x, zeros(4), reduction=r, delta=1.5), x, create_graph=True); grad((g * g).sum(), x):
+# "sum" [0, 0, 0.6, 0], "mean" [0, 0, 0.0375, 0] -- at |d| = delta the second derivative is the linear branch's 0
+HUBER_KINK_HESSIAN = {"sum": [0.0, 0.0, 0.6, 0.0], "mean": [0.0, 0.0, 0.0375, 0.0]}
+
+
+@pytest.mark.parametrize("reduction", ["sum", "mean"])
+@pytest.mark.parametrize("device, dtype", [("cpu", "float64"), ("cpu", "float32"), ("strict", "float64"),
+                                           ("strict-f32", "float32")])
+def test_huber_second_derivative_at_abs_d_equal_delta_is_the_linear_branchs(reduction, device, dtype):
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+
+    xv = np.array([1.5, -1.5, 0.3, 2.0], dtype=dtype)
+    target = mg.zeros(4, dtype=dtype).to(device)
+    expected = HUBER_KINK_HESSIAN[reduction]
+
+    def loss(t):
+        return F.huber_loss(t, target, reduction=reduction, delta=1.5)
+
+    def penalty(t):  # sum(g^2) of the gradient g: its gradient is 2 g g''
+        (g,) = mg.grad(loss(t), [t], create_graph=True)
+        return (g * g).sum()
+
+    x = mg.tensor(xv).to(device).requires_grad_()
+    (h,) = mg.grad(penalty(x), [x])
+    np.testing.assert_allclose(h.numpy(), expected, rtol=1e-6, atol=0)
+    (hc,) = mg.grad(checkpoint.checkpoint(penalty, x, use_reentrant=False), [x])
+    np.testing.assert_array_equal(hc.numpy(), h.numpy())
+    # forward over reverse: the Hessian's diagonal (it is diagonal) from jvp of the gradient
+    _, hv = mg.func.jvp(mg.func.grad(loss), (mg.tensor(xv).to(device),), (mg.ones(4, dtype=dtype).to(device),))
+    g = mg.func.grad(loss)(mg.tensor(xv).to(device))
+    np.testing.assert_allclose((2 * g * hv).numpy(), expected, rtol=1e-6, atol=0)
+    # the value and the first derivative there are both branches' (torch: 2.25 and [1.5, -1.5, 0.3, 1.5])
+    x = mg.tensor(xv).to(device).requires_grad_()
+    (g,) = mg.grad(F.huber_loss(x, target, reduction="sum", delta=1.5), [x])
+    np.testing.assert_allclose(F.huber_loss(x[:2], target[:2], reduction="sum", delta=1.5).item(), 2.25, rtol=1e-7)
+    np.testing.assert_allclose(g.numpy(), [1.5, -1.5, 0.3, 1.5], rtol=1e-6)
 
 
 def test_inside_a_checkpoint_the_gradient_is_bitwise_the_same():

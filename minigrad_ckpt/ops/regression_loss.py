@@ -123,17 +123,21 @@ class SmoothL1Loss(_DifferenceLoss):
 
 
 class HuberLoss(_DifferenceLoss):
-    """``0.5 d²`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)`` (``delta > 0``).
+    """``0.5 d²`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)`` (``delta > 0``).
 
-    Derivative ``d`` inside, ``delta sign(d)`` outside: continuous at ``|d| = delta``.
+    Derivative ``d`` inside, ``delta sign(d)`` outside: continuous at ``|d| = delta``, so either
+    branch gives the same value and first derivative there (bitwise).  The strict ``<`` (PyTorch's,
+    as :class:`SmoothL1Loss`'s) decides the second derivative at ``|d| = delta``: the linear
+    branch's 0, as PyTorch's ``huber_loss_double_backward`` -- ``<=`` gave the quadratic one's 1,
+    so a gradient penalty or Hessian there (integer data with ``delta=1``) differed from PyTorch's.
     """
 
     delta: float
 
     def pointwise(self, xp, d):
         a = xp.abs(d)
-        return xp.where(a <= self.delta, d * d * 0.5, (a - 0.5 * self.delta) * self.delta)
+        return xp.where(a < self.delta, d * d * 0.5, (a - 0.5 * self.delta) * self.delta)
 
     def times_derivative(self, xp, v, d):
         q = v * 0.5 * d  # as in SmoothL1Loss: the composite's d * d, bitwise
-        return xp.where(xp.abs(d) <= self.delta, q + q, v * self.delta * xp.sign(d))
+        return xp.where(xp.abs(d) < self.delta, q + q, v * self.delta * xp.sign(d))

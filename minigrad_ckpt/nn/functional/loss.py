@@ -459,7 +459,7 @@ def smooth_l1_loss(input: Any, target: Any, size_average: Any = None, reduce: An
 
 @floating_kernel("huber_cpu")
 def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0, weight: Any = None) -> Tensor:
-    """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``; ``weight`` (the input's
+    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``; ``weight`` (the input's
     shape) weighs each element, and the mean stays over the count (PyTorch's, unlike mse's)."""
     _check_reduction(reduction)
     if delta <= 0:
