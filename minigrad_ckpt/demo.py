@@ -439,6 +439,39 @@ def _check_config(config: DemoConfig) -> None:
         raise UsageError("--memory-budget needs --checkpoint optimal (it is the budget that plan keeps to)")
     if config.checkpoint not in ("none", "sqrt", "optimal"):
         raise UsageError(f"--checkpoint must be none, sqrt or optimal, got {config.checkpoint!r}")
+    _check_sizes(config)
+    _check_out(config.out)
+
+
+#: The model and batch sizes, each with the smallest value that makes a model to train.
+_SMALLEST = {"batch_size": 1, "block_size": 1, "d_model": 1, "n_heads": 1, "n_layers": 0, "sample_chars": 0}
+
+
+def _check_sizes(config: DemoConfig) -> None:
+    """Sizes that make no model (``--n-heads 0`` was a ZeroDivisionError, ``--batch-size 0`` a
+    loss of NaN after building everything, ``--batch-size -3`` a NumPy shape error)."""
+    for name, smallest in _SMALLEST.items():
+        if getattr(config, name) < smallest:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least {smallest}, "
+                             f"got {getattr(config, name)}")
+    if not 0 <= config.lr < float("inf"):  # NaN fails too; AdamW's own check lets inf through to a NaN loss
+        raise UsageError(f"--lr must be a finite number >= 0, got {config.lr}")
+    # a resumed run takes these from its snapshot (changing them is refused there): only a new run's are checked
+    if not config.resume and config.d_model % config.n_heads:
+        raise UsageError(f"--d-model {config.d_model} must be divisible by --n-heads {config.n_heads} "
+                         f"(each head gets d-model / n-heads dimensions)")
+
+
+def _check_out(out: str | None) -> None:
+    """``--out`` names a directory, or a place to make one: found out here, not when the run
+    is over (the outputs are written at its end, and ``mkdir`` then failed with "File exists")."""
+    if not out:
+        return
+    path = Path(out)
+    while not path.exists() and path != path.parent:  # the nearest part of the path that exists
+        path = path.parent
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--out {out}: {str(path)!r} exists and is not a directory")
 
 
 def _config_json(config: DemoConfig) -> str:

@@ -40,6 +40,12 @@ def _truncated(tmp: Path) -> str:
     return str(bad)
 
 
+def _file(tmp: Path) -> Path:
+    path = tmp / "a-file"
+    path.write_text("not a directory")
+    return path
+
+
 # (name, arguments (a callable gets tmp_path and may set files up), expected exit code, words in the error)
 BAD_INVOCATIONS = [
     ("resume without --out", lambda t: ["demo", "--resume"], 2, "--out"),
@@ -52,6 +58,18 @@ BAD_INVOCATIONS = [
      "smallest feasible budget"),
     ("missing corpus", lambda t: ["demo", "--corpus", str(t / "nope.txt")], 1, "nope.txt"),
     ("zero steps", lambda t: ["demo", "--steps", "0"], 2, "--steps"),
+    # sizes that make no model: refused before any work, not a NaN loss or a ZeroDivisionError after it
+    ("zero batch size", lambda t: ["demo", *TINY, "--batch-size", "0"], 2, "--batch-size must be at least 1"),
+    ("negative batch size", lambda t: ["demo", *TINY, "--batch-size", "-3"], 2, "--batch-size"),
+    ("zero block size", lambda t: ["demo", *TINY, "--block-size", "0"], 2, "--block-size must be at least 1"),
+    ("zero heads", lambda t: ["demo", *TINY, "--n-heads", "0"], 2, "--n-heads must be at least 1"),
+    ("heads not dividing the width", lambda t: ["demo", *TINY, "--d-model", "15", "--n-heads", "2"], 2,
+     "divisible by --n-heads 2"),
+    ("negative layers", lambda t: ["demo", *TINY, "--n-layers", "-1"], 2, "--n-layers"),
+    ("negative sample length", lambda t: ["demo", *TINY, "--sample-chars", "-1"], 2, "--sample-chars"),
+    ("infinite learning rate", lambda t: ["demo", *TINY, "--lr", "inf"], 2, "--lr"),
+    ("out is a file", lambda t: ["demo", *TINY, "--out", str(_file(t))], 2, "is not a directory"),
+    ("out is under a file", lambda t: ["demo", *TINY, "--out", str(_file(t) / "run")], 2, "is not a directory"),
     ("cuda without CuPy", lambda t: ["demo", *TINY, "--device", "cuda"], 1, "CuPy"),
     ("resume with another d-model",
      lambda t: ["demo", "--resume", "--out", str(_snapshot_run(t)), "--d-model", "32"], 1, "--d-model 32"),
