@@ -147,6 +147,23 @@ def test_diff_of_a_bad_file_is_an_error(capsys, files, tmp_path):
     assert code != 0 and "error" in err
 
 
+@pytest.mark.parametrize("bad_side", ["a", "b"])
+@pytest.mark.parametrize("damage", ["truncated", "corrupted"])
+def test_diff_of_a_damaged_file_names_that_file(capsys, files, tmp_path, bad_side, damage):
+    raw = bytearray(files["a"].read_bytes())
+    if damage == "truncated":
+        raw = raw[: len(raw) // 2]
+    else:
+        raw[-2] ^= 0x01  # tensor bytes: the checksum catches it
+    bad = tmp_path / "damaged.mgsnap"
+    bad.write_bytes(bytes(raw))
+    pair = (bad, files["c"]) if bad_side == "a" else (files["c"], bad)
+    code, out, err = run(capsys, "diff", *map(str, pair))
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: {bad} is not a readable snapshot: "), err
+    assert str(files["c"]) not in err
+
+
 def test_console_script_exit_codes(files, tmp_path):
     exe = Path(sys.executable).with_name("minigrad-ckpt")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "minigrad_ckpt"]

@@ -97,12 +97,14 @@ def verify(args: argparse.Namespace) -> int:
 
 
 def diff(args: argparse.Namespace) -> int:
-    try:
-        a = Snapshot.load(args.a).tensors
-        b = Snapshot.load(args.b).tensors
-    except (SnapshotError, OSError) as exc:
-        _fail(exc)
-        return 2
+    loaded = []
+    for path in (args.a, args.b):
+        try:
+            loaded.append(Snapshot.load(path).tensors)
+        except (SnapshotError, OSError) as exc:  # said with the file's name: "truncated" alone does not say which
+            _fail(f"{path} is not a readable snapshot: {exc}")
+            return 2
+    a, b = loaded
     changed = 0
     for name in sorted(set(a) | set(b)):
         shown = _safe(name)
