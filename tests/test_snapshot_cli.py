@@ -164,6 +164,24 @@ def test_diff_of_a_damaged_file_names_that_file(capsys, files, tmp_path, bad_sid
     assert str(files["c"]) not in err
 
 
+@pytest.mark.parametrize("damage", ["truncated", "corrupted"])
+def test_a_damaged_base_is_named_as_the_base(capsys, files, damage):
+    """b.mgsnap is incremental on a.mgsnap: damage in a was reported as b's own ("tensor 'w':
+    checksum mismatch", b holding a 'w' of its own), or with no file named at all."""
+    raw = bytearray(files["a"].read_bytes())
+    if damage == "truncated":
+        raw = raw[: len(raw) // 2]
+    else:
+        raw[-2] ^= 0x01
+    files["a"].write_bytes(bytes(raw))
+    with pytest.raises(mg.snapshot.SnapshotError, match=r"^'b\.mgsnap': its base 'a\.mgsnap' is damaged: "):
+        Snapshot.load(files["b"])
+    code, out, err = run(capsys, "verify", str(files["b"]))
+    assert code == 1 and "its base 'a.mgsnap' is damaged" in err, err
+    code, out, err = run(capsys, "verify", str(files["a"]))  # the damaged file itself: said as before
+    assert code == 1 and "its base" not in err, err
+
+
 def test_console_script_exit_codes(files, tmp_path):
     exe = Path(sys.executable).with_name("minigrad-ckpt")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "minigrad_ckpt"]

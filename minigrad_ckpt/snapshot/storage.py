@@ -249,15 +249,28 @@ class _BaseChain:
             if ident in self.seen:
                 raise SnapshotError(f"the base chain of {_name(self.path)} loops back to {_name(cur)}")
             self.seen.add(ident)
-            header, entries, data_start = read_header(f, size, self.config.limits)
-            for section in _sections.SECTIONS:
-                section.on_load(header.get(section.key))
-            check_padding(f, entries, data_start)
+            try:
+                header, entries, data_start = read_header(f, size, self.config.limits)
+                for section in _sections.SECTIONS:
+                    section.on_load(header.get(section.key))
+                check_padding(f, entries, data_start)
+            except SnapshotError as exc:
+                raise self._in_base(cur, exc) from None
             by_name = {e.name: e for e in entries}
             wanted = self._wanted(cur, entries, by_name)
             self.needed = {e.name: e for e in wanted if e.ref == "base"}
-            self._read_payloads(f, entries, wanted, data_start)
+            try:
+                self._read_payloads(f, entries, wanted, data_start)
+            except SnapshotError as exc:
+                raise self._in_base(cur, exc) from None
         return header, by_name, size
+
+    def _in_base(self, cur: Path, exc: SnapshotError) -> SnapshotError:
+        """A damaged base said to be the base: "tensor 'w': checksum mismatch" alone reads as the
+        top file's fault (``snapshot verify b.mgsnap`` named b, and b's own ``w``)."""
+        if self.top is None:
+            return exc
+        return SnapshotError(f"{_name(self.prev.path)}: its base {_name(cur)} is damaged: {exc}")
 
     def _wanted(self, cur: Path, entries: list[TensorEntry], by_name: dict[str, TensorEntry]) -> list[TensorEntry]:
         """The entries of this file the loaded snapshot takes: all of the top file's; of a
