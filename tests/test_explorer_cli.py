@@ -84,3 +84,32 @@ def test_the_command_runs_in_a_fresh_process(tmp_path):
     help_text = subprocess.run([sys.executable, "-m", "minigrad_ckpt", "explore", "--help"], capture_output=True,
                                text=True, timeout=120).stdout
     assert "--out" in help_text and "include_tape" in help_text
+
+
+@pytest.mark.parametrize("target", ["the snapshot", "its base"])
+def test_out_is_never_the_snapshot_read(tmp_path, capsys, target):
+    """``explore s.mgsnap --out s.mgsnap`` wrote the page over the snapshot (and the training
+    state it held was gone); so did an --out naming the base an incremental snapshot reads."""
+    base, loss, model = _snapshot(tmp_path)
+    ex = mg.Executor(model)
+    ex.record((model(mg.randn(5, 3)) ** 2).mean())
+    inc = Snapshot.from_executor_with_config(ex, 8, SnapshotConfig(include_tape=True, incremental=True),
+                                             base=base).save(tmp_path / "step-8.mgsnap")
+    read, out = (base, base) if target == "the snapshot" else (inc, base)
+    before = out.read_bytes()
+    with pytest.raises(SystemExit) as info:  # a usage error: the parser's exit 2
+        main(["explore", str(read), "--out", str(out.parent / "." / out.name)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "would destroy it" in err and "Traceback" not in err
+    assert out.read_bytes() == before
+    Snapshot.load(inc, SnapshotConfig(verify_checksum=True))  # both still intact
+
+
+def test_max_values_is_a_whole_number_not_below_zero(tmp_path, capsys):
+    path, _, _ = _snapshot(tmp_path)
+    for bad in ("-1", "many"):
+        with pytest.raises(SystemExit) as info:
+            main(["explore", str(path), "--max-values", bad])
+        assert info.value.code == 2
+        assert "--max-values" in capsys.readouterr().err

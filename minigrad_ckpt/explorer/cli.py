@@ -13,6 +13,7 @@ ledger's timeline is counted from the tape's saved arrays
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from ..snapshot.format import SnapshotError
@@ -29,7 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                    "backward pass node by node.")
     p.add_argument("snapshot", help="a .mgsnap file saved with include_tape=True")
     p.add_argument("--out", default="tape.html", help="the page to write (default: tape.html)")
-    p.add_argument("--max-values", type=int, default=8,
+    p.add_argument("--max-values", type=_non_negative, default=8,
                    help="arrays with at most this many elements are written out, larger ones as "
                         "statistics (default: 8)")
     p.set_defaults(func=run, parser=p)
@@ -41,9 +42,36 @@ def run(args: argparse.Namespace) -> int:
         raise SnapshotError(
             f"{args.snapshot} holds no tape: save it with SnapshotConfig(include_tape=True) (or "
             f"SnapshotConfig.for_training()) after Executor.record(loss), before backward")
+    _refuse_overwriting_the_input(args.out, snap)
     ex = snap.restore()
     names = {id(t): name for name, t in ex.live_tensors().items()}
     title = f"Tape explorer: {Path(args.snapshot).name} (iteration {ex.iteration})"
     out = explore(ex.tape, args.out, names=names, max_values=args.max_values, title=title)
     print(f"wrote {out}: {len(snap.state['tape']['nodes'])} ops; open it in a browser")
     return 0
+
+
+def _non_negative(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
+    return n
+
+
+def _refuse_overwriting_the_input(out: str, snap: Snapshot) -> None:
+    """``--out`` is not the snapshot read, nor a base it reads from: ``explore s.mgsnap --out
+    s.mgsnap`` wrote the page over the snapshot, and the training state it held was gone."""
+    from ..demo import UsageError
+
+    if not os.path.exists(out):
+        return
+    link: Snapshot | None = snap
+    while link is not None:
+        if link.path is not None and os.path.samefile(out, link.path):
+            what = "the snapshot" if link is snap else "a base snapshot it reads"
+            raise UsageError(f"--out {out} is {what}: writing the page there would destroy it; "
+                             f"name another file (default: tape.html)")
+        link = link.base
