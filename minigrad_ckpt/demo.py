@@ -648,8 +648,12 @@ def main(args: argparse.Namespace) -> int:
               f"step 1: {result['first_loss']:.3f})")
     if result["snapshots_written"]:
         names = result["snapshots_written"]
-        listed = ", ".join(names) if len(names) <= 4 else f"{names[0]} ... {names[-1]}"
-        print(f"wrote {len(names)} snapshot{'s' if len(names) > 1 else ''} to {config.out}/snapshots: {listed}")
+        # --keep removes the older ones as the run goes: list the files that are there, not the ones that were
+        kept = [n for n in names if (Path(config.out) / "snapshots" / n).exists()]
+        listed = ", ".join(kept) if len(kept) <= 4 else f"{kept[0]} ... {kept[-1]}"
+        wrote = f"wrote {len(names)} snapshot{'s' if len(names) > 1 else ''} to {config.out}/snapshots"
+        print(f"{wrote}: {listed}" if len(kept) == len(names) else
+              f"{wrote}, of which --keep kept {len(kept)}{': ' + listed if kept else ''}")
     if config.out:
         print(f"wrote {config.out}/loss.csv, sample.txt, summary.json")
     return 0

@@ -181,3 +181,14 @@ def test_the_readme_more_commands_work_in_order_as_written(tmp_path):
         args = shlex.split(command)[1:]
         r = _cli(*args, cwd=tmp_path, timeout=400)
         assert r.returncode == 0, f"{command}\n{r.stderr[-2000:]}"
+
+
+def test_the_snapshots_listed_at_the_end_are_the_ones_kept(tmp_path):
+    """With --keep the older snapshots are removed during the run: the last lines listed all four
+    written as if they were there ("wrote 4 snapshots to run/snapshots: ...1, ...2, ...3, ...4")."""
+    r = _cli("demo", *TINY[:1], "4", *TINY[2:], "--out", "run", "--snapshot-every", "1", "--keep", "1", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    there = sorted(p.name for p in (tmp_path / "run" / "snapshots").glob("*.mgsnap"))
+    assert there == ["snapshot-000000000004.mgsnap"]
+    line = next(line for line in r.stdout.splitlines() if line.startswith("wrote 4 snapshots"))
+    assert line == "wrote 4 snapshots to run/snapshots, of which --keep kept 1: snapshot-000000000004.mgsnap"
