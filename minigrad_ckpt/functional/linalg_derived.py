@@ -395,6 +395,49 @@ def lu(a: Any, *, pivot: bool = True) -> LUResult:
     return LUResult(Tensor.constant(xp.asarray(p), packed.device), low, up)
 
 
+def lu_unpack(LU_data: Any, LU_pivots: Any, unpack_data: bool = True,  # noqa: N803 -- PyTorch's names
+              unpack_pivots: bool = True) -> LUResult:
+    """``(P, L, U)`` of ``lu_factor``'s packed ``(LU, pivots)`` (PyTorch's ``torch.lu_unpack``), so that
+    ``P @ L @ U`` is the factored matrix: ``L`` unit lower ``m x k`` and ``U`` upper ``k x n`` read from
+    ``LU`` (differentiable in it), ``P`` the ``m x m`` permutation the row swaps ``pivots`` make.  What
+    ``unpack_data=False`` (``L``, ``U``) or ``unpack_pivots=False`` (``P``) leaves out is empty, ``(0,)``."""
+    lu_ = as_tensor(LU_data)
+    piv = as_tensor(LU_pivots, lu_)
+    if lu_.ndim < 2:
+        raise InputMismatch(f"lu_unpack: LU_data must be a matrix or a batch of them, got shape {lu_.shape}")
+    m, n = lu_.shape[-2], lu_.shape[-1]
+    k = min(m, n)
+    if piv.dtype.kind not in "iu" or piv.shape != lu_.shape[:-2] + (k,):
+        raise InputMismatch(f"lu_unpack: LU_pivots must be integers of shape {lu_.shape[:-2] + (k,)} for LU_data "
+                            f"of shape {lu_.shape}, got {piv.dtype} {piv.shape}")
+    xp = lu_.device.xp
+    empty = Tensor.constant(xp.zeros((0,), dtype=lu_.dtype), lu_.device)
+    low = up = empty
+    if unpack_data:
+        low = mf.tril(lu_[..., :, :k], -1) + mf.eye(m, k, dtype=lu_.dtype, device=lu_.device)
+        up = mf.triu(lu_[..., :k, :])
+    p = empty
+    if unpack_pivots:
+        perm = _rows_after_swaps(piv, m)
+        p = Tensor.constant(xp.asarray((host_numpy.arange(m)[:, None] == perm[..., None, :]).astype(lu_.dtype)),
+                            lu_.device)  # P[perm[i], i] = 1: row i of P^T A is row perm[i] of A
+    return LUResult(p, low, up)
+
+
+def _rows_after_swaps(pivots: Tensor, m: int) -> Any:
+    """The order of ``m`` rows after LAPACK's 1-based swaps ``pivots`` (host int64, ``(..., m)``): at step
+    ``i`` row ``i`` is swapped with row ``pivots[i] - 1`` (which may lie beyond the first ``k`` rows)."""
+    piv = host_numpy.asarray(pivots.device.xp.to_host(pivots._data)).astype(host_numpy.int64)
+    flat = piv.reshape(math.prod(piv.shape[:-1]), piv.shape[-1])
+    order = host_numpy.tile(host_numpy.arange(m), (flat.shape[0], 1))
+    for b, swaps in enumerate(flat):
+        for i, j in enumerate(swaps):
+            if not 1 <= j <= m:
+                raise ValueError(f"lu_unpack: pivots must be in [1, {m}], got {int(j)}")
+            order[b, [i, j - 1]] = order[b, [j - 1, i]]
+    return order.reshape(piv.shape[:-1] + (m,))
+
+
 def _perm_from_pivots(pivots: Tensor) -> Any:
     piv = host_numpy.asarray(pivots.device.xp.to_host(pivots._data)).astype(host_numpy.int64)
     n = piv.shape[-1]

@@ -492,6 +492,7 @@ SECTIONS: tuple[Section, ...] = (
         public("matrix_power", la.matrix_power),
         public("matrix_exp", lad.matrix_exp),
         public("cholesky_solve", lad.cholesky_solve),
+        public("lu_unpack", lad.lu_unpack),
         public("cholesky_inverse", lad.cholesky_inverse),
         public("erfc", sp.erfc),
         public("is_tensor", tf.is_tensor),
