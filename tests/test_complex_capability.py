@@ -138,6 +138,8 @@ GRADCHECKED = {
     "normal": lambda z: mg.normal(z * z, 0.5, generator=mg.Generator().manual_seed(0)),
     # PyTorch's values and gradients: tests/test_complex_numbers.py::test_logaddexp_of_complex_numbers_is_pytorchs
     "logaddexp": lambda z: mg.logaddexp(z, z[::-1] * 0.5 + 1j),
+    # L and U read from a packed complex LU (tests/test_lu_unpack.py: linalg.lu's factors, bit for bit)
+    "lu_unpack": lambda z: mg.lu_unpack(z, mg.tensor(np.array([3, 2], dtype=np.int32)))[1:],
     "index_reduce": lambda z: (mg.index_reduce(z, 0, mg.tensor([0, 2, 0]), z * z, "prod")
                                + mg.index_reduce(z, 0, mg.tensor([1, 1, 0]), z, "mean")),
     # PyTorch's top-level names: compositions of the functions above (their fixtures are the parts')

@@ -67,3 +67,20 @@ def test_in_place_and_inside_a_checkpoint():
     got = out.detach().numpy()
     assert (np.abs(got - P) <= _tolerance(P, np.dtype("float64"), 1e-13)).all()
     np.testing.assert_allclose(x.grad.numpy(), DENSITY, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("dtype", [mg.float64, mg.float32])
+def test_the_derivative_at_x_0_for_a_1_is_1(device, dtype):
+    """``d/dx P(1, x) = e^-x``: 1 at ``x = 0``, where ``x^(a-1)`` is ``0^0 = 1`` -- computed as
+    ``exp((a - 1) log x)`` it was ``exp(0 * -inf)``, NaN (PyTorch's answer too); ``a < 1`` is inf there
+    and ``a > 1`` 0, as before.  Forward mode agrees."""
+    x = mg.tensor([0.0, 0.0, 0.0, 0.5], dtype=dtype, device=device, requires_grad=True)
+    a = mg.tensor([1.0, 0.5, 3.0, 1.0], dtype=dtype, device=device)
+    (g,) = mg.autograd.grad(mg.special.gammainc(a, x).sum(), x)
+    want = [1.0, np.inf, 0.0, np.exp(-0.5)]
+    assert np.allclose(mg.backend.to_host(g._data), want, rtol=1e-6)
+    (gc,) = mg.autograd.grad(mg.special.gammaincc(a, x).sum(), x)
+    assert np.allclose(mg.backend.to_host(gc._data), -np.array(want), rtol=1e-6)
+    _, t = mg.func.jvp(lambda v: mg.special.gammainc(a, v), (x.detach(),), (mg.ones_like(x),))
+    assert np.allclose(mg.backend.to_host(t._data), want, rtol=1e-6)

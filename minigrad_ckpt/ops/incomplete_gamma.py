@@ -199,7 +199,8 @@ def _density(xp: Any, a: Any, x: Any) -> Any:
     """``d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)`` (0 at x = 0 for a > 1, inf for a < 1); from
     ``a >= 20``, ``a / x`` times ``_power_factor``, which keeps its accuracy for large ``a``."""
     with xp.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        direct = xp.exp((a - 1) * xp.log(x) - x - xp.gammaln(a))
+        # x^(a-1) as 1 where a = 1, x = 0 included (0 * log 0 is NaN): d/dx P(1, x) = e^-x, 1 at 0
+        direct = xp.exp(xp.where(a == 1, 0.0, (a - 1) * xp.log(x)) - x - xp.gammaln(a))
         inside = (a >= _UNIFORM_FROM) & (x > 0) & (x < xp.inf)
         xx = xp.where(inside, x, 1.0)
         return xp.where(inside, _power_factor(xp, a, xx) * (a / xx), direct)
