@@ -9,7 +9,10 @@ node the first one freed) fails with it.  Gradients are compared bitwise with th
 
 from __future__ import annotations
 
+import collections
+import dataclasses
 import gc
+from typing import Any
 
 import numpy as np
 import pytest
@@ -356,3 +359,57 @@ def test_an_output_ending_in_a_node_that_saves_nothing_is_waited_for_until_its_o
                 a.sum().backward()
             found.append(x.grad.numpy())
         np.testing.assert_array_equal(found[1], found[0])
+
+
+@dataclasses.dataclass
+class _Pair:
+    first: Any
+    second: Any
+
+
+class _Holder:
+    def __init__(self, first, second):
+        self.first, self.second = first, second
+        self.me = self  # (a cycle: each object is visited once)
+
+
+_CONTAINERS = {
+    "dataclass": lambda a, b: _Pair(a, b),
+    "object": lambda a, b: _Holder(a, b),
+    "object in a dict in a list": lambda a, b: [{"out": _Holder(a, (b,))}],
+    "namedtuple": lambda a, b: collections.namedtuple("Out", "first second")(a, b),
+    "ordered dict": lambda a, b: collections.OrderedDict(first=a, second=b),
+}
+
+
+def _unpack(out):
+    if isinstance(out, list):
+        out = out[0]["out"]
+        return out.first, out.second[0]
+    return (out["first"], out["second"]) if isinstance(out, dict) else (out.first, out.second)
+
+
+@pytest.mark.parametrize("container", sorted(_CONTAINERS))
+@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize(("device", "dtype"), [("cpu", "float32"), ("cpu", "float64"), ("strict", "float32")])
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+def test_outputs_returned_in_a_dataclass_or_an_object_are_waited_for(container, run, device, dtype, order):
+    """PyTorch's checkpoint returns whatever the function returns, and a backward through each
+    tensor in it works one at a time (``use_reentrant=False``): a segment waits for the tensors a
+    dataclass or a plain object holds as for those of a tuple -- it waited only inside tuples,
+    lists and dicts, so the second backward here was 'backward through the graph a second time'."""
+    def fn(t):
+        return _CONTAINERS[container](t.sin() * 2, t.cos().exp())
+
+    found = []
+    for runner in (_no_checkpoint, run):
+        x = _x(dtype, device)
+        outs = _unpack(runner(fn, x))
+        grads = []
+        for k in order:
+            outs[k].sum().backward()
+            grads.append(x.grad.cpu().numpy().copy())
+        found.append(grads)
+    for e, g in zip(*found):
+        assert g.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(g, e)

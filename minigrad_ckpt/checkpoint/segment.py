@@ -35,12 +35,16 @@ inputs it will replay from.
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import dataclasses
 import threading
 import time
+import types
 import weakref
 import zlib
 from bisect import insort
+from collections.abc import Mapping
 from typing import Any
 
 from .. import tape as _tape
@@ -806,8 +810,9 @@ class Segment:
         return value
 
     def returned(self, out: Any) -> Any:
-        """Note the tensors in ``out`` (a tensor, or tuples, lists and dicts of them), what the
-        function run in this segment returned, and give ``out`` back (front ends call it).
+        """Note the tensors in ``out`` (a tensor, or tuples, lists, dicts, dataclasses and other
+        objects holding them), what the function run in this segment returned, and give ``out``
+        back (front ends call it).
 
         A segment whose function returns several tensors may see a backward through one of them
         first and through another later, as a run without checkpointing may: what replay needs
@@ -1372,18 +1377,35 @@ def _seq_of_entry(entry: tuple[Node, Any]) -> int:
 
 
 def _tensors_in(out: Any) -> list[Tensor]:
-    """The tensors in ``out``: a tensor, or tuples, lists and dict values holding them."""
+    """The tensors in ``out``, as far as its containers reach: tuples, lists, sets, mappings'
+    values, and the fields of dataclasses and other plain objects -- a function may return its
+    results in any of them, and a later backward through each must find the segment waiting, as
+    PyTorch's checkpoint does.  Callables (a module's tensors are its parameters, never results),
+    classes and Python modules are not entered; each object is visited once (cycles)."""
     found: list[Tensor] = []
-    stack = [out]
+    stack, seen = [out], set()
     while stack:
         x = stack.pop()
         if isinstance(x, Tensor):
             found.append(x)
-        elif isinstance(x, (tuple, list)):
+        elif isinstance(x, _SCALARS) or id(x) in seen:
+            continue
+        elif isinstance(x, (tuple, list, set, frozenset, collections.deque)):
+            seen.add(id(x))
             stack.extend(x)
-        elif isinstance(x, dict):
+        elif isinstance(x, Mapping):
+            seen.add(id(x))
             stack.extend(x.values())
+        elif dataclasses.is_dataclass(x) and not isinstance(x, type):
+            seen.add(id(x))
+            stack.extend(getattr(x, f.name, None) for f in dataclasses.fields(x))
+        elif hasattr(x, "__dict__") and not callable(x) and not isinstance(x, types.ModuleType):
+            seen.add(id(x))
+            stack.extend(vars(x).values())
     return found
+
+
+_SCALARS = (str, bytes, int, float, complex, type(None))
 
 
 def _checksum(a: Any) -> int:
