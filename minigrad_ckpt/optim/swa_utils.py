@@ -45,7 +45,8 @@ def get_ema_avg_fn(decay: float = 0.999) -> Callable[[Tensor, Tensor, Any], Tens
 
 
 def _lerp_(start: Tensor, end: Tensor, weight: float) -> None:
-    """PyTorch's ``lerp_``, rounded as PyTorch's kernel: from the nearer end of the segment."""
+    """PyTorch's ``lerp_``: from the nearer end of the segment, as its kernel.  (Its CPU kernel fuses
+    the multiply-add, rounding once, so a value here may be a unit in the last place off it.)"""
     a, b = start._data, end._data
     start.copy_(a + weight * (b - a) if weight < 0.5 else b - (b - a) * (1 - weight))
 
