@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         raise SnapshotError(
             f"{args.snapshot} holds no tape: save it with SnapshotConfig(include_tape=True) (or "
             f"SnapshotConfig.for_training()) after Executor.record(loss), before backward")
-    _refuse_overwriting_the_input(args.out, snap)
+    _refuse_overwriting_the_input(args.parser, args.out, snap)
     ex = snap.restore()
     names = {id(t): name for name, t in ex.live_tensors().items()}
     title = f"Tape explorer: {Path(args.snapshot).name} (iteration {ex.iteration})"
@@ -61,17 +61,16 @@ def _non_negative(text: str) -> int:
     return n
 
 
-def _refuse_overwriting_the_input(out: str, snap: Snapshot) -> None:
+def _refuse_overwriting_the_input(parser: argparse.ArgumentParser, out: str, snap: Snapshot) -> None:
     """``--out`` is not the snapshot read, nor a base it reads from: ``explore s.mgsnap --out
-    s.mgsnap`` wrote the page over the snapshot, and the training state it held was gone."""
-    from ..demo import UsageError
-
+    s.mgsnap`` wrote the page over the snapshot, and the training state it held was gone.  A usage
+    error (``parser.error``: the usage and one line, exit 2)."""
     if not os.path.exists(out):
         return
     link: Snapshot | None = snap
     while link is not None:
         if link.path is not None and os.path.samefile(out, link.path):
             what = "the snapshot" if link is snap else "a base snapshot it reads"
-            raise UsageError(f"--out {out} is {what}: writing the page there would destroy it; "
-                             f"name another file (default: tape.html)")
+            parser.error(f"--out {out} is {what}: writing the page there would destroy it; "
+                         f"name another file (default: tape.html)")
         link = link.base
