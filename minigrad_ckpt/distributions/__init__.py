@@ -15,6 +15,7 @@ the ``transforms`` module's maps (and ``biject_to``/``transform_to`` onto constr
 (``log_prob``, ``entropy``, ``cdf``/``icdf``, ``sample``, and ``rsample`` where PyTorch's is reparameterized)
 and ``kl_divergence`` between two of a kind and the cross-family pairs PyTorch registers (``kl``:
 PyTorch's module, with ``register_kl``) -- what REINFORCE, actor-critic, SAC and VAE programs use.
+Each is at PyTorch's address too (``mg.distributions.categorical.Categorical``: ``_paths``).
 
 Each is a composition of the engine's differentiable ops, so ``log_prob`` and ``entropy``
 carry gradients to the parameters (and ``rsample`` to the parameters it is drawn from); samples are drawn
@@ -82,3 +83,7 @@ __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", 
            "StackTransform", "PositiveDefiniteTransform", "CumulativeDistributionTransform",
            "CorrCholeskyTransform",
            "SigmoidTransform", "TanhTransform", "ComposeTransform", "kl", "kl_divergence", "register_kl"]
+
+from . import _paths  # noqa: E402  (PyTorch's per-distribution submodules; needs the names above)
+
+_paths.install(globals())
