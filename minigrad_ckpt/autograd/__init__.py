@@ -22,7 +22,7 @@ from ..backward import _gradients_for, backward
 from ..backward import grad as _engine_grad
 from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from ..tensor import Tensor
-from . import forward_ad, function, functional, graph
+from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph  # noqa: F401
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import gradcheck, gradgradcheck  # the functions; the module stays importable by path
 from .variable import Variable

@@ -1,7 +1,7 @@
 """Optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adafactor, Adamax, NAdam, RAdam, ASGD, Rprop, LBFGS) and
 learning-rate schedules (``optim.lr_scheduler``), with PyTorch's update rules, defaults and state dicts."""
 
-from . import lr_scheduler, swa_utils
+from . import adamw, lr_scheduler, swa_utils  # noqa: F401  (adamw: PyTorch's address of AdamW)
 from .adadelta import Adadelta
 from .adafactor import Adafactor
 from .adagrad import Adagrad

@@ -160,3 +160,7 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
             # a Tensor: the parameter takes the vector's dtype, as PyTorch's ``param.data = vec[...].view_as(param)``
             p.data = Tensor.constant(vec._data[start:start + n].reshape(p.shape), vec._device)
             start += n
+
+# PyTorch's addresses of the functions above (torch.nn.utils.clip_grad.clip_grad_norm_, ...); they
+# read this package's names, so they come after them.
+from . import clip_grad, convert_parameters  # noqa: E402,F401
