@@ -32,15 +32,20 @@ RUNS = {
 PLAIN = {"checkpoint": lambda fn: fn, "nested": lambda fn: lambda x: fn(x).sin(), "save_matmuls": lambda fn: fn}
 
 
+def weight_and_input(n, rows, device, dtype):
+    """``w`` (``n x n``) and ``x`` (``rows x n``), both requiring grad, drawn from seed 0."""
+    mg.manual_seed(0)
+    w = mg.randn(n, n, dtype=dtype, device=device, requires_grad=True)
+    return w, mg.randn(rows, n, dtype=dtype, device=device, requires_grad=True)
+
+
 pytestmark = pytest.mark.usefixtures("collector_off")  # (tests/checkpoint_steps.py)
 
 
 @pytest.mark.parametrize("device, dtype", SEAMS)
 @pytest.mark.parametrize("run", sorted(RUNS))
 def test_a_value_computed_and_dropped_is_not_replayed(run, device, dtype):
-    mg.manual_seed(0)
-    w = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
-    x = mg.randn(8, 16, dtype=dtype, device=device, requires_grad=True)
+    w, x = weight_and_input(16, 8, device, dtype)
 
     def f(t):
         (t @ w).exp().sum()  # computed and dropped
@@ -94,9 +99,7 @@ def test_plan_graph_of_a_function_returning_an_object_predicts_its_peak(length, 
     """The profile follows every node's tensor, as the run follows those of the outputs a policy
     keeps: a result it cannot look into (an object) keeps what it holds, and what fn dropped is let
     go -- a short function and a longer one."""
-    mg.manual_seed(0)
-    w = mg.randn(6, 6, dtype=dtype, device=device, requires_grad=True)
-    x = mg.randn(4, 6, dtype=dtype, device=device, requires_grad=True)
+    w, x = weight_and_input(6, 4, device, dtype)
 
     def f(t):
         (t @ w).exp()  # computed and dropped
@@ -115,9 +118,7 @@ def test_a_kept_output_that_lives_on_stays_kept(device, dtype):
     """Outputs a policy keeps that live on after the function returned -- the result written in
     place (the tensor took the add's history), a value stashed in a list -- are kept and backwarded
     through bitwise as without checkpointing, a dropped view of a kept value beside them."""
-    mg.manual_seed(0)
-    w = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
-    x = mg.randn(8, 16, dtype=dtype, device=device, requires_grad=True)
+    w, x = weight_and_input(16, 8, device, dtype)
     stash = []
 
     def f(t):
@@ -178,9 +179,7 @@ def test_the_kept_last_output_of_a_dropped_branch_is_let_go(policy, device, dtyp
     of it was noted, and its array -- which the policy keeps -- says nothing of its tensor's life.  It
     is let go with the branch, as the run without checkpointing lets it die: the same peak as a
     function that never computed it (it had stayed kept, with the whole branch, until backward)."""
-    mg.manual_seed(0)
-    w = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
-    x = mg.randn(8, 16, dtype=dtype, device=device, requires_grad=True)
+    w, x = weight_and_input(16, 8, device, dtype)
 
     def f(t):
         ck.name((t @ w).exp().sum(), "tail")  # computed and dropped
@@ -206,9 +205,7 @@ def test_a_kept_output_whose_history_a_stashed_tensor_took_stays_kept(length, ad
     tensor died, but the stashed one has it as its history, so it stays,
     and a backward through ``u`` later is bitwise the run's without checkpointing (a branch of one op
     before the write, and a longer one)."""
-    mg.manual_seed(0)
-    w = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
-    x = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
+    w, x = weight_and_input(16, 16, device, dtype)
     stash = []
 
     def f(t):
@@ -252,9 +249,7 @@ def test_what_a_nested_remat_kept_of_a_dropped_value_is_let_go_in_the_ledger(pol
     ledger counts it from there; the function around it then drops its result, and the outputs go
     with the nested region's nodes -- out of the ledger too (it went on counting them until
     backward: a peak of 2,048 B where the function without the dropped value holds 1,024)."""
-    mg.manual_seed(0)
-    w = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
-    x = mg.randn(8, 16, dtype=dtype, device=device, requires_grad=True)
+    w, x = weight_and_input(16, 8, device, dtype)
 
     def f(t):
         ck.remat(lambda s: (s @ w).exp(), NESTED_KEEPING[policy])(t)  # computed and dropped
@@ -287,9 +282,7 @@ def test_a_buffer_older_than_gc_freeze_that_took_a_kept_history_keeps_it(write, 
     among the garbage collector's objects, which hide frozen ones, let the kept output go as a
     dropped branch's -- a backward through the buffer then raised "backward through the graph a
     second time".  The write tells the segment (in-place ops and ``x.t_()``), so no look is needed."""
-    mg.manual_seed(0)
-    w = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
-    x = mg.randn(16, 16, dtype=dtype, device=device, requires_grad=True)
+    w, x = weight_and_input(16, 16, device, dtype)
     found = []
     for run in ("plain", "remat"):
         buf = mg.zeros(16, 16, dtype=dtype, device=device)
