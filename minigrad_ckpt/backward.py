@@ -864,7 +864,10 @@ def _cast_grad(xp: Any, g: Any, dtype: Any) -> Any:
     """
     if g.dtype.kind == "c" and dtype.kind != "c":
         g = xp.real(g)
-    return g.astype(dtype)
+    if g.dtype.itemsize <= dtype.itemsize:
+        return g.astype(dtype)
+    with xp.errstate(over="ignore"):  # beyond the narrower dtype's range is inf, as PyTorch's cast (no warning)
+        return g.astype(dtype)
 
 
 def _sum_into(prev: Any, gi: Any, xp: Any, in_place: bool) -> Any:

@@ -555,6 +555,29 @@ out_of_place_writes: dict[str, Callable[[Any, Any, Any], Any]] = {}
 #: PyTorch's type categories, lowest first: a lower category's operand never decides the dtype.
 _CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 
+#: the in-place arithmetic a float16 tensor does in float32 beside a number, as ``mg.multiply`` (see
+#: ``functional.arguments.beside_number_in_float32``)
+_SCALING = ("multiply", "divide")
+
+
+def _number_beside(other: Any, data: Any) -> bool:
+    """Whether ``other`` (a number, or an array from a tensor) is what PyTorch's half kernels read as a
+    number beside ``data``: a real number, or a 0-d array of another dtype beside an n-d ``data``."""
+    if isinstance(other, (int, float)):
+        return True
+    return getattr(other, "ndim", 1) == 0 < data.ndim and other.dtype.kind in "biuf" and other.dtype is not HALF
+
+
+def _scale_half_in_float32(xp: Any, data: Any, fn: str, other: Any) -> None:
+    """``data *= other`` (``/=``) of a float16 ``data`` as PyTorch's half kernel: in float32, the
+    number as it is (not rounded to float16 first: ``/= 65536.0`` was a division by inf), rounded
+    once."""
+    if not isinstance(other, (int, float)):
+        other = other.astype(host_numpy.float32)
+    with xp.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        xp.copyto(data, getattr(xp, fn)(data.astype(host_numpy.float32), other), casting="unsafe")
+
+
 _ARITH = {"add": lambda x, y: x + y, "subtract": lambda x, y: x - y, "multiply": lambda x, y: x * y,
           "divide": lambda x, y: x / y}
 
@@ -1487,7 +1510,10 @@ class Tensor:
             _write_guard(self)
         self._refuse_wider_operand(other)
         try:
-            getattr(self._device.xp, fn)(self._data, other, out=self._data, casting="same_kind")
+            if self._data.dtype is HALF and fn in _SCALING and _number_beside(other, self._data):
+                _scale_half_in_float32(self._device.xp, self._data, fn, other)
+            else:
+                getattr(self._device.xp, fn)(self._data, other, out=self._data, casting="same_kind")
         except OverflowError:  # a Python int out of an integer tensor's range: PyTorch wraps it (uint8 += 300 adds 44)
             if other.__class__ is not int:
                 raise

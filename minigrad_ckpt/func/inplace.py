@@ -233,6 +233,17 @@ def _as_operand(value: Any, target: Tensor) -> Any:
     return Tensor._wrap(target._device.xp.asarray(value, dtype=target.dtype), None, target._device)
 
 
+def _scaling_operand(value: Any, target: Tensor) -> Any:
+    """:func:`_as_operand` of ``x.mul_(value)``/``x.div_(value)``, but beside a float16 ``target`` a
+    number, or a 0-d tensor of another dtype, stays what it is: the write scales in float32 there, as
+    ``x * value`` does (``functional.arguments.beside_number_in_float32``), and so does its tangent."""
+    if target.dtype.itemsize == 2 and target.dtype.kind == "f":
+        if isinstance(value, (int, float)) or (isinstance(value, Tensor) and value.ndim == 0
+                                               and value._device is target._device):
+            return value
+    return _as_operand(value, target)
+
+
 def _setitem(old: Tensor, value: Any, index: Any) -> Tensor:
     """``old`` with ``old[index] = value``, out of place: every element names its source."""
     if isinstance(value, Tensor):
@@ -308,7 +319,7 @@ _TWINS = {
     "zero": lambda old, value, index: _fill(old, 0, index),  # one zero, broadcast (as fill_ is)
     "add": lambda old, other, index: old + _as_operand(other, old),
     "subtract": lambda old, other, index: old - _as_operand(other, old),
-    "multiply": lambda old, other, index: old * _as_operand(other, old),
-    "divide": lambda old, other, index: old / _as_operand(other, old),
+    "multiply": lambda old, other, index: old * _scaling_operand(other, old),
+    "divide": lambda old, other, index: old / _scaling_operand(other, old),
 }
 out_of_place_writes.update(_TWINS)  # the recorded writes of the tape use them too

@@ -32,7 +32,7 @@ __all__ = [
     "as_tensor", "operand", "binary", "normalize_axis", "one_axis", "shape_arg", "broadcast_shapes",
     "tensor_list", "check_nonempty", "int_tuple", "paired_axes", "complex_operand", "refuse_complex", "refuse_bool",
     "in_default_float", "is_integral", "in_default_float_pair", "float_binary", "promoted_operands", "same_dtype",
-    "one_device", "as_index", "in_float32_if_half",
+    "one_device", "as_index", "in_float32_if_half", "beside_number_in_float32",
 ]
 
 _PY_SCALARS = (int, float, bool)
@@ -94,6 +94,33 @@ def in_float32_if_half(fn: Callable[..., Any]) -> Callable[..., Any]:
         return apply(AsType(dtype="float16"), fn(*wide, **kw))
 
     return wrapped
+
+
+_HALF = host_numpy.dtype(host_numpy.float16)
+
+
+def _is_half(a: Any) -> bool:
+    return isinstance(a, Tensor) and a._data.dtype is _HALF
+
+
+def _is_real_number(a: Any) -> bool:
+    return isinstance(a, (int, float, host_numpy.integer, host_numpy.floating))
+
+
+def beside_number_in_float32(fn: Callable[[Any, Any], Tensor], x: Any, y: Any) -> Tensor:
+    """``fn(x, y)`` (a product, a quotient), and where a float16 tensor meets a number, computed as
+    PyTorch's half kernels compute it: in float32 (their "opmath" type) with the number as it is,
+    rounded to float16 once.  NumPy rounds the number to float16 first: ``x / 65536.0`` was 0 and
+    ``x * 70000`` inf (65536 is past float16's 65504), ``x * 0.1`` a last bit off in a third of the
+    values (0.1 is 0.09998 in float16).  PyTorch's number is the second operand (``1.3 * x`` is
+    ``x.mul(1.3)`` there, ``1.3 / x`` ``x.reciprocal().mul(1.3)``): a Python or NumPy real number, or a
+    0-d tensor of another dtype (``x * mg.tensor(1e5)``); a first one is rounded to float16, as there.
+    The casts are recorded: the gradient is PyTorch's too, ``g * 1.3`` in float32 rounded once."""
+    if _is_half(x):
+        if _is_real_number(y) or (isinstance(y, Tensor) and y.ndim == 0 < x.ndim
+                                  and y._data.dtype.kind in "biuf" and y._data.dtype is not _HALF):
+            return apply(AsType(dtype="float16"), fn(apply(AsType(dtype="float32"), x), y))
+    return fn(x, y)
 
 
 def is_integral(v: Any) -> bool:

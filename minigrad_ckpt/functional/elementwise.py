@@ -19,6 +19,7 @@ from ..tensor import Tensor
 from .arguments import (
     as_index,
     as_tensor,
+    beside_number_in_float32,
     binary,
     complex_operand,
     float_binary,
@@ -58,6 +59,7 @@ _ARCTAN2, _HYPOT = _ew.Arctan2(), _ew.Hypot()
 _LOGADDEXP, _LOGADDEXP2 = _ew.LogAddExp(), _ew.LogAddExp2()
 _MOD, _FMOD = _ew.Mod(), _ew.Fmod()
 _FLOOR_DIVIDE = _ew.FloorDivide()
+_HALF = host_numpy.dtype(host_numpy.float16)
 
 
 def unary_function(name: str, op: Any, doc: str, *, integer_valued: bool = False) -> Callable[[Any], Tensor]:
@@ -181,7 +183,14 @@ def in_dtype(v: Any, dtype: Any, like: Any) -> Tensor:
 
 
 def multiply(x: Any, y: Any) -> Tensor:
-    """``x * y`` with broadcasting."""
+    """``x * y`` with broadcasting; a float16 tensor times a number in float32, rounded once, as
+    PyTorch's (:func:`~.arguments.beside_number_in_float32`)."""
+    if _HALF in (getattr(x, "dtype", None), getattr(y, "dtype", None)):
+        return beside_number_in_float32(_product, x, y)
+    return binary(_MUL, x, y)
+
+
+def _product(x: Any, y: Any) -> Tensor:
     return binary(_MUL, x, y)
 
 
@@ -215,10 +224,19 @@ def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
     ``q`` of ``x = q * y + mod(x, y)``, so ``div(1.0, 0.1, rounding_mode="floor")`` is 9, not
     ``floor(1.0 / 0.1) = 10``); both gradients are 0; of two integer operands, an integer
     quotient, as PyTorch's."""
-    if rounding_mode is None:
-        return float_binary(_DIV, x, y)
-    if rounding_mode not in ("trunc", "floor"):  # (PyTorch's RuntimeError)
+    if rounding_mode not in (None, "trunc", "floor"):  # (PyTorch's RuntimeError)
         raise RefusedArgument(f"divide: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
+    if _HALF in (getattr(x, "dtype", None), getattr(y, "dtype", None)):  # (a number beside it: in float32)
+        return beside_number_in_float32(_QUOTIENTS[rounding_mode], x, y)
+    return _QUOTIENTS[rounding_mode](x, y)
+
+
+def _quotient(x: Any, y: Any) -> Tensor:
+    return float_binary(_DIV, x, y)
+
+
+def _rounded_quotient(x: Any, y: Any, rounding_mode: str) -> Tensor:
+    """``div(x, y, rounding_mode=)``, ``"trunc"`` or ``"floor"``."""
     if isinstance(y, host_numpy.ndarray) or isinstance(x, host_numpy.ndarray):
         x, y = tensor_operands(x, y)
     refuse_bools(f"div_{rounding_mode}_cpu", x, y)
@@ -227,6 +245,13 @@ def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode == "trunc":
         return trunc(binary(_DIV, x, y))
     return binary(_FLOOR_DIVIDE, x, y)
+
+
+_QUOTIENTS: dict[str | None, Callable[[Any, Any], Tensor]] = {
+    None: _quotient,
+    "trunc": lambda x, y: _rounded_quotient(x, y, "trunc"),
+    "floor": lambda x, y: _rounded_quotient(x, y, "floor"),
+}
 
 
 def power(x: Any, y: Any) -> Tensor:

@@ -23,6 +23,7 @@ from . import math as mf
 from . import special
 from .arguments import (
     as_tensor,
+    beside_number_in_float32,
     binary,
     in_default_float,
     in_float32_if_half,
@@ -37,6 +38,7 @@ from .promotion import real_coefficient, result_type
 from .scatter import constant, host
 
 _FLOOR_DIVIDE = _ew.FloorDivide()
+_HALF = host_numpy.dtype(host_numpy.float16)
 _LDEXP = _ew.Ldexp()
 _PI = 3.141592653589793
 
@@ -247,6 +249,12 @@ def floor_divide(x: Any, y: Any) -> Tensor:
     by zero is an error, as in PyTorch).  Its derivative is 0 (a step function)."""
     if isinstance(y, host_numpy.ndarray) or isinstance(x, host_numpy.ndarray):
         x, y = tensor_operands(x, y)  # (an array operand: the tensor it stands for)
+    if _HALF in (getattr(x, "dtype", None), getattr(y, "dtype", None)):  # a number beside it: in float32
+        return beside_number_in_float32(_floor_quotient, x, y)
+    return _floor_quotient(x, y)
+
+
+def _floor_quotient(x: Any, y: Any) -> Tensor:
     refuse_bools("div_floor_cpu", x, y)  # (a bool tensor by a Python int divides as integers, as PyTorch's)
     if result_type(x, y).kind in "iu":
         refuse_integer_zero_divisor("floor_divide", y)

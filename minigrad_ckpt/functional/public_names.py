@@ -674,9 +674,9 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("__radd__", tm.operator_method(_ADD)),
         tensor_method("__sub__", tm.operator_method(_SUB, slow=tm.subtract_slow_path)),
         tensor_method("__rsub__", tm.operator_method(_SUB, reflected=True, slow=tm.subtract_slow_path)),
-        tensor_method("__mul__", tm.operator_method(_MUL)),
-        tensor_method("__rmul__", tm.operator_method(_MUL)),
-        tensor_method("__truediv__", tm.operator_method(_DIV, float_valued=True)),
+        tensor_method("__mul__", tm.scaling_operator_method(_MUL, mf.multiply)),
+        tensor_method("__rmul__", tm.scaling_operator_method(_MUL, mf.multiply)),
+        tensor_method("__truediv__", tm.scaling_operator_method(_DIV, mf.divide, float_valued=True)),
         tensor_method("__rtruediv__", tm.rtruediv_method),  # ``reciprocal(x) * y``, rounded as PyTorch's
         tensor_method("__pow__", tm.power_method(_POW)),
         tensor_method("__rpow__", tm.rpow),

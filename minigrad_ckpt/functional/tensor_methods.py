@@ -167,6 +167,31 @@ def operator_method(op: Any, reflected: bool = False, float_valued: bool = False
     return method
 
 
+def scaling_operator_method(op: Any, function: Callable[[Any, Any], Tensor], float_valued: bool = False) -> Any:
+    """``Tensor.__mul__``/``__rmul__`` (``float_valued=False``) and ``__truediv__``: :func:`operator_method`,
+    except for a float16 ``self``, which goes to ``function`` (``mg.multiply``, ``mg.divide``): a float16
+    tensor times or by a number is taken in float32 there, as PyTorch's
+    (:func:`~.arguments.beside_number_in_float32`) -- one dtype test more a call."""
+    if float_valued:
+        def method(self: Tensor, other: Any) -> Tensor:
+            if isinstance(other, SEQUENCES):
+                return NotImplemented
+            if self._data.dtype.char == "e":  # float16
+                return function(self, other)
+            return float_binary(op, self, other)
+    else:
+        def method(self: Tensor, other: Any) -> Tensor:
+            if type(other) in _FAST_OPERANDS:  # a number cannot change a float tensor's dtype
+                if self._data.dtype.char in "fdFD":  # float32, float64, complex64, complex128; not float16
+                    return apply(op, self, other)
+            elif isinstance(other, Tensor) and self._data.dtype is other._data.dtype:
+                return apply(op, self, other)
+            elif isinstance(other, SEQUENCES):
+                return NotImplemented
+            return function(self, other)
+    return method
+
+
 def power_method(op: Any) -> Any:
     """``Tensor.__pow__``: ``x ** y`` by the operators' fast path, and ``pow(x, y, m)``
     refused as NumPy's arrays and PyTorch's tensors refuse it: returning NotImplemented

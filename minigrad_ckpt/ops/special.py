@@ -830,6 +830,17 @@ def _const_log(y: float, log1p: bool) -> float:
     return -math.inf if v == 0 else math.nan
 
 
+def _in_dtype_of(xp: Any, x: Any, y: Any) -> Any:
+    """A number ``y`` beside the array ``x`` rounded to ``x``'s dtype first, as PyTorch wraps it:
+    ``xlogy(t, 1.3)`` of a float32 ``t`` is ``t * log(float32(1.3))``, where the log of the Python
+    number itself was a last bit off in nearly every value (float16: 1e5 is inf).  It stays a Python
+    number, whose log is taken in double precision and rounded once, as C's ``logf``."""
+    if isinstance(y, _CONST) and not isinstance(x, _CONST):
+        with xp.errstate(over="ignore"):
+            return float(x.dtype.type(y))
+    return y
+
+
 class _XLog(BinaryElementwise):
     """``x * log(y)`` (``log1p`` for ``Xlog1py``), 0 where ``x == 0`` unless ``y`` is NaN, as SciPy."""
 
@@ -850,6 +861,7 @@ class _XLog(BinaryElementwise):
         return xp.where(xp.logical_and(x == 0, d == 0), 1, d)
 
     def forward(self, xp, x, y):
+        y = _in_dtype_of(xp, x, y)
         with xp.errstate(divide="ignore", invalid="ignore"):
             r = x * self._log(xp, y)
             zero = xp.logical_and(x == 0, xp.logical_not(xp.isnan(y)))
@@ -858,7 +870,8 @@ class _XLog(BinaryElementwise):
     def d_first(self, xp, out, x, y):
         # 0 where x == 0 and the log's argument is <= 0 (its value is held at 0 there), as PyTorch's
         # masked_fill: xlogy(0, 0)'s d/dx is 0, not log 0 = -inf; xlogy(0, -1)'s 0, not NaN
-        arg = 1 + y if self.log1p else y
+        arg = 1 + y if self.log1p else y  # (the number as given, PyTorch's mask; its log in x's dtype)
+        y = _in_dtype_of(xp, x, y)
         if isinstance(y, _CONST):  # a number: its log is a number too, and the 0 takes x's dtype
             return self._log(xp, y) if arg > 0 else xp.where(x == 0, xp.zeros_like(x), self._log(xp, y))
         return xp.where(xp.logical_and(x == 0, arg <= 0), 0, self._log(xp, y))
