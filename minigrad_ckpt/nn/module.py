@@ -962,7 +962,7 @@ class Module:
         state_dict = self._with_older_format_defaults(state_dict, problems)
         own = self._own_state()
         missing += [k for k in own if k not in state_dict and k not in missing]
-        unexpected += [k for k in state_dict if k not in own and k not in unexpected]
+        unexpected += self._unexpected_in_pytorch_order([k for k in state_dict if k not in own and k not in unexpected])
         extras = {p + "_extra_state": m for p, m in self._walk() if m._has_extra_state()}
         plan = self._load_plan({k: v for k, v in own.items() if k not in extras}, state_dict, problems)
         post_hooks = [m for _, m in self._walk() if m.__dict__.get("_load_state_dict_post_hooks")]
@@ -979,6 +979,27 @@ class Module:
             self._run_load_post_hooks(_IncompatibleKeys(missing, unexpected))
             self._raise_load_problems(_key_problems(strict, missing, unexpected))
         return _IncompatibleKeys(missing, unexpected)
+
+    def _unexpected_in_pytorch_order(self, keys: list[str]) -> list[str]:
+        """``keys`` (in the state dict's order, none of them this tree's) as PyTorch's ``load`` reports
+        them: each by the module where its path leaves the tree -- modules in ``state_dict`` order,
+        a module's ``_extra_state`` before its other keys, then the state dict's order -- and without
+        the keys under a child registered as None, which no module looks at."""
+        if not keys:
+            return keys
+        rank = {prefix: i for i, (prefix, _) in enumerate(self._walk())}
+        placed = []
+        for position, key in enumerate(keys):
+            prefix, module = "", self
+            head, dot, rest = key.partition(".")
+            while dot and head in module._modules:
+                if module._modules[head] is None:
+                    break  # (PyTorch's module here skips the key as a child's, and there is no child to read it)
+                prefix, module = f"{prefix}{head}.", module._modules[head]
+                head, dot, rest = rest.partition(".")
+            else:
+                placed.append((rank[prefix], key != prefix + "_extra_state", position, key))
+        return [key for *_, key in sorted(placed)]
 
     def _load_one(self, name: str, target: Tensor, value: Tensor, assign: bool) -> None:
         """Load ``value`` (checked against ``target``, this module's ``name``): copied into it, or with
