@@ -1668,16 +1668,19 @@ class Tensor:
                                  self._requires_grad, extra)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
-        """A new leaf with a copy of the values, ``requires_grad``, a deep copy of ``.grad`` and of
-        the instance's attributes (not hooks).  Like PyTorch, only leaves can be deep-copied: a
-        copy of an intermediate result would have to copy its whole history."""
+        """A new leaf with a copy of the values (in their layout: a transposed tensor's copy is
+        transposed), ``requires_grad``, a deep copy of ``.grad`` and of the instance's attributes
+        (not hooks).  Like PyTorch, only leaves can be deep-copied: a copy of an intermediate result
+        would have to copy its whole history.  Tensors that do not require grad and share memory
+        (views of one tensor, a state dict's tied weights) share the one copy of it that one
+        ``deepcopy`` call makes, as PyTorch's copy each storage once (:func:`_deep_copied_memory`)."""
         if self._node is not None:
             raise RuntimeError("only leaf tensors (made by you, not by an op) can be deep-copied; deep-copy "
                                "t.detach() for the values")
         new = type(self).__new__(type(self))
         memo[id(self)] = new
-        new._data = self._data.copy()
         new._device, new._node, new._version, new._requires_grad = self._device, None, [0], self._requires_grad
+        new._data = _deep_copied_memory(self, new, memo)
         if transform_births:  # new memory, made inside the innermost open mg.func transform
             new._born = transform_births[-1]
         for k, v in self.__dict__.items():
@@ -1714,6 +1717,34 @@ def _dtypes_printed_without_name() -> tuple:
 # bound to this object's graph, not its value; or to its memory (a detached alias's group lists weak
 # references to the views that share its history: a copy or an unpickled tensor has memory of its own)
 _NOT_COPIED = ("_hooks", "_post_hooks", "_tangents", "_alias_group")
+
+
+def _deep_copied_memory(t: Tensor, new: Tensor, memo: dict[Any, Any]) -> Any:
+    """The array of ``new``, the deep copy of ``t``: a copy in ``t``'s layout, or -- for a host tensor
+    that does not require grad -- a view of the one copy that this deepcopy call (its ``memo``) makes
+    of the memory ``t`` views, at ``t``'s offset and strides; ``new`` then shares its version with
+    the tensors that view that copy.  So ``copy.deepcopy({"x": x, "v": x[1:]})`` writes into
+    ``d["x"]`` show in ``d["v"]``, as PyTorch's deepcopy copies a storage once.  (A parameter's copy
+    keeps memory of its own: what views it is a history, not a deep copy.)"""
+    arr = t._data
+    if t._requires_grad or t._device is not cpu or type(arr) is not host_numpy.ndarray or not arr.size:
+        return arr.copy(order="K")
+    owner = arr
+    while isinstance(owner.base, host_numpy.ndarray):
+        owner = owner.base
+    if not (owner.flags.c_contiguous or owner.flags.f_contiguous):
+        return arr.copy(order="K")
+    key = ("minigrad_ckpt.deepcopied_memory", id(owner))
+    if key not in memo:  # (the owner is kept in the entry: its id names it for the whole call)
+        memo[key] = owner, new, owner.copy(order="K")
+    _, first, copied = memo[key]
+    if first is not new:
+        new._version = shared_version(first, new)
+    if arr is owner:
+        return copied
+    memory = copied.reshape(-1, order="A").view(host_numpy.uint8)  # the copy's bytes, in address order
+    offset = arr.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    return host_numpy.ndarray(arr.shape, arr.dtype, buffer=memory, offset=offset, strides=arr.strides)
 
 
 def _rebuild_tensor(cls: type, array: Any, device: str, requires_grad: bool, extra: dict[str, Any]) -> Tensor:
