@@ -1883,8 +1883,12 @@ def normalize_index(index: Any, x: Tensor, check_arrays: bool = False) -> tuple:
         elif isinstance(it, (int, host_numpy.integer)):
             out.append(int(it))
         elif isinstance(it, Tensor):
-            if it.dtype.kind not in "iub":
-                raise IndexError(f"tensors used as indices must be integer or bool, got {it.dtype}")
+            if it._data.ndim == 0 and it.dtype.kind in "iu" and it.dtype != host_numpy.uint8:
+                out.append(int(it._device.xp.scalar(it._data)))  # an integer to PyTorch: a select, a view of x
+                continue
+            if it.dtype not in _INDEX_TENSOR_DTYPES:
+                raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors, got {it.dtype} "
+                                 f"(PyTorch's rule; cast the index: index.long())")
             data = it._data if it.dtype != host_numpy.uint8 else _uint8_mask(it._data)
             out.append(data if it._device is x._device else _index_from_the_host(it, data, x))
         elif isinstance(it, xp.array_type) and xp.name != "numpy":
@@ -1893,14 +1897,32 @@ def normalize_index(index: Any, x: Tensor, check_arrays: bool = False) -> tuple:
             out.append(it.copy())  # the caller's array may change before backward reads the index
         else:
             arr = host_numpy.array(it)  # a copy, for the same reason (a Tensor index is versioned instead)
-            if arr.dtype.kind not in "iub":
-                if arr.size == 0:
-                    arr = arr.astype(host_numpy.int64)
-                else:
-                    raise IndexError(f"arrays used as indices must be integer or bool, got {arr.dtype}")
+            if arr.dtype.kind not in "iub" or isinstance(it, host_numpy.ndarray) and (
+                    arr.ndim == 0 or arr.dtype == host_numpy.uint8):
+                arr = _unusual_host_index(arr)
+                if type(arr) is int:
+                    out.append(arr)
+                    continue
             out.append(xp.asarray(arr))
-    _check_index_bounds(out, x, check_arrays)
+    out = _check_index_bounds(out, x, check_arrays)
     return _ints_apart_from_arrays(out, x)
+
+
+#: The dtypes PyTorch takes in an index tensor (int8 and int16 ones are refused, unlike NumPy arrays of them)
+_INDEX_TENSOR_DTYPES = frozenset(host_numpy.dtype(name) for name in ("int64", "int32", "uint8", "bool"))
+
+
+def _unusual_host_index(arr: Any) -> Any:
+    """A host index array (a copy) that is not a plain integer or bool one of some dims, as PyTorch reads
+    it once it made it a tensor: an empty float one (``x[[]]``) selects nothing, a 0-d integer one is an
+    integer (a select, a view of x), a uint8 one is a mask; another dtype is an IndexError."""
+    if arr.dtype.kind not in "iub":
+        if arr.size:
+            raise IndexError(f"arrays used as indices must be integer or bool, got {arr.dtype}")
+        return arr.astype(host_numpy.int64)
+    if arr.dtype == host_numpy.uint8:
+        return _uint8_mask(arr)
+    return int(arr) if arr.ndim == 0 and arr.dtype.kind != "b" else arr
 
 
 def _index_from_the_host(index: Tensor, data: Any, x: Tensor) -> Any:
@@ -1961,24 +1983,29 @@ def _ints_apart_from_arrays(items: list[Any], x: Tensor) -> tuple:
     if len(items) < 3:  # an integer apart from the arrays takes a slice between them
         return tuple(items)
     kinds = "".join(_index_kind(it) for it in items)
-    if "e" in kinds and "a" in kinds:  # ... as the slices it stands for (NumPy: apart even when none)
+    if "e" in kinds and ("a" in kinds or "o" in kinds):  # ... as the slices it stands for (NumPy: apart even when none)
         at = kinds.index("e")
         items = items[:at] + [slice(None)] * (x.ndim - _dims_of(items)) + items[at + 1:]
         kinds = "".join(_index_kind(it) for it in items)
-    if "a" not in kinds or "i" not in kinds or "o" in kinds:
+    if "a" not in kinds and "o" not in kinds or "i" not in kinds:
         return tuple(items)
-    first, last = kinds.index("a"), kinds.rindex("a")
-    lo, hi = min(first, kinds.index("i")), max(last, kinds.rindex("i"))
-    if kinds[first:last + 1].strip("ai") or not kinds[lo:hi + 1].strip("ai"):
+    marks = kinds.replace("o", "a") if "o" in kinds else kinds  # a 0-d bool is an index array to both
+    first, last = marks.index("a"), marks.rindex("a")
+    lo, hi = min(first, marks.index("i")), max(last, marks.rindex("i"))
+    if marks[first:last + 1].strip("ai") or not marks[lo:hi + 1].strip("ai"):
         return tuple(items)  # PyTorch's order is NumPy's
     xp = x._device.xp
     arrays = [a for it in items[first:last + 1] if _index_kind(it) == "a"
               for a in (xp.nonzero(it) if it.dtype.kind == "b" else (it,))]
-    shape = xp.broadcast_shapes(*(a.shape for a in arrays))
-    before = len(kinds[lo:first].replace("i", ""))  # the slices' and Nones' dims on either side
-    after = len(kinds[last:hi + 1].replace("i", "").replace("a", ""))
+    try:  # (a 0-d bool broadcasts as the 1 or 0 places it selects along a dim it adds: PyTorch reads it)
+        shape = xp.broadcast_shapes(*(a.shape for a in arrays), *((int(xp.scalar(it)),) for it, kind in
+                                                                  zip(items, kinds) if kind == "o"))
+    except ValueError:
+        return tuple(items)  # arrays that do not broadcast: the indexing itself refuses them
+    before = len(marks[lo:first].replace("i", ""))  # the slices' and Nones' dims on either side
+    after = len(marks[last:hi + 1].replace("i", "").replace("a", ""))
     width, dim = before + len(shape) + after, _dims_of(items[:lo])
-    out, seen = list(items[:lo]), 0
+    out, seen, carried = list(items[:lo]), 0, bool(arrays)
     for it, kind in zip(items[lo:hi + 1], kinds[lo:hi + 1]):
         if kind in "sn":  # a dim of its own: among those before the arrays' dims, or after
             place = seen if seen < before else seen + len(shape)
@@ -1989,7 +2016,10 @@ def _ints_apart_from_arrays(items: list[Any], x: Tensor) -> tuple:
         elif kind == "a":
             out.extend(xp.broadcast_to(a, shape).reshape((1,) * before + shape + (1,) * after)
                        for a in (xp.nonzero(it) if it.dtype.kind == "b" else (it,)))
-        else:
+        elif kind == "i" and not carried:  # no index array carries the 0-d bools' dims: this integer does
+            out.append(xp.zeros((1,) * before + shape + (1,) * after, dtype="int64") + it)
+            carried = True
+        elif kind == "i":
             out.append(it)
         dim += _dims_of([it])
     return tuple(out + list(items[hi + 1:]))
@@ -2011,21 +2041,24 @@ def _list_reads_as_tuple(index: list) -> bool:
                         or hasattr(it, "__len__") for it in index)
 
 
-def _check_index_bounds(items: list[Any], x: Tensor, check_arrays: bool) -> None:
+def _check_index_bounds(items: list[Any], x: Tensor, check_arrays: bool) -> list[Any]:
     """Raise PyTorch's IndexError for an index that does not fit ``x``: its ints always (on the
-    host), its integer arrays where the device would wrap them silently or ``check_arrays``."""
+    host), its integer arrays where the device would wrap them silently or ``check_arrays``.
+    Returns ``items``, with several ``...`` spelled out as PyTorch reads them."""
     n_ell = builtins.sum(1 for it in items if it is Ellipsis)
-    if n_ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     consumed = builtins.sum(
         (it.ndim if hasattr(it, "dtype") and it.dtype.kind == "b" else 1)
         for it in items if it is not None and it is not Ellipsis
     )
+    if n_ell > 1:
+        items = _several_ellipses(items, x.ndim - consumed, x.ndim)
+        return _check_index_bounds(items, x, check_arrays)
     if consumed > x.ndim:
         raise IndexError(f"too many indices for a tensor of dimension {x.ndim}")
     dim = 0
     tensors = 0  # PyTorch names an index tensor's dim by its place among the index tensors
     arrays = []  # (integer array, size of its dim, the dim PyTorch's message names)
+    masks = []  # bool ones: they select nothing if they hold no True, and then nothing is out of range
     for it in items:
         if it is Ellipsis:
             dim += x.ndim - consumed
@@ -2040,6 +2073,7 @@ def _check_index_bounds(items: list[Any], x: Tensor, check_arrays: bool) -> None
                 )
             dim += it.ndim
             tensors += it.ndim
+            masks.append(it)
             continue
         n = x.shape[dim]
         if type(it) is int:
@@ -2050,10 +2084,29 @@ def _check_index_bounds(items: list[Any], x: Tensor, check_arrays: bool) -> None
             tensors += it.ndim > 0
         dim += 1
     if arrays and (check_arrays or x._device.xp.wraps_bad_indices):
-        _check_array_bounds(x._device.xp, arrays)
+        _check_array_bounds(x._device.xp, arrays, masks)
+    return items
 
 
-def _check_array_bounds(xp: Any, arrays: list[tuple[Any, int, int]]) -> None:
+def _several_ellipses(items: list[Any], free: int, ndim: int) -> list[Any]:
+    """``items`` holding more than one ``...``, as PyTorch reads them (NumPy refuses them): each
+    stands for the ``free`` dims no other index takes, so the dims run past the tensor's; that
+    is no matter where nothing but whole slices falls past its end (``x[..., 0, ...]`` is
+    ``x[..., 0]``), and an IndexError where something does."""
+    if free < 0:
+        raise IndexError(f"too many indices for a tensor of dimension {ndim}")
+    out = [part for it in items for part in ([slice(None)] * free if it is Ellipsis else [it])]
+    excess = (builtins.sum(1 for it in items if it is Ellipsis) - 1) * free
+    while excess and out and type(out[-1]) is slice and out[-1] == slice(None):
+        out.pop()
+        excess -= 1
+    if excess:
+        raise IndexError(f"too many indices for a tensor of dimension {ndim} (each '...' of several stands "
+                         f"for the {free} dims no other index takes, as PyTorch reads them)")
+    return out
+
+
+def _check_array_bounds(xp: Any, arrays: list[tuple[Any, int, int]], masks: list[Any]) -> None:
     """PyTorch's IndexError for the first element out of range of the first array holding one;
     nothing if the arrays select nothing (PyTorch and NumPy index an empty broadcast freely)."""
     try:
@@ -2063,6 +2116,8 @@ def _check_array_bounds(xp: Any, arrays: list[tuple[Any, int, int]]) -> None:
         return  # arrays that do not broadcast: the indexing itself refuses them
     for (a, n, dim), (lo, hi) in zip(arrays, xp.extrema([a for a, _, _ in arrays])):
         if lo < -n or hi >= n:  # (the error's path reads again, for the first bad value in order)
+            if any(not xp.scalar(xp.count_nonzero(m)) for m in masks):
+                return  # a mask of no True: the broadcast is empty (or does not fit: the indexing refuses it)
             flat = xp.to_host(a).reshape(-1)
             bad = flat[(flat < -n) | (flat >= n)][0]
             raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {n}")

@@ -197,5 +197,5 @@ def test_too_many_indices():
 def test_float_index_rejected():
     with pytest.raises(IndexError, match="must be integer or bool"):
         mg.ones(3)[np.array([0.5])]
-    with pytest.raises(IndexError, match="must be integer or bool"):
+    with pytest.raises(IndexError, match="must be long, int, byte or bool tensors"):  # PyTorch's words
         mg.ones(3)[mg.tensor([0.0])]

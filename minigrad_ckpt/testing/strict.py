@@ -182,13 +182,14 @@ def _cupy_index(shape: tuple[int, ...], index: Any) -> Any:
     arrays = [numpy.asarray(it) if type(it) is list else it for it in items]
     if not any(isinstance(it, numpy.ndarray) and it.dtype.kind in "iu" for it in arrays):
         return index
-    used = sum(it.ndim if isinstance(it, numpy.ndarray) and it.dtype.kind == "b" else 1
+    # (a 0-d bool array comes here as a NumPy bool scalar: a mask that takes no axis, not an integer)
+    used = sum(it.ndim if isinstance(it, (numpy.ndarray, numpy.bool_)) and it.dtype.kind == "b" else 1
                for it in arrays if it is not None and it is not Ellipsis)
     out, dim = [], 0
     for it in arrays:
         if it is Ellipsis:
             dim += len(shape) - used
-        elif isinstance(it, numpy.ndarray) and it.dtype.kind == "b":
+        elif isinstance(it, (numpy.ndarray, numpy.bool_)) and it.dtype.kind == "b":
             dim += it.ndim
         elif it is not None:
             if isinstance(it, numpy.ndarray) and dim < len(shape):
