@@ -1496,6 +1496,8 @@ def fill_scalar(name: str, value: Any, dtype: Any) -> Any:
     cast would drop a nonzero one silently: ``full((2,), 1j, dtype=float32)`` would be zeros); an
     int into an integer dtype by :func:`checked_int`."""
     if isinstance(value, (complex, numpy.complexfloating)) and numpy.dtype(dtype).kind != "c":
+        if numpy.dtype(dtype).kind == "b":
+            return value != 0  # (a bool holds any number: 1j is True, as in PyTorch)
         if value.imag != 0:
             raise RuntimeError(f"{name}: value {value!r} cannot be converted to type {numpy.dtype(dtype)} "
                                f"without overflow (its imaginary part would be lost)")

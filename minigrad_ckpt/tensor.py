@@ -1413,6 +1413,8 @@ class Tensor:
         return self
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        if index.__class__ is bool:
+            return self._set_at_bare_bool(index, value)
         records = self._records_write(value)  # x[i] = v on the tape: x becomes x with v placed at i
         if records:
             self._check_rebase("__setitem__", value)
@@ -1432,6 +1434,18 @@ class Tensor:
         except IndexError:
             explain_index_error(index, self)  # NumPy refused an index array: PyTorch's words for it
             raise
+        except (ValueError, TypeError) as error:  # NumPy's words for a value that does not fit the region
+            refuse_value_shape(self, idx, value, error)
+            raise
+
+    def _set_at_bare_bool(self, index: bool, value: Any) -> None:
+        """PyTorch's ``x[True] = v`` and ``x[False] = v`` (the bool alone, not in a tuple): True writes
+        ``v`` into ``x[None]`` as a basic index writes (casting ``v``), False writes nothing and checks
+        nothing but a number's conversion -- not even that ``x`` is a leaf requiring grad."""
+        if index:
+            self[None] = value
+        elif isinstance(value, (int, float, complex)):
+            fill_scalar("__setitem__", value, self._data.dtype)
 
     def _setitem_value_here(self, value: Tensor, idx: tuple) -> Tensor:
         """``value``, of another device, moved here for ``self[idx] = value`` by PyTorch's rules (a
@@ -1827,6 +1841,23 @@ def without_leading_ones(shape: tuple[int, ...], ndim: int) -> tuple[int, ...]:
     while len(shape) - k > ndim and shape[k] == 1:
         k += 1
     return shape[k:]
+
+
+def refuse_value_shape(x: Tensor, idx: tuple, value: Any, error: Exception) -> None:
+    """PyTorch's RuntimeError for ``x[idx] = value`` where ``value`` does not broadcast to the region
+    ``x[idx]`` (its leading 1s dropped), on the path where NumPy refused it in its own words and
+    types (a ValueError, or a TypeError for a region of one element); returns if that was not why."""
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        return
+    region = x._data[idx].shape
+    try:
+        fits = host_numpy.broadcast_shapes(without_leading_ones(tuple(shape), len(region)), region) == region
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
+                           f"result of shape {list(region)}") from error
 
 
 def refuse_index_put_cast(x: Tensor, idx: tuple, value: Tensor) -> None:

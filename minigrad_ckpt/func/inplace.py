@@ -40,6 +40,8 @@ from ..backend import fill_scalar, host_numpy
 from ..functional.shape import pad as _pad
 from ..functional.shared_memory import element_addresses
 from ..grad_mode import forward_mode as _forward
+from ..ops import indexing as _ix
+from ..tape import apply
 from ..tensor import Tensor, out_of_place_writes, refuse_index_put_cast, without_leading_ones
 from .captures import refuse_if_captured
 
@@ -163,8 +165,8 @@ def _carry_into_sharers(target: Tensor, sharers: list[Tensor], after: dict, kind
     order = host_numpy.argsort(written, kind="stable")
     for s, old, ks in zip(sharers, tangents[1:], linked):
         at = _part_addresses(s._data, xp)
-        pos = host_numpy.minimum(host_numpy.searchsorted(written[order], at), written.size - 1)
-        hit = written[order][pos] == at
+        pos = host_numpy.minimum(host_numpy.searchsorted(written[order], at), max(written.size - 1, 0))
+        hit = written[order][pos] == at if written.size else host_numpy.zeros(at.shape, bool)  # (an empty view)
         hit_on_device, source = xp.asarray(hit), xp.asarray(order[pos[hit]])  # explicit transfers
         carried = {k: t for k, t in after.items() if k in ks}  # (the levels of another lineage keep theirs)
         place = _placed_by_ops if differentiable else _placed_in_arrays
@@ -251,7 +253,7 @@ def _setitem(old: Tensor, value: Any, index: Any) -> Tensor:
     xp = old._device.xp
     region = old._data[index].shape
     size = math.prod(region)  # from the shape, on the host: no read of device memory
-    if size == 0:
+    if size == 0 and not (isinstance(value, Tensor) and value.requires_grad):
         return old  # nothing is written (a mask that selects nothing, an empty slice)
     # A number, or a one-element constant, is placed by a where that reads it as it is: a value of
     # old's size built from it would be a constant no node saves, which a checkpoint would keep.
@@ -264,7 +266,7 @@ def _setitem(old: Tensor, value: Any, index: Any) -> Tensor:
         return _F.where(Tensor._wrap(_written(index, old), None, old._device), placed, old)
     if value.ndim > len(region):  # PyTorch drops a value's leading 1s: a (1, 4) value fills a row of 4
         value = _F.reshape(value, without_leading_ones(value.shape, len(region)))
-    block = _block(index, old.shape)
+    block = _block(index, old.shape) if size else None
     if block is not None:  # a block (ints, unit-step slices): the value padded to old's shape and picked by a
         written = _written(index, old)  # mask -- three passes over old, where an index map of int64 and
         # a gather cost ten (out[t] = h, T = 100 steps of 64x256: 3.6 s -> 0.3 s)
@@ -272,10 +274,9 @@ def _setitem(old: Tensor, value: Any, index: Any) -> Tensor:
         return _F.where(Tensor._wrap(written, None, old._device), placed, old)
     source = xp.full(old.shape, -1, dtype="int64")
     source[index] = xp.arange(size, dtype="int64").reshape(region)
-    written = source >= 0
-    placed = _F.reshape(_F.broadcast_to(value, region), (-1,))
-    gathered = _F.take(placed, Tensor._wrap(xp.where(written, source, 0), None, old._device))
-    return _F.where(Tensor._wrap(written, None, old._device), gathered, old)
+    written = source >= 0  # (an index array may repeat a place: PyTorch's gradient, _ix.IndexPut's)
+    put = _ix.IndexPut(index=index, written=written, source=xp.where(written, source, 0) if size else None)
+    return apply(put, old, _F.broadcast_to(value, region))
 
 
 def _written(index: Any, old: Tensor) -> Any:

@@ -142,7 +142,7 @@ def fill_value(name: str, value: Any, x: Tensor) -> Tensor:
             value = value.to(x.device)
         if value.dtype.kind == "c" and x.dtype.kind != "c":
             _real_part_fits(name, complex(host(value)), x)  # PyTorch reads the number too (.item())
-            value = real(value)
+            value = real(value) if x.dtype.kind != "b" else value != 0
         return value if value.dtype == x.dtype else mf.astype(value, x.dtype)
     if isinstance(value, complex) and x.dtype.kind != "c":
         value = _real_part_fits(name, value, x)
@@ -155,11 +155,13 @@ def fill_value(name: str, value: Any, x: Tensor) -> Tensor:
 
 def _real_part_fits(name: str, value: complex, x: Tensor) -> float:
     """A complex fill value for a real ``x``, as PyTorch converts a complex number there: its real
-    part where the imaginary part is 0 (``masked_fill``, ``scatter``), else its error; ``index_fill``
-    converts none."""
+    part where the imaginary part is 0 (``masked_fill``, ``scatter``), else its error -- but whether
+    it is nonzero for a bool ``x``; ``index_fill`` converts none."""
     if name == "index_fill":
         raise RuntimeError(f"index_fill: converting the complex value {value!r} to {x.dtype} is not supported, "
                            f"as PyTorch's (an imaginary part would be lost)")
+    if x.dtype.kind == "b":
+        return value != 0  # (a bool holds any number: 1j is True)
     if value.imag != 0:
         raise RuntimeError(f"{name}: value {value!r} cannot be converted to type {x.dtype} without overflow (its "
                            f"imaginary part would be lost)")

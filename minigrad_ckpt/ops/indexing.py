@@ -10,7 +10,7 @@ the case that silently dropped gradients in early PyTorch.
 from __future__ import annotations
 
 from ..backend import register_kernel
-from .base import Index, LinearOp, Op
+from .base import Array, Index, LinearOp, Op
 
 
 class GetItem(LinearOp):
@@ -79,6 +79,43 @@ class IndexAdd(LinearOp):
     def reference(self, np, x):
         out = np.zeros(self.shape, dtype=x.dtype)
         np.add.at(out, self.index, x)
+        return out
+
+
+class IndexPut(Op):
+    """``old`` with ``values`` (the region's shape) written at ``index``: ``old[index] = values``, out
+    of place.  ``written`` marks the places written, ``source`` the flat position in ``values`` each
+    of them takes -- for a repeated index, the last write, as NumPy's and PyTorch's CPU kernels
+    keep it -- or is None where nothing is written.
+
+    The gradient is PyTorch's ``index_put``'s: ``old`` gets ``g`` where nothing was written, and
+    ``values`` gets ``g[index]``: each write the gradient of the place it went to, also a write that
+    a repeated index overwrote (not the derivative of the last write alone), and zeros for a write
+    into an empty region (not None)."""
+
+    index: Index
+    written: Array
+    source: Array | None
+
+    save_inputs = False
+
+    def forward(self, xp, old, values):
+        if self.source is None:
+            return xp.where(self.written, old, old)  # (a copy: the output is not its input)
+        return xp.where(self.written, values.reshape(-1)[self.source], old)
+
+    def backward(self, xp, g, out, old, values):
+        return xp.where(self.written, 0, g), g[self.index]
+
+    def jvp(self, xp, tangents, out, old, values):
+        t_old, t_values = tangents
+        if t_values is None or self.source is None:
+            return None if t_old is None else xp.where(self.written, 0, t_old)
+        return xp.where(self.written, t_values.reshape(-1)[self.source], 0 if t_old is None else t_old)
+
+    def reference(self, np, old, values):
+        out = old.copy()
+        out[self.index] = values
         return out
 
 
