@@ -163,7 +163,18 @@ def _index_array(name: str, indices: Any, like: Tensor) -> Tensor:
         raise RuntimeError(f"{name}: indices are on {idx.device}, the tensor is on {like.device}")
     if idx.dtype.kind not in "iu":
         raise IndexRefused(f"{name}: indices must be integers, got {idx.dtype}")
+    if name in _INDEX_DTYPES and idx.dtype not in _INDEX_DTYPES[name]:
+        raise IndexRefused(f"{name}(): Expected dtype {' or '.join(str(d) for d in _INDEX_DTYPES[name])} for index, "
+                           f"got {idx.dtype} (PyTorch's rule; cast the index: index.long())")
     return idx
+
+
+_LONG = (host_numpy.dtype("int64"),)
+_INT_OR_LONG = (host_numpy.dtype("int32"), host_numpy.dtype("int64"))
+#: The index dtypes PyTorch's functions of these names take (NumPy's names, ``take_along_axis``, take any)
+_INDEX_DTYPES = {"index_fill": _LONG, "index_copy": _LONG, "put": _LONG, "take_along_dim": _LONG,
+                 **dict.fromkeys(("index_add", "index_reduce", "index_select", "gather", "scatter", "scatter_add",
+                                  "scatter_reduce"), _INT_OR_LONG)}
 
 
 def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Tensor:

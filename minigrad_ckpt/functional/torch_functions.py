@@ -29,6 +29,7 @@ from . import torch_methods as tmeth
 from .arguments import as_tensor, in_default_float, in_float32_if_half, normalize_axis, numpy_keywords, one_device
 from .conversion import clone
 from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument, WrongTensorKind
+from .indexing import _index_array
 from .products import same_batches
 from .scatter import gather
 
@@ -423,6 +424,7 @@ def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Tensor: 
     x = as_tensor(input)
     if dim is None:  # PyTorch flattens both and gathers (NumPy's axis=None wants 1-D indices)
         return gather(mf.ravel(x), 0, mf.ravel(as_tensor(indices, x)))
+    _index_array("take_along_dim", indices, x)  # (its dtype along a dim: int64 alone, as PyTorch's)
     return mf.take_along_axis(x, indices, dim)
 
 
