@@ -15,6 +15,7 @@ import pytest
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.nn import functional as F
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
 
 
 def _draw(rng: np.random.Generator, *shape: int) -> mg.Tensor:
@@ -95,3 +96,73 @@ def test_missing_parameters_are_named_as_pytorch_names_them():
         F.multi_head_attention_forward(q, q, q, 4, 2, None, None, None, None, False, 0.0, out_w, None)
     with pytest.raises(ValueError, match="got only bias_k"):  # was silently ignored
         F.multi_head_attention_forward(q, q, q, 4, 2, w, None, mg.randn(1, 1, 4), None, False, 0.0, out_w, None)
+
+
+def _hinted_self_attention(dtype: str, bias_kv: bool, zero_attn: bool, mask: mg.Tensor | None = None,
+                           device: str = "cpu"):
+    """Causal self-attention told by ``is_causal=True`` (the weights not asked for, no padding mask):
+    the inputs of the PyTorch fixture below, in ``dtype``."""
+    rng = np.random.default_rng(7)
+    E, H, L, N = 4, 2, 3, 1
+    x, in_w, bias_k, bias_v, out_w = (mg.tensor(rng.uniform(-1, 1, s).round(2), dtype=dtype, device=device,
+                                                requires_grad=True)
+                                      for s in [(L, N, E), (3 * E, E), (1, 1, E), (1, 1, E), (E, E)])
+    if mask is None:
+        mask = mg.tensor(np.triu(np.full((L, L), -np.inf), 1), dtype=dtype, device=device)
+    o, w = F.multi_head_attention_forward(x, x, x, E, H, in_w, None, bias_k if bias_kv else None,
+                                          bias_v if bias_kv else None, zero_attn, 0.0, out_w, None,
+                                          need_weights=False, attn_mask=mask, is_causal=True)
+    assert w is None
+    return o, x, bias_v
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_is_causal_hint_keeps_the_appended_keys_from_earlier_queries_as_pytorch(dtype, device):
+    """PyTorch reads ``is_causal=True`` (no weights, no padding mask) as sdpa's causal attention over
+    every key, the ``bias_k`` and zero keys appended at the end too: query ``i`` sees keys ``0..i``,
+    so with as many queries as keys the appended ones are seen by none.  Before, the given mask was
+    padded with zeros for them and every query attended to them (another output)."""
+    o, x, bias_v = _hinted_self_attention(dtype, bias_kv=True, zero_attn=True, device=device)
+    tol = 1e-6 if dtype == "float32" else 1e-8
+    assert o.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(o.numpy()[:, 0], [[-0.455846, 0.492665, -0.087007, 0.034266],
+                                                 [0.52932258, -0.24857079, 1.64773437, 0.92154756],
+                                                 [0.25760798, 0.52625833, 0.90853984, 0.12511689]], atol=tol)
+    plain, _, _ = _hinted_self_attention(dtype, bias_kv=False, zero_attn=False, device=device)
+    np.testing.assert_allclose(o.numpy(), plain.numpy(), atol=tol)  # the appended keys change nothing
+    o.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy()[:, 0], [[0.54477118, 4.17554485, -5.17162357, 0.7548274],
+                                                      [-0.46823757, 1.86303827, -2.74825383, 0.1657857],
+                                                      [-0.17989704, 0.83156973, -1.25453062, 0.11683341]],
+                               atol=tol * 10)
+    np.testing.assert_array_equal(bias_v.grad.numpy(), np.zeros((1, 1, 4)))
+
+
+def test_is_causal_hint_is_trusted_over_the_mask_as_pytorch():
+    """The hint stands for the mask (PyTorch does not read it): any mask gives the causal answer."""
+    causal, _, _ = _hinted_self_attention("float64", bias_kv=False, zero_attn=True)
+    other, _, _ = _hinted_self_attention("float64", bias_kv=False, zero_attn=True, mask=mg.zeros(3, 3, dtype="float64"))
+    np.testing.assert_array_equal(other.numpy(), causal.numpy())
+
+
+def test_is_causal_hint_in_the_module_and_in_forward_mode():
+    """``nn.MultiheadAttention(add_zero_attn=True)`` passes the hint on; its tangent in forward mode
+    is the reverse-mode product's, so the appended key is kept out of both."""
+    mg.manual_seed(0)
+    mha = mg.nn.MultiheadAttention(4, 2, add_zero_attn=True, batch_first=True).double()
+    x, t = mg.randn(2, 3, 4, dtype="float64"), mg.randn(2, 3, 4, dtype="float64")
+    mask = mg.nn.Transformer.generate_square_subsequent_mask(3, dtype=mg.float64)
+
+    def hinted(inp):
+        return mha(inp, inp, inp, attn_mask=mask, need_weights=False, is_causal=True)[0]
+
+    plain = mg.nn.MultiheadAttention(4, 2, batch_first=True).double()
+    plain.load_state_dict(mha.state_dict())
+    np.testing.assert_allclose(hinted(x).numpy(), plain(x, x, x, attn_mask=mask, need_weights=False)[0].numpy(),
+                               atol=1e-12)
+    _, tangent = mg.func.jvp(hinted, (x,), (t,))
+    xr = x.detach().requires_grad_()
+    u = mg.randn(2, 3, 4, dtype="float64")
+    (vjp,) = mg.autograd.grad(hinted(xr), [xr], grad_outputs=u)  # <u, J t> = <J^T u, t>
+    np.testing.assert_allclose((tangent * u).sum().item(), (vjp * t).sum().item(), rtol=1e-10)

@@ -140,7 +140,10 @@ def multi_head_attention_forward(
     masked), a float one is added to the scores; ``attn_mask`` is ``(L, S)`` or ``(N * num_heads, L, S)``.
     Returns ``(output, weights)``, the weights averaged over the heads if ``average_attn_weights``
     (None without ``need_weights``).  ``is_causal=True`` with no mask masks the future (PyTorch
-    needs the mask given too).
+    needs the mask given too).  ``is_causal=True`` is PyTorch's hint that ``attn_mask`` is the causal
+    mask: without ``need_weights`` and ``key_padding_mask`` the mask is not read and query ``i`` attends
+    to keys ``0..i`` of all of them -- the ``bias_k`` and ``add_zero_attn`` positions appended at the
+    end too, which a given mask's padding would let every query see (PyTorch's answer).
     """
     q_in, k_in, v_in = _tensor(query), _tensor(key, query), _tensor(value, query)
     unbatched = q_in.ndim == 2
@@ -167,6 +170,8 @@ def multi_head_attention_forward(
         k, v = mf.concatenate([k, zero], axis=2), mf.concatenate([v, zero], axis=2)
     if not need_weights:  # PyTorch computes this case with scaled_dot_product_attention: sdpa_kernel's choice
         check_backend_enabled(q, k, v, dropout_p if training else 0.0)
+        if is_causal and key_padding_mask is None:  # PyTorch trusts the hint: sdpa's is_causal, the mask unread
+            attn_mask = None
     scores = mf.matmul(q, mf.swapaxes(k, -1, -2))                 # (N, H, L, S')
     mask = _mha_mask(name, attn_mask, key_padding_mask, heads, k.shape[2] - add_zero_attn - (bias_k is not None),
                      scores, need_weights)
