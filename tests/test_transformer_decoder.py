@@ -91,6 +91,17 @@ def test_parameter_names_are_pytorchs():
     assert mask.tolist() == [[0.0, -np.inf, -np.inf], [0.0, 0.0, -np.inf], [0.0, 0.0, 0.0]]
 
 
+@pytest.mark.parametrize("layer", ["TransformerEncoderLayer", "TransformerDecoderLayer"])
+def test_a_module_activation_is_the_last_child_as_pytorchs(layer):
+    """A module given as the activation (``nn.PReLU()``, with a weight) is PyTorch's last submodule, so
+    ``parameters()`` lists its weight last and a state dict's keys come in PyTorch's order; the
+    decoder layer used to list it first (its other submodules put in PyTorch's order after it)."""
+    module = getattr(mg.nn, layer)(8, 2, 16, activation=mg.nn.PReLU())
+    assert list(module._modules)[-1] == "activation"
+    assert [n for n, _ in module.named_parameters()][-1] == "activation.weight"
+    assert list(module.state_dict())[-1] == "activation.weight"
+
+
 def test_a_transformer_trains():
     mg.manual_seed(0)
     model = mg.nn.Transformer(8, 2, 1, 1, 16, dropout=0.1)

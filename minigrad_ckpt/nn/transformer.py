@@ -208,6 +208,8 @@ class TransformerDecoderLayer(TransformerEncoderLayer):
         self.dropout3 = Dropout(dropout)
         for name in _DECODER_ORDER:  # PyTorch's order of the submodules, so state dicts list them alike
             self._modules.move_to_end(name)
+        if "activation" in self._modules:  # a module activation (nn.PReLU()) is PyTorch's last child, with its weight
+            self._modules.move_to_end("activation")
 
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Any = None, memory_mask: Any = None,  # type: ignore[override]
                 tgt_key_padding_mask: Any = None, memory_key_padding_mask: Any = None, tgt_is_causal: bool = False,
