@@ -33,9 +33,9 @@ def refuse_integer_zero_divisor(name: str, divisor: Any) -> None:
 
 
 class NeedsFloatingInput(RuntimeError, TypeError):
-    """``mean``, ``std``, ``var`` or ``norm`` of an integer or bool tensor: PyTorch's
-    ``RuntimeError`` ("mean(): could not infer output dtype"), and a ``TypeError`` (the input's
-    type is what is wrong)."""
+    """``mean``, ``std``, ``var`` or ``norm`` of an integer or bool tensor, ``scaled_dot_product_attention``
+    of integer ones: PyTorch's ``RuntimeError`` ("mean(): could not infer output dtype"), and a
+    ``TypeError`` (the input's type is what is wrong)."""
 
 
 class DimensionOutOfRange(IndexError, ValueError):

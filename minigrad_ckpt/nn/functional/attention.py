@@ -10,7 +10,7 @@ from ... import functional as mf
 from ...backend import cpp_type_name, host_numpy
 from ...functional import _tensor
 from ...functional.arguments import in_float32_if_half
-from ...functional.errors import ComplexNotImplemented, InputMismatch, MaskDtypeError
+from ...functional.errors import ComplexNotImplemented, InputMismatch, MaskDtypeError, NeedsFloatingInput
 from ...ops.activation import ScaledSoftmax
 from ...ops.shape import TrilFill
 from ...tape import apply
@@ -47,10 +47,7 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     check_backend_enabled(q, k, v, dropout_p if training else 0.0)  # mg.nn.attention.sdpa_kernel's choice
     if enable_gqa:
         k, v = _grouped(q, k), _grouped(q, v)
-    if not q.dtype == k.dtype == v.dtype:  # NumPy would promote: the output's dtype would change silently
-        raise InputMismatch(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
-                            f"{cpp_type_name(q.dtype)} key.dtype: {cpp_type_name(k.dtype)} and value.dtype: "
-                            f"{cpp_type_name(v.dtype)} instead.")
+    _check_sdpa_inputs(q, k, v)
     if q.shape[-1] != k.shape[-1]:
         raise InputMismatch(f"scaled_dot_product_attention: query {q.shape} and key {k.shape} "
                             f"have different head dimensions")
@@ -59,10 +56,13 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
                             f"have different sequence lengths")
     if is_causal and attn_mask is not None:
         raise InputMismatch("scaled_dot_product_attention: pass attn_mask or is_causal, not both")
-    s = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
+    # head dim 0: every score is an empty sum, 0 at any scale (PyTorch's uniform weights, not 1 / sqrt(0))
+    s = 1.0 / math.sqrt(q.shape[-1] or 1) if scale is None else float(scale)
     if isinstance(attn_mask, CausalBias):  # mg.nn.attention.bias's: the boolean mask it stands for
         attn_mask = attn_mask._materialize(q.device)
     mask = None if attn_mask is None else _tensor(attn_mask, q)
+    if mask is not None:
+        _check_mask_fits_scores(mask, q, k)
     if mask is not None and mask.dtype.kind != "b" and mask.dtype != q.dtype:
         _check_sdpa_mask_dtype(mask.dtype, q.dtype)
         if q.dtype == host_numpy.float16:  # PyTorch's half kernel reads the float mask in its float math
@@ -74,6 +74,37 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     if dropout_p > 0.0 and training:
         attn = dropout(attn, dropout_p)
     return mf.matmul(attn, v)
+
+
+def _check_sdpa_inputs(q: Tensor, k: Tensor, v: Tensor) -> None:
+    """PyTorch's refusals of query, key and value themselves: fewer than 2 dims (a 1-D query is one
+    vector, not a sequence of them), dtypes that differ (NumPy would promote: the output's dtype would
+    change silently), integer or bool ones (NumPy would compute; PyTorch has no integer kernel)."""
+    if min(q.ndim, k.ndim, v.ndim) < 2:
+        raise InputMismatch(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                            f"{q.ndim} key.dim: {k.ndim} and value.dim: {v.ndim} instead.")
+    if not q.dtype == k.dtype == v.dtype:
+        raise InputMismatch(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                            f"{cpp_type_name(q.dtype)} key.dtype: {cpp_type_name(k.dtype)} and value.dtype: "
+                            f"{cpp_type_name(v.dtype)} instead.")
+    if q.dtype.kind not in "fc":
+        raise NeedsFloatingInput(f"scaled_dot_product_attention: expected floating-point query, key and value, got "
+                                 f"{cpp_type_name(q.dtype)} (PyTorch: expected scalar type Float but found "
+                                 f"{cpp_type_name(q.dtype)})")
+
+
+def _check_mask_fits_scores(mask: Tensor, q: Tensor, k: Tensor) -> None:
+    """The mask is added to the scores ``(*batch, L, S)`` in place in PyTorch: it may broadcast to their
+    shape, not widen it (a mask of more dims or a larger batch would give a larger output)."""
+    scores = (*host_numpy.broadcast_shapes(q.shape[:-2], k.shape[:-2]), q.shape[-2], k.shape[-2])
+    try:
+        fits = host_numpy.broadcast_shapes(scores, mask.shape) == scores
+    except ValueError:
+        fits = False
+    if not fits:
+        raise InputMismatch(f"scaled_dot_product_attention: attn_mask of shape {tuple(mask.shape)} does not broadcast "
+                            f"to the scores' shape {scores} (PyTorch: output with shape {list(scores)} doesn't "
+                            f"match the broadcast shape)")
 
 
 def _check_sdpa_mask_dtype(mask_dtype: Any, query_dtype: Any) -> None:
