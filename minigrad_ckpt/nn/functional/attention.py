@@ -95,13 +95,16 @@ def _check_sdpa_inputs(q: Tensor, k: Tensor, v: Tensor) -> None:
 
 def _check_mask_fits_scores(mask: Tensor, q: Tensor, k: Tensor) -> None:
     """The mask is added to the scores ``(*batch, L, S)`` in place in PyTorch: it may broadcast to their
-    shape, not widen it (a mask of more dims or a larger batch would give a larger output)."""
-    scores = (*host_numpy.broadcast_shapes(q.shape[:-2], k.shape[:-2]), q.shape[-2], k.shape[-2])
-    try:
-        fits = host_numpy.broadcast_shapes(scores, mask.shape) == scores
-    except ValueError:
-        fits = False
-    if not fits:
+    shape, not widen it (a mask of more dims or a larger batch would give a larger output).  Compared
+    dim by dim in Python: NumPy's ``broadcast_shapes`` costs a third of a small call."""
+    batch = q.shape[:-2]
+    if batch != k.shape[:-2]:
+        try:
+            batch = host_numpy.broadcast_shapes(batch, k.shape[:-2])
+        except ValueError:  # query and key that do not broadcast: the product's own error follows
+            return
+    scores = (*batch, q.shape[-2], k.shape[-2])
+    if mask.ndim > len(scores) or any(m != 1 and m != s for m, s in zip(mask.shape[::-1], scores[::-1])):
         raise InputMismatch(f"scaled_dot_product_attention: attn_mask of shape {tuple(mask.shape)} does not broadcast "
                             f"to the scores' shape {scores} (PyTorch: output with shape {list(scores)} doesn't "
                             f"match the broadcast shape)")
