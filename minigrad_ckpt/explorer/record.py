@@ -38,9 +38,9 @@ from typing import Any
 
 from ..backend import host_numpy, to_host
 from ..backward_steps import BackwardStep, backward_steps
+from ..memory import is_parameter_edge, saved_arrays, track
 from ..memory import ledger as _ledger
-from ..memory import saved_arrays, track
-from ..tape import DROPPED, FREED, Node, walk
+from ..tape import DROPPED, FREED, Node, PackedSaved, walk
 from ..tensor import Tensor
 
 __all__ = ["record_backward", "summarize", "known_outputs"]
@@ -130,6 +130,9 @@ class _Tape:
         self.values[loss._node] = loss._data
         self.value_at: dict[Node, int] = {}  # the step at which a replay brought the value back
         self.segments: dict[int, Any] = {}
+        # the nodes of each outermost segment: a replay recomputes values in its own tree alone, so
+        # looking there (not at every checkpointed node) keeps a tape of many segments linear
+        self.by_root: dict[Any, list[Node]] = {}
         # constant inputs' values, read now: the pass frees what the nodes saved
         self.constants = {n: _constants(n, max_values) for n in self.nodes}
         self.dropped = {n for n in self.nodes if n.saved is DROPPED}
@@ -140,6 +143,7 @@ class _Tape:
                     f"runs backward itself: call it instead of backward(), or backward(retain_graph=True) first")
             if n.segment is not None:
                 self.segments.setdefault(n.segment.index, n.segment)
+                self.by_root.setdefault(_root(n.segment), []).append(n)
             for e in n.inputs:
                 if isinstance(e, Tensor) and id(e) not in self.leaf_ids:
                     self.leaf_ids[id(e)] = f"leaf{len(self.leaf_ids)}"
@@ -152,9 +156,9 @@ class _Tape:
             return {"kind": "constant"}
         return {"kind": "leaf", "ref": self.leaf_ids[id(e)]}
 
-    def catch_replayed_values(self, index: int) -> None:
-        """After a replay: the values it recomputed that the tape now holds."""
-        for n, v in known_outputs([n for n in self.nodes if n.segment is not None]).items():
+    def catch_replayed_values(self, index: int, segment: Any) -> None:
+        """After the replay of ``segment``: the values it recomputed that the tape now holds."""
+        for n, v in known_outputs(self.by_root.get(_root(segment), [])).items():
             if n not in self.values:
                 self.values[n] = v
                 self.value_at[n] = index
@@ -172,6 +176,13 @@ class _Tape:
         }
 
 
+def _root(segment: Any) -> Any:
+    """The outermost checkpointed segment around ``segment`` (itself, when not nested)."""
+    while segment.parent is not None:
+        segment = segment.parent
+    return segment
+
+
 def _step_record(tape: _Tape, step: BackwardStep, held: tuple[int, int] | None) -> dict[str, Any]:
     mv = tape.max_values
     return {
@@ -186,12 +197,25 @@ def _step_record(tape: _Tape, step: BackwardStep, held: tuple[int, int] | None) 
     }
 
 
+def _held_by(n: Node) -> list[Any]:
+    """The arrays the ledger counts for ``n`` while the tape holds them: what a tracked forward pass
+    holds and backward releases -- the saved arrays but parameters; of values given saved-tensor
+    hooks (``node.saved`` is a ``PackedSaved``), only those kept as they are."""
+    if type(n.saved) is tuple:
+        return saved_arrays(n)
+    if type(n.saved) is PackedSaved:
+        edges = (None, *n.inputs)  # slot 0 is the output
+        return [v for e, (unpack, v) in zip(edges, n.saved.slots)
+                if unpack is None and hasattr(v, "nbytes") and not is_parameter_edge(e)]
+    return []
+
+
 @contextlib.contextmanager
 def _ledger_for(nodes: list[Node]) -> Iterator[str]:
     """The ledger during the pass: ``"tracked"`` (on already, since the forward pass), ``"counted"``
     (the tape's holdings counted first, as the forward pass would have: in the tracking on now, or in
     one turned on here and put back as it was afterwards) or ``"off"``."""
-    untracked = [n for n in nodes if type(n.saved) is tuple and not _ledger.holds_for(n) and saved_arrays(n)]
+    untracked = [n for n in nodes if not _ledger.holds_for(n) and _held_by(n)]
     if _ledger.enabled and not untracked:
         yield "tracked"
         return
@@ -200,14 +224,14 @@ def _ledger_for(nodes: list[Node]) -> Iterator[str]:
         return
     if _ledger.enabled:  # turned on after the forward pass: it counts the tape now, as it would have then
         for n in untracked:
-            _ledger.hold(saved_arrays(n), "saved", n)
+            _ledger.hold(_held_by(n), "saved", n)
         yield "counted"
         return
     before = dict(vars(_ledger))  # reset() makes new containers, so these stay as they were
     try:
         with track():
             for n in nodes:
-                _ledger.hold(saved_arrays(n), "saved", n)  # what tape._record holds for each node
+                _ledger.hold(_held_by(n), "saved", n)  # what tape._record holds for each node
             yield "counted"
     finally:
         vars(_ledger).clear()
@@ -238,14 +262,14 @@ def record_backward(loss: Tensor, names: dict[int, str] | None = None, retain_gr
         for step in backward_steps(loss, retain_graph=retain_graph):
             step_of[step.node] = step.index
             if step.replay is not None:
-                tape.catch_replayed_values(step.index)
+                tape.catch_replayed_values(step.index, step.replay)
             steps.append(_step_record(tape, step, _held()))
     return {
         "format": "minigrad-ckpt tape explorer", "version": 1,
         "output": tape.node_ids[loss._node],
         "nodes": [tape.node_record(n, step_of[n]) for n in tape.nodes],
-        "leaves": [_leaf_record(tape, k, t, steps) for k, t in tape.leaves.items()],
-        "segments": [_segment_record(tape, s, steps) for _, s in sorted(tape.segments.items())],
+        "leaves": _leaf_records(tape, steps),
+        "segments": _segment_records(tape, steps),
         "steps": steps,
         "ledger": {"source": ledger_source,
                    "held_saved": None if held_before is None else held_before[0],
@@ -253,15 +277,29 @@ def record_backward(loss: Tensor, names: dict[int, str] | None = None, retain_gr
     }
 
 
-def _leaf_record(tape: _Tape, key: int, t: Tensor, steps: list[dict[str, Any]]) -> dict[str, Any]:
-    lid = tape.leaf_ids[key]
-    return {"id": lid, "name": tape.names.get(key, "leaf"), "shape": list(t.shape), "dtype": t.dtype.name,
-            "value": summarize(t._data, tape.max_values),
-            "grad": summarize(None if t.grad is None else t.grad._data, tape.max_values),
-            "steps": [s["index"] for s in steps if any(a["leaf"] == lid for a in s["accumulated"])]}
+def _leaf_records(tape: _Tape, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    steps_of: dict[str, list[int]] = {}  # leaf id -> the steps that gave it a gradient, each once
+    for s in steps:
+        for lid in dict.fromkeys(a["leaf"] for a in s["accumulated"]):
+            steps_of.setdefault(lid, []).append(s["index"])
+    out = []
+    for key, t in tape.leaves.items():
+        lid = tape.leaf_ids[key]
+        out.append({"id": lid, "name": tape.names.get(key, "leaf"), "shape": list(t.shape), "dtype": t.dtype.name,
+                    "value": summarize(t._data, tape.max_values),
+                    "grad": summarize(None if t.grad is None else t.grad._data, tape.max_values),
+                    "steps": steps_of.get(lid, [])})
+    return out
 
 
-def _segment_record(tape: _Tape, seg: Any, steps: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"index": seg.index, "label": seg.label,
-            "nodes": [tape.node_ids[n] for n in tape.nodes if n.segment is seg],
-            "replayed_at": [s["index"] for s in steps if s["replay"] == seg.index]}
+def _segment_records(tape: _Tape, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    nodes_of: dict[int, list[str]] = {}
+    for n in tape.nodes:
+        if n.segment is not None:
+            nodes_of.setdefault(n.segment.index, []).append(tape.node_ids[n])
+    replays: dict[int, list[int]] = {}
+    for s in steps:
+        if s["replay"] is not None:
+            replays.setdefault(s["replay"], []).append(s["index"])
+    return [{"index": seg.index, "label": seg.label, "nodes": nodes_of.get(seg.index, []),
+             "replayed_at": replays.get(seg.index, [])} for _, seg in sorted(tape.segments.items())]
