@@ -50,14 +50,24 @@ def _fmt_values(value: Any, max_values: int) -> str | None:
     return flat[0] if value.ndim == 0 else "[" + ", ".join(flat) + "]"
 
 
+def _dot_text(text: Any) -> str:
+    """``text`` as it reads, inside a quoted DOT label: a quote would end the label (and what follows
+    would be read as DOT), a backslash starts DOT's own codes (``\\N`` the node's name, ``\\l`` a line
+    break), so both are escaped; a line break becomes DOT's; a lone surrogate, which has no UTF-8
+    bytes, is spelled as its escape."""
+    text = str(text).encode("utf-8", "backslashreplace").decode("utf-8")
+    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\\n")
+
+
 def _label(node: Node) -> str:
     attrs = []
     for k, v in node.op.attrs.items():
         if k in ("in_shape", "index", "key", "x_shape", "w_shape") or hasattr(v, "shape"):
             continue
         text = repr(v)
-        attrs.append(f"{k}={text if len(text) <= 24 else text[:21] + '...'}")
-    head = node.op.name + (f"\\n{', '.join(attrs)}" if attrs else "")
+        attrs.append(_dot_text(f"{k}={text if len(text) <= 24 else text[:21] + '...'}"))
+    head = _dot_text(node.op.name) + (f"\\n{', '.join(attrs)}" if attrs else "")
     return f"{head}\\n{node.dtype} {_fmt_shape(node.shape)}"
 
 
@@ -153,7 +163,7 @@ class _Dot:
     def add_leaves(self) -> None:
         for k, t in self.leaves.items():
             self.used.add("leaf")
-            head = f"{self.names.get(k, 'leaf')}\\n{t.dtype} {_fmt_shape(t.shape)}"
+            head = f"{_dot_text(self.names.get(k, 'leaf'))}\\n{t.dtype} {_fmt_shape(t.shape)}"
             label = head + self.value_line("value ", t._data)
             if t.grad is not None:
                 label += self.value_line("grad ", t.grad._data)
@@ -161,7 +171,7 @@ class _Dot:
 
     def add_output(self, tensor: Tensor) -> None:
         self.used.add("root")
-        label = f"{self.names.get(id(tensor), 'output')}\\n{tensor.dtype} {_fmt_shape(tensor.shape)}"
+        label = f"{_dot_text(self.names.get(id(tensor), 'output'))}\\n{tensor.dtype} {_fmt_shape(tensor.shape)}"
         label += self.value_line("= ", tensor._data)
         if tensor._node is None:
             label += "\\n(no tape: nothing it depends on requires grad)"

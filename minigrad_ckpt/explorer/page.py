@@ -61,7 +61,9 @@ def explore(loss: Tensor, path: str | Path, names: dict[int, str] | None = None,
 def write_page(data: dict[str, Any], path: str | Path, title: str | None = None) -> Path:
     """Write the page for explorer data (:func:`~minigrad_ckpt.explorer.record.record_backward`)."""
     path = Path(path)
-    path.write_text(render_page(data, title), encoding="utf-8")
+    # A lone surrogate (a file name that is not UTF-8, read by Python as surrogate escapes; any str
+    # given as a name) has no UTF-8 bytes: it is written as its escape, ``\udcff``, not refused.
+    path.write_text(render_page(data, title), encoding="utf-8", errors="backslashreplace")
     return path
 
 

@@ -77,8 +77,11 @@ def summarize(value: Any, max_values: int = 8) -> dict[str, Any] | None:
     mag = host_numpy.abs(a) if a.dtype.kind == "c" else a
     if a.dtype.kind == "b":
         mag = a.astype(host_numpy.int64)
-    out.update(min=_number(mag.min()), max=_number(mag.max()), mean=_number(a.mean()),
-               norm=_number(host_numpy.linalg.norm(a.reshape(-1).astype(host_numpy.result_type(a, 1.0)))))
+    # the mean and norm in double precision: finite values have a finite norm (the sum of squares of
+    # float16 or float32 values overflows their own range long before the norm does)
+    wide = a.reshape(-1).astype(host_numpy.complex128 if a.dtype.kind == "c" else host_numpy.float64)
+    out.update(min=_number(mag.min()), max=_number(mag.max()), mean=_number(wide.mean()),
+               norm=_number(host_numpy.linalg.norm(wide)))
     if a.dtype.kind == "c":
         out["of"] = "abs"
     return out
@@ -285,7 +288,7 @@ def _leaf_records(tape: _Tape, steps: list[dict[str, Any]]) -> list[dict[str, An
     out = []
     for key, t in tape.leaves.items():
         lid = tape.leaf_ids[key]
-        out.append({"id": lid, "name": tape.names.get(key, "leaf"), "shape": list(t.shape), "dtype": t.dtype.name,
+        out.append({"id": lid, "name": str(tape.names.get(key, "leaf")), "shape": list(t.shape), "dtype": t.dtype.name,
                     "value": summarize(t._data, tape.max_values),
                     "grad": summarize(None if t.grad is None else t.grad._data, tape.max_values),
                     "steps": steps_of.get(lid, [])})
