@@ -138,3 +138,87 @@ def test_the_page_of_a_snapshots_tape_plays_in_the_browser(browser, tmp_path, mo
         browser.click(nxt)
         _check_step(browser.execute(_STATE), k, reported)
     assert _errors(browser.console_log()) == []
+
+
+# Every mark of the graph and chart as a full redraw for step `cur` would set them, compared with
+# the page's: the mismatches (the stepper updates only what a move changes).
+_MISMATCHES = """
+const data = JSON.parse(document.getElementById('tape-data').textContent);
+const cur = Number(document.getElementById('ledger-mark').getAttribute('data-step'));
+const s = cur >= 0 ? data.steps[cur] : null;
+const leaves = new Map(data.leaves.map(function (l) { return [l.id, l]; }));
+const bad = [];
+function expect(el, what, want) {
+  const got = what === 'current' ? el.getAttribute('aria-current') === 'step' : el.classList.contains(what);
+  if (got !== want) { bad.push([el.id || el.dataset.step || el.dataset.to, what, got]); }
+}
+document.querySelectorAll('#graph .node').forEach(function (el) {
+  const at = Number(el.dataset.step);
+  expect(el, 'reached', at <= cur); expect(el, 'done', at < cur); expect(el, 'current', at === cur);
+  expect(el, 'replaying', s !== null && s.replay !== null && el.dataset.segment === String(s.replay));
+});
+document.querySelectorAll('#graph .leaf').forEach(function (el) {
+  const r = leaves.get(el.id);
+  expect(el, 'receives', r.steps.indexOf(cur) >= 0);
+  expect(el, 'has-grad', r.steps.length > 0 && r.steps[r.steps.length - 1] <= cur);
+});
+document.querySelectorAll('#graph .edge').forEach(function (el) {
+  expect(el, 'carrying', s !== null && el.dataset.to === s.node); });
+document.querySelectorAll('#ledger-chart .ledger-bar').forEach(function (el) {
+  if (el.classList.contains('current') !== (Number(el.dataset.step) === cur)) { bad.push(['bar', el.dataset.step]); }
+});
+return [cur, bad];
+"""
+
+
+@pytest.mark.filterwarnings("ignore::minigrad_ckpt.checkpoint.CheckpointCostWarning")
+def test_every_move_leaves_the_marks_a_full_redraw_would(browser, tmp_path):
+    """next, prev, first, last and the arrow keys in a mixed order, on a tape with checkpointed
+    segments and leaves given gradients at several steps."""
+    import numpy as np
+
+    from minigrad_ckpt.checkpoint import checkpoint
+
+    w = mg.tensor(np.array([0.5, -1.0, 2.0]), requires_grad=True)
+    v = mg.tensor(np.array([1.0, 2.0, 3.0]), requires_grad=True)
+    h = mg.tensor(np.array([0.1, 0.2, 0.3]))
+    with mg.memory.track():
+        for i in range(4):
+            h = checkpoint(lambda t: mg.tanh(t * w) + t, h) if i % 2 else mg.sin(h * w)
+        loss = (h * h).sum() + (v * 0.5).sum() * w.sum()
+        page = mg.viz.explore(loss, tmp_path / "t.html")
+    browser.get(page.resolve().as_uri())
+    n = browser.execute("return JSON.parse(document.getElementById('tape-data').textContent).steps.length")
+    moves = ["next"] * 3 + ["prev", "last", "prev", "prev", "first", "next", "next", "last", "first", "last"]
+    rng = np.random.default_rng(0)
+    moves += [["next", "prev", "first", "last", "right", "left"][i] for i in rng.integers(0, 6, 40)]
+    for move in moves:
+        if move in ("right", "left"):
+            key = "ArrowRight" if move == "right" else "ArrowLeft"
+            browser.execute(f"document.dispatchEvent(new KeyboardEvent('keydown', {{key: '{key}'}}))")
+        else:
+            browser.click(browser.find(f'[data-action="{move}"]'))
+        cur, bad = browser.execute(_MISMATCHES)
+        assert -1 <= cur < n and bad == [], (move, cur, bad)
+    assert _errors(browser.console_log()) == []
+
+
+def test_a_move_touches_only_what_it_changes(browser, tmp_path):
+    """A step updates its own node, edges, leaves and bar -- not every element of the graph: on a
+    tape of 20,000 ops each click took a second, the page reading and writing every element."""
+    x = mg.tensor([0.5, -1.0], requires_grad=True)
+    h = x
+    for _ in range(300):
+        h = mg.tanh(h) * 1.01
+    page = mg.viz.explore(h.sum(), tmp_path / "t.html")
+    browser.get(page.resolve().as_uri())
+    calls = browser.execute("""
+      let calls = 0;
+      const toggle = DOMTokenList.prototype.toggle;
+      DOMTokenList.prototype.toggle = function () { calls++; return toggle.apply(this, arguments); };
+      const next = document.querySelector('[data-action="next"]');
+      const counts = [];
+      for (let i = 0; i < 5; i++) { calls = 0; next.click(); counts.push(calls); }
+      DOMTokenList.prototype.toggle = toggle;
+      return counts;""")
+    assert max(calls) <= 20, calls  # was 3 per op and 1 per edge, bar and leaf: > 1,800
