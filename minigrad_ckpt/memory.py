@@ -76,7 +76,10 @@ class Ledger:
         """Bytes held now (``"saved"``, ``"grad"``, ``"total"`` -- both -- or ``"host"``)."""
         if category == "total":
             return self.live_bytes["saved"] + self.live_bytes["grad"]
-        return self.live_bytes[category]
+        try:
+            return self.live_bytes[category]
+        except (KeyError, TypeError):
+            raise ValueError(_unknown_category(category)) from None
 
     def holds_for(self, owner: Any) -> bool:
         """Whether ``owner`` (a tape node) holds arrays here: it saved them while this tracking counted."""
@@ -84,7 +87,10 @@ class Ledger:
 
     def peak(self, category: str = "saved") -> int:
         """The most bytes held at once since the last reset."""
-        return self.peak_bytes[category]
+        try:
+            return self.peak_bytes[category]
+        except (KeyError, TypeError):
+            raise ValueError(_unknown_category(category)) from None
 
     def reset_peak(self) -> None:
         for k in self.peak_bytes:
@@ -165,6 +171,10 @@ class Ledger:
             p["host"] = self.live_bytes["host"]
         self._events += 1
         self.timeline.append((self._events, self.phase, s, g))
+
+
+def _unknown_category(category: Any) -> str:
+    return f"the memory ledger counts no category {category!r}: ask for 'saved', 'grad', 'total' or 'host'"
 
 
 def _base(a: Any) -> Any:

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator
+import numbers
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..backend import host_numpy, to_host
@@ -71,7 +72,7 @@ def summarize(value: Any, max_values: int = 8) -> dict[str, Any] | None:
         value = value._data
     a = host_numpy.asarray(to_host(value))
     out: dict[str, Any] = {"shape": list(a.shape), "dtype": a.dtype.name}
-    if a.size <= max_values:
+    if a.size <= max_values or a.size == 0:  # (an empty array has no statistics: its no elements are written)
         out["values"] = [_number(v) for v in a.reshape(-1)]
         return out
     mag = host_numpy.abs(a) if a.dtype.kind == "c" else a
@@ -257,6 +258,7 @@ def record_backward(loss: Tensor, names: dict[int, str] | None = None, retain_gr
     if loss._node is None:
         raise ValueError("explore needs a tensor with a tape: computed in grad mode from tensors that "
                          "require grad")
+    _check_options(names, max_values)
     tape = _Tape(loss, names or {}, max_values)
     steps: list[dict[str, Any]] = []
     step_of: dict[Node, int] = {}
@@ -278,6 +280,16 @@ def record_backward(loss: Tensor, names: dict[int, str] | None = None, retain_gr
                    "held_saved": None if held_before is None else held_before[0],
                    "held_grad": None if held_before is None else held_before[1]},
     }
+
+
+def _check_options(names: Any, max_values: Any) -> None:
+    """The options, checked before the pass runs (a wrong one found after it would leave it half shown)."""
+    if names is not None and not isinstance(names, Mapping):
+        raise TypeError(f"explore: names must map id(leaf) to a label ({{id(p): name for name, p in "
+                        f"model.named_parameters()}}), got {type(names).__name__}")
+    if isinstance(max_values, bool) or not isinstance(max_values, numbers.Integral) or max_values < 0:
+        raise ValueError(f"explore: max_values must be a whole number >= 0 (arrays of at most that many elements "
+                         f"are written out), got {max_values!r}")
 
 
 def _leaf_records(tape: _Tape, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
