@@ -49,3 +49,14 @@ def test_the_ledger_names_its_categories(ask):
     with pytest.raises(ValueError, match="no category 'bogus': ask for 'saved', 'grad', 'total' or 'host'"):
         ask("bogus")
     assert ask("saved") >= 0 and ask("total") >= 0
+
+
+@pytest.mark.parametrize("shape", [(2,), (1, 2), (0,)])
+def test_a_loss_of_more_or_fewer_than_one_element_is_refused_with_what_to_explore(shape, tmp_path):
+    """backward()'s own error asked for a gradient=, which explore does not take."""
+    x = mg.tensor(np.ones(shape), requires_grad=True)
+    with pytest.raises(ValueError, match=r"explore needs a loss of one element.*y\.sum\(\)"):
+        mg.viz.explore(x * 2.0, tmp_path / "t.html")
+    assert x.grad is None and not (tmp_path / "t.html").exists()
+    data = record_backward((x * 2.0).reshape(-1)[:1].sum() if x.numel() else (x * 2.0).sum())
+    assert data["steps"]

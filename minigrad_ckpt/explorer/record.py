@@ -258,6 +258,10 @@ def record_backward(loss: Tensor, names: dict[int, str] | None = None, retain_gr
     if loss._node is None:
         raise ValueError("explore needs a tensor with a tape: computed in grad mode from tensors that "
                          "require grad")
+    if loss._data.size != 1:  # (backward's own error asks for a gradient=, which explore does not take)
+        raise ValueError(f"explore needs a loss of one element, as backward() without a gradient does; got shape "
+                         f"{tuple(loss.shape)}: explore y.sum(), or (y * v).sum() for what backward(gradient=v) "
+                         f"would do")
     _check_options(names, max_values)
     tape = _Tape(loss, names or {}, max_values)
     steps: list[dict[str, Any]] = []
