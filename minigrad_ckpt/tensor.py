@@ -1709,7 +1709,14 @@ class Tensor:
             arr = self._device.xp.to_host(self._data)
             body = format_array(arr, prefix="tensor(")
         extras = []
-        if arr.dtype not in _dtypes_printed_without_name():
+        if arr.size == 0 and self._device.type != "meta":
+            # ``[]`` shows neither the shape nor whether the elements would be integers: PyTorch names
+            # the size (unless it is one dim) and every dtype but the default float one
+            if arr.ndim != 1:
+                extras.append(f"size={tuple(arr.shape)}")
+            if arr.dtype != get_default_dtype():
+                extras.append(f"dtype={arr.dtype.name}")
+        elif arr.dtype not in _dtypes_printed_without_name():
             extras.append(f"dtype={arr.dtype.name}")
         if self._device is not cpu and self._device.type != "meta":
             extras.append(f"device='{self._device}'")
