@@ -60,3 +60,15 @@ def test_a_loss_of_more_or_fewer_than_one_element_is_refused_with_what_to_explor
     assert x.grad is None and not (tmp_path / "t.html").exists()
     data = record_backward((x * 2.0).reshape(-1)[:1].sum() if x.numel() else (x * 2.0).sum())
     assert data["steps"]
+
+
+@pytest.mark.parametrize("where", ["missing folder", "a folder"])
+def test_a_page_that_cannot_be_written_is_refused_before_the_pass(where, tmp_path):
+    """The pass frees the graph: an error found only when writing left nothing to explore again."""
+    loss, w = _loss()
+    path = tmp_path / "no" / "t.html" if where == "missing folder" else tmp_path
+    with pytest.raises(OSError, match="explore: "):
+        mg.viz.explore(loss, path)
+    assert w.grad is None
+    mg.viz.explore(loss, tmp_path / "t.html")  # the graph is still there
+    assert w.grad is not None

@@ -54,8 +54,18 @@ def explore(loss: Tensor, path: str | Path, names: dict[int, str] | None = None,
     :mod:`minigrad_ckpt.explorer.record`).  ``names`` maps ``id(leaf)`` to a
     label, as in :func:`minigrad_ckpt.viz.to_dot`.
     """
+    _check_destination(Path(path))
     data = record_backward(loss, names, retain_graph, max_values)
     return write_page(data, path, title)
+
+
+def _check_destination(path: Path) -> None:
+    """Refuse a page that could not be written, before the pass: the pass consumes the graph (unless
+    ``retain_graph``), so an error found when writing would leave nothing to explore again."""
+    if path.is_dir():
+        raise IsADirectoryError(f"explore: {path} is a directory; name the page's file (tape.html in it?)")
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"explore: the folder {path.parent} to write {path.name} in does not exist")
 
 
 def write_page(data: dict[str, Any], path: str | Path, title: str | None = None) -> Path:
