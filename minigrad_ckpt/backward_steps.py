@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .backend import host_numpy
 from .backward import _BACKWARD_IN_TRANSFORM, BackwardCall, BackwardPass, _running, backward_pass, hand_out
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
@@ -46,8 +47,10 @@ class BackwardStep:
     ``released_bytes`` is what the memory ledger released during the step
     (``None`` when the ledger is off: run inside ``mg.memory.track()``);
     ``replay`` is the checkpoint segment replayed to recompute the node's saved
-    values, or ``None``.  The gradients are read-only views of the pass's own
-    arrays: copy before changing them.
+    values, or ``None``.  The gradients are views of the pass's own arrays,
+    read-only where the backend can mark them (NumPy's; CuPy has no read-only
+    arrays, and a write there changes what the pass sends on): copy before
+    changing them.
     """
 
     index: int
@@ -173,7 +176,13 @@ def _end_and_hand_out(bp: _SteppedPass, call: BackwardCall) -> None:
 
 
 def _as_tensor(g: Any, node: Node) -> Any:
-    """A gradient as the user sees it: a Tensor (with ``create_graph`` it is one already)."""
+    """A gradient as the user sees it: a Tensor (with ``create_graph`` it is one already) on a
+    read-only view of the pass's array, where the backend can mark one (NumPy's): an in-place
+    write (``step.grad_output.mul_(0)``) changed what the pass went on to send and left in ``.grad``."""
     if g is None or isinstance(g, Tensor):
         return g
-    return Tensor._wrap(node.xp.asarray(g), None)
+    g = node.xp.asarray(g)
+    if isinstance(g, host_numpy.ndarray):
+        g = g.view()
+        g.flags.writeable = False
+    return Tensor._wrap(g, None)
