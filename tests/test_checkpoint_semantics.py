@@ -942,7 +942,8 @@ def test_the_write_guard_watches_kept_values_only_until_their_backward():
     from minigrad_ckpt.checkpoint import stale_writes
 
     def watching(seg):
-        return [e for entries in stale_writes._watched.values() for e in entries if e[1]() is seg]
+        return [e for by_segment in stale_writes._watched.values() for entries in by_segment.values()
+                for e in entries if e[1]() is seg]
 
     x = mg.randn(3, 4, requires_grad=True)
     out = ck.checkpoint(lambda t: mg.tanh(mg.tanh(t)), x * 1.0)
@@ -952,6 +953,23 @@ def test_the_write_guard_watches_kept_values_only_until_their_backward():
     assert watching(seg) == [] and not seg._watched_memory
     if not stale_writes._watched:  # (a graph an earlier test still holds may be watched)
         assert not stale_writes._guard_installed[0]
+
+
+def test_letting_one_graph_go_keeps_watching_the_others_that_share_the_memory():
+    # the watch is kept by memory and by segment: many segments reading one weight each let their own go
+    from minigrad_ckpt.checkpoint import stale_writes
+
+    w = mg.randn(4, 4, requires_grad=True)
+    graphs = [ck.checkpoint(lambda t: mg.tanh(t @ w), mg.randn(2, 4, requires_grad=True)) for _ in range(30)]
+    segments = [out._node.segment for out in graphs]
+    for out in graphs[:29]:
+        out.sum().backward()
+    watched = {entry[1]() for by_segment in stale_writes._watched.values() for entries in by_segment.values()
+               for entry in entries}
+    assert segments[29] in watched and not watched.intersection(segments[:29])
+    w.data.mul_(2.0)  # an alias's write: only the graph still waiting sees it
+    with pytest.raises(ck.CheckpointError, match=r"written after the forward pass through an alias"):
+        graphs[29].sum().backward()
 
 
 def test_a_value_written_inside_that_an_op_saved_is_refused_as_without_checkpointing():
