@@ -722,14 +722,20 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, t: Any, xp: A
     recorder = _grad_state.recorder if _recorders.active else None
     if recorder is not None:
         recorder.record(node, args, arrays, out, t)  # an active checkpoint segment or profiler (t: the output)
-    elif _ledger.enabled:
-        _ledger.hold(saved_arrays(node), "saved", node)
-        if _after_segment is not None:  # (installed only while the ledger tracks)
-            _after_segment(node)
-    elif saved_hooks:  # (not inside a checkpoint segment, which replays instead, nor while the ledger counts)
+    elif saved_hooks:  # (not inside a checkpoint segment, which replays instead)
         device = next(a._device for a in args if isinstance(a, Tensor))
         node.saved = PackedSaved.packing(saved, *saved_hooks[-1], device)
+        if _ledger.enabled:  # what the hooks packed is theirs; the tape holds what they left as it is
+            _hold_on_the_ledger(node, node.saved.kept_arrays())
+    elif _ledger.enabled:
+        _hold_on_the_ledger(node, saved_arrays(node))
     return node
+
+
+def _hold_on_the_ledger(node: Node, arrays: list) -> None:
+    _ledger.hold(arrays, "saved", node)
+    if _after_segment is not None:  # (installed only while the ledger tracks)
+        _after_segment(node)
 
 
 def _saved_by_rule(which: Any, out_saved: Any, arrays: Sequence[Any]) -> tuple:

@@ -9,6 +9,7 @@ TypeError, and ``disable_saved_tensors_hooks`` refuses new hooks with its messag
 
 from __future__ import annotations
 
+import contextlib
 import gc
 
 import numpy as np
@@ -180,3 +181,22 @@ def test_a_pack_hook_that_writes_its_input_in_place_is_refused(device, dtype, wr
     with saved_tensors_hooks(lambda t: t.mul(2), lambda t: t / 2):  # out of place: allowed
         y = (x * x).sum()
     y.backward()
+
+
+def test_the_memory_ledger_changes_no_answer_and_counts_what_the_hooks_left():
+    # the hooks ran only while the ledger was off: measuring memory changed the gradient (a pack hook
+    # that rounds to float32 was skipped) and counted arrays the hooks would have taken
+    def run(track):
+        x = mg.tensor(np.linspace(-2, 2, 1000), requires_grad=True)
+        with contextlib.ExitStack() as stack:
+            ledger = stack.enter_context(mg.memory.track()) if track else None
+            with mg.autograd.graph.saved_tensors_hooks(lambda t: t.float(), lambda t: t.double()):
+                y = (x.sin() * x.exp()).sum()
+            held = ledger.live("saved") if track else None
+            y.backward()
+        return x.grad.numpy(), held
+
+    plain, _ = run(False)
+    tracked, held = run(True)
+    np.testing.assert_array_equal(tracked, plain)
+    assert held == 0  # every saved array is the hooks' (float32 copies), none the tape's
