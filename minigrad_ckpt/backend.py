@@ -1490,6 +1490,18 @@ def checked_int(name: str, value: int, dtype: Any) -> int:
     raise ValueOverflow(f"{name}: value {v} cannot be converted to type {numpy.dtype(dtype)} without overflow")
 
 
+def refuse_alpha(alpha: Any, dtype: Any) -> None:
+    """PyTorch's checks of ``add``'s and ``sub``'s ``alpha`` against the dtype of the sum (``alpha_check``):
+    a bool alpha scales bools only (``x.add(y, alpha=True)`` of ints is its error, not ``x + y``), a float
+    one no integers, a complex one no real numbers."""
+    if isinstance(alpha, (bool, numpy.bool_)) and dtype.kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if dtype.kind in "biu" and isinstance(alpha, (float, complex, numpy.inexact)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if dtype.kind != "c" and isinstance(alpha, (complex, numpy.complexfloating)):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+
+
 def fill_scalar(name: str, value: Any, dtype: Any) -> Any:
     """A fill value for ``full``-like constructors and writes of ``dtype``, by PyTorch's rule: a
     complex number goes into a real (or integer) dtype only when its imaginary part is 0 (NumPy's

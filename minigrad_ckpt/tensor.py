@@ -69,6 +69,7 @@ from .backend import (
     host_numpy,
     is_floating,
     numpy_namespace,
+    refuse_alpha,
     refuse_unbroadcastable,
     to_array,
     to_host,
@@ -566,6 +567,25 @@ def _number_beside(other: Any, data: Any) -> bool:
     if isinstance(other, (int, float)):
         return True
     return getattr(other, "ndim", 1) == 0 < data.ndim and other.dtype.kind in "biuf" and other.dtype is not HALF
+
+
+_PY_NUMBERS = frozenset((int, float, complex, bool))
+#: the kind of dtype a Python number stands for beside a tensor (only its category counts)
+_WEAK_KIND = {bool: host_numpy.dtype(bool), int: host_numpy.dtype(host_numpy.int64),
+              float: host_numpy.dtype(host_numpy.float64), complex: host_numpy.dtype(host_numpy.complex128)}
+
+
+def _in_dtype_computed(other: Any, data: Any) -> Any:
+    """The array ``other`` in the dtype PyTorch computes ``data <op>= other`` in, where NumPy would
+    compute in a wider one and round into ``data``: PyTorch's result type is ``data``'s own where
+    ``other``'s category is lower (``f32 += int64`` adds int64 rounded to float32, ``f16 += int32`` the
+    int32 rounded to float16) or the same for a 0-d ``other`` beside an n-d ``data`` (``f32 *= 0-d f64
+    0.1`` multiplies by 0.1 rounded to float32: 0.010000001, not 0.01)."""
+    mine, its = _CATEGORY[data.dtype.kind], _CATEGORY[other.dtype.kind]
+    if its < mine or (its == mine and other.ndim == 0 < data.ndim):
+        with host_numpy.errstate(over="ignore", invalid="ignore"):  # (int64's max is inf in float16, silently)
+            return other.astype(data.dtype)
+    return other
 
 
 def _scale_half_in_float32(xp: Any, data: Any, fn: str, other: Any) -> None:
@@ -1502,10 +1522,12 @@ class Tensor:
     def zero_(self) -> Tensor:
         return self._set_inplace(0, "zero_")
 
-    def _arith_inplace(self, other: Any, fn: str) -> Tensor:
+    def _arith_inplace(self, other: Any, fn: str, scaled: bool = False) -> Tensor:
         if isinstance(other, (list, tuple)):  # PyTorch's: a tensor or a number (NumPy would read an array)
             short = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div"}[fn]
             raise TypeError(f"{short}_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+        if isinstance(other, host_numpy.generic):  # a NumPy number is weak, as a Python one (x.mul_(np.float64(.1)))
+            other = other.item()
         # x += y on the tape: x = x + y for every holder of x (the test inline: optimizers step here)
         if _grad_state.enabled and (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
             self._check_rebase(fn + "_", other)
@@ -1527,6 +1549,8 @@ class Tensor:
             if self._data.dtype is HALF and fn in _SCALING and _number_beside(other, self._data):
                 _scale_half_in_float32(self._device.xp, self._data, fn, other)
             else:
+                if other.__class__ not in _PY_NUMBERS and other.dtype is not self._data.dtype and not scaled:
+                    other = _in_dtype_computed(other, self._data)  # (a number or this dtype: the common cases)
                 getattr(self._device.xp, fn)(self._data, other, out=self._data, casting="same_kind")
         except OverflowError:  # a Python int out of an integer tensor's range: PyTorch wraps it (uint8 += 300 adds 44)
             if other.__class__ is not int:
@@ -1588,13 +1612,18 @@ class Tensor:
                                     f"{list(wide)}")
 
     def add_(self, other: Any, alpha: float = 1) -> Tensor:
-        if alpha != 1:
-            other = self._scaled_operand(other, alpha)
+        if alpha != 1 or alpha is True:  # (alpha * other is already in the dtype PyTorch computes the sum in)
+            return self._arith_inplace(self._scaled_operand(other, alpha), "add", scaled=True)
         return self._arith_inplace(other, "add")
 
     def _scaled_operand(self, other: Any, alpha: Any) -> Any:
         """``alpha * other`` for ``add_``/``sub_``, computed where PyTorch computes it: in the dtype of
-        the whole sum, so a uint8 ``other`` of 200 times 2 is 400 beside a float tensor, not 144."""
+        the whole sum, so a uint8 ``other`` of 200 times 2 is 400 beside a float tensor, not 144 (a NumPy
+        number is weak: ``np.uint8(200)`` is the int 200)."""
+        if isinstance(other, host_numpy.generic):
+            other = other.item()
+        its = other.dtype if isinstance(other, Tensor) else _WEAK_KIND.get(type(other), self.dtype)
+        refuse_alpha(alpha, self.dtype if _CATEGORY[self.dtype.kind] >= _CATEGORY[its.kind] else its)
         if isinstance(other, Tensor) and other.dtype != self.dtype:
             mine, its = _CATEGORY[self.dtype.kind], _CATEGORY[other.dtype.kind]
             if its < mine or (its == mine and other.ndim == 0 < self.ndim):
@@ -1621,8 +1650,8 @@ class Tensor:
             # mg.subtract's rule, in place: NumPy would subtract True as 1 from an integer tensor
             raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you "
                                "are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-        if alpha != 1:
-            other = self._scaled_operand(other, alpha)
+        if alpha != 1 or alpha is True:
+            return self._arith_inplace(self._scaled_operand(other, alpha), "subtract", scaled=True)
         return self._arith_inplace(other, "subtract")
 
     def mul_(self, other: Any) -> Tensor:

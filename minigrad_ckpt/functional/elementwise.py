@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..backend import checked_int, fill_scalar, host_numpy, wrapped_int
+from ..backend import checked_int, fill_scalar, host_numpy, refuse_alpha, wrapped_int
 from ..ops import complex_numbers as _cx
 from ..ops import elementwise as _ew
 from ..ops import special as _sp
@@ -106,7 +106,7 @@ def binary_function(name: str, op: Any, doc: str, *, integer_valued: bool = Fals
 def add(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
     """``x + y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x + alpha * y``), the sum
     in ``x`` and ``y``'s dtype, as PyTorch's (``alpha * y`` of a bool ``y`` is no int64 sum)."""
-    if alpha == 1:
+    if alpha == 1 and alpha is not True:  # (True is PyTorch's bool alpha: :func:`_alpha_operands` checks it)
         return binary(_ADD, x, y)
     return _in_sum_dtype(binary(_ADD, *_alpha_operands(x, y, alpha)), x, y)
 
@@ -115,7 +115,7 @@ def subtract(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
     """``x - y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x - alpha * y``).  A bool
     operand (a tensor or ``True``) is PyTorch's error: ``mask - 1`` is no arithmetic on masks."""
     refuse_bool_subtraction(x, y)
-    if alpha == 1:
+    if alpha == 1 and alpha is not True:
         return binary(_SUB, x, y)
     return _in_sum_dtype(binary(_SUB, *_alpha_operands(x, y, alpha)), x, y)
 
@@ -161,11 +161,13 @@ def _alpha_operands(x: Any, y: Any, alpha: Any) -> tuple[Any, Tensor]:
     dtype = result_type(as_tensor(x), y)
     if complex_alpha and dtype.kind != "c":  # (the sum would drop it, or turn complex)
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+    refuse_alpha(alpha, dtype)
     if not isinstance(alpha, Tensor):  # an alpha the dtype cannot hold is PyTorch's error, not a wrapped int or inf
         alpha = fill_scalar("add", alpha, dtype)
     y = in_dtype(y, dtype, x)
     if dtype == host_numpy.float16 and not isinstance(alpha, Tensor):
-        return in_dtype(x, host_numpy.float32, y), multiply(y.float(), float(host_numpy.float16(alpha)))
+        wide = host_numpy.dtype(host_numpy.float32)
+        return in_dtype(x, wide, y), multiply(y.float(), float(host_numpy.float16(alpha)))
     return x, multiply(y, alpha)
 
 

@@ -105,6 +105,8 @@ def result_type(*operands: Any) -> Any:
 def _cast(v: Any, dtype: Any, wrap: bool = True) -> Any:
     if isinstance(v, Tensor):
         return v if v._data.dtype == dtype else apply(AsType(dtype=dtype.name), v)
+    if isinstance(v, host_numpy.generic):  # weak, as a Python number: NumPy's would widen int8 // np.int32(7)
+        v = v.item()
     if wrap and dtype.kind in "iu" and isinstance(v, int) and not isinstance(v, bool):
         return wrapped_int(v, dtype)
     return v  # a number stays weak: NumPy computes it in the tensors' dtype

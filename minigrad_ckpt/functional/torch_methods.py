@@ -43,6 +43,7 @@ from . import torch_idioms as ti
 from .arguments import as_index, as_tensor, int_tuple, normalize_axis, numpy_keywords, one_axis, refuse_complex
 from .errors import DtypeNotImplemented, IndexRefused, InputMismatch, WrongTensorKind
 from .products import one_product_dtype, same_batches
+from .promotion import result_type
 
 _UNSET: Any = ti._UNSET
 
@@ -498,6 +499,25 @@ def no_kernel_for(fn: Any, kernel: str, kinds: str = "b", message: str | None = 
     return checked
 
 
+_NUMBERS = (int, float, complex, host_numpy.number, host_numpy.bool_)
+
+
+def no_kernel_for_result(fn: Any, kernel: str, kinds: str = "biu") -> Any:
+    """:func:`no_kernel_for` for a method of two operands (``x.hypot(y)``, ``x.logaddexp(y)``): PyTorch picks
+    the kernel by the dtype the operands promote to, so a bool ``x`` beside a float16 ``y`` is a float16
+    hypot, and two integer tensors of different dtypes are refused as two of one dtype."""
+    def checked(x: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(x, Tensor) and (isinstance(other, Tensor) or isinstance(other, _NUMBERS)):
+            dtype = result_type(x, other)
+            if dtype.kind in kinds:
+                raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}'")
+        return fn(x, other, *args, **kwargs)
+    checked.__name__ = checked.__qualname__ = getattr(fn, "__name__", kernel)
+    checked.__doc__ = fn.__doc__
+    checked.__wrapped__ = fn  # (its signature, for docs/api.md)
+    return checked
+
+
 def trace_method(self: Tensor) -> Tensor:
     """PyTorch's ``x.trace()``: the sum of a matrix's diagonal.  Another rank is its RuntimeError
     ("expected a matrix"; ``mg.trace`` is NumPy's, of any rank from 2, with an offset and axes), a bool
@@ -771,12 +791,12 @@ def new_tensor_method(self: Tensor, data: Any, *, dtype: Any = None, device: Any
 
 def add_method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``self + alpha * other`` (PyTorch's ``add``; a float ``alpha`` of integers is its error)."""
-    return self + other if alpha == 1 else mf.add(self, other, alpha=alpha)
+    return self + other if alpha == 1 and alpha is not True else mf.add(self, other, alpha=alpha)
 
 
 def sub_method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``self - alpha * other`` (PyTorch's ``sub``; a float ``alpha`` of integers is its error)."""
-    return self - other if alpha == 1 else mf.subtract(self, other, alpha=alpha)
+    return self - other if alpha == 1 and alpha is not True else mf.subtract(self, other, alpha=alpha)
 
 
 _TYPE_NAMES = {"float16": "HalfTensor", "float32": "FloatTensor", "float64": "DoubleTensor", "int8": "CharTensor",
@@ -832,6 +852,8 @@ def equal_method(self: Tensor, other: Any) -> bool:
 
 def heaviside_method(self: Tensor, values: Any) -> Tensor:
     """PyTorch's ``x.heaviside(values)``: 0 below 0, 1 above, ``values`` at 0 (a NaN input gives ``values``)."""
+    if isinstance(values, Tensor) and values.dtype != self.dtype:  # (mg.heaviside, NumPy's, promotes them)
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return ewc.heaviside(self, values, nan_is_nan=False)
 
 
