@@ -238,9 +238,11 @@ REFUSED = {
     **{n: (lambda z, n=n: getattr(mg, n)(z), TypeError, f"ufunc '{n}'")
        for n in ("floor", "ceil", "trunc", "cbrt", "signbit")},
     **{n: (lambda z, n=n: getattr(mg, n)(z, z), TypeError, f"ufunc '{u}'")
-       for n, u in (("arctan2", "arctan2"), ("hypot", "hypot"),
-                    ("logaddexp2", "logaddexp2"), ("mod", "remainder"), ("fmod", "fmod"), ("nextafter", "nextafter"))},
-    "floor_divide": (lambda z: mg.floor_divide(z, z), TypeError, "ufunc 'fmod'"),
+       for n, u in (("hypot", "hypot"), ("logaddexp2", "logaddexp2"), ("nextafter", "nextafter"))},
+    # PyTorch's NotImplementedError, which names its kernel (a TypeError too)
+    **{n: (lambda z, n=n: getattr(mg, n)(z, z), NotImplementedError, f'"{k}" not implemented for')
+       for n, k in (("arctan2", "atan2_cpu"), ("mod", "remainder_cpu"), ("fmod", "fmod_cpu"),
+                    ("floor_divide", "div_floor_cpu"))},
     "bincount": (mg.bincount, TypeError, "integer tensor"),
     **{n: (lambda z, n=n: getattr(mg, n)(z, z), TypeError, "integer and bool")
        for n in ("bitwise_and", "bitwise_or", "bitwise_xor")},
@@ -265,7 +267,7 @@ REFUSED = {
 
 #: PyTorch's spellings whose errors use NumPy's name
 ALSO_CALLED = {"clamp": "clip", "clamp_min": "clip", "clamp_max": "clip", "amax": "max", "amin": "min",
-               "msort": "argsort"}
+               "msort": "argsort", "arctan2": "atan2", "mod": "remainder", "floor_divide": "div_floor"}
 
 #: no tensor argument to make complex: sizes, seeds, state, files, devices, the autograd entry points
 NO_TENSOR_INPUT = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..backend import checked_int, fill_scalar, host_numpy, refuse_alpha, wrapped_int
+from ..backend import checked_int, fill_scalar, host_numpy, refuse_alpha, scalar_type_name, wrapped_int
 from ..ops import complex_numbers as _cx
 from ..ops import elementwise as _ew
 from ..ops import special as _sp
@@ -220,6 +220,16 @@ def refuse_bools(kernel: str, x: Any, y: Any) -> None:
         raise DtypeNotImplemented(f"\"{kernel}\" not implemented for 'Bool' (two bool operands)")
 
 
+def refuse_complex_kernel(kernel: str, x: Any, y: Any) -> None:
+    """PyTorch's ``NotImplementedError`` where a complex operand meets a kernel with no complex instance
+    (``"div_floor_cpu"``, ``"remainder_cpu"``, ``"fmod_cpu"``, ``"atan2_cpu"``): NumPy's ``TypeError``
+    ("ufunc 'fmod' not supported for the input types") named neither the function nor the reason."""
+    if any(isinstance(v, complex) or (isinstance(v, Tensor) and v._data.dtype.kind == "c") for v in (x, y)):
+        dtype = result_type(x, y)
+        raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}' (complex numbers "
+                                  f"have no order)")
+
+
 def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
     """``x / y`` with broadcasting (true division); PyTorch's ``rounding_mode="trunc"`` rounds
     the quotient toward zero, and ``"floor"`` is ``x // y`` (floor division, as PyTorch's: the
@@ -242,6 +252,7 @@ def _rounded_quotient(x: Any, y: Any, rounding_mode: str) -> Tensor:
     if isinstance(y, host_numpy.ndarray) or isinstance(x, host_numpy.ndarray):
         x, y = tensor_operands(x, y)
     refuse_bools(f"div_{rounding_mode}_cpu", x, y)
+    refuse_complex_kernel(f"div_{rounding_mode}_cpu", x, y)
     if is_integral(x) and is_integral(y):
         return _integer_quotient(x, y, rounding_mode)
     if rounding_mode == "trunc":
@@ -442,7 +453,14 @@ arcsinh = unary_function("arcsinh", _ARCSINH, "Inverse hyperbolic sine; gradient
 arccosh = unary_function("arccosh", _ARCCOSH, "Inverse hyperbolic cosine on ``[1, inf)``; infinite slope at 1.")
 arctanh = unary_function("arctanh", _ARCTANH, "Inverse hyperbolic tangent on ``(-1, 1)``; ``+-inf`` at ``+-1``.")
 sinc = unary_function("sinc", _SINC, "The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0 (NumPy's ``sinc``).")
-arctan2 = binary_function("arctan2", _ARCTAN2, "The angle of the point ``(x2, x1)``; gradient 0 at the origin.")
+_arctan2 = binary_function("arctan2", _ARCTAN2, "The angle of the point ``(x2, x1)``; gradient 0 at the origin.")
+
+
+def arctan2(x1: Any, x2: Any) -> Tensor:
+    """The angle of the point ``(x2, x1)``; gradient 0 at the origin; complex operands are refused, as
+    PyTorch's (no angle of two complex numbers)."""
+    refuse_complex_kernel("atan2_cpu", x1, x2)
+    return _arctan2(x1, x2)
 hypot = binary_function("hypot", _HYPOT, "``sqrt(x1**2 + x2**2)`` without overflow; gradient 0 at the origin (a kink).")
 
 
@@ -507,6 +525,7 @@ def _remainder_function(name: str, op: Any, doc: str) -> Callable[[Any, Any], Te
         if is_integral(x1) and is_integral(x2):
             refuse_bools("remainder_cpu" if name == "mod" else "fmod_cpu", x1, x2)
             refuse_integer_zero_divisor(name, x2)
+        refuse_complex_kernel("remainder_cpu" if name == "mod" else "fmod_cpu", x1, x2)
         return plain(x1, x2)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = plain.__doc__

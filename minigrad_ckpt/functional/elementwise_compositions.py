@@ -32,7 +32,7 @@ from .arguments import (
     refuse_complex,
     tensor_operands,
 )
-from .elementwise import refuse_bools
+from .elementwise import refuse_bools, refuse_complex_kernel
 from .errors import DtypeNotImplemented, WrongTensorKind, refuse_integer_zero_divisor
 from .promotion import real_coefficient, result_type
 from .scatter import constant, host
@@ -256,6 +256,7 @@ def floor_divide(x: Any, y: Any) -> Tensor:
 
 def _floor_quotient(x: Any, y: Any) -> Tensor:
     refuse_bools("div_floor_cpu", x, y)  # (a bool tensor by a Python int divides as integers, as PyTorch's)
+    refuse_complex_kernel("div_floor_cpu", x, y)
     if result_type(x, y).kind in "iu":
         refuse_integer_zero_divisor("floor_divide", y)
     return binary(_FLOOR_DIVIDE, x, y)
