@@ -126,7 +126,9 @@ def test_a_first_operand_and_float16_pairs_round_to_float16():
         bits_equal((mg.tensor(1.3) / x).numpy(), s16 / a)
     bits_equal((mg.tensor(1.3) // x).numpy(), (mg.tensor(np.full_like(a, s16)) // x).numpy())
     bits_equal((x * mg.tensor(1.3, dtype=mg.float16)).numpy(), a * s16)  # float16 beside float16
-    assert (mg.tensor(F16(2.0)) * mg.tensor(1.3)).dtype == mg.float32  # two 0-d tensors promote
+    assert (mg.tensor(F16(2.0)) * mg.tensor(1.3)).dtype == mg.float32  # two 0-d floats promote
+    small = mg.tensor(F16(1e-4))  # beside a 0-d integer tensor (a number to PyTorch) a 0-d one too
+    bits_equal((small * mg.tensor(70000)).numpy(), rounded(np.float32(F16(1e-4)) * F32(70000)))
     assert (x + 1.3).dtype == mg.float16 and (x - 3).dtype == mg.float16  # (sums: unchanged)
 
 

@@ -117,8 +117,8 @@ def beside_number_in_float32(fn: Callable[[Any, Any], Tensor], x: Any, y: Any) -
     0-d tensor of another dtype (``x * mg.tensor(1e5)``); a first one is rounded to float16, as there.
     The casts are recorded: the gradient is PyTorch's too, ``g * 1.3`` in float32 rounded once."""
     if _is_half(x):
-        if _is_real_number(y) or (isinstance(y, Tensor) and y.ndim == 0 < x.ndim
-                                  and y._data.dtype.kind in "biuf" and y._data.dtype is not _HALF):
+        if _is_real_number(y) or (isinstance(y, Tensor) and y.ndim == 0 and y._data.dtype is not _HALF and (
+                y._data.dtype.kind in "biu" or (y._data.dtype.kind == "f" and x.ndim > 0))):  # (two 0-d floats: wider)
             return apply(AsType(dtype="float16"), fn(apply(AsType(dtype="float32"), x), y))
     return fn(x, y)
 
