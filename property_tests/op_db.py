@@ -580,6 +580,27 @@ def index_add_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> 
     return Sample(op, (_arr(draw, val_shape, dtype),), (_float(dtype),))
 
 
+def index_put_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """``old[index] = values`` out of place (``x[i] = v`` through index arrays or a mask) with distinct
+    places: a repeated index gives each write the gradient of its place (PyTorch's ``index_put``), on
+    purpose not forward's adjoint -- checked against PyTorch's values in tests/test_setitem_as_pytorch_writes.py."""
+    shape = _shape(draw, max(1, max_size // 2), max_dims=3)
+    assume(len(shape) >= 1 and shape[0] >= 1)
+    if draw(st.booleans()):
+        index = (draw(mst.boolean_masks(shape)),)
+    else:
+        rows = np.array(draw(st.permutations(range(shape[0])))[:draw(st.integers(1, shape[0]))], dtype=np.int64)
+        index = (rows,)
+    index = normalize_index(index, mg.from_numpy(np.empty(shape)))
+    region = np.empty(shape)[index].shape
+    source = np.full(shape, -1, dtype=np.int64)
+    source[index] = np.arange(_size(region), dtype=np.int64).reshape(region)
+    written = source >= 0
+    op = registry["IndexPut"](index=index, written=written,
+                              source=np.where(written, source, 0) if _size(region) else None)
+    return Sample(op, (_arr(draw, shape, dtype), _arr(draw, region, dtype)), (_float(dtype), _float(dtype)))
+
+
 # ---------------------------------------------------------------------------
 # Samplers: linear algebra
 # ---------------------------------------------------------------------------
@@ -1496,6 +1517,7 @@ SPECS: list[OpSpec] = [
     _spec("GetItemCopy", _getitem_sampler(arrays_only=True), forward_dtypes=INT_FWD),
     _spec("FrequencyScaledGetItem", frequency_scaled_getitem_sampler),
     _spec("IndexAdd", index_add_sampler, forward_dtypes=INT_FWD),
+    _spec("IndexPut", index_put_sampler),
     # linear algebra
     _spec("MatMul", matmul_sampler, forward_dtypes=INT_FWD),
     _spec("Einsum", einsum_sampler, forward_dtypes=INT_FWD),
