@@ -1237,7 +1237,8 @@ class Tensor:
             raise RuntimeError(f"{what}: a leaf Variable that requires grad is being used in an in-place "
                                f"operation (PyTorch's refusal); update it under mg.no_grad(), or work on "
                                f"a copy (x = x.clone())")
-        self._refuse_overlapping_write(what)
+        if what != "__setitem__":  # (which checks the region it writes, not all of this tensor)
+            self._refuse_overlapping_write(what)
         if _views_a_leaf_that_requires_grad(self):
             raise RuntimeError(f"{what}: a view of a leaf Variable that requires grad is being used in an "
                                f"in-place operation (PyTorch's refusal: it would change the leaf); update it "
@@ -1334,11 +1335,11 @@ class Tensor:
         if node is not None and node.segment is not None:
             node.segment.adopted(node, self)
 
-    def _refuse_overlapping_write(self, what: str) -> None:
+    def _refuse_overlapping_write(self, what: str, region: Any = None) -> None:
         """PyTorch's refusal of a write into an expanded view, whose elements share memory (its
-        RuntimeError; NumPy's read-only broadcast raised a ValueError)."""
-        if (0 in self._data.strides and self._data.size > 1  # (NumPy gives an empty array zero strides)
-                and any(not s and n > 1 for s, n in zip(self._data.strides, self.shape))):
+        RuntimeError): into this tensor's array, or ``region``, the view of it a basic index writes
+        (``x.expand(3, 4)[0] = v`` is refused, ``x.expand(3, 4)[:, 0] = v`` repeats nothing and writes)."""
+        if _repeats_elements(self._data if region is None else region):
             raise RuntimeError(f"{what}: unsupported operation: more than one element of the written-to tensor "
                                f"refers to a single memory location (an expanded view); clone() it first")
 
@@ -1441,6 +1442,12 @@ class Tensor:
         else:
             self._check_write("__setitem__", value)  # (nothing here requires grad in grad mode)
         idx = normalize_index(index, self)
+        if 0 in self._data.strides and not any(_index_kind(it) in "ao" for it in idx):  # (rare: an expanded view)
+            self._refuse_overlapping_write("__setitem__", self._data[idx])  # (PyTorch's index_put_ writes on)
+            if _repeats_elements(self._data):  # PyTorch's write: a copy_ into the view of the region, whose
+                view = self[index]  # history (and forward-mode tangent) is followed where the whole's repeats elements
+                view.copy_(value) if isinstance(value, Tensor) else view.fill_(value)
+                return
         if isinstance(value, Tensor) and value._device is not self._device:
             value = self._setitem_value_here(value, idx)
         elif isinstance(value, Tensor) and value._data.ndim and not any(_index_kind(it) in "ao" for it in idx):
@@ -2017,6 +2024,12 @@ def _uint8_mask(data: Any) -> Any:
     warnings.warn("indexing with dtype uint8 is now deprecated (in PyTorch too), please use a dtype bool "
                   "instead: PyTorch reads it as a mask", UserWarning, stacklevel=4)
     return data != 0
+
+
+def _repeats_elements(a: Any) -> bool:
+    """Whether two elements of array ``a`` are one place in memory (a dim of stride 0: an expanded view)."""
+    return (0 in a.strides and a.size > 1  # (NumPy gives an empty array zero strides)
+            and any(not s and n > 1 for s, n in zip(a.strides, a.shape)))
 
 
 def _index_kind(it: Any) -> str:

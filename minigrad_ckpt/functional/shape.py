@@ -158,8 +158,11 @@ def squeeze(x: Any, axis: Any = None) -> Tensor:
 
 
 def broadcast_to(x: Any, shape: Any) -> Tensor:
-    """A read-only view of ``x`` broadcast to ``shape``; ``-1`` keeps the size of a dim of ``x``
-    (PyTorch's ``torch.broadcast_to``, which is ``expand``; NumPy has no ``-1`` here)."""
+    """A view of ``x`` broadcast to ``shape``; ``-1`` keeps the size of a dim of ``x``
+    (PyTorch's ``torch.broadcast_to``, which is ``expand``; NumPy has no ``-1`` here).  As
+    PyTorch's, a write into a part that repeats no element reaches ``x`` (``v[:, 0] = 1``,
+    ``v.fill_(0)``); one that would write an element twice (``v[0] = 1``, ``v.add_(1)``) is a
+    RuntimeError (NumPy's broadcast is read-only)."""
     x = as_tensor(x)
     shape = shape_arg(shape)
     if -1 in shape:

@@ -335,9 +335,9 @@ def count_nonzero_method(x: Tensor, *dims: Any, dim: Any = None) -> Tensor:
 
 
 def _expanded(x: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """``x`` expanded to ``shape`` (already checked): a read-only broadcast where a dim is really
-    repeated, but a plain writable view where none is (``x.expand(1, n)``, ``x.expand_as(x)``), as
-    PyTorch's -- an in-place write into it reaches ``x`` (NumPy's broadcast is never writable)."""
+    """``x`` expanded to ``shape`` (already checked): a broadcast where a dim is really repeated
+    (a write that repeats no element of it reaches ``x``, one that would is refused, as
+    PyTorch's), but a plain view where none is (``x.expand(1, n)``, ``x.expand_as(x)``)."""
     lead = len(shape) - x.ndim
     if shape[lead:] == x.shape and all(n == 1 for n in shape[:lead]):
         return x[(None,) * lead + (Ellipsis,)]

@@ -128,7 +128,14 @@ class BroadcastTo(LinearOp):
     is_view = True
 
     def forward(self, xp, x):
-        return xp.broadcast_to(x, self.shape)
+        # PyTorch's expand is a writable view: a write into a part of it that repeats nothing
+        # (``x.expand(3, 4)[:, 0] += 1``, a fill_ of it all) reaches ``x``.  NumPy's broadcast_to is
+        # read-only, so the same strides are taken as a writable view; the writes that repeat an
+        # element are refused by the tensor's own checks, as PyTorch refuses them.  (The namespace of
+        # tensors a differentiable backward computes in has no as_strided: its broadcast_to is this op.)
+        spread = xp.broadcast_to(x, self.shape)
+        strided = getattr(xp, "as_strided", None)
+        return spread if strided is None else strided(x, spread.shape, spread.strides, writeable=True)
 
     def backward(self, xp, g, out, x):
         return xp.sum_to(g, self.in_shape)
