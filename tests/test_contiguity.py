@@ -119,3 +119,10 @@ def test_contiguous_at_the_seams_transforms_checkpointing_and_in_place_writes(de
     c.mul_(3.0)
     (c * weights).sum().backward()
     assert np.array_equal(x.grad.numpy(), 3.0 * want) and np.array_equal(x.numpy(), values)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("expr", ["mg.zeros(0, device=d)", "mg.zeros(3, 0, device=d)", "mg.zeros(5, device=d)[5:]",
+                                  "mg.zeros(5, device=d)[2:2]", "mg.zeros(2, 3, device=d)[:, 1:1].t()"])
+def test_an_empty_tensors_data_ptr_is_zero(expr, device):
+    assert eval(expr, {"mg": mg, "d": device}).data_ptr() == 0  # torch 2.13: no first element, no address

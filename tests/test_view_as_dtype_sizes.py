@@ -45,16 +45,27 @@ def test_view_as_a_dtype_of_another_size_matches_pytorch(case, device):
 
 
 @pytest.mark.parametrize("device", ["cpu", "strict"])
-def test_the_view_shares_memory_and_refuses_a_tensor_with_gradients(device):
+def test_the_view_shares_memory_and_needs_no_gradient(device):
     x = mg.zeros(2, 4, dtype=mg.float32, device=device)
     y = x.view(mg.float64)
     y[0, 1] = 1.0
     assert y.data_ptr() == x.data_ptr()
     np.testing.assert_array_equal(x.numpy()[0, 2:].view(np.float64), [1.0])
-    w = mg.zeros(4, requires_grad=True)
-    with pytest.raises(RuntimeError, match="no gradient"):
-        w.view(mg.int8)
-    assert w.detach().view(mg.int8).shape == (16,)
+    w = mg.zeros(4, requires_grad=True, device=device)
+    for dt, shape in [(mg.int8, (16,)), (mg.float32, (4,)), (mg.int32, (4,)), (mg.float16, (8,))]:
+        v = w.view(dt)  # PyTorch's: a tensor that needs no gradient (it was refused here)
+        assert (v.shape, v.dtype, v.requires_grad, v.grad_fn, v.is_leaf) == (shape, dt, False, None, True)
+        assert v.data_ptr() == w.data_ptr()
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_a_write_through_the_view_into_a_value_saved_for_backward_is_caught(device):
+    x = mg.ones(4, requires_grad=True, device=device)
+    z = x * 2
+    y = z * z  # saves z
+    z.view(mg.int32).zero_()  # PyTorch's gradient would silently read the zeros
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
 
 
 @pytest.mark.parametrize("device", ["cpu", "strict"])

@@ -108,9 +108,12 @@ def view_method(x: Tensor, *shape: Any, **keyword: Any) -> Tensor:
         dt = as_dtype(shape[0])
         if dt.itemsize != x.dtype.itemsize:
             _check_resizing_view(x, dt)
-        if x.requires_grad:
-            raise RuntimeError("view(dtype) reinterprets bytes and has no gradient; call it on x.detach()")
-        return Tensor.constant(x._data.view(dt), x.device)
+        # PyTorch's reinterpretation needs no gradient, whatever x's (nor does it refuse x that needs
+        # one); it shares x's memory and version stamp, as x.detach() does, so that a write through it
+        # into a value saved for backward is caught when the backward reads it
+        out = x.detach()
+        out._data = out._data.view(dt)
+        return out
     x._lay_out_row_major()  # an op's result PyTorch lays out row-major is viewable, as there
     out = reshape_method(x, *shape)
     xp = x._device.xp
@@ -193,8 +196,9 @@ def stride_method(x: Tensor, dim: int | None = None) -> tuple[int, ...] | int:
 
 def data_ptr_method(x: Tensor) -> int:
     """PyTorch's ``data_ptr()``: the address of the first element; two tensors share memory
-    where their ranges overlap (a view's is inside its base's)."""
-    return x._device.xp.address(x._data)
+    where their ranges overlap (a view's is inside its base's).  An empty tensor's is 0, as
+    PyTorch's: it has no first element (NumPy's empty array still points somewhere)."""
+    return x._device.xp.address(x._data) if x._data.size else 0
 
 
 def transpose_method(x: Tensor, *axes: Any) -> Tensor:
