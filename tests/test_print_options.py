@@ -107,7 +107,8 @@ def test_the_dtype_is_named_where_torch_names_it():
 @pytest.mark.parametrize("device", ["cpu", "strict"])
 def test_an_empty_tensor_of_more_dims_than_one_prints_its_size(device):
     # torch 2.13: the "[]" alone would not tell (0, 3) from (3, 0), so its print says size=
-    assert repr(mg.zeros(0, device=device)) == "tensor([])"
+    assert repr(mg.zeros(0, device=device)).startswith("tensor([]")  # (a device but the CPU is named after)
+    assert "size" not in repr(mg.zeros(0, device=device))
     assert repr(mg.zeros(0, 3)) == "tensor([], size=(0, 3))"
     assert repr(mg.zeros(2, 0, dtype=mg.int32)) == "tensor([], size=(2, 0), dtype=int32)"
     assert repr(mg.zeros(1, 0, 2, requires_grad=True)) == "tensor([], size=(1, 0, 2), requires_grad=True)"
