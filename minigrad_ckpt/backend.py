@@ -1397,9 +1397,10 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
         raise _past_int64()
     if host.dtype == object:
         raise TypeError(f"cannot make a tensor from {type(data).__name__} data of mixed types")
-    if dt is not None and host.dtype.kind == "c" and dt.kind != "c" and isinstance(data, (complex, list, tuple)):
+    if dt is not None and host.dtype.kind == "c" and dt.kind not in "cb" and isinstance(data, (complex, list, tuple)):
         # Python complex numbers are refused by a real dtype, even 1+0j, as PyTorch's (its error);
-        # NumPy's cast would keep the real part and silently drop the rest
+        # NumPy's cast would keep the real part and silently drop the rest.  bool takes them, as
+        # PyTorch's: True where the number is not 0 (its imaginary part counts)
         raise TypeError(f"must be real number, not complex (the data is complex; the dtype {dt} is not)")
     if dt is None and isinstance(data, (list, tuple)):
         dt = _nested_numpy_dtype(data, host.dtype)

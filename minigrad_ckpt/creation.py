@@ -86,8 +86,9 @@ def _shape(args: tuple) -> tuple[int, ...]:
     if len(args) == 1 and not isinstance(args[0], (int, host_numpy.integer, Tensor)):
         args = tuple(args[0])
     shape = tuple(_size_entry(s) for s in args)
-    if any(s < 0 for s in shape):
-        raise ValueError(f"negative dimension in shape {shape}")
+    if any(s < 0 for s in shape):  # (PyTorch's RuntimeError, NumPy's ValueError: InvalidShape is both)
+        from .functional.errors import InvalidShape  # (functional imports this module)
+        raise InvalidShape(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
     return shape
 
 

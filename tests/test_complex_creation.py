@@ -82,6 +82,14 @@ def test_python_complex_data_refuses_a_real_dtype():
     assert mg.tensor(np.array([1 + 1j]), dtype=mg.float32).tolist() == [1.0]
 
 
+def test_python_complex_data_goes_into_a_bool_dtype():
+    # torch 2.13: torch.tensor([1+2j, 0j, 0.5j], dtype=torch.bool) is [True, False, True] (it was refused here)
+    assert mg.tensor([1 + 2j, 0j, 0.5j], dtype=mg.bool).tolist() == [True, False, True]
+    assert mg.tensor(1j, dtype=mg.bool).tolist() is True
+    assert mg.tensor([[0j]], dtype=mg.bool).tolist() == [[False]]
+    assert mg.ones(2, dtype=mg.bool).new_tensor([0j, 1j]).tolist() == [False, True]
+
+
 def test_python_numbers_from_a_complex_tensor():
     # complex(torch.tensor(1+2j)) is (1+2j); float/int of a complex tensor keep a zero imaginary part's
     # real part and refuse a nonzero one (RuntimeError "value cannot be converted ... without overflow")

@@ -451,3 +451,27 @@ def test_list_state_in_a_snapshot_is_checked_reference_by_reference():
     extra = dict(arrays, **{listed[0].rsplit(".", 1)[0] + ".99": arrays[listed[0]]})
     with pytest.raises(ValueError, match="no tensor reference"):
         ex.optimizer_state_dict_from(saved, extra)
+
+
+@pytest.mark.parametrize("name, args", [("new_zeros", ()), ("new_ones", ()), ("new_empty", ())])
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64, mg.int32])
+def test_new_tensors_take_size_by_keyword_and_only_integers(name, args, dtype):
+    # torch 2.13: x.new_zeros(size=(2, 3)) is a (2, 3) tensor of x's dtype; x.new_zeros(2.5) a TypeError
+    # (size= was refused here, and 2.5 read as 2)
+    x = mg.ones(1, dtype=dtype, requires_grad=dtype.kind == "f")
+    t = getattr(x, name)(size=(2, 3))
+    assert (t.shape, t.dtype, t.requires_grad) == ((2, 3), dtype, False)
+    assert getattr(x, name)(size=[4]).shape == (4,)
+    with pytest.raises(TypeError):
+        getattr(x, name)(2.5)
+    with pytest.raises(TypeError):
+        getattr(x, name)(2, size=(3,))
+    assert x.new_full(size=(2,), fill_value=3).tolist() == [3, 3]
+
+
+def test_type_as_takes_a_tensor_only():
+    # torch 2.13: TypeError "type_as(): argument 'other' (position 1) must be Tensor, not int"; it was read
+    # as to(3), a GPU's index, and asked for CuPy
+    with pytest.raises(TypeError, match="must be Tensor, not int"):
+        mg.ones(2).type_as(3)
+    assert mg.ones(2).type_as(mg.zeros(1, dtype=mg.int32)).dtype == mg.int32

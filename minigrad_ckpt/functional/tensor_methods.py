@@ -248,6 +248,8 @@ def to_method(self: Tensor, target: Any = None, dtype: Any = None, non_blocking:
 def type_as_method(self: Tensor, other: Tensor) -> Tensor:
     """PyTorch's ``x.type_as(other)``: ``x`` in ``other``'s dtype *and on its device*
     (``self.to(other.options())``), so ``mg.zeros(n).type_as(x)`` makes a tensor where ``x`` is."""
+    if not isinstance(other, Tensor):  # (to() would read a number as a GPU's index)
+        raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
     return to_method(self, other)
 
 

@@ -768,8 +768,15 @@ def squeeze_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
 
 
 def new_method(fill: Any) -> Any:
-    def method(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-        shape = _sizes(size)
+    def method(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+               **keyword: Any) -> Tensor:
+        from ..creation import _shape  # (the creation functions' reading of a size: no floats, no negatives)
+        if keyword:  # PyTorch's size= (x.new_zeros(size=(2, 3)))
+            if size or set(keyword) != {"size"}:
+                raise TypeError(f"{method.__name__}() takes the size by position or as size=, not both; got the "
+                                f"keywords {sorted(keyword)}")
+            size = (keyword["size"],)
+        shape = _shape(size)
         dt = as_dtype(dtype) if dtype is not None else self.dtype
         dev = get_device(device) if device is not None else self.device
         t = Tensor.constant(dev.xp.full(shape, fill_scalar("new_full", fill, dt), dtype=dt), dev)
