@@ -295,8 +295,11 @@ def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng
 # ---- turning a key into numbers (device-neutral, used by ops and creation) ----
 def uniform(xp: Any, key: int, shape: tuple[int, ...], dtype: Any) -> Any:
     """Uniform numbers in [0, 1) of ``dtype``, a pure function of ``key``."""
-    wide = as_dtype(dtype).itemsize == 8
+    size = as_dtype(dtype).itemsize
+    wide = size == 8
     u = _from_bits(xp, key, shape, xp.float64 if wide else xp.float32, lambda bits: _uniform_of(xp, bits, wide))
+    if size == 2:  # float16: its 11-bit grid, rounded down -- a float32 draw rounded to nearest gave 1.0
+        u = xp.floor(u * xp.float32(1 << 11)) * xp.float32(1.0 / (1 << 11))  # (outside [0, 1)) for the top 2**-12
     return u.astype(dtype, copy=False)
 
 

@@ -164,3 +164,85 @@ def test_vits_position_embedding_idiom():
     pos = mg.nn.Parameter(mg.empty(1, 17, 32).normal_(std=0.02))
     assert isinstance(pos, mg.nn.Parameter) and pos.requires_grad and pos.shape == (1, 17, 32)
     assert 0.01 < float(pos.std()) < 0.03
+
+
+# -- bounds and dtypes, as PyTorch's (torch 2.13) ---------------------------------------------------
+
+@pytest.mark.parametrize("dtype, args, error", [
+    (mg.uint8, (0, 257), "to - 1 is out of bounds"), (mg.uint8, (-1, 1), "from is out of bounds"),
+    (mg.int8, (-129, 0), "from is out of bounds"), (mg.int8, (0, 300), "to - 1 is out of bounds"),
+    (mg.int32, (0, 2 ** 31 + 1), "to - 1 is out of bounds"), (mg.bool, (0, 3), "to - 1 is out of bounds"),
+    (mg.bool, (10,), "to - 1 is out of bounds"), (mg.float16, (-65505, 0), "from is out of bounds"),
+    (mg.float16, (2 ** 31,), "to - 1 is out of bounds")])
+def test_random_bounds_outside_the_dtype_are_pytorchs_error(dtype, args, error):
+    # they wrapped into the dtype (uint8's random_(0, 257) drew 0..255, float16's random_(2**31) inf)
+    x = mg.zeros(4, dtype=dtype)
+    with pytest.raises(RuntimeError, match=error):
+        x.random_(*args)
+    assert x.tolist() == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("dtype, args, low, high", [
+    (mg.uint8, (0, 256), 0, 255), (mg.int8, (-128, 128), -128, 127), (mg.bool, (0, 2), 0, 1),
+    (mg.float16, (0, 65505), 0, 65504), (mg.int32, (0, 2 ** 31), 0, 2 ** 31 - 1), (mg.float16, (), 0, 2 ** 11)])
+def test_random_bounds_at_the_edges_of_the_dtype_draw(dtype, args, low, high):
+    x = mg.zeros(5000, dtype=dtype).random_(*args)
+    values = x.numpy().astype(np.float64)
+    assert low <= values.min() and values.max() <= high and np.isfinite(values).all()
+
+
+@pytest.mark.parametrize("bound", [1.5, 2.0, True])
+def test_random_bounds_are_integers(bound):
+    # torch 2.13: TypeError "random_() received an invalid combination of arguments" (1.5 drew zeros here)
+    with pytest.raises(TypeError, match="must be int"):
+        mg.zeros(3).random_(bound)
+    with pytest.raises(TypeError, match="must be int"):
+        mg.zeros(3).random_(0, bound if bound is not True else 2.5)
+    assert mg.zeros(3).random_(mg.tensor(3)).max().item() <= 2  # a 0-d integer tensor is an int
+
+
+@pytest.mark.parametrize("p", [[0.5, 1.5], [-0.1, 0.5], [float("nan"), 0.5]])
+def test_bernoulli_refuses_a_probability_tensor_outside_0_1(p):
+    # torch 2.13: RuntimeError "Expected p_in >= 0 && p_in <= 1 to be true" (it drew 1s and 0s here)
+    x = mg.zeros(2)
+    with pytest.raises(RuntimeError, match="in \\[0, 1\\]"):
+        x.bernoulli_(mg.tensor(p))
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_float16_uniforms_stay_below_one(device):
+    # a float32 draw rounded to float16 was 1.0 for about 1 in 4096: bernoulli_(1.0) of float16 drew 0s,
+    # geometric_ of float16 inf, and rand an excluded value (torch 2.13: max 0.9995)
+    mg.manual_seed(0)
+    u = mg.rand(100_000, dtype=mg.float16, device=device)
+    assert u.max().item() < 1.0 and u.min().item() >= 0.0
+    assert abs(u.float().mean().item() - 0.5) < 0.01
+    x = mg.zeros(100_000, dtype=mg.float16, device=device)
+    assert x.bernoulli_(mg.ones(1, device=device)).min().item() == 1.0
+    assert x.geometric_(0.5).max().item() < 100
+    assert x.uniform_(2, 3).max().item() < 3.0
+
+
+@pytest.mark.parametrize("dtype", [mg.int64, mg.uint8, mg.bool])
+@pytest.mark.parametrize("method, args", [("uniform_", ()), ("normal_", ()), ("log_normal_", ()),
+                                          ("exponential_", ()), ("cauchy_", ())])
+def test_float_laws_of_an_integer_tensor_are_pytorchs_not_implemented(dtype, method, args):
+    # torch 2.13: NotImplementedError '"normal_kernel_cpu" not implemented for 'Long''; a RuntimeError too
+    with pytest.raises(NotImplementedError, match="floating point"):
+        getattr(mg.zeros(3, dtype=dtype), method)(*args)
+
+
+def test_geometric_of_a_bool_tensor_is_not_implemented():
+    # torch 2.13: NotImplementedError '"geometric_cpu" not implemented for 'Bool'' (every draw was True here)
+    with pytest.raises(NotImplementedError, match="bool"):
+        mg.zeros(3, dtype=mg.bool).geometric_(0.5)
+
+
+@pytest.mark.parametrize("dtype, low, high", [(mg.float32, 1000, 1001), (mg.float16, 100, 101), (mg.float16, 2, 3),
+                                              (mg.float64, 2 ** 52, 2 ** 52 + 1)])
+def test_uniform_draws_stay_below_to_where_the_dtype_rounds(dtype, low, high):
+    # torch 2.13: float32 uniform_(1000, 1001) never draws 1001.0 (its [from, to)); here 1 in 30000 did
+    mg.manual_seed(0)
+    x = mg.zeros(300_000, dtype=dtype).uniform_(low, high)
+    assert x.max().item() < high and x.min().item() >= low
+    assert mg.zeros(3, dtype=dtype).uniform_(2, 2).tolist() == [2.0, 2.0, 2.0]  # from == to: every draw is from

@@ -12,18 +12,20 @@ its replay reads, bit for bit. The laws are PyTorch's; the numbers are the engin
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 from .. import creation
 from .. import random as _random
 from ..backend import host_numpy
 from ..tensor import Tensor
-from .errors import ComplexNotImplemented
+from .errors import ComplexNotImplemented, DtypeNotImplemented
 
 
 def _require_float(x: Tensor, name: str) -> None:
+    """PyTorch's kernels of these laws are floating only: its NotImplementedError (a RuntimeError too)."""
     if x.dtype.kind not in "fc":
-        raise RuntimeError(f"{name} expects a floating point tensor, got {x.dtype}")
+        raise DtypeNotImplemented(f"{name} expects a floating point tensor, got {x.dtype}")
 
 
 def _require_real(x: Tensor, name: str) -> None:
@@ -66,7 +68,17 @@ def uniform_(self: Tensor, *args: float, generator: _random.Generator | None = N
     if low > high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
     u = creation.rand(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
-    return self.copy_(u * (high - low) + _location(self, low))
+    value = u * (high - low) + _location(self, low)
+    top = _below(high, self.dtype) if self.dtype.kind == "f" else None
+    if top is not None and top >= low:  # rounding to the dtype reached ``to`` (float32's uniform_(1000, 1001)
+        value = value.clamp(max=top)  # drew 1001.0): PyTorch's draws stay below it
+    return self.copy_(value)
+
+
+def _below(bound: float, dtype: Any) -> float:
+    """The largest value of the float ``dtype`` below ``bound``."""
+    near = host_numpy.asarray(bound, dtype=dtype)
+    return float(host_numpy.nextafter(near, dtype.type(-math.inf)) if near >= bound else near)
 
 
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: _random.Generator | None = None) -> Tensor:
@@ -76,6 +88,11 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: _random.Generator | Non
     prob = p if isinstance(p, Tensor) else float(p)
     if not isinstance(prob, Tensor) and not 0.0 <= prob <= 1.0:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={prob}")
+    if isinstance(prob, Tensor) and prob.numel():  # PyTorch checks each p too (one read on the host)
+        inside = (prob._data >= 0) & (prob._data <= 1)  # (NaN is outside)
+        if not bool(prob.device.xp.scalar(inside.all())):
+            raise RuntimeError("bernoulli_ expects every p of the tensor to be in [0, 1] (PyTorch's "
+                               "'Expected p_in >= 0 && p_in <= 1 to be true')")
     below = _uniform01(self, generator) < (prob.detach() if isinstance(prob, Tensor) else prob)
     return self.copy_(below.to(self.dtype))
 
@@ -92,6 +109,9 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: _random.Generat
 def geometric_(self: Tensor, p: float, *, generator: _random.Generator | None = None) -> Tensor:
     """Fill with the number of Bernoulli(``p``) trials up to the first success (1, 2, ...)."""
     _require_real(self, "geometric_")
+    if self.dtype.kind == "b":  # (every draw is True: PyTorch has no such kernel)
+        raise DtypeNotImplemented("geometric_ is not implemented for a bool tensor (PyTorch's \"geometric_cpu\" "
+                                  "not implemented for 'Bool')")
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
     u = _uniform01(self, generator)
@@ -129,12 +149,21 @@ def random_(self: Tensor, *args: int, generator: _random.Generator | None = None
         raise TypeError(f"random_(from=0, to=None, *, generator=None): got {args} and {sorted(bounds)}")
     low, high = (0, args[0]) if len(args) == 1 else (*args, *([0, None][len(args):]))
     low, high = bounds.get("from", low), bounds.get("to", high)
-    if high is None:
-        high = _top_of(self) + 1
+    low = _integer_bound("from", low)  # (a float bound is PyTorch's TypeError; 1.5 drew zeros)
+    high = _top_of(self) + 1 if high is None else _integer_bound("to", high)
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    creation._check_random_bounds(low, high, self.dtype)  # within the dtype (NumPy's cast wrapped them)
     draw = creation.randint(int(low), int(high), tuple(self.shape), device=self.device, generator=generator)
     return self.copy_(draw.to(self.dtype))
+
+
+def _integer_bound(name: str, v: Any) -> int:
+    """A bound of ``random_``: an integer (a 0-d integer tensor too), as PyTorch's; a float or a bool
+    is its TypeError."""
+    if isinstance(v, (bool, host_numpy.bool_)) or not hasattr(v, "__index__"):
+        raise TypeError(f"random_(): argument '{name}' must be int, not {type(v).__name__}")
+    return operator.index(v)
 
 
 def _top_of(x: Tensor) -> int:
