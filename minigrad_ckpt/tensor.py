@@ -1117,13 +1117,23 @@ class Tensor:
         (PyTorch's ``detach_``, which ``zero_grad(set_to_none=False)`` uses on a gradient made with
         ``create_graph=True``).  A view of a tensor on the tape refuses, as PyTorch's: detaching it
         would leave its base's history pointing at memory it no longer follows."""
-        if self._node is not None and self._node.op.is_view:
+        if (self._node is not None and self._node.op.is_view) or self._is_unrecorded_view():
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._node, self._requires_grad = None, False
         if self._tangents is not None:
             self._tangents = None
         self.__dict__.pop("_retains_grad", None)
         return self
+
+    def _is_unrecorded_view(self) -> bool:
+        """Whether a view op made this tensor off the tape (of a tensor that needs no gradient, or
+        under no_grad): it shows memory another tensor first held (its box's first entry), and is
+        not a detached alias (``detach()``, ``.data``, which head their own group)."""
+        box = self._version
+        if len(box) == 1 or box[1].__class__ is not list or box[1][0]() is self:
+            return False
+        group = self._alias_group
+        return group is None or group.members[0]() is not self
 
     def _become_view(self, view: Tensor, what: str) -> Tensor:
         """``x.unsqueeze_(0)``, ``x.t_()``, ...: this tensor takes ``view``'s shape and strides and,
