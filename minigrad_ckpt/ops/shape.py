@@ -133,9 +133,12 @@ class BroadcastTo(LinearOp):
         # read-only, so the same strides are taken as a writable view; the writes that repeat an
         # element are refused by the tensor's own checks, as PyTorch refuses them.  (The namespace of
         # tensors a differentiable backward computes in has no as_strided: its broadcast_to is this op.)
-        spread = xp.broadcast_to(x, self.shape)
         strided = getattr(xp, "as_strided", None)
-        return spread if strided is None else strided(x, spread.shape, spread.strides, writeable=True)
+        if strided is None:
+            return xp.broadcast_to(x, self.shape)
+        lead = len(self.shape) - x.ndim  # (the shapes were checked: a dim grows from 1 or stays)
+        steps = (0,) * lead + tuple(s if n == m else 0 for s, n, m in zip(x.strides, x.shape, self.shape[lead:]))
+        return strided(x, self.shape, steps, writeable=True)
 
     def backward(self, xp, g, out, x):
         return xp.sum_to(g, self.in_shape)
