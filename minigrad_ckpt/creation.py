@@ -408,27 +408,32 @@ def randperm(n: int, dtype: Any = "int64", device: Any = None, *,
 
 
 def rand_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-              memory_format: Any = None) -> Tensor:
-    """:func:`rand` with ``x``'s shape, and its dtype and device unless given."""
+              memory_format: Any = None, generator: _random.Generator | None = None) -> Tensor:
+    """:func:`rand` with ``x``'s shape, and its dtype and device unless given (drawn from
+    ``generator`` where given, as PyTorch's)."""
     (shape, dt), dev = _like(x, dtype, device, memory_format, "rand_like")
-    return _laid_out_like(rand(*shape, dtype=dt, device=dev, requires_grad=requires_grad), x, memory_format)
+    made = rand(*shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
+    return _laid_out_like(made, x, memory_format)
 
 
 def randn_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-               memory_format: Any = None) -> Tensor:
-    """:func:`randn` with ``x``'s shape, and its dtype and device unless given."""
+               memory_format: Any = None, generator: _random.Generator | None = None) -> Tensor:
+    """:func:`randn` with ``x``'s shape, and its dtype and device unless given (drawn from
+    ``generator`` where given, as PyTorch's)."""
     (shape, dt), dev = _like(x, dtype, device, memory_format, "randn_like")
-    return _laid_out_like(randn(*shape, dtype=dt, device=dev, requires_grad=requires_grad), x, memory_format)
+    made = randn(*shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
+    return _laid_out_like(made, x, memory_format)
 
 
 def randint_like(x: Any, low: int, high: int | None = None, *, dtype: Any = None, device: Any = None,
-                 requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+                 requires_grad: bool = False, memory_format: Any = None,
+                 generator: _random.Generator | None = None) -> Tensor:
     """:func:`randint` with ``x``'s shape (``randint_like(x, high)`` draws from ``[0, high)``), and its
-    dtype and device unless given."""
+    dtype and device unless given (drawn from ``generator`` where given, as PyTorch's)."""
     (shape, dt), dev = _like(x, dtype, device, memory_format, "randint_like")
     if dt.kind == "c":
         raise TypeError(f"randint_like: the dtype must be an integer, float or bool dtype, got {dt}")
-    made = randint(low, high, shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    made = randint(low, high, shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
     return _laid_out_like(made, x, memory_format)
 
 

@@ -20,6 +20,7 @@ Why this design:
 from __future__ import annotations
 
 import contextlib
+import numbers
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -122,26 +123,75 @@ def uniform_bits_in_blocks(xp: Any, key: int, n: int) -> Iterator[Any]:
         yield values
 
 
+_SEED_LOW = -(1 << 63)  # PyTorch's seeds: an int64 or a uint64, a negative one taken modulo 2**64
+
+
+def _checked_seed(seed: Any, who: str) -> int:
+    """``seed`` as the generator keeps it (in ``[0, 2**64)``), refused as PyTorch's ``g.manual_seed``
+    refuses it: an ``int`` only (a bool, a float, a NumPy integer is a TypeError -- ``mg.manual_seed``
+    converts with ``int()`` first, as ``torch.manual_seed`` does), in ``[-2**63, 2**64)``."""
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise TypeError(f"{who} expected an int seed, got {type(seed).__name__}")
+    if not _SEED_LOW <= seed <= _MASK64:
+        raise ValueError(f"{who}: seed {seed} is out of range: a seed is in [-2**63, 2**64 - 1], as PyTorch's")
+    return seed & _MASK64
+
+
+def _generator_device(device: Any) -> Any:
+    """The device of ``Generator(device=...)``, checked as PyTorch checks it (an unknown or unavailable
+    device is an error; "meta" is not one a generator can live on).  It only labels the generator:
+    a key gives the same numbers on every device (docs/devices.md, Random numbers)."""
+    from .backend import get_device  # (the backend knows the devices; it imports nothing of this module)
+    found = get_device("cpu" if device is None else device)
+    if found.type == "meta":
+        raise RuntimeError("Generator: the meta device has no random numbers (PyTorch: 'META device type "
+                           "not an accelerator.')")
+    return found
+
+
 class Generator:
-    """A counter-based generator: ``key_i = mix(mix(seed) + i)``."""
+    """A counter-based generator: ``key_i = mix(mix(seed) + i)``, PyTorch's ``torch.Generator``.
 
-    __slots__ = ("seed", "counter", "_lock")
+    ``Generator()``, ``Generator("cpu")``, ``Generator(device=...)`` as PyTorch's; an int as the first
+    argument is the seed (an extension: PyTorch would read it as a GPU's index), so that
+    ``Generator(7)`` is ``Generator().manual_seed(7)``.  Its state is two integers: ``get_state()``
+    gives ``{"seed": ..., "counter": ...}`` and ``set_state`` takes it back (the same form as
+    ``mg.get_rng_state()``'s, so a state moves between generators)."""
 
-    def __init__(self, seed: int = 0, device: Any = None) -> None:
-        # ``device`` is PyTorch's ``torch.Generator(device=...)``: keys are pure numbers, the same for every device
-        self.seed = int(seed) & _MASK64
+    __slots__ = ("_seed", "counter", "_lock", "device")
+
+    def __init__(self, device: Any = None, *, seed: int | None = None) -> None:
+        if isinstance(device, numbers.Integral) and not isinstance(device, bool):
+            device, seed = None, device
+        self.device = _generator_device(device)
+        self._seed = 0 if seed is None else int(seed) & _MASK64
         self.counter = 0
         self._lock = threading.Lock()
 
     def manual_seed(self, seed: int) -> Generator:
-        """Restart from ``seed`` (PyTorch's ``g.manual_seed(seed)``, which returns the generator)."""
+        """Restart from ``seed`` (PyTorch's ``g.manual_seed(seed)``, which returns the generator): an
+        int in ``[-2**63, 2**64)``, a negative one taken modulo ``2**64``."""
+        seed = _checked_seed(seed, "Generator.manual_seed")
         with self._lock:
-            self.seed, self.counter = int(seed) & _MASK64, 0
+            self._seed, self.counter = seed, 0
         return self
+
+    def seed(self) -> int:
+        """Restart from a non-deterministic 64-bit seed and return it (PyTorch's ``g.seed()``)."""
+        fresh = int.from_bytes(os.urandom(8), "little")
+        self.manual_seed(fresh)
+        return fresh
 
     def initial_seed(self) -> int:
         """The seed this generator started from (PyTorch's ``g.initial_seed()``)."""
-        return self.seed
+        return self._seed
+
+    def clone_state(self) -> Generator:
+        """A new generator on the same device in this one's state (PyTorch's ``g.clone_state()``):
+        it draws what this one would draw next, and the two move on independently."""
+        twin = Generator(self.device)
+        twin.set_state(self.get_state())
+        return twin
 
     def next_key(self) -> int:
         """Draw one 64-bit key and advance the generator."""
@@ -151,7 +201,7 @@ class Generator:
             _draws[0] += 1
             if _watches:
                 _note_first_draw(self, c)
-        return _mix64((_mix64(self.seed) + c) & _MASK64)
+        return _mix64((_mix64(self._seed) + c) & _MASK64)
 
     def next_keys(self, count: int) -> Iterator[int]:
         """``count`` keys -- the ones ``count`` calls of :meth:`next_key` would give -- with the
@@ -163,30 +213,37 @@ class Generator:
             _draws[0] += count
             if _watches:
                 _note_first_draw(self, c)
-        base = _mix64(self.seed)
+        base = _mix64(self._seed)
         return (_mix64((base + c + i) & _MASK64) for i in range(count))
 
     def get_state(self) -> dict[str, int]:
-        return {"seed": self.seed, "counter": self.counter}
+        """The state as plain data, ``{"seed": ..., "counter": ...}`` (a copy: drawing on changes it not)."""
+        return {"seed": self._seed, "counter": self.counter}
 
-    def set_state(self, state: dict[str, Any]) -> None:
+    def set_state(self, state: dict[str, Any]) -> Generator:
+        """Go back to a state :meth:`get_state` gave (this generator's or another's); returns the
+        generator, as PyTorch's ``g.set_state``."""
         try:
             seed, counter = int(state["seed"]), int(state["counter"])
         except (KeyError, IndexError, TypeError, ValueError) as exc:  # (a tensor, PyTorch's form: IndexError)
             raise ValueError(f"not an RNG state: {state!r:.200}") from exc
         if not (0 <= seed <= _MASK64 and counter >= 0):
             raise ValueError(f"RNG state out of range: {state!r}")
-        self.seed, self.counter = seed, counter
+        with self._lock:
+            self._seed, self.counter = seed, counter
+        return self
 
-    def __getstate__(self) -> dict[str, int]:
-        return self.get_state()  # the lock is per process: a copy gets its own
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.get_state(), "device": str(self.device)}  # the lock is per process: a copy gets its own
 
-    def __setstate__(self, state: dict[str, int]) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self._lock = threading.Lock()
-        self.set_state(state)
+        self.device = _generator_device(state.get("device"))  # (a copy pickled before generators had one: the CPU)
+        self.set_state({"seed": state["seed"], "counter": state["counter"]})
 
     def __repr__(self) -> str:
-        return f"Generator(seed={self.seed}, counter={self.counter})"
+        where = "" if self.device.type == "cpu" else f", device='{self.device}'"
+        return f"Generator(seed={self._seed}, counter={self.counter}{where})"
 
 
 default_generator = Generator(0)
@@ -216,19 +273,30 @@ def watching_draws() -> Iterator[dict[Generator, int]]:
         _watches.remove(started)
 
 
+def rewind(started: dict[Generator, int]) -> None:
+    """Set each generator of a :func:`watching_draws` block back to where it stood before its
+    first draw there: as if the block had drawn nothing (a refused draw, ``vmap``'s
+    ``randomness="same"`` starting the next example where the first one started)."""
+    for generator, counter in started.items():
+        generator.set_state({"seed": generator.initial_seed(), "counter": counter})
+
+
 def draws_made() -> int:
     """How many keys every generator together has drawn: a transform that refuses random ops
     (``vmap``'s ``randomness="error"``) compares it before and after the function."""
     return _draws[0]
 
 
-def manual_seed(seed: int) -> Generator:
-    """Seed the engine's generator (``rand``, ``randn``, dropout, init)."""
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
-    default_generator.seed = seed & _MASK64
-    default_generator.counter = 0
-    return default_generator
+def manual_seed(seed: Any) -> Generator:
+    """Seed the engine's generator (``rand``, ``randn``, dropout, init) and return it, as
+    ``torch.manual_seed``: ``seed`` goes through ``int()`` first (a NumPy integer, a 0-d tensor, a
+    float -- truncated -- and a numeric string are taken, as PyTorch takes them), then must lie in
+    ``[-2**63, 2**64)``: a negative seed is taken modulo ``2**64``, a larger one is a ValueError."""
+    try:
+        number = int(seed)
+    except (TypeError, ValueError, OverflowError) as exc:  # (None, a list; NaN; an infinity)
+        raise type(exc)(f"manual_seed: {exc}") from None
+    return default_generator.manual_seed(number)
 
 
 def seed() -> int:

@@ -132,11 +132,10 @@ def test_rng_state_is_plain_data_and_validated():
         mg.set_rng_state({"seed": 1, "counter": -1})
 
 
-def test_manual_seed_rejects_non_int():
-    with pytest.raises(TypeError, match="seed must be an int"):
-        mg.manual_seed(1.5)
-    with pytest.raises(TypeError, match="seed must be an int"):
-        mg.manual_seed(True)
+def test_manual_seed_converts_as_torch_manual_seed_and_refuses_non_numbers():
+    assert mg.manual_seed(1.5).initial_seed() == 1  # torch.manual_seed calls int() first
+    with pytest.raises(TypeError, match="manual_seed"):
+        mg.manual_seed(None)
 
 
 def test_randn_roughly_standard_normal():

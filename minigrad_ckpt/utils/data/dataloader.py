@@ -616,7 +616,7 @@ class DataLoader:
         made the count hidden state that a snapshot does not hold, and resume inexact.)"""
         gen = self.generator or _random.default_generator
         m = _random._mix64
-        base_seed = m(m(m(gen.seed) ^ gen.counter) ^ self._epochs_started)
+        base_seed = m(m(m(gen.initial_seed()) ^ gen.counter) ^ self._epochs_started)
         self._epochs_started += 1
         return base_seed >> 1  # a non-negative int64, as PyTorch's: the workers' seeds fit an int64
 
