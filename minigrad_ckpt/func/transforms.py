@@ -37,7 +37,7 @@ from ..creation import tensor as _make_tensor
 from ..grad_mode import enable_grad, no_grad
 from ..grad_mode import state as grad_state
 from ..no_trace import leaving_no_trace
-from ..random import default_generator, draws_made, watching_draws
+from ..random import draws_made, rewind, watching_draws
 from ..tape import SAVED_VALUE_MODIFIED
 from ..tensor import Tensor, _seq
 from .captures import CaptureScope, memory_made_before
@@ -336,10 +336,11 @@ def _refusing_draws(f: Callable, randomness: str = "error") -> Callable:
     """``f``, refusing a random draw: PyTorch's ``randomness="error"``, or ``"different"``, which
     one call of ``f`` cannot give each column (a function that draws nothing is the same under all three)."""
     def checked(*args: Any, **kwargs: Any) -> Any:
-        before, drawn = default_generator.get_state(), draws_made()
-        result = f(*args, **kwargs)
+        drawn = draws_made()
+        with watching_draws() as started:
+            result = f(*args, **kwargs)
         if draws_made() != drawn:
-            default_generator.set_state(before)
+            rewind(started)  # every generator it drew from, the engine's or one handed to a sampling function
             if randomness == "different":
                 raise NotImplementedError(DIFFERENT_DRAWS_REFUSED)
             raise RuntimeError(RANDOM_DRAW_REFUSED)

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import functional as _F
-from ..random import default_generator, draws_made
+from ..random import draws_made, rewind, watching_draws
 from ..tensor import Tensor
 from .pytree import flatten, unflatten
 from .transforms import RANDOM_DRAW_REFUSED
@@ -162,16 +162,22 @@ class _Calls:
     def __init__(self, func: Callable, tree: Any, slices: list, kwargs: dict, randomness: str) -> None:
         self.func, self.tree, self.slices, self.kwargs = func, tree, slices, kwargs
         self.randomness = randomness
-        self.start = default_generator.get_state()  # "same": every call starts from here
+        # "same": where each generator the calls drew from stood before its first draw -- the
+        # engine's and any handed to a sampling function (``mg.rand(3, generator=g)``), as
+        # PyTorch's one unbatched draw takes from either -- and every call starts from there
+        self.starts: dict[Any, int] = {}
 
     def _call(self, leaves: list[Any]) -> tuple[list[Any], Any]:
         if self.randomness == "same":
-            default_generator.set_state(self.start)
-        before, drawn = default_generator.get_state(), draws_made()
-        result = self.func(*unflatten(self.tree, leaves), **self.kwargs)
+            rewind(self.starts)
+        drawn = draws_made()
+        with watching_draws() as started:
+            result = self.func(*unflatten(self.tree, leaves), **self.kwargs)
         if self.randomness == "error" and draws_made() != drawn:
-            default_generator.set_state(before)  # as if the draw had been refused before it happened
+            rewind(started)  # as if the draw had been refused before it happened
             raise RuntimeError(RANDOM_DRAW_REFUSED)
+        for generator, counter in started.items():
+            self.starts.setdefault(generator, counter)
         return flatten(result) + (result,)
 
     def run(self, i: int) -> tuple:
@@ -186,11 +192,11 @@ class _Calls:
         (ones where they are not square) -- a stand-in that fails no shape check its batch would
         pass.  If it refuses that too, the refusal of zeros is raised.
         """
-        state = default_generator.get_state()
         try:
-            return self._call([leaf if d is None else _example(leaf, d) for leaf, d in zip(leaves, dims)])
+            with watching_draws() as started:
+                return self._call([leaf if d is None else _example(leaf, d) for leaf, d in zip(leaves, dims)])
         except Exception as refusal:
-            default_generator.set_state(state)  # the stand-in's draws are not the batch's
+            rewind(started)  # the stand-in's draws are not the batch's
             try:
                 return self._call([leaf if d is None else _example(leaf, d, identity=True)
                                    for leaf, d in zip(leaves, dims)])
