@@ -33,7 +33,8 @@ from .functional.torch_functions import get_device
 from .grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, is_recomputing, no_grad, set_grad_enabled,
 )
-from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
+                     thread_safe_generator)
 from .backward import backward, grad
 from .anomaly import (
     AnomalyError, detect_anomaly, is_anomaly_check_inf_enabled, is_anomaly_check_nan_enabled, is_anomaly_enabled,
@@ -152,6 +153,7 @@ __all__ = [
     # devices and randomness
     "Device", "device", "get_device", "get_default_device", "set_default_device", "manual_seed",
     "initial_seed", "seed", "get_rng_state", "set_rng_state", "Generator", "default_generator",
+    "thread_safe_generator",
     # autograd
     "backward", "backward_steps", "BackwardStep", "grad", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "is_recomputing", "inference_mode", "is_inference_mode_enabled",

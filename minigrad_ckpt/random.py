@@ -29,7 +29,7 @@ from typing import Any
 from .backend import as_dtype, register_kernel
 
 __all__ = ["manual_seed", "seed", "initial_seed", "next_key", "get_rng_state", "set_rng_state", "fork_rng",
-           "Generator", "permutation"]
+           "Generator", "permutation", "thread_safe_generator"]
 
 _MASK64 = (1 << 64) - 1
 
@@ -358,6 +358,14 @@ def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng
         yield
     finally:
         set_rng_state(state)
+
+
+def thread_safe_generator() -> Generator | None:
+    """PyTorch 2.13's ``torch.random.thread_safe_generator()``: the generator a DataLoader *thread*
+    worker's transforms should draw from, ``None`` elsewhere (the engine's generator then serves,
+    ``generator=None``).  Workers here are processes, each with the engine's generator seeded for
+    it, so this is always ``None`` -- code written for thread workers runs unchanged."""
+    return None
 
 
 # ---- turning a key into numbers (device-neutral, used by ops and creation) ----

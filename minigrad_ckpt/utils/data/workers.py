@@ -48,12 +48,17 @@ _POLL_SECONDS = 0.1  # how often a wait for a batch checks that the workers are 
 @dataclass(frozen=True)
 class WorkerInfo:
     """What ``get_worker_info()`` returns inside a worker: ``id`` (0..num_workers-1),
-    ``num_workers``, ``seed`` (this worker's seed) and the worker's copy of ``dataset``."""
+    ``num_workers``, ``seed`` (this worker's seed) and the worker's copy of ``dataset``; and
+    PyTorch 2.13's ``worker_method`` and ``rng``: workers here are processes, whose random
+    draws go to the engine's generator, seeded for the worker, so always ``"multiprocessing"``
+    and ``None`` (PyTorch's thread workers carry a generator of their own in ``rng``)."""
 
     id: int
     num_workers: int
     seed: int
     dataset: Any
+    worker_method: str = "multiprocessing"
+    rng: Any = None
 
 
 _worker_info: WorkerInfo | None = None
