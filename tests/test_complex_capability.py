@@ -273,6 +273,7 @@ ALSO_CALLED = {"clamp": "clip", "clamp_min": "clip", "clamp_max": "clip", "amax"
 NO_TENSOR_INPUT = {
     "arange", "linspace", "zeros", "ones", "empty", "full", "eye", "rand", "randn", "randint", "randperm",
     "tril_indices", "triu_indices", "manual_seed", "initial_seed", "seed", "get_rng_state", "set_rng_state",
+    "thread_safe_generator",
     "get_default_dtype",
     "set_default_dtype", "get_default_device", "set_default_device", "device", "is_grad_enabled",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "is_anomaly_check_inf_enabled", "is_recomputing",
