@@ -127,6 +127,8 @@ def load_learner_module(path: Path) -> ModuleType:
     writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
         spec.loader.exec_module(module)
+    except SystemExit as exc:  # left uncaught, it would end the grader -- with exit code 0 for sys.exit(0)
+        raise Mismatch("your file to import", raised(exc, path), _EXIT_HINT) from exc
     except Exception as exc:
         raise Mismatch("your file to import", raised(exc, path),
                        "run `python " + path.name + "` to see the whole error, and fix that line") from exc
@@ -149,21 +151,42 @@ def raised(exc: BaseException, path: Path | None) -> str:
     return text
 
 
+_EXIT_HINT = ("your code called sys.exit() (or exit(), quit()): the grader imports your file and calls your "
+              "functions, so return (or raise an error) instead, and keep script code under "
+              "`if __name__ == \"__main__\":`")
+
+#: The engine's own refusals of an op's contract, by a phrase of their message, and what to do about each.
+_ENGINE_REFUSALS = (
+    ("in-place operation", "never write into the arrays you are given (g, out, the inputs, the tangents): no +=, "
+                           "*=, x[...] = ...; build new arrays with operators"),
+    ("does not require grad", "nothing was recorded: backward runs with recording off, so a replay inside backward "
+                              "must run under `with mg.enable_grad():`, on fresh inputs made with requires_grad=True"),
+    ("gradients, got", "backward returns a tuple with one gradient per input (`return gx, gy`); a list or a "
+                       "single array counts as one gradient"),
+    ("returned a gradient of shape", "return each gradient at the output's (broadcast) shape: the engine sums it "
+                                     "down to the input's shape for you (step 3)"),
+    ("reads device memory implicitly", "your code handed a device array to NumPy (np.<function>) or read it as a "
+                                       "Python number: use xp.<function> and operators (on a GPU, xp is CuPy)"),
+    ("does not support ufuncs", "a NumPy function got an array it cannot take (one of the engine's Tensors, or a "
+                                "GPU array): the engine runs forward, backward and jvp with other array types than "
+                                "NumPy's, so write them with xp.<function> and operators, never np."),
+)
+
+
 def _hint_for(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return _EXIT_HINT
     if isinstance(exc, NotImplementedError):
         return "this part of the stub is not written yet: replace the `raise NotImplementedError` with your code"
     if isinstance(exc, RecursionError):
         return ("the recursion went too deep: walk the graph with a loop and an explicit stack "
                 "(a list you append to and pop from) instead of a recursive function")
-    if isinstance(exc, TypeError) and "ufunc" in str(exc):
-        return ("a NumPy function got one of the engine's Tensors: for second derivatives the engine runs "
-                "backward (and jvp) on Tensors, so write them with xp.<function> and operators, never np.")
+    for phrase, hint in _ENGINE_REFUSALS:
+        if isinstance(exc, (TypeError, RuntimeError)) and phrase in str(exc):
+            return hint
     if isinstance(exc, TypeError) and "NoneType" in str(exc):
         return ("a value is None: an op's backward gets only what the op declares it reads (save_inputs, "
                 "save_output), and a tangent may be None (an input that does not move)")
-    if isinstance(exc, RuntimeError) and "no_grad" in str(exc):
-        return ("nothing was recorded: the engine runs backward with recording off, so a replay inside "
-                "backward must turn it on with `with mg.enable_grad():`")
     if isinstance(exc, AttributeError):
         return "an attribute is missing or misspelled: compare the names with the stub's docstring"
     return "read the line above in your file; the step's docstring says what each function must do"
@@ -181,7 +204,7 @@ def grade(step: int, title: str, module_path: Path, checks: Sequence[Check],
     try:
         with _registry_restored():
             try:
-                with _time_limit(time_limit):
+                with _time_limit(time_limit, module_path):
                     module = load_learner_module(module_path)
             except CheckTimeout as exc:
                 raise Mismatch("your file to import", f"it was still running after {time_limit:g} s",
@@ -206,7 +229,7 @@ _TIMEOUT_HINT = ("an endless loop? A loop that walks a graph must mark what it h
 
 def _run_one(check: Check, module: ModuleType, path: Path, time_limit: float | None) -> Failure | None:
     try:
-        with _time_limit(time_limit):
+        with _time_limit(time_limit, path):
             check.run(module)
     except CheckTimeout as exc:
         return Failure(check.name, f"the check to finish within {time_limit:g} s", raised(exc, path), _TIMEOUT_HINT)
@@ -215,27 +238,56 @@ def _run_one(check: Check, module: ModuleType, path: Path, time_limit: float | N
     except CaseError as exc:
         return Failure(check.name, f"{exc.case} to run without an error", raised(exc.error, path),
                        _hint_for(exc.error))
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # SystemExit: the learner's sys.exit() must not end the grader
         return Failure(check.name, "your code to run without an error", raised(exc, path), _hint_for(exc))
     return None
 
 
 @contextlib.contextmanager
-def _time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`CheckTimeout` wherever the code is after ``seconds`` (an interval timer's signal)."""
+def _time_limit(seconds: float | None, learner_file: Path | None = None) -> Iterator[None]:
+    """Raise :class:`CheckTimeout` wherever the code is after ``seconds`` (an interval timer's signal).
+
+    A learner's ``try: ... except: pass`` inside an endless loop catches the
+    first :class:`CheckTimeout` and goes on looping, so the signal repeats, and
+    from the first one on every line of ``learner_file`` raises it again: the
+    line that follows the swallowed one -- in the ``except`` block, outside the
+    ``try`` -- lets it out.
+    """
     if not seconds or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
+    message = f"still running after {seconds:g} s"
+    armed = [True]
+    filename = str(Path(learner_file).resolve()) if learner_file is not None else None
+
+    def every_line(frame: Any, event: str, arg: Any) -> Any:
+        if not armed[0] or frame.f_code.co_filename != filename:
+            return None
+        if event == "line":
+            raise CheckTimeout(message)  # (Python then stops tracing: the next signal sets it again)
+        return every_line
 
     def stop(signum: int, frame: Any) -> None:
-        raise CheckTimeout(f"still running after {seconds:g} s")
+        if not armed[0]:
+            return
+        if filename is not None:
+            sys.settrace(every_line)
+            while frame is not None:  # the learner's frames running now, not only those called from here on
+                if frame.f_code.co_filename == filename:
+                    frame.f_trace = every_line
+                frame = frame.f_back
+        raise CheckTimeout(message)
 
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous, previous_trace = signal.signal(signal.SIGALRM, stop), sys.gettrace()
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.2)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        while armed[0]:  # a signal landing in here raises too: try again until disarmed
+            with contextlib.suppress(CheckTimeout):
+                armed[0] = False
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.settrace(previous_trace)
         signal.signal(signal.SIGALRM, previous)
 
 

@@ -48,7 +48,16 @@ class Program:
 
 
 def programs(share_intermediates: bool, ops: Sequence[str] = ("+", "*")) -> Any:
-    """A Hypothesis strategy of :class:`Program`; ``share_intermediates=False`` draws trees."""
+    """A Hypothesis strategy of :class:`Program`; ``share_intermediates=False`` draws trees.
+
+    Every step counts: the intermediate values no step used are combined into
+    the loss at the end, so the loss depends on all of them (a step nothing
+    used would test nothing).  In a graph an operand is drawn more often from
+    the intermediate values than from the leaves, so that values are shared
+    and a shared value is often also an input of one of its other users --
+    ``v2 = v1 * a; loss = v1 + v2`` -- the shape that catches an order which
+    lists a Value before one of its inputs.
+    """
     from hypothesis import strategies as st
 
     values = st.integers(-20, 20).map(lambda k: k / 8)  # exact in binary: the printed program is the program
@@ -57,25 +66,31 @@ def programs(share_intermediates: bool, ops: Sequence[str] = ("+", "*")) -> Any:
     def draw_program(draw: Any) -> Program:
         leaves = tuple(draw(st.lists(values, min_size=1, max_size=len(LEAF_NAMES))))
         steps: list[tuple[str, tuple[int | float, ...]]] = []
-        unused: list[int] = []  # intermediates a tree may still use
+        unused: list[int] = []  # intermediates no step has used yet (a tree may use only these)
 
-        def usable() -> list[int]:
-            shared = range(len(leaves), len(leaves) + len(steps)) if share_intermediates else unused
-            return list(range(len(leaves))) + list(shared)
+        def operand() -> int:
+            inner = range(len(leaves), len(leaves) + len(steps)) if share_intermediates else unused
+            pool = list(inner) if inner and draw(st.booleans()) else list(range(len(leaves))) + list(inner)
+            chosen = draw(st.sampled_from(pool))
+            if chosen in unused:
+                unused.remove(chosen)
+            return chosen
 
-        for k in range(draw(st.integers(1, 7))):
+        def append(op: str, args: tuple[int | float, ...]) -> None:
+            steps.append((op, args))
+            unused.append(len(leaves) + len(steps) - 1)
+
+        for _ in range(draw(st.integers(1, 7))):
             op = draw(st.sampled_from(ops))
-            first = draw(st.sampled_from(usable()))
-            if first in unused:
-                unused.remove(first)
+            first = operand()
             args: tuple[int | float, ...] = (first,)
             if op != "tanh":
-                second = draw(st.one_of(values, st.sampled_from(usable())))
-                if isinstance(second, int) and second in unused:
-                    unused.remove(second)
+                second = draw(values) if draw(st.booleans()) else operand()
                 args = (first, second) if draw(st.booleans()) else (second, first)  # numbers on either side
-            steps.append((op, args))
-            unused.append(len(leaves) + k)
+            append(op, args)
+        while len(unused) > 1:  # the loss depends on every step
+            a, b = unused.pop(0), unused.pop(0)
+            append(draw(st.sampled_from([o for o in ops if o != "tanh"])), (a, b))
         return Program(leaves, tuple(steps))
 
     return draw_program()
