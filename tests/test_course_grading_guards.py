@@ -137,3 +137,84 @@ def test_every_step_of_a_random_program_reaches_the_loss(share):
     grading.property_check(programs(share_intermediates=share, ops=("+", "*", "tanh")), uses_every_step,
                            max_examples=60)
     assert len(seen) >= 60
+
+
+# ---------------------------------------------------------------------------- the learner's own work
+_OWN_WORK = "your file writes the step itself (it does not import the answer)"
+
+
+@pytest.mark.parametrize("number", [s.number for s in course.STEPS])
+@pytest.mark.parametrize("spelling", ["from {module} import *", "import {module} as answer\n{names}",
+                                      "from importlib import import_module\n{names_of_import_module}"])
+def test_a_file_that_imports_the_reference_solution_is_refused(tmp_path, number, spelling):
+    step = course.get_step(number)
+    module = f"minigrad_ckpt.course.solutions.{step.solution.stem}"
+    graded = {1: ["Value"], 2: ["topological_order", "backward"], 3: ["broadcast_shape", "sum_to_shape"],
+              4: ["MulExp"], 5: ["SinMul"], 6: ["Replay", "checkpoint"], 7: ["save", "load"]}[number]
+    text = spelling.format(module=module, names="\n".join(f"{n} = answer.{n}" for n in graded),
+                           names_of_import_module="\n".join(f"{n} = import_module({module!r}).{n}" for n in graded))
+    if number == 2:
+        text = "from minigrad_ckpt.course.solutions.step_1_value import Value\n" + text
+    report = course.check(number, _file(tmp_path, number, text))
+    assert report.failures[0].check == _OWN_WORK, str(report)
+    assert module in report.failures[0].got and "reference solutions" in report.failures[0].hint
+    assert report.passed == []
+
+
+@pytest.mark.parametrize("number, old, new, named", [
+    (3, "    n = max(len(a), len(b))\n", "    return tuple(np.broadcast_shapes(a, b))\n", "numpy.broadcast_shapes"),
+    (3, "import numpy as np\n", "import numpy as np\nfrom numpy import broadcast_to as stretch\n",
+     "numpy.broadcast_to"),
+    (6, "    return apply(Replay(fn=fn), *inputs)", "    return mg.checkpoint.checkpoint(fn, *inputs)",
+     "minigrad_ckpt.checkpoint"),
+    (7, "import numpy as np\n", "import numpy as np\nimport minigrad_ckpt as mg\nsave, load = mg.save, mg.load\n",
+     "minigrad_ckpt"),
+    (2, "    order, seen = [], set()\n",
+     "    import graphlib  # noqa\n    order, seen = [], set()\n", "graphlib"),
+])
+def test_a_file_that_lets_a_library_do_the_step_is_refused(tmp_path, number, old, new, named):
+    report = course.check(number, _mutant(tmp_path, number, (old, new)))
+    assert report.failures[0].check == _OWN_WORK, str(report)
+    assert report.failures[0].got.endswith(f"uses {named}") or f"uses {named}." in report.failures[0].got
+
+
+def test_a_value_that_wraps_the_engines_tensors_is_refused(tmp_path):
+    path = _file(tmp_path, 1, '''
+        import minigrad_ckpt as mg
+
+
+        class Value:
+            def __init__(self, data):
+                self.t = mg.tensor(float(data), requires_grad=True)
+                self.data, self.grad = float(data), 0.0
+    ''')
+    failure = course.check(1, path).failures[0]
+    assert failure.check == _OWN_WORK and "line 2 of step_1_value.py uses minigrad_ckpt" in failure.got
+    assert "plain Python numbers" in failure.hint
+
+
+def test_the_main_block_may_compare_with_the_engine(tmp_path):
+    path = _mutant(tmp_path, 1, ("import math\n", "import math\n"),)
+    path.write_text(path.read_text(encoding="utf-8") + '\n\nif __name__ == "__main__":\n'
+                    "    import minigrad_ckpt as mg\n    print(mg.tensor(2.0) * 3, Value(2.0) * 3)\n",
+                    encoding="utf-8")
+    assert course.check(1, path).ok
+
+
+def test_imported_names_follow_aliases_and_literal_imports():
+    source = textwrap.dedent('''
+        import numpy as np
+        import os.path
+        from minigrad_ckpt import checkpoint as ck
+        def f(a, b):
+            np.broadcast_to(a, b)
+            ck.checkpoint(f)
+            __import__("numpy").broadcast_arrays(a)
+            return os.path.join("a")
+        if __name__ == "__main__":
+            import graphlib
+    ''')
+    names = {name for _, name in grading.imported_names(source)}
+    assert {"numpy.broadcast_to", "minigrad_ckpt.checkpoint.checkpoint", "numpy.broadcast_arrays",
+            "os.path.join"} <= names
+    assert "graphlib" not in names

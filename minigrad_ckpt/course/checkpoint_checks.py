@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Any
 
 from ..backend import host_numpy as np
-from .grading import Check, Mismatch, attribute, property_check
+from .grading import Check, Mismatch, attribute, own_work, property_check
 
 __all__ = ["CHECKPOINT_CHECKS"]
 
@@ -127,7 +127,11 @@ def _random_inputs(module: ModuleType) -> None:
                    max_examples=10)
 
 
+_ENGINES_CHECKPOINT = ("the engine's checkpointing is what this step writes: build it from an Op, mg.no_grad(), "
+                       "mg.enable_grad() and mg.grad")
+
 CHECKPOINT_CHECKS = [
+    own_work({"minigrad_ckpt.checkpoint": _ENGINES_CHECKPOINT, "minigrad_ckpt.utils.checkpoint": _ENGINES_CHECKPOINT}),
     Check("same output and gradients, bit for bit, as without checkpointing", _same_results),
     Check("fewer bytes held after forward (the engine's memory ledger)", _fewer_bytes),
     Check("fn runs once in forward and is replayed once in backward", _replays_once),

@@ -12,20 +12,21 @@ first failure unless a check says it stands alone.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib.util
 import signal
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 __all__ = ["Mismatch", "Failure", "Report", "Check", "CheckTimeout", "load_learner_module", "grade",
-           "property_check", "case", "attribute"]
+           "property_check", "case", "attribute", "own_work", "imported_names"]
 
 #: Seconds one check (or the import of the learner's file) may run before it is stopped.
 TIME_LIMIT = 60.0
@@ -336,3 +337,73 @@ def attribute(module: ModuleType, name: str, what: str) -> Any:
         raise Mismatch(f"your file to define {what} `{name}`", "no such name in the file",
                        f"keep the stub's name `{name}` (the checks look it up by name)")
     return getattr(module, name)
+
+
+#: Every step forbids this: the reference solutions (and the checks) are what the learner's file is graded against.
+_THE_ANSWERS = {"minigrad_ckpt.course": "the course's reference solutions are what your file is graded against: "
+                                        "write the step yourself (peek at a solution when stuck, then close it)"}
+
+
+def imported_names(source: str) -> list[tuple[int, str]]:
+    """``(line, dotted name)`` for everything ``source`` reaches through an import, outside its
+    ``if __name__ == "__main__":`` block: ``np.broadcast_to(...)`` after ``import numpy as np`` is
+    ``numpy.broadcast_to``, ``from numpy import broadcast_to`` too; ``__import__("x")`` and
+    ``importlib.import_module("x")`` with a literal name count as importing ``x``."""
+    tree = ast.parse(source)
+    tree.body = [node for node in tree.body if not (isinstance(node, ast.If) and "__main__" in ast.unparse(node.test))]
+    aliases: dict[str, str] = {}
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+                found.append((node.lineno, a.name))
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                full = node.module if a.name == "*" else f"{node.module}.{a.name}"
+                aliases[a.asname or a.name] = full
+                found.append((node.lineno, full))
+        elif _literal_import(node) is not None:
+            found.append((node.lineno, _literal_import(node)))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            parts, root = [node.attr], node.value
+            while isinstance(root, ast.Attribute):
+                parts.append(root.attr)
+                root = root.value
+            base = aliases.get(root.id) if isinstance(root, ast.Name) else _literal_import(root)
+            if base is not None:
+                found.append((node.lineno, ".".join([base, *reversed(parts)])))
+    return sorted(set(found))
+
+
+def _literal_import(node: ast.AST) -> str | None:
+    """``"x"`` for ``__import__("x")`` or ``importlib.import_module("x")``; None for anything else."""
+    if (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and ast.unparse(node.func) in ("__import__", "importlib.import_module", "import_module")):
+        return node.args[0].value
+    return None
+
+
+def _within(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def own_work(forbidden: Mapping[str, str] | None = None, allowed: Sequence[str] = ()) -> Check:
+    """A check that the learner's file writes the step itself: it uses none of ``forbidden`` (dotted
+    names -- a module, or a function of one -- each with the reason it would skip the step), except the
+    names in ``allowed``.  The course's own solutions are always forbidden."""
+    rules = {**_THE_ANSWERS, **(forbidden or {})}
+
+    def run(module: ModuleType) -> None:
+        path = Path(module.__learner_path__)
+        for line, name in imported_names(path.read_text(encoding="utf-8")):
+            if any(_within(name, a) for a in allowed):
+                continue
+            for prefix, reason in rules.items():
+                if _within(name, prefix):
+                    raise Mismatch("your file to write the step itself",
+                                   f"line {line} of {path.name} uses {name}", reason)
+
+    return Check("your file writes the step itself (it does not import the answer)", run)

@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Any
 
 from ..backend import host_numpy as np
-from .grading import Check, Mismatch, attribute, property_check
+from .grading import Check, Mismatch, attribute, own_work, property_check
 
 __all__ = ["OP_CHECKS", "JVP_CHECKS"]
 
@@ -139,6 +139,7 @@ def _mul_exp_battery(module: ModuleType) -> None:
 
 
 OP_CHECKS = [
+    own_work(),
     Check("MulExp is an Op class", _is_op),
     Check("forward computes x * exp(y)", _forward),
     Check("backward matches central differences (gradcheck)", _backward),
@@ -205,6 +206,7 @@ def _sin_mul_battery(module: ModuleType) -> None:
 
 
 JVP_CHECKS = [
+    own_work(),
     Check("jvp with both tangents matches central differences", _both_tangents),
     Check("jvp with one tangent None (a constant input)", _one_tangent),
     Check("forward mode (mg.func.jvp) and backward agree with differences and each other (gradcheck)",

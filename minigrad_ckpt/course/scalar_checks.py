@@ -10,7 +10,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from .grading import Check, Mismatch, attribute, case, property_check
+from .grading import Check, Mismatch, attribute, case, own_work, property_check
 from .programs import Program, close, engine_gradients, programs
 
 __all__ = ["VALUE_CHECKS", "ORDER_CHECKS"]
@@ -111,6 +111,8 @@ def _random_trees(module: ModuleType) -> None:
 
 
 VALUE_CHECKS = [
+    own_work({"minigrad_ckpt": "step 1 builds by hand what the engine does: write Value with plain Python numbers, "
+                               "without minigrad_ckpt"}),
     Check("Value(2.0) holds data and a zero grad", _value_holds_numbers),
     Check("+ and * make new Values (numbers on either side too)", _plus_and_times),
     Check("backward() of small expressions matches the engine", _backward_examples),
@@ -213,6 +215,11 @@ def _long_chain(module: ModuleType) -> None:
 
 
 ORDER_CHECKS = [
+    own_work({"minigrad_ckpt": "the order is what this step writes: only step 1's finished Value may come from "
+                               "minigrad_ckpt (the stub's import)",
+              "graphlib": "graphlib sorts the graph for you: the step is to write that search, with a loop and an "
+                          "explicit stack"},
+             allowed=("minigrad_ckpt.course.solutions.step_1_value",)),
     Check("topological_order of a graph with a shared value", _order_of_diamond),
     Check("backward of that graph matches the engine", _backward_of_diamond),
     Check("random graphs with shared values: order and gradients (Hypothesis)", _random_graphs),

@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from ..backend import host_numpy as np
-from .grading import Check, Mismatch, attribute, case, property_check
+from .grading import Check, Mismatch, attribute, case, own_work, property_check
 
 __all__ = ["SNAPSHOT_CHECKS"]
 
@@ -177,6 +177,8 @@ def _truncated(module: ModuleType) -> None:
 
 
 SNAPSHOT_CHECKS = [
+    own_work({"minigrad_ckpt": "the engine's own save and load are what this step writes: a snapshot of NumPy arrays "
+                               "needs only msgpack, hashlib (or zlib) and NumPy"}),
     Check("save then load gives back every array: dtype, shape and bytes", _small_round_trip),
     Check("the file is one msgpack object", _is_msgpack),
     Check("random states round trip (Hypothesis)", _random_states),

@@ -22,6 +22,9 @@ class ``Value`` (the shape of Andrej Karpathy's micrograd):
   inputs (for example depth-first) is enough; step 2 shows why shared
   intermediate values need more care.
 
+Write it with plain Python numbers: the checks refuse a file that imports
+minigrad_ckpt, since this step builds by hand what the engine does.
+
 Check your work with ``minigrad-ckpt course check 1``: it runs your Value on
 small programs and on random ones (drawn by Hypothesis) and compares every
 gradient with the one minigrad_ckpt's engine computes.

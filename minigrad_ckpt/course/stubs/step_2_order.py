@@ -23,7 +23,8 @@ the loss -- which is what you write here:
 
 * ``topological_order(root)``: a list of every Value ``root`` was computed
   from, each once, each after all of its inputs (``v._prev``), ``root`` last.
-  Do it with a loop and an explicit stack, not with recursion: a chain of
+  Do it with a loop and an explicit stack, not with recursion (nor with
+  ``graphlib``, which would do the search for you): a chain of
   5000 ops would exceed Python's recursion limit (the checks try one).
   Hint: push ``(value, inputs_done)`` pairs; append a Value to the order when
   you pop it the second time, after its inputs.

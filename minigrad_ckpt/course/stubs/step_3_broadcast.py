@@ -23,8 +23,9 @@ return the broadcast shape -- step 4 relies on it).  Write both directions:
   leading axes ``shape`` does not have, then over the axes where ``shape``
   has a 1 (``keepdims=True``).  Never write into ``grad``.
 
-Use NumPy, but not ``np.broadcast_shapes`` or ``np.broadcast_to``: the point
-is to write the rule.  Check with ``minigrad-ckpt course check 3``: shapes
+Use NumPy, but not its broadcasting functions (``np.broadcast_shapes``,
+``np.broadcast_to``, ``np.broadcast_arrays``, ``np.broadcast``): the point is
+to write the rule; the checks refuse a file that uses them.  Check with ``minigrad-ckpt course check 3``: shapes
 are compared with NumPy's rule and gradients with what the engine's
 ``broadcast_to`` sends back, on shapes drawn by Hypothesis (scalars, size-1
 and empty axes included).

@@ -25,6 +25,8 @@ Write it as one op whose attribute is the segment's function:
   weight as an input, do not close over it): the op sends gradients only to
   its inputs.
 
+(Not with the engine's own ``mg.checkpoint``: that is what you are writing.)
+
 Check with ``minigrad-ckpt course check 6``: outputs and gradients are compared
 bit for bit with the segment run plainly, and the engine's memory ledger
 (``mg.memory.track()``) must see fewer bytes held after forward.

@@ -25,6 +25,8 @@ A state here is a dict of NumPy arrays (``{"weight": ..., "momentum.weight":
 (minigrad_ckpt's own format adds a header that can be read alone, aligned
 payloads and several checksums: ``docs/snapshot-format.md``.)
 
+(Not with minigrad_ckpt's ``mg.save`` / ``mg.load``: that is what you are writing.)
+
 Check with ``minigrad-ckpt course check 7``: random states round trip
 (Hypothesis); a model trained 3 steps with the engine, saved, loaded and
 trained 3 more must match 6 uninterrupted steps bit for bit; and the saved
