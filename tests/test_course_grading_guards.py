@@ -218,3 +218,87 @@ def test_imported_names_follow_aliases_and_literal_imports():
     assert {"numpy.broadcast_to", "minigrad_ckpt.checkpoint.checkpoint", "numpy.broadcast_arrays",
             "os.path.join"} <= names
     assert "graphlib" not in names
+
+
+# ---------------------------------------------------------------------------- what the learner's code is handed
+def test_a_jvp_that_writes_into_its_tangent_is_told_and_leaves_the_graders_constants_alone(tmp_path):
+    from minigrad_ckpt.course import op_checks
+
+    before = {name: getattr(op_checks, name).copy() for name in ("_TX", "_TY", "_SX", "_SY")}
+    path = _mutant(tmp_path, 5, ("return add_tangents(None if tx is None else xp.cos(x) * y * tx,",
+                                 "if tx is not None:\n            tx *= xp.cos(x) * y\n"
+                                 "        return add_tangents(tx,"))
+    first, second = course.check(5, path), course.check(5, path)
+    assert str(first) == str(second)  # the same verdict twice: nothing the first grading changed
+    failure = first.failures[0]
+    assert failure.check == "jvp with both tangents matches central differences", str(first)
+    assert failure.got == "tx was changed in place" and "never write into" in failure.hint
+    for name, value in before.items():
+        assert np_equal(getattr(op_checks, name), value), name
+    assert course.check(5, course.get_step(5).solution).ok
+
+
+def np_equal(a, b) -> bool:
+    import numpy as np
+
+    return bool(np.array_equal(a, b))
+
+
+# ---------------------------------------------------------------------------- step 3: dtype and a new array
+@pytest.mark.parametrize("old, new, words", [
+    ("return summed.reshape(shape)", "return summed.reshape(shape).astype(np.float32)", "dtype float32"),
+    ("    shape = tuple(shape)\n", "    shape = tuple(shape)\n    if True:\n        out = np.zeros(shape)\n"
+     "        out += grad.sum(axis=tuple(range(grad.ndim - len(shape))))"
+     ".sum(axis=tuple(i for i, n in enumerate(shape) if n == 1), keepdims=True)\n        return out\n",
+     "dtype float64"),  # an accumulator of the default dtype: right for float64 gradients only
+    ("np.array(grad, copy=True)", "grad", "new array"),
+])
+def test_sum_to_shape_keeps_the_gradients_dtype_and_returns_a_new_array(tmp_path, old, new, words):
+    report = course.check(3, _mutant(tmp_path, 3, (old, new)))
+    failure = report.failures[0]
+    assert failure.check == "sum_to_shape of a few gradients matches the engine", str(report)
+    assert words in f"{failure.expected} {failure.got}", str(report)
+
+
+@pytest.mark.parametrize("old, new, check, words", [
+    ("(1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)",
+     "tuple(a) + (1,) * (n - len(a)), tuple(b) + (1,) * (n - len(b))", "broadcast_shape of a few shapes",
+     "pad the shorter one with 1s on the left"),
+    ("raise ValueError(f\"shapes", "raise AssertionError(f\"shapes", "broadcast_shape refuses", "raise ValueError"),
+])
+def test_broadcast_shape_errors_say_what_the_rule_wants(tmp_path, old, new, check, words):
+    path = _mutant(tmp_path, 3, (old, new))
+    failure = course.check(3, path).failures[0]
+    assert failure.check.startswith(check) and words in failure.hint
+    assert f"of {path.name}" in failure.got  # the learner's raise, with its line
+
+
+# ---------------------------------------------------------------------------- hints that name the mistake
+@pytest.mark.parametrize("number, old, new, check, words", [
+    # the chain rule forgotten: before, the case that failed first was about constants
+    (1, "self.grad += other.data * out.grad\n            other.grad += self.data * out.grad",
+     "self.grad += other.data\n            other.grad += self.data", "backward() of small expressions",
+     "the chain rule"),
+    (1, "self.data = float(data)", "import numpy\n        self.data = numpy.float32(data)",
+     "backward() of small expressions", "float32"),
+    (1, "    def __radd__(self, other):\n        return self + other", "    def __radd__(self, other):\n"
+     "        return other + self", "+ and * make new Values", "`other + self`"),
+    # an in-place write into g was told to use mg.enable_grad() (its message mentions no_grad)
+    (4, "return g * xp.exp(y), g * out", "gx = g * xp.exp(y)\n        g *= out\n        return gx, g",
+     "the op battery", "never write into"),
+    (4, "return g * xp.exp(y), g * out", "return [g * xp.exp(y), g * out]", "backward matches central",
+     "a list"),
+    (4, "return g * xp.exp(y), g * out", "return (g * xp.exp(y)).sum(axis=0), g * out",
+     "backward matches central", "output's (broadcast) shape"),
+    (6, "inputs = [mg.tensor(x, requires_grad=True) for x in xs]", "inputs = [mg.tensor(x) for x in xs]",
+     "same output and gradients", "requires_grad=True"),
+    # a gradient left out: the grader's own .numpy() on None was reported as the learner's AttributeError
+    (6, "return tuple(gi.numpy() for gi in grads)", "return (grads[0].numpy(),) + (None,) * (len(grads) - 1)",
+     "same output and gradients", "one gradient per input"),
+])
+def test_a_failure_names_the_mistake_made(tmp_path, number, old, new, check, words):
+    report = course.check(number, _mutant(tmp_path, number, (old, new)))
+    failure = report.failures[0]
+    assert failure.check.startswith(check), str(report)
+    assert words in f"{failure.expected} {failure.got} {failure.hint}", str(report)
+    assert "AttributeError" not in failure.got

@@ -50,8 +50,13 @@ def _run(block: Callable, with_w: bool, x0: np.ndarray, w0: np.ndarray, checkpoi
         loss = (y * y).sum()
         held = ledger.live("saved")
         loss.backward()
-    return {"out": y.numpy(), "x.grad": x.grad.numpy(),
-            "w.grad": w.grad.numpy() if with_w else None, "held": held}
+    return {"out": y.numpy(), "x.grad": _grad_of(x), "w.grad": _grad_of(w) if with_w else None, "held": held}
+
+
+def _grad_of(t: Any) -> Any:
+    """``t.grad`` as an array; the string ``"None"`` where no gradient reached ``t`` (the learner's backward
+    returned None for it), for the comparison to name."""
+    return "None" if t.grad is None else t.grad.numpy()
 
 
 def _checkpoint_fn(module: ModuleType) -> Callable:
@@ -65,6 +70,10 @@ def _inputs(seed: int = 0, rows: int = 4, width: int = 5) -> tuple[np.ndarray, n
 
 
 def _same_bits(name: str, what: str, plain: np.ndarray, ckpt: Any, hint: str) -> None:
+    if isinstance(ckpt, str):
+        raise Mismatch(f"{what} of the segment `{name}` to be set by backward", f"{what} is None: no gradient "
+                       "reached it", "backward returns one gradient per input of the segment -- mg.grad(output, "
+                       "inputs, g) gives them all -- as a tuple of arrays in the inputs' order")
     got = np.asarray(ckpt)
     if got.shape != plain.shape or got.dtype != plain.dtype or got.tobytes() != plain.tobytes():
         diff = (float(np.max(np.abs(got - plain))) if got.shape == plain.shape and got.size else None)

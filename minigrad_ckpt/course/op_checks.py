@@ -26,7 +26,7 @@ BATTERY_HINTS = {
     "noncontiguous": "the inputs may be strided views: do not rely on their memory layout (no .data, no "
                      "np.frombuffer)",
     "float32": "float32 inputs must give float32 results: avoid np.float64 constants and astype(float)",
-    "no mutation": "never write into the inputs, out or g (no +=, no x[...] = ...): build new arrays",
+    "no mutation": "never write into the inputs, out, g or the tangents (no +=, no x[...] = ...): build new arrays",
     "no aliasing": "return new arrays: an input (or g itself) returned unchanged is an alias the engine may "
                    "write into later",
 }
@@ -167,8 +167,17 @@ _SX, _SY = np.array([0.3, -1.2, 2.0]), np.array([1.5, -0.5, 0.75])
 
 
 def _jvp_of(module: ModuleType, tx: Any, ty: Any) -> Any:
+    """The learner's jvp at the fixed point, on copies: a jvp that writes into what it is given must neither
+    pass nor change the constants the next checks (or the next grading) read."""
     op = _op_class(module, "SinMul")()
-    return op.jvp(np, (tx, ty), _sin_mul(_SX, _SY), _SX, _SY)
+    given = {"tx": tx, "ty": ty, "out": _sin_mul(_SX, _SY), "x": _SX, "y": _SY}
+    copies = {name: None if a is None else a.copy() for name, a in given.items()}
+    got = op.jvp(np, (copies["tx"], copies["ty"]), copies["out"], copies["x"], copies["y"])
+    for name, a in given.items():
+        if a is not None and not np.array_equal(copies[name], a):
+            raise Mismatch(f"jvp to leave {name} as it was given", f"{name} was changed in place",
+                           BATTERY_HINTS["no mutation"])
+    return got
 
 
 def _expect_tangent(module: ModuleType, tx: Any, ty: Any, hint: str) -> None:

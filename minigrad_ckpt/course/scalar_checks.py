@@ -10,7 +10,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from .grading import Check, Mismatch, attribute, case, own_work, property_check
+from .grading import Check, Mismatch, attribute, case, own_work, property_check, raised
 from .programs import Program, close, engine_gradients, programs
 
 __all__ = ["VALUE_CHECKS", "ORDER_CHECKS"]
@@ -32,8 +32,10 @@ def _grads_of(program: Program, make: Callable[[float], Any], backward: Callable
 
 
 def _compare(program: Program, make: Callable[[float], Any], backward: Callable[[Any], None],
-             hint: str) -> None:
-    """The learner's loss and leaf gradients for ``program`` against the engine's."""
+             hint: str, zero_hint: bool = True) -> None:
+    """The learner's loss and leaf gradients for ``program`` against the engine's.  ``zero_hint``: a leaf
+    gradient left at 0 is explained as a Value backward never reached (step 1's usual cause; in step 2 a
+    wrong order leaves zeros too, and the case's own hint says so)."""
     want_loss, want = engine_gradients(program)
     with case(f"the program {program}, then backward"):
         loss, leaves = _grads_of(program, make, backward)
@@ -42,9 +44,19 @@ def _compare(program: Program, make: Callable[[float], Any], backward: Callable[
                        "check the forward computation of + and * (and tanh) first")
     got = [leaf.grad for leaf in leaves]
     for name, g, w in zip("abc", got, want):
-        if not isinstance(g, (int, float)) or not close(float(g), w):
+        if not isinstance(g, (int, float)):  # np.float64 is a float; np.float32, a Value, an array are not
+            raise Mismatch(f"{name}.grad to be a number (a Python float) after loss.backward() for {program}",
+                           f"{type(g).__name__} {g!r}",
+                           "keep .data and .grad Python floats (float64: float(data)); a NumPy float32 rounds "
+                           "every step to 7 digits, and a Value or an array in .grad is not a number")
+        if not close(float(g), w):
+            never = zero_hint and g == 0 and w != 0
             raise Mismatch(f"{name}.grad == {w!r} after loss.backward() for {program}",
-                           f"{name}.grad == {g!r} (all leaves: {got})", hint)
+                           f"{name}.grad == {g!r} (all leaves: {got})",
+                           f"{name}.grad is 0: either backward() never reached {name} -- it must call the "
+                           "_backward of every Value the loss was computed from, not only the loss's own -- or a "
+                           "later share overwrote the earlier ones (accumulate with +=, never =)"
+                           if never else hint)
     if getattr(loss, "grad", None) != 1.0:
         raise Mismatch("loss.grad == 1.0 after loss.backward()", repr(getattr(loss, "grad", None)),
                        "backward starts by setting the loss's own gradient to 1 (d loss / d loss)")
@@ -76,6 +88,10 @@ def _plus_and_times(module: ModuleType) -> None:
             out = f(Value(2.0), Value(3.0))
         except TypeError as exc:
             raise Mismatch(expected, f"TypeError: {exc}", hint) from exc
+        except RecursionError as exc:  # __radd__ written `return other + self`: Python calls __radd__ again
+            raise Mismatch(expected, raised(exc, getattr(module, "__learner_path__", None)),
+                           "an operator calls itself without end: in __radd__ / __rmul__ write `self + other` / "
+                           "`self * other` (`other + self` with a number on the left calls __radd__ again)") from exc
         if not isinstance(out, Value) or out.data != want:
             raise Mismatch(expected, f"{type(out).__name__} with .data {getattr(out, 'data', None)!r}", hint)
 
@@ -90,6 +106,9 @@ _BACKWARD_CASES = [
     (_fixed((2.0, -3.0), ("+", (0, 1))), "a sum passes the output's gradient to both inputs unchanged"),
     (_fixed((3.0,), ("*", (0, 0))), "a Value used twice receives a gradient from each use: accumulate "
      "with += (never =), so the second use does not overwrite the first"),
+    (_fixed((2.0, -3.0, 4.0), ("*", (0, 1)), ("*", (3, 2))),
+     "gradients pass through every level: each _backward multiplies by out.grad (the chain rule: v1's out.grad "
+     "is c, not 1), and backward() calls the _backward of every Value below the loss, not only the loss's own"),
     (_fixed((2.0, 5.0), ("*", (3.0, 0)), ("+", (2, 1.0)), ("*", (3, 1))),
      "the numbers in the program are constants: wrap them in a Value (their gradient is simply unused)"),
 ]
@@ -186,7 +205,8 @@ def _backward_of_diamond(module: ModuleType) -> None:
     for diamond in _DIAMONDS:
         _compare(diamond, _value_class(module), _backward_of(module),
                  "v1 is used twice: its gradient is complete only when both users have sent their share. "
-                 "Walk the topological order reversed, so every user of a Value runs its _backward before it")
+                 "Walk the topological order reversed, so every user of a Value runs its _backward before it",
+                 zero_hint=False)
 
 
 def _random_graphs(module: ModuleType) -> None:
@@ -197,7 +217,7 @@ def _random_graphs(module: ModuleType) -> None:
         loss = p.run([Value(v) for v in p.leaves], _tanh)
         _check_order(order_of(loss), loss, f"for {p}")
         _compare(p, Value, backward, "seed loss.grad = 1.0, then call _backward() of each Value in "
-                                     "reversed(topological_order(loss))")
+                                     "reversed(topological_order(loss))", zero_hint=False)
 
     property_check(programs(share_intermediates=True, ops=("+", "*", "tanh")), body, max_examples=50)
 
