@@ -302,3 +302,18 @@ def test_a_failure_names_the_mistake_made(tmp_path, number, old, new, check, wor
     assert failure.check.startswith(check), str(report)
     assert words in f"{failure.expected} {failure.got} {failure.hint}", str(report)
     assert "AttributeError" not in failure.got
+
+
+# ---------------------------------------------------------------------------- xp, not np
+@pytest.mark.parametrize("number, old, new", [
+    (4, "return x * xp.exp(y)", "import numpy as np\n        return x * np.exp(y)"),  # forward: NumPy arrays on a CPU
+    (5, "return add_tangents(None if tx is None else xp.cos(x) * y * tx,",
+     "import numpy as np\n        if not hasattr(x, 'requires_grad'):\n            xp = np\n"
+     "        return add_tangents(None if tx is None else xp.cos(x) * y * tx,"),  # np whenever it works on a CPU
+])
+def test_numpy_where_xp_belongs_fails_on_a_gpu_like_device(tmp_path, number, old, new):
+    report = course.check(number, _mutant(tmp_path, number, (old, new)))
+    failure = report.failures[0]
+    assert failure.check.startswith("forward") and "GPU-like device" in failure.check, str(report)
+    assert "StrictArray" in failure.got and "xp.<function>" in failure.hint
+    assert report.passed[-1].startswith("the op battery")  # everything the CPU can check passed

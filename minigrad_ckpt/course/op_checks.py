@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Any
 
 from ..backend import host_numpy as np
-from .grading import Check, Mismatch, attribute, own_work, property_check
+from .grading import CaseError, Check, Mismatch, attribute, own_work, property_check
 
 __all__ = ["OP_CHECKS", "JVP_CHECKS"]
 
@@ -98,6 +98,42 @@ def _battery(cls: type, reference: Callable, modes: tuple[str, ...], hints: Sequ
                        hints[exc.input] if exc.input is not None and exc.input < len(hints) else hints[0]) from exc
 
 
+def _on_a_gpu_like_device(cls: type, arrays: Sequence[np.ndarray], modes: tuple[str, ...]) -> None:
+    """Forward, backward (and jvp) on the strict stand-in device, against the same on the CPU.
+
+    The CPU hands the op NumPy arrays, so ``np.exp`` where ``xp.exp`` belongs
+    works there and fails only on a GPU; the strict device's arrays refuse
+    NumPy's functions and implicit reads, as CuPy's do.
+    """
+    from .. import creation, func
+    from ..testing import strict  # noqa: F401  (registers the device)
+
+    def run(device: str) -> list[np.ndarray]:
+        xs = [creation.tensor(a, dtype="float64", device=device, requires_grad=True) for a in arrays]
+        out = _applied(cls)(*xs)
+        weights = creation.tensor(np.linspace(-1.0, 1.0, out.size).reshape(out.shape), device=device)
+        results = [out]
+        (out * weights).sum().backward()
+        results += [x.grad for x in xs]
+        if "fwd" in modes:
+            tangents = [creation.tensor(np.cos(a), dtype="float64", device=device) for a in arrays]
+            results.append(func.jvp(_applied(cls), tuple(x.detach() for x in xs), tuple(tangents))[1])
+        return [r.numpy() for r in results]
+
+    cpu = run("cpu")
+    try:
+        device = run("strict")
+    except Exception as exc:
+        what = "forward, backward and jvp" if "fwd" in modes else "forward and backward"
+        raise CaseError(f"{what} on a GPU-like device (the strict stand-in: its arrays refuse NumPy's functions, "
+                        "as CuPy's do)", exc) from exc
+    names = ["the output", "x's gradient", "y's gradient", "the tangent"]
+    for name, want, got in zip(names, cpu, device):
+        if not np.allclose(got, want, rtol=1e-12, atol=1e-12):
+            raise Mismatch(f"{name} on a GPU-like device as on the CPU", f"a difference of "
+                           f"{float(np.max(np.abs(got - want))):.3g}", BATTERY_HINTS["forward"])
+
+
 # ---------------------------------------------------------------------------
 # Step 4: an op class
 # ---------------------------------------------------------------------------
@@ -134,6 +170,10 @@ def _broadcast_backward(module: ModuleType) -> None:
                 "the full-shape gradient, without summing or reshaping it yourself", _MUL_EXP_HINTS[1]))
 
 
+def _mul_exp_on_a_device(module: ModuleType) -> None:
+    _on_a_gpu_like_device(_op_class(module, "MulExp"), (_X, _Y), ("rev",))
+
+
 def _mul_exp_battery(module: ModuleType) -> None:
     _battery(_op_class(module, "MulExp"), _mul_exp_reference, ("rev",), _MUL_EXP_HINTS)
 
@@ -145,6 +185,7 @@ OP_CHECKS = [
     Check("backward matches central differences (gradcheck)", _backward),
     Check("backward with broadcast inputs (gradcheck)", _broadcast_backward),
     Check("the op battery on random inputs (check_op, Hypothesis)", _mul_exp_battery),
+    Check("forward and backward on a GPU-like device (xp, not np)", _mul_exp_on_a_device),
 ]
 
 
@@ -210,6 +251,10 @@ def _modes_agree(module: ModuleType) -> None:
     _gradcheck(_op_class(module, "SinMul"), (_SX, _SY), ("rev", "fwd"), _SIN_MUL_HINTS)
 
 
+def _sin_mul_on_a_device(module: ModuleType) -> None:
+    _on_a_gpu_like_device(_op_class(module, "SinMul"), (_SX, _SY), ("rev", "fwd"))
+
+
 def _sin_mul_battery(module: ModuleType) -> None:
     _battery(_op_class(module, "SinMul"), _sin_mul_reference, ("rev", "fwd"), _SIN_MUL_HINTS)
 
@@ -221,4 +266,5 @@ JVP_CHECKS = [
     Check("forward mode (mg.func.jvp) and backward agree with differences and each other (gradcheck)",
           _modes_agree),
     Check("the op battery in both modes on random inputs (check_op, Hypothesis)", _sin_mul_battery),
+    Check("forward, backward and jvp on a GPU-like device (xp, not np)", _sin_mul_on_a_device),
 ]

@@ -29,7 +29,9 @@ Try it: ``apply(MulExp(), x, y)`` with ``x = mg.tensor([...], requires_grad=True
 Check with ``minigrad-ckpt course check 4``: forward against the formula,
 backward against central differences (``gradcheck``), then the battery every
 built-in op passes (``check_op``: second derivatives, float32, strided inputs,
-no mutation, no aliasing) on inputs drawn by Hypothesis.
+no mutation, no aliasing) on inputs drawn by Hypothesis, and finally on a
+GPU-like device (the strict stand-in device, whose arrays refuse ``np.``
+functions as CuPy's do: there ``np.exp`` fails where ``xp.exp`` works).
 """
 
 from __future__ import annotations
