@@ -317,3 +317,15 @@ def test_numpy_where_xp_belongs_fails_on_a_gpu_like_device(tmp_path, number, old
     assert failure.check.startswith("forward") and "GPU-like device" in failure.check, str(report)
     assert "StrictArray" in failure.got and "xp.<function>" in failure.hint
     assert report.passed[-1].startswith("the op battery")  # everything the CPU can check passed
+
+
+# ---------------------------------------------------------------------------- step 7: a damaged file is a ValueError
+def test_a_damaged_snapshot_must_be_refused_with_value_error_as_the_stub_says(tmp_path):
+    # no check of the file's fields: a flipped bit in a key is a KeyError, not the ValueError a caller catches
+    path = _mutant(tmp_path, 7, ("outer.get(\"checksum\")", "outer[\"checksum\"]"))
+    report = course.check(7, path)
+    failure = report.failures[0]
+    assert failure.check == "a file with any one bit flipped is refused", str(report)
+    assert failure.expected.startswith("load to raise ValueError for the saved file with bit")
+    assert failure.got.startswith(("KeyError", "TypeError", "AttributeError")) and f"of {path.name}" in failure.got
+    assert "raise ValueError" in failure.hint

@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from ..backend import host_numpy as np
-from .grading import Check, Mismatch, attribute, case, own_work, property_check
+from .grading import Check, Mismatch, attribute, case, own_work, property_check, raised
 
 __all__ = ["SNAPSHOT_CHECKS"]
 
@@ -150,9 +150,14 @@ def _refused(load: Callable, path: Path, raw: bytes, what: str) -> None:
     path.write_bytes(raw)
     try:
         load(path)
-    except Exception:
+    except ValueError:  # msgpack's own errors for a malformed file are ValueErrors too
         return
-    raise Mismatch(f"load to refuse (raise an error for) {what}", "it returned a state", _CHECKSUM_HINT)
+    except Exception as exc:
+        raise Mismatch(f"load to raise ValueError for {what}", raised(exc, Path(load.__code__.co_filename)),
+                       "a damaged file may hold anything where save wrote a field: check that each is there "
+                       "and has the type save writes before using it, and raise ValueError when it does not "
+                       "(a caller catches ValueError to know the file is damaged)") from exc
+    raise Mismatch(f"load to refuse (raise ValueError for) {what}", "it returned a state", _CHECKSUM_HINT)
 
 
 def _flipped_bits(module: ModuleType) -> None:
