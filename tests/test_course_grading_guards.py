@@ -329,3 +329,25 @@ def test_a_damaged_snapshot_must_be_refused_with_value_error_as_the_stub_says(tm
     assert failure.expected.startswith("load to raise ValueError for the saved file with bit")
     assert failure.got.startswith(("KeyError", "TypeError", "AttributeError")) and f"of {path.name}" in failure.got
     assert "raise ValueError" in failure.hint
+
+
+def test_a_step_imports_the_learners_own_earlier_step_from_its_folder(tmp_path):
+    # `minigrad-ckpt course check 2` is not run from the learner's folder, whose step_1_value.py their
+    # step 2 imports (as `python step_2_order.py` finds it): ModuleNotFoundError before
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import minigrad_ckpt.course.solutions as solutions
+
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (folder / "step_1_value.py").write_text((Path(solutions.__file__).parent / "step_1_value.py").read_text())
+    step_2 = (Path(solutions.__file__).parent / "step_2_order.py").read_text().replace(
+        "from minigrad_ckpt.course.solutions.step_1_value import Value", "from step_1_value import Value")
+    (folder / "step_2_order.py").write_text(step_2)
+    program = ("import sys; from minigrad_ckpt import course; r = course.check(2, sys.argv[1]); print(r.ok); "
+               "print('step_1_value' in sys.modules, sys.argv[2] in sys.path)")
+    done = subprocess.run([sys.executable, "-c", program, str(folder / "step_2_order.py"), str(folder)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.stdout.split() == ["True", "False", "False"], done.stdout + done.stderr

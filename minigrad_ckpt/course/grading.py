@@ -126,7 +126,9 @@ def load_learner_module(path: Path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses and typing look their module up while it is built
     writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
-    try:
+    folder, before = str(path.parent), set(sys.modules)
+    sys.path.insert(0, folder)  # as `python step_2_order.py` would: the file imports its neighbours (its own
+    try:  # step_1_value), which the installed `minigrad-ckpt` command, not run from that folder, did not find
         spec.loader.exec_module(module)
     except SystemExit as exc:  # left uncaught, it would end the grader -- with exit code 0 for sys.exit(0)
         raise Mismatch("your file to import", raised(exc, path), _EXIT_HINT) from exc
@@ -136,8 +138,20 @@ def load_learner_module(path: Path) -> ModuleType:
     finally:
         sys.dont_write_bytecode = writes_bytecode
         sys.modules.pop(name, None)
+        _forget_neighbours(folder, before)
     module.__learner_path__ = path
     return module
+
+
+def _forget_neighbours(folder: str, before: set[str]) -> None:
+    """Take the learner's folder off the import path again, and forget the modules imported from it
+    (the next check imports the learner's files as they are then, not as they were)."""
+    if folder in sys.path:
+        sys.path.remove(folder)
+    for name in set(sys.modules) - before:
+        where = getattr(sys.modules.get(name), "__file__", None)
+        if where is not None and Path(where).resolve().parent == Path(folder):
+            sys.modules.pop(name, None)
 
 
 def raised(exc: BaseException, path: Path | None) -> str:
