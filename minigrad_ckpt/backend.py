@@ -573,6 +573,12 @@ def register_kernel(fn: Any) -> Any:
     return fn
 
 
+class InvalidShape(RuntimeError, ValueError):
+    """A shape ``reshape``/``view`` cannot give the tensor (its size, two -1s, a negative size):
+    PyTorch's ``RuntimeError`` ("shape '[3]' is invalid for input of size 9") and NumPy's ``ValueError``.
+    (Here, below creation and the math, which both raise it; ``functional.errors`` offers it too.)"""
+
+
 class BroadcastMismatch(RuntimeError, ValueError):
     """Operands whose shapes do not broadcast (``ones(3, 4) * ones(3)``): PyTorch's ``RuntimeError``
     with its message, and the ``ValueError`` NumPy raised before (so handlers of either catch it)."""

@@ -25,6 +25,7 @@ from typing import Any
 from . import random as _random
 from .backend import (
     Device,
+    InvalidShape,
     MetaArray,
     _default_dtype,
     as_dtype,
@@ -87,7 +88,6 @@ def _shape(args: tuple) -> tuple[int, ...]:
         args = tuple(args[0])
     shape = tuple(_size_entry(s) for s in args)
     if any(s < 0 for s in shape):  # (PyTorch's RuntimeError, NumPy's ValueError: InvalidShape is both)
-        from .functional.errors import InvalidShape  # (functional imports this module)
         raise InvalidShape(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
     return shape
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..backend import InvalidShape  # noqa: F401  (raised by creation too, which sits below)
 from ..tensor import Tensor
 
 
@@ -104,9 +105,6 @@ def empty_reduction(name: str, shape: tuple, axis: Any) -> ValueError:
                 f"the result has no defined value")
 
 
-class InvalidShape(RuntimeError, ValueError):
-    """A shape ``reshape``/``view`` cannot give the tensor (its size, two -1s, a negative size):
-    PyTorch's ``RuntimeError`` ("shape '[3]' is invalid for input of size 9") and NumPy's ``ValueError``."""
 
 
 class JoinShapeMismatch(RuntimeError, ValueError):
