@@ -786,6 +786,16 @@ def test_tape_requires_a_recorded_and_intact_graph(tmp_path):
     assert grads(model2) == reference
 
 
+def test_tape_through_saved_tensor_hooks_is_refused_saying_so(tmp_path):
+    # the hooks' packed values and the hooks are user code: the error named "a function attribute"
+    model, opt, sched, ex = build()
+    with mg.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
+        ex.record((model(mg.randn(5, 4)) ** 2).mean())
+    with pytest.raises(SnapshotError, match=r"through saved-tensor hooks .* \(include_tape=False\)"):
+        Snapshot.from_executor_with_config(ex, 1, SnapshotConfig.for_training()).save(tmp_path / "h.mgsnap")
+    assert not (tmp_path / "h.mgsnap").exists()
+
+
 def test_tape_with_a_checkpointed_segment_is_refused(tmp_path):
     model, opt, sched, ex = build()
     y = ck.checkpoint(lambda a: model(a), mg.randn(5, 4))

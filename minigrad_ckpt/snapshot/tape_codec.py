@@ -24,7 +24,7 @@ from typing import Any
 
 from ..backend import host_numpy
 from ..ops import get_op, registry
-from ..tape import DROPPED, FREED, Node, walk
+from ..tape import DROPPED, FREED, Node, PackedSaved, walk
 from ..tensor import Tensor
 from .format import DTYPES, SnapshotError
 from .layout import device_keeping_layout, host_keeping_layout
@@ -120,6 +120,13 @@ def encode_tape(output: Tensor, leaf_names: dict[int, str]) -> tuple[dict[str, A
                 f"cannot store the tape: node #{n.seq} ({n.op.name}) is in a checkpointed segment, whose saved "
                 f"values are dropped in forward and recomputed by backward, which a stored tape cannot do; "
                 f"record a forward pass run without checkpointing, or snapshot without the tape (include_tape=False)"
+            )
+        if type(n.saved) is PackedSaved:  # (its slots hold what the user's pack hooks made, and the hooks)
+            raise SnapshotError(
+                f"cannot store the tape: node #{n.seq} ({n.op.name}) keeps its saved values through saved-tensor "
+                f"hooks (mg.autograd.graph.saved_tensors_hooks, save_on_cpu, or register_hooks), which are user "
+                f"code, not data; record the forward pass outside the hooks, or snapshot without the tape "
+                f"(include_tape=False)"
             )
         if registry.get(n.op.name) is not type(n.op):  # a custom autograd.Function: user code, not data
             raise SnapshotError(
