@@ -62,6 +62,7 @@ __all__ = [
     "cpp_type_name",
     "get_default_dtype",
     "half_in_float32",
+    "number_beside_half",
     "BroadcastMismatch",
     "refuse_unbroadcastable",
     "wrapped_int",
@@ -606,6 +607,21 @@ def refuse_unbroadcastable(arrays: Any, exc: ValueError) -> None:
 #: float16's dtype: an array's ``dtype`` is this one object (NumPy's dtypes are singletons), so hot
 #: paths test ``a.dtype is HALF`` -- a pointer comparison -- rather than ``==``
 HALF = numpy.dtype(numpy.float16)
+
+
+def number_beside_half(other: Any, ndim: int) -> bool:
+    """Whether PyTorch's half kernels read ``other`` -- the *second* operand of a product or quotient
+    whose first is a float16 tensor of ``ndim`` dims -- as a number, taken in float32 as it is: a
+    Python or NumPy real number; an integer or bool operand of one element, whatever its dims (its
+    kernel's test is the operand's single broadcast element: ``x * mg.tensor([70000])`` is ``x * 70000``,
+    not ``x`` times 70000 rounded to float16's inf); a 0-d float of another dtype beside ``x`` of some
+    dims (two 0-d floats promote to the wider).  ``other`` is a number or an array (a tensor's data)."""
+    if isinstance(other, (int, float, numpy.integer, numpy.floating)):
+        return True
+    kind = other.dtype.kind
+    if kind in "biu":
+        return other.size == 1
+    return kind == "f" and other.ndim == 0 < ndim and other.dtype is not HALF
 
 
 def half_in_float32(fn: Any) -> Any:

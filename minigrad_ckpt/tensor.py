@@ -68,6 +68,7 @@ from .backend import (
     get_device,
     host_numpy,
     is_floating,
+    number_beside_half,
     numpy_namespace,
     refuse_alpha,
     refuse_unbroadcastable,
@@ -559,14 +560,6 @@ _CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 #: the in-place arithmetic a float16 tensor does in float32 beside a number, as ``mg.multiply`` (see
 #: ``functional.arguments.beside_number_in_float32``)
 _SCALING = ("multiply", "divide")
-
-
-def _number_beside(other: Any, data: Any) -> bool:
-    """Whether ``other`` (a number, or an array from a tensor) is what PyTorch's half kernels read as a
-    number beside ``data``: a real number, or a 0-d array of another dtype beside an n-d ``data``."""
-    if isinstance(other, (int, float)):
-        return True
-    return getattr(other, "ndim", 1) == 0 < data.ndim and other.dtype.kind in "biuf" and other.dtype is not HALF
 
 
 _PY_NUMBERS = frozenset((int, float, complex, bool))
@@ -1563,7 +1556,7 @@ class Tensor:
             _write_guard(self)
         self._refuse_wider_operand(other)
         try:
-            if self._data.dtype is HALF and fn in _SCALING and _number_beside(other, self._data):
+            if self._data.dtype is HALF and fn in _SCALING and number_beside_half(other, self._data.ndim):
                 _scale_half_in_float32(self._device.xp, self._data, fn, other)
             else:
                 if other.__class__ not in _PY_NUMBERS and other.dtype is not self._data.dtype and not scaled:

@@ -187,3 +187,50 @@ def test_xlogy_of_a_number_takes_its_log_in_the_tensors_dtype(s, dtype):
             d_want = np.full(a.shape, logged).astype(dtype)
         np.testing.assert_array_equal(y.detach().numpy(), want)
         np.testing.assert_array_equal(x.grad.numpy(), d_want)
+
+
+ONE_ELEMENT_INTEGERS = [("(1,) int64", lambda d: mg.tensor([70000], device=d)),
+                        ("(1, 1) int32", lambda d: mg.tensor([[65536]], dtype=mg.int32, device=d)),
+                        ("0-d int64", lambda d: mg.tensor(70000, device=d))]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("what, integer", ONE_ELEMENT_INTEGERS)
+def test_an_integer_tensor_of_one_element_is_a_number_beside_float16(what, integer, device):
+    # PyTorch's half kernels read any second operand of one element as a number (in float32, as it is):
+    # x * mg.tensor([70000]) was x times 70000 rounded to float16 (inf), where PyTorch's is x * 70000;
+    # the same written in place, on the tape and off it, in forward mode, and for a 0-d float16 x
+    small, g = draw(seed=12) * F16(1e-2), draw(seed=13)
+    n = int(integer("cpu").numpy().reshape(-1)[0])
+    for a in (small, small[:1].reshape(())):
+        shape = np.broadcast_shapes(a.shape, integer("cpu").shape)
+        for name, f, ufunc in [("*", lambda x: x * integer(device), np.multiply),
+                               ("/", lambda x: x / integer(device), np.divide),
+                               ("mul_", lambda x: x.clone().mul_(integer(device)), np.multiply),
+                               ("div_", lambda x: x.clone().div_(integer(device)), np.divide)]:
+            if name.endswith("_") and shape != a.shape:
+                continue  # (an in-place write keeps its shape: PyTorch refuses a wider operand)
+            want = rounded(ufunc(a.astype(F32), F32(n))).reshape(shape)
+            bits_equal(f(mg.tensor(a, device=device)).cpu().numpy(), want, f"{name} {what}")
+            x = mg.tensor(a, device=device, requires_grad=True)
+            y = f(x)
+            y.backward(mg.tensor(g[:y.numel()].reshape(shape), device=device))
+            bits_equal(y.detach().cpu().numpy(), want, f"{name} {what} on the tape")
+            if shape == a.shape:  # (a wider result: its gradient is summed, another rounding)
+                d_want = rounded(ufunc(g[:a.size].astype(F32), F32(n))).reshape(a.shape)
+                bits_equal(x.grad.cpu().numpy(), d_want, f"{name} {what} gradient")
+                _, tangent = mg.func.jvp(f, (mg.tensor(a, device=device),),
+                                         (mg.tensor(g[:a.size].reshape(a.shape), device=device),))
+                bits_equal(tangent.cpu().numpy(), d_want, f"{name} {what} tangent")
+        if integer("cpu").ndim <= a.ndim:
+            t = mg.tensor(a, device=device)  # untracked, in place
+            t.mul_(integer(device))
+            bits_equal(t.cpu().numpy(), rounded(a.astype(F32) * F32(n)), f"untracked mul_ {what}")
+
+
+def test_an_integer_tensor_of_several_elements_is_rounded_to_float16():
+    # only a single element is a number: PyTorch rounds an expanded one (a copy in float16 first) too
+    a = draw(seed=14) * F16(1e-2)
+    with np.errstate(over="ignore"):
+        bits_equal((mg.tensor(a) * mg.tensor([70000]).expand(a.size)).numpy(), a * F16(70000))
+        bits_equal((mg.tensor(a) * mg.tensor(np.full(a.size, 70000))).numpy(), a * F16(70000))

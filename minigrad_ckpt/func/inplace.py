@@ -36,7 +36,7 @@ import sys
 from typing import Any
 
 from .. import functional as _F
-from ..backend import fill_scalar, host_numpy
+from ..backend import fill_scalar, host_numpy, number_beside_half
 from ..functional.shape import pad as _pad
 from ..functional.shared_memory import element_addresses
 from ..grad_mode import forward_mode as _forward
@@ -237,11 +237,12 @@ def _as_operand(value: Any, target: Tensor) -> Any:
 
 def _scaling_operand(value: Any, target: Tensor) -> Any:
     """:func:`_as_operand` of ``x.mul_(value)``/``x.div_(value)``, but beside a float16 ``target`` a
-    number, or a 0-d tensor of another dtype, stays what it is: the write scales in float32 there, as
-    ``x * value`` does (``functional.arguments.beside_number_in_float32``), and so does its tangent."""
+    number, a 0-d tensor, or an integer tensor of one element stays what it is: the write scales in
+    float32 there, as ``x * value`` does (``functional.arguments.beside_number_in_float32``), and so
+    does its tangent."""
     if target.dtype.itemsize == 2 and target.dtype.kind == "f":
-        if isinstance(value, (int, float)) or (isinstance(value, Tensor) and value.ndim == 0
-                                               and value._device is target._device):
+        if isinstance(value, (int, float)) or (isinstance(value, Tensor) and value._device is target._device and (
+                value.ndim == 0 or number_beside_half(value._data, target.ndim))):
             return value
     return _as_operand(value, target)
 

@@ -14,7 +14,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..backend import device_of, get_default_dtype, host_numpy, is_array
+from ..backend import device_of, get_default_dtype, host_numpy, is_array, number_beside_half
 from ..ops.shape import AsType
 from ..tape import apply, on_one_device
 from ..tensor import Tensor
@@ -103,8 +103,8 @@ def _is_half(a: Any) -> bool:
     return isinstance(a, Tensor) and a._data.dtype is _HALF
 
 
-def _is_real_number(a: Any) -> bool:
-    return isinstance(a, (int, float, host_numpy.integer, host_numpy.floating))
+#: what may stand for a number beside a float16 tensor (:func:`~minigrad_ckpt.backend.number_beside_half`)
+_REAL_NUMBERS = (int, float, host_numpy.integer, host_numpy.floating)
 
 
 def beside_number_in_float32(fn: Callable[[Any, Any], Tensor], x: Any, y: Any) -> Tensor:
@@ -113,12 +113,12 @@ def beside_number_in_float32(fn: Callable[[Any, Any], Tensor], x: Any, y: Any) -
     rounded to float16 once.  NumPy rounds the number to float16 first: ``x / 65536.0`` was 0 and
     ``x * 70000`` inf (65536 is past float16's 65504), ``x * 0.1`` a last bit off in a third of the
     values (0.1 is 0.09998 in float16).  PyTorch's number is the second operand (``1.3 * x`` is
-    ``x.mul(1.3)`` there, ``1.3 / x`` ``x.reciprocal().mul(1.3)``): a Python or NumPy real number, or a
-    0-d tensor of another dtype (``x * mg.tensor(1e5)``); a first one is rounded to float16, as there.
+    ``x.mul(1.3)`` there, ``1.3 / x`` ``x.reciprocal().mul(1.3)``): a Python or NumPy real number, a
+    0-d tensor of another dtype (``x * mg.tensor(1e5)``), or an integer tensor of one element, whatever
+    its dims (``x * mg.tensor([70000])``); a first one is rounded to float16, as there.
     The casts are recorded: the gradient is PyTorch's too, ``g * 1.3`` in float32 rounded once."""
     if _is_half(x):
-        if _is_real_number(y) or (isinstance(y, Tensor) and y.ndim == 0 and y._data.dtype is not _HALF and (
-                y._data.dtype.kind in "biu" or (y._data.dtype.kind == "f" and x.ndim > 0))):  # (two 0-d floats: wider)
+        if isinstance(y, _REAL_NUMBERS) or (isinstance(y, Tensor) and number_beside_half(y._data, x.ndim)):
             return apply(AsType(dtype="float16"), fn(apply(AsType(dtype="float32"), x), y))
     return fn(x, y)
 
