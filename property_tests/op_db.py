@@ -261,6 +261,18 @@ def binary(cls: type, doms: tuple[Dom, Dom] = (REAL, REAL), fwd_doms: tuple[Dom,
     return sampler
 
 
+def beside_number(cls: type, dom: Dom = REAL) -> Sampler:
+    """An array and a Python number (``MulInFloat32``, ``DivInFloat32``: what ``x * 1.3`` of a float16
+    ``x`` records; of other dtypes they are ``Mul`` and ``Div``)."""
+
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        (sx,) = _bshapes(draw, 1, max_size)
+        x, y = _arr(draw, sx, dtype), _scalar(draw, dtype, dom)
+        return Sample(cls(), (x, y), (_float(dtype), False))
+
+    return sampler
+
+
 def ldexp_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """A float array times two to an integer exponent: an int64 array (broadcast with it) or a Python
     int; forward values past either end of the exponent range, where one rounding matters."""
@@ -1401,6 +1413,8 @@ SPECS: list[OpSpec] = [
     _spec("Mul", binary(R["Mul"]), forward_dtypes=INT_FWD),
     _spec("Div", binary(R["Div"], doms=(REAL, Dom(0.5, 4.0, gap=0.5)),
                         fwd_doms=(WIDE, Dom(-3.0, 3.0, specials=(0.0, -0.0, 1.0))))),
+    _spec("MulInFloat32", beside_number(R["MulInFloat32"])),
+    _spec("DivInFloat32", beside_number(R["DivInFloat32"], Dom(0.5, 4.0, gap=0.5))),
     _spec("Pow", binary(R["Pow"], doms=(Dom(0.5, 3.0), Dom(-2.0, 2.0)),
                         fwd_doms=(Dom(-3.0, 3.0, specials=(0.0, 1.0, -1.0)),
                                   Dom(-2.0, 2.0, specials=(0.0, 0.5, 1.0, 2.0, -1.0))),

@@ -234,3 +234,17 @@ def test_an_integer_tensor_of_several_elements_is_rounded_to_float16():
     with np.errstate(over="ignore"):
         bits_equal((mg.tensor(a) * mg.tensor([70000]).expand(a.size)).numpy(), a * F16(70000))
         bits_equal((mg.tensor(a) * mg.tensor(np.full(a.size, 70000))).numpy(), a * F16(70000))
+
+
+def test_a_float16_product_is_one_node_named_as_pytorchs():
+    # recorded as one op (MulInFloat32, DivInFloat32), PyTorch's MulBackward0 / DivBackward0 pointing at the
+    # leaf -- not a cast, a product and a cast back; double backward goes through it
+    x = mg.tensor(draw(n=8, seed=12), requires_grad=True)
+    for y, name in [(x * 1.3, "MulBackward0"), (1.3 * x, "MulBackward0"), (x / 65536.0, "DivBackward0"),
+                    (x.mul(np.float64(0.1)), "MulBackward0"), (x.div(3), "DivBackward0")]:
+        assert y.grad_fn.name() == name
+        assert y.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+    (g,) = mg.autograd.grad((x * 1.3 * x).sum(), [x], create_graph=True)
+    (gg,) = mg.autograd.grad(g.sum(), [x])  # d/dx (2.6 x) = 2.6, in float16
+    assert gg.dtype == mg.float16
+    np.testing.assert_allclose(gg.numpy().astype(np.float64), 2.6, rtol=2e-3)

@@ -107,7 +107,7 @@ def _is_half(a: Any) -> bool:
 _REAL_NUMBERS = (int, float, host_numpy.integer, host_numpy.floating)
 
 
-def beside_number_in_float32(fn: Callable[[Any, Any], Tensor], x: Any, y: Any) -> Tensor:
+def beside_number_in_float32(fn: Callable[[Any, Any], Tensor], x: Any, y: Any, op: Any = None) -> Tensor:
     """``fn(x, y)`` (a product, a quotient), and where a float16 tensor meets a number, computed as
     PyTorch's half kernels compute it: in float32 (their "opmath" type) with the number as it is,
     rounded to float16 once.  NumPy rounds the number to float16 first: ``x / 65536.0`` was 0 and
@@ -116,8 +116,12 @@ def beside_number_in_float32(fn: Callable[[Any, Any], Tensor], x: Any, y: Any) -
     ``x.mul(1.3)`` there, ``1.3 / x`` ``x.reciprocal().mul(1.3)``): a Python or NumPy real number, a
     0-d tensor of another dtype (``x * mg.tensor(1e5)``), or an integer tensor of one element, whatever
     its dims (``x * mg.tensor([70000])``); a first one is rounded to float16, as there.
-    The casts are recorded: the gradient is PyTorch's too, ``g * 1.3`` in float32 rounded once."""
+    Beside a number, ``op`` (``MulInFloat32``, ``DivInFloat32``: one node, PyTorch's ``MulBackward0``) where
+    given; else, and beside such a tensor, ``fn`` between recorded casts.  Either way the gradient is
+    PyTorch's too, ``g * 1.3`` in float32 rounded once."""
     if _is_half(x):
+        if isinstance(y, _REAL_NUMBERS) and op is not None:
+            return apply(op, x, y.item() if isinstance(y, host_numpy.generic) else y)  # (a NumPy number: weak)
         if isinstance(y, _REAL_NUMBERS) or (isinstance(y, Tensor) and number_beside_half(y._data, x.ndim)):
             return apply(AsType(dtype="float16"), fn(apply(AsType(dtype="float32"), x), y))
     return fn(x, y)

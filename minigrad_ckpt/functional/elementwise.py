@@ -60,6 +60,7 @@ _LOGADDEXP, _LOGADDEXP2 = _ew.LogAddExp(), _ew.LogAddExp2()
 _MOD, _FMOD = _ew.Mod(), _ew.Fmod()
 _FLOOR_DIVIDE = _ew.FloorDivide()
 _HALF = host_numpy.dtype(host_numpy.float16)
+_MUL_IN_FLOAT32, _DIV_IN_FLOAT32 = _ew.MulInFloat32(), _ew.DivInFloat32()
 
 
 def unary_function(name: str, op: Any, doc: str, *, integer_valued: bool = False) -> Callable[[Any], Tensor]:
@@ -188,7 +189,7 @@ def multiply(x: Any, y: Any) -> Tensor:
     """``x * y`` with broadcasting; a float16 tensor times a number in float32, rounded once, as
     PyTorch's (:func:`~.arguments.beside_number_in_float32`)."""
     if _HALF in (getattr(x, "dtype", None), getattr(y, "dtype", None)):
-        return beside_number_in_float32(_product, x, y)
+        return beside_number_in_float32(_product, x, y, _MUL_IN_FLOAT32)
     return binary(_MUL, x, y)
 
 
@@ -239,7 +240,8 @@ def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode not in (None, "trunc", "floor"):  # (PyTorch's RuntimeError)
         raise RefusedArgument(f"divide: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
     if _HALF in (getattr(x, "dtype", None), getattr(y, "dtype", None)):  # (a number beside it: in float32)
-        return beside_number_in_float32(_QUOTIENTS[rounding_mode], x, y)
+        return beside_number_in_float32(_QUOTIENTS[rounding_mode], x, y,
+                                        _DIV_IN_FLOAT32 if rounding_mode is None else None)
     return _QUOTIENTS[rounding_mode](x, y)
 
 

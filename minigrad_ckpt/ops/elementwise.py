@@ -412,6 +412,59 @@ class Div(BinaryElementwise):
         return np.divide(x, y)
 
 
+def _in_float32(method: Any) -> Any:
+    """An op's ``forward``, ``backward`` or ``jvp`` with its float16 arrays (tangents too) taken in
+    float32, and each array it returns rounded to float16 once."""
+    def widened(self: Op, xp: Any, *args: Any) -> Any:
+        if not any(map(_holds_half, args)):  # (another dtype: the op it extends, as it is)
+            return method(self, xp, *args)
+        return _to_half(method(self, xp, *map(_to_float32, args)))
+    widened.__name__, widened.__qualname__ = method.__name__, method.__qualname__
+    return widened
+
+
+def _holds_half(v: Any) -> bool:
+    return any(map(_holds_half, v)) if v.__class__ is tuple else getattr(v, "dtype", None) is HALF
+
+
+def _to_float32(v: Any) -> Any:
+    if v.__class__ is tuple:
+        return tuple(map(_to_float32, v))
+    return v.astype(host_numpy.float32) if getattr(v, "dtype", None) is HALF else v
+
+
+def _to_half(v: Any) -> Any:
+    if v.__class__ is tuple:
+        return tuple(map(_to_half, v))
+    if getattr(v, "dtype", None) != host_numpy.float32:
+        return v
+    with host_numpy.errstate(over="ignore"):  # beyond 65504 is inf, as PyTorch's rounding to half
+        return v.astype(host_numpy.float16)
+
+
+class MulInFloat32(Mul):
+    """``x * number`` of a float16 ``x`` as PyTorch's half kernel computes it: in float32 (its "opmath"
+    type), the number as it is, rounded to float16 once -- the gradient ``g * number`` and the tangent
+    likewise.  NumPy would round the number to float16 first (``x * 70000`` is inf, ``x * 0.1`` a last
+    bit off for a third of the values).  ``mg.multiply`` records it beside a number; of other dtypes it
+    is :class:`Mul`.  PyTorch's node is its ``MulBackward0``."""
+
+    grad_fn_name = "MulBackward0"
+    forward = _in_float32(Mul.forward)
+    backward = _in_float32(Mul.backward)
+    jvp = _in_float32(Mul.jvp)
+
+
+class DivInFloat32(Div):
+    """``x / number`` of a float16 ``x``, as :class:`MulInFloat32` (``x / 65536.0`` is not ``x / inf``);
+    the gradient is ``g / number`` in float32, rounded once.  PyTorch's node is its ``DivBackward0``."""
+
+    grad_fn_name = "DivBackward0"
+    forward = _in_float32(Div.forward)
+    backward = _in_float32(Div.backward)
+    jvp = _in_float32(Div.jvp)
+
+
 class Pow(BinaryElementwise):
     """``x ** y``.  ``d/dx`` is 0 where ``y == 0`` (so ``0 ** 0`` has gradient 0);
     ``d/dy`` is 0 where ``x == 0`` and ``y >= 0``; negative bases give NaN for
