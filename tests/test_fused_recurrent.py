@@ -102,8 +102,8 @@ def test_fused_gru_matches_the_op_by_op_step(seed, n, d, hidden):
     for a, b in zip(mg.grad(s_fused, leaves[:2]), mg.grad(s_plain, leaves[:2])):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-9, atol=1e-11)
     rng = np.random.default_rng(seed)
-    primals = [xs[0].detach(), h0.detach()]
-    tangents = [mg.tensor(rng.standard_normal(t.shape)) for t in primals]
+    primals = (xs[0].detach(), h0.detach())  # (tuples, as torch.func.jvp insists)
+    tangents = tuple(mg.tensor(rng.standard_normal(t.shape)) for t in primals)
     (v1, t1) = jvp(lambda x, h: _gru_run(cell, [x, 2 * x], h), primals, tangents)
     (v2, t2) = jvp(lambda x, h: _gru_run(lambda xx, hh: _unfused_gru(cell, xx, hh), [x, 2 * x], h), primals, tangents)
     np.testing.assert_allclose(t1.item(), t2.item(), rtol=1e-10, atol=1e-12)
@@ -112,7 +112,7 @@ def test_fused_gru_matches_the_op_by_op_step(seed, n, d, hidden):
 def test_forward_mode_through_the_fused_cell_matches_the_op_by_op_step():
     cell, xs, h0, c0 = _setup(3, 2, 3, 4)
     rng = np.random.default_rng(7)
-    tangents = [mg.tensor(rng.standard_normal(t.shape)) for t in (xs[0], h0, c0)]
+    tangents = tuple(mg.tensor(rng.standard_normal(t.shape)) for t in (xs[0], h0, c0))
 
     def fused(x, h, c):
         return _run(cell, [x, x * 0.5], h, c)
@@ -120,7 +120,7 @@ def test_forward_mode_through_the_fused_cell_matches_the_op_by_op_step():
     def plain(x, h, c):
         return _run(lambda xx, s: _unfused_cell(cell, xx, s), [x, x * 0.5], h, c)
 
-    primals = [xs[0].detach(), h0.detach(), c0.detach()]
+    primals = (xs[0].detach(), h0.detach(), c0.detach())
     (v1, t1), (v2, t2) = jvp(fused, primals, tangents), jvp(plain, primals, tangents)
     np.testing.assert_allclose(v1.item(), v2.item(), rtol=1e-12)
     np.testing.assert_allclose(t1.item(), t2.item(), rtol=1e-10)

@@ -33,7 +33,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import functional as _F
-from ..creation import tensor as _make_tensor
 from ..grad_mode import enable_grad, no_grad
 from ..grad_mode import state as grad_state
 from ..no_trace import leaving_no_trace
@@ -42,7 +41,7 @@ from ..tape import SAVED_VALUE_MODIFIED
 from ..tensor import Tensor, _seq
 from .captures import CaptureScope, memory_made_before
 from .forward import enter_levels, exit_levels, make_dual, strip_levels, tangent_of
-from .pytree import Tree, flatten, paths, tensor_leaves, unflatten
+from .pytree import Tree, _holds_none, flatten, paths, tensor_leaves, unflatten
 from .reverse import Scope
 
 __all__ = ["jvp", "vjp", "grad", "value_and_grad", "grad_and_value", "functionalize", "debug_unwrap",
@@ -65,11 +64,35 @@ def _split_aux(result: Any, has_aux: bool, what: str) -> tuple[Any, Any]:
 _FORWARD = ("jvp", "jacfwd", "linearize")
 
 
+def _not_a_tensor(value: Any, what: str, name: str) -> Exception:
+    """``torch.func``'s refusal of a value to differentiate that is not a Tensor (a number, an array,
+    None, a string), in its type and words: converting it would hand back the derivative with respect
+    to a copy the caller never made -- in the default dtype for a Python number, float64 for a NumPy
+    array -- where PyTorch's answer is that the argument is wrong."""
+    got = type(value)
+    if what == "jvp" or name == "tangents":  # (torch 2.13: jvp's own check; linearize's jvp_fn alike)
+        return RuntimeError(f"{what}(f, primals, tangents): Expected {name} to only contain Tensors, got {got}")
+    if name == "cotangents":  # (torch 2.13: autograd's check of the gradients handed to backward)
+        return TypeError(f"{what}: gradients can be either Tensors or None, but got {got.__name__}")
+    # torch 2.13: grad, vjp and jacrev; its jacfwd, hessian and linearize fail with an AttributeError
+    # on the value's missing numel/new_empty, no word on what is wrong
+    return ValueError(f"{what}: Thing passed to transform API must be Tensor, got {got}")
+
+
+def _refuse_non_tensors(leaves: list[Any], tree: Tree, what: str, name: str) -> None:
+    if _holds_none(tree):  # (None is an empty container to flatten; torch.func's transforms see a leaf)
+        raise _not_a_tensor(None, what, name)
+    for leaf in leaves:
+        if not isinstance(leaf, Tensor):
+            raise _not_a_tensor(leaf, what, name)
+
+
 def _differentiable(leaves: list[Any], tree: Tree, what: str, name: str) -> list[Tensor]:
-    """The leaves as floating-point Tensors (numbers and arrays are converted)."""
+    """The leaves, checked to be floating-point Tensors."""
+    _refuse_non_tensors(leaves, tree, what, name)
     out = []
     for leaf, path in zip(leaves, paths(tree, name)):
-        t = leaf if isinstance(leaf, Tensor) else _make_tensor(leaf)
+        t = leaf
         if t.dtype.kind not in "fc":
             error = ValueError if what in _FORWARD else RuntimeError  # (torch 2.13's types)
             raise error(f"{what}: {path} is {t.dtype}; only floating-point and complex tensors "
@@ -148,12 +171,13 @@ def _matching(values: Any, like: list[Tensor], tree: Tree, what: str, name: str,
     Tensor of another dtype is cast, or without ``cast`` refused (PyTorch's ``linearize``: its
     ``jvp_fn`` replays a graph traced for the primals' dtypes)."""
     leaves, structure = flatten(values)
+    if structure == tree:
+        _refuse_non_tensors(leaves, structure, what, name)
     if structure != tree:
         raise RuntimeError(f"{what}: {name} must have the structure of the "
                          f"{'primals' if name == 'tangents' else 'outputs'}")
     out = []
     for i, (v, p) in enumerate(zip(leaves, like)):
-        v = v if isinstance(v, Tensor) else _make_tensor(v, dtype=p.dtype, device=p.device)
         if v.shape != p.shape:
             raise RuntimeError(f"{what}: {name} {i} has shape {v.shape} but should have {p.shape}")
         if v.device is not p.device:
@@ -255,8 +279,12 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
     ``aux`` output third with ``has_aux=True``).  An output that does not
     depend on the primals gets a zero tangent.  ``kwargs`` go to ``f``.
     """
-    primals = _sequence(primals, "jvp", "primals")
-    tangents = _sequence(tangents, "jvp", "tangents")
+    if not isinstance(primals, tuple):  # (torch 2.13's words; a list too: f(*primals) must be the call)
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid "
+                           "to call f(*primals).")
+    if not isinstance(tangents, tuple):
+        raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+                           f"structure: primals is a tuple, tangents a {type(tangents).__name__}")
     if len(primals) != len(tangents):
         raise RuntimeError(f"jvp: got {len(primals)} primals but {len(tangents)} tangents")
     leaves, tree = flatten(primals)
