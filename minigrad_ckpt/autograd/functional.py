@@ -399,9 +399,9 @@ def _hessian_product(func: Callable, inputs: Any, v: Any, create_graph: bool, st
         _check_strict(func, args, "hvp")
     tangents = _in_input_dtypes(_validated_v(_default_v(v, args), args, not single, what), args)
 
-    def gradient_and_value(*xs: Any) -> tuple:  # the value rides along as aux
+    def gradient_and_value(*xs: Any) -> tuple:  # the value rides along as aux, in its own shape
         out = func(*xs)
-        return out, out
+        return out.reshape(()), out  # (PyTorch's hvp takes any one-element output; mg.func.grad a 0-d one)
 
     gradient = _func.grad(gradient_and_value, tuple(range(len(args))), has_aux=True)
     # PyTorch's: vhp is reverse over reverse (v^T H), hvp the double-backward trick on the gradient

@@ -453,17 +453,18 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, *,
                    has_aux: bool = False) -> Callable:
     """A function returning ``(f(*args), grad(f)(*args))`` from one forward and one backward.
 
-    ``f`` must return a one-element real tensor (a scalar loss).  With
+    ``f`` must return a 0-d real tensor (a scalar loss; shape ``(1,)`` is refused, as by
+    ``torch.func.grad`` and JAX).  With
     ``has_aux=True``, ``f`` returns ``(loss, aux)`` and the value is that pair.
     The gradient has the structure of the differentiated arguments.
     """
     def vg(*args: Any, **kwargs: Any) -> tuple:
         chosen = _Chosen(f, args, kwargs, argnums, "grad")
         rec = _Recording(chosen, chosen.leaves, has_aux, "grad", chosen.passed)
-        if rec.out_tree.kind != "leaf" or rec.outs[0].size != 1:
-            got = rec.outs[0].shape if rec.out_tree.kind == "leaf" else f"a {rec.out_tree.kind}"
-            raise RuntimeError(f"grad: the function must return a one-element tensor (a scalar), "
-                               f"got {got}; use jacrev or vjp for other outputs")
+        if rec.out_tree.kind != "leaf" or rec.outs[0].ndim != 0:  # (torch.func and JAX refuse shape (1,) too)
+            got = f"shape {tuple(rec.outs[0].shape)}" if rec.out_tree.kind == "leaf" else f"a {rec.out_tree.kind}"
+            raise RuntimeError(f"grad: Expected f(*args) to return a scalar Tensor (0-d), got {got}; squeeze a "
+                               f"one-element loss (loss.squeeze()), or use jacrev or vjp for other outputs")
         out = rec.outs[0]
         if out.dtype.kind == "c":  # no "the" derivative of a complex number to seed with 1 (docs/complex.md)
             raise RuntimeError(f"grad: the function returns a complex tensor ({out.dtype}); grad needs a "
