@@ -157,3 +157,13 @@ def test_the_deprecated_stateless_path_is_functional_call_with_torchs_warning():
     with pytest.warns(FutureWarning):
         g = mg.func.grad(lambda p: mg.nn.utils.stateless.functional_call(m.double(), p, x).sum())(p)
     assert g["weight"].tolist() == [[3.0, 3.0], [3.0, 3.0]] and g["bias"].tolist() == [3.0, 3.0]
+
+
+def test_an_empty_name_is_torchs_key_error():
+    # torch 2.13: KeyError 'tensor name can't be empty string ""'; mg set the module's attribute "" for the
+    # call and answered as if nothing had been given
+    seq = tied_pair()
+    for dicts in ({"": mg.ones(2)}, ({"0.bias": mg.zeros(2)}, {"": mg.ones(2)})):
+        with pytest.raises(KeyError, match="empty string"):
+            functional_call(seq, dicts, (mg.tensor(X, dtype="float64"),))
+    assert isinstance(seq[0].bias, nn.Parameter) and "" not in vars(seq)

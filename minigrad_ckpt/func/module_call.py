@@ -108,6 +108,8 @@ def _swap(module: Any, key: str, value: Any) -> Callable[[], None]:
     """Put ``value`` at the dotted ``key`` (into the registry itself: a plain tensor may stand where
     a Parameter was); returns what puts the old one back."""
     path, _, name = key.rpartition(".")
+    if not key:  # (torch 2.13's error: setattr(module, "", t) would take it and change nothing)
+        raise KeyError('tensor name can\'t be empty string ""')
     owner = module.get_submodule(path)
     for store in (owner._parameters, owner._buffers):
         if name in store:
