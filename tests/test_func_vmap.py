@@ -299,3 +299,16 @@ def test_one_tensor_returned_takes_its_out_dims_in_a_one_tuple(out_dim, dtype):
         func.vmap(lambda a: a * 2, out_dims=(0, 0))(x)
     with pytest.raises(ValueError, match="out_dims is not compatible"):
         func.vmap(lambda a: a * 2, out_dims=[0])(x)  # a list is not taken (torch: the same error)
+
+
+@pytest.mark.parametrize("chunk_size", [1.5, "2"])
+def test_a_chunk_size_that_is_not_an_int_is_a_type_error(chunk_size):
+    # torch 2.13: TypeError ("can't multiply sequence by non-int of type 'float'", raised where it splits the
+    # batch); mg said ValueError "should be greater than 0", which 1.5 is
+    with pytest.raises(TypeError, match="chunk_size must be None or an int"):
+        func.vmap(mg.sin, chunk_size=chunk_size)(t(X))
+    with pytest.raises(TypeError, match="chunk_size must be None or an int"):
+        func.jacrev(mg.sin, chunk_size=chunk_size)(t(X[0]))
+    for what in (func.vmap, func.jacrev):  # an int below 1 stays torch's ValueError
+        with pytest.raises(ValueError, match="greater than 0"):
+            what(mg.sin, chunk_size=0)

@@ -108,6 +108,17 @@ def _sequence(x: Any, what: str, name: str) -> tuple:
                        f"got a {type(x).__name__}")
 
 
+def check_chunk_size(chunk_size: Any, words: str) -> None:
+    """PyTorch's checks of ``chunk_size``: not an int is a TypeError (torch 2.13's arises where it splits
+    the batch: "can't multiply sequence by non-int of type 'float'"), an int below 1 its ValueError."""
+    if chunk_size is None:
+        return
+    if not isinstance(chunk_size, int):
+        raise TypeError(f"{words.split(':')[0]}: chunk_size must be None or an int, got {type(chunk_size).__name__}")
+    if chunk_size <= 0:
+        raise ValueError(words)
+
+
 def _argnums(argnums: Any, n: int, what: str) -> tuple[tuple[int, ...], bool]:
     single = isinstance(argnums, int)
     nums = tuple(argnums) if isinstance(argnums, (tuple, list)) else (argnums,)
@@ -515,8 +526,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = Fal
     PyTorch's memory knob (rows computed together); here the rows are one
     backward pass each anyway, so it is checked and changes nothing.
     """
-    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
-        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+    check_chunk_size(chunk_size, "jacrev: `chunk_size` should be greater than 0.")
 
     def jac(*args: Any, **kwargs: Any) -> Any:
         chosen = _Chosen(f, args, kwargs, argnums, "jacrev")

@@ -31,7 +31,7 @@ from .. import functional as _F
 from ..random import draws_made, rewind, watching_draws
 from ..tensor import Tensor
 from .pytree import flatten, unflatten
-from .transforms import RANDOM_DRAW_REFUSED
+from .transforms import RANDOM_DRAW_REFUSED, check_chunk_size
 from .vmap_writes import BatchScope
 
 __all__ = ["vmap"]
@@ -58,8 +58,7 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
     if randomness not in _RANDOMNESS:
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. "
                            f"Got {randomness}")
-    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
-        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
+    check_chunk_size(chunk_size, f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
     name = getattr(func, "__name__", type(func).__name__)
 
     @functools.wraps(func)
