@@ -1789,22 +1789,32 @@ def _deep_copied_memory(t: Tensor, new: Tensor, memo: dict[Any, Any]) -> Any:
     arr = t._data
     if t._requires_grad or t._device is not cpu or type(arr) is not host_numpy.ndarray or not arr.size:
         return arr.copy(order="K")
-    owner = arr
-    while isinstance(owner.base, host_numpy.ndarray):
-        owner = owner.base
+    owner = _host_memory_owner(arr)
     if not (owner.flags.c_contiguous or owner.flags.f_contiguous):
         return arr.copy(order="K")
     key = ("minigrad_ckpt.deepcopied_memory", id(owner))
     if key not in memo:  # (the owner is kept in the entry: its id names it for the whole call)
         memo[key] = owner, new, owner.copy(order="K")
     _, first, copied = memo[key]
-    if first is not new:
-        new._version = shared_version(first, new)
+    if first is not new:  # the same memory, but no view of the first copy (PyTorch's are no views:
+        new._version = shared_version(first, new)  # _is_view() is False): its history stays its own,
+        new._alias_group = AliasGroup(new)  # as a detached alias's (detach_() takes it, a write moves no other)
     if arr is owner:
         return copied
     memory = copied.reshape(-1, order="A").view(host_numpy.uint8)  # the copy's bytes, in address order
     offset = arr.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
     return host_numpy.ndarray(arr.shape, arr.dtype, buffer=memory, offset=offset, strides=arr.strides)
+
+
+def _host_memory_owner(arr: Any) -> Any:
+    """The NumPy array that owns the memory ``arr`` views: the last array of its ``base`` chain, which
+    passes through the holder object ``as_strided`` puts between an expanded view and its base."""
+    owner, link = arr, arr.base
+    while link is not None:
+        if isinstance(link, host_numpy.ndarray):
+            owner = link
+        link = getattr(link, "base", None)
+    return owner
 
 
 def _rebuild_tensor(cls: type, array: Any, device: str, requires_grad: bool, extra: dict[str, Any]) -> Tensor:
