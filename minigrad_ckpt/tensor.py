@@ -1622,9 +1622,18 @@ class Tensor:
                                     f"{list(wide)}")
 
     def add_(self, other: Any, alpha: float = 1) -> Tensor:
+        if alpha.__class__ is not int:  # (an alpha of 1.0, 1+0j, True is checked too: PyTorch reads its type)
+            self._refuse_alpha(other, alpha)
         if alpha != 1 or alpha is True:  # (alpha * other is already in the dtype PyTorch computes the sum in)
             return self._arith_inplace(self._scaled_operand(other, alpha), "add", scaled=True)
         return self._arith_inplace(other, "add")
+
+    def _refuse_alpha(self, other: Any, alpha: Any) -> None:
+        """PyTorch's checks of ``add_``/``sub_``'s ``alpha`` against the dtype of the whole sum."""
+        if isinstance(other, host_numpy.generic):
+            other = other.item()
+        its = other.dtype if isinstance(other, Tensor) else _WEAK_KIND.get(type(other), self.dtype)
+        refuse_alpha(alpha, self.dtype if _CATEGORY[self.dtype.kind] >= _CATEGORY[its.kind] else its)
 
     def _scaled_operand(self, other: Any, alpha: Any) -> Any:
         """``alpha * other`` for ``add_``/``sub_``, computed where PyTorch computes it: in the dtype of
@@ -1632,8 +1641,6 @@ class Tensor:
         number is weak: ``np.uint8(200)`` is the int 200)."""
         if isinstance(other, host_numpy.generic):
             other = other.item()
-        its = other.dtype if isinstance(other, Tensor) else _WEAK_KIND.get(type(other), self.dtype)
-        refuse_alpha(alpha, self.dtype if _CATEGORY[self.dtype.kind] >= _CATEGORY[its.kind] else its)
         if isinstance(other, Tensor) and other.dtype != self.dtype:
             mine, its = _CATEGORY[self.dtype.kind], _CATEGORY[other.dtype.kind]
             if its < mine or (its == mine and other.ndim == 0 < self.ndim):
@@ -1660,6 +1667,8 @@ class Tensor:
             # mg.subtract's rule, in place: NumPy would subtract True as 1 from an integer tensor
             raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you "
                                "are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        if alpha.__class__ is not int:
+            self._refuse_alpha(other, alpha)
         if alpha != 1 or alpha is True:
             return self._arith_inplace(self._scaled_operand(other, alpha), "subtract", scaled=True)
         return self._arith_inplace(other, "subtract")

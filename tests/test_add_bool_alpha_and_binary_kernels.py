@@ -78,3 +78,45 @@ def test_heaviside_method_refuses_two_dtypes(device):
         x.heaviside(mg.tensor([0.5], dtype=mg.float64, device=device))
     assert x.heaviside(mg.tensor([0.5], device=device)).tolist() == [0.0, 0.5, 1.0]
     assert mg.heaviside(x, mg.tensor([0.5], dtype=mg.float64, device=device)).dtype == mg.float64  # NumPy's
+
+
+ALPHA_SPELLINGS = {
+    "function add": lambda x, y, a: mg.add(x, y, alpha=a),
+    "function sub": lambda x, y, a: mg.subtract(x, y, alpha=a),
+    "method add": lambda x, y, a: x.add(y, alpha=a),
+    "method sub": lambda x, y, a: x.sub(y, alpha=a),
+    "in-place add": lambda x, y, a: x.add_(y, alpha=a),
+    "in-place sub": lambda x, y, a: x.sub_(y, alpha=a),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("alpha", [1.0, np.float64(1.0)], ids=["float", "numpy float"])
+@pytest.mark.parametrize("spelling", sorted(ALPHA_SPELLINGS))
+def test_a_float_alpha_of_one_beside_integers_is_refused(spelling, alpha, device):
+    # torch 2.13: tensor([1, 2]).add(tensor([3, 4]), alpha=1.0) is the RuntimeError of alpha=2.0: the
+    # type of alpha is checked, not its value; the engine read 1.0 == 1 and answered x + y
+    x = mg.tensor([1, 2], device=device)
+    with pytest.raises(RuntimeError, match="alpha must not be a floating point number"):
+        ALPHA_SPELLINGS[spelling](x, mg.tensor([3, 4], device=device), alpha)
+    assert x.tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64])
+@pytest.mark.parametrize("spelling", sorted(ALPHA_SPELLINGS))
+def test_a_complex_alpha_of_one_beside_real_numbers_is_refused(spelling, dtype, device):
+    x = mg.tensor([1.0, 2.0], dtype=dtype, device=device)
+    with pytest.raises(RuntimeError, match="alpha must not be a complex number"):
+        ALPHA_SPELLINGS[spelling](x, mg.tensor([3.0, 4.0], dtype=dtype, device=device), 1 + 0j)
+    assert x.tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("spelling", sorted(ALPHA_SPELLINGS))
+def test_a_float_alpha_of_one_beside_floats_is_one_sum(spelling, device):
+    x = mg.tensor([1.0, 2.0], device=device)
+    w = mg.tensor([3.0, 4.0], device=device, requires_grad=True)
+    out = ALPHA_SPELLINGS[spelling](x, w, 1.0)
+    assert out.grad_fn.name() in ("AddBackward0", "SubBackward0")
+    assert out.tolist() == ([4.0, 6.0] if "add" in spelling else [-2.0, -2.0])

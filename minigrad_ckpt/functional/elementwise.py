@@ -108,6 +108,8 @@ def add(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
     """``x + y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x + alpha * y``), the sum
     in ``x`` and ``y``'s dtype, as PyTorch's (``alpha * y`` of a bool ``y`` is no int64 sum)."""
     if alpha == 1 and alpha is not True:  # (True is PyTorch's bool alpha: :func:`_alpha_operands` checks it)
+        if alpha.__class__ is not int:
+            _refuse_alpha_of_one(x, y, alpha)
         return binary(_ADD, x, y)
     return _in_sum_dtype(binary(_ADD, *_alpha_operands(x, y, alpha)), x, y)
 
@@ -117,6 +119,8 @@ def subtract(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
     operand (a tensor or ``True``) is PyTorch's error: ``mask - 1`` is no arithmetic on masks."""
     refuse_bool_subtraction(x, y)
     if alpha == 1 and alpha is not True:
+        if alpha.__class__ is not int:
+            _refuse_alpha_of_one(x, y, alpha)
         return binary(_SUB, x, y)
     return _in_sum_dtype(binary(_SUB, *_alpha_operands(x, y, alpha)), x, y)
 
@@ -142,6 +146,14 @@ def refuse_bool_subtraction(x: Any, y: Any) -> None:
 def _is_bool(v: Any) -> bool:
     """Whether ``v`` is a bool tensor or a bool (Python's or NumPy's)."""
     return v.dtype.kind == "b" if isinstance(v, Tensor) else isinstance(v, (bool, host_numpy.bool_))
+
+
+def _refuse_alpha_of_one(x: Any, y: Any, alpha: Any) -> None:
+    """PyTorch's checks of an ``alpha`` equal to 1 that is no int (``1.0`` beside integers, ``1+0j`` beside
+    real numbers are its errors, as ``2.0`` and ``2j`` are): it reads the alpha's type, not its value."""
+    if isinstance(alpha, Tensor):
+        return
+    refuse_alpha(alpha, result_type(as_tensor(x), y))
 
 
 def _alpha_operands(x: Any, y: Any, alpha: Any) -> tuple[Any, Tensor]:

@@ -802,12 +802,12 @@ def new_tensor_method(self: Tensor, data: Any, *, dtype: Any = None, device: Any
 
 def add_method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``self + alpha * other`` (PyTorch's ``add``; a float ``alpha`` of integers is its error)."""
-    return self + other if alpha == 1 and alpha is not True else mf.add(self, other, alpha=alpha)
+    return self + other if alpha.__class__ is int and alpha == 1 else mf.add(self, other, alpha=alpha)
 
 
 def sub_method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``self - alpha * other`` (PyTorch's ``sub``; a float ``alpha`` of integers is its error)."""
-    return self - other if alpha == 1 and alpha is not True else mf.subtract(self, other, alpha=alpha)
+    return self - other if alpha.__class__ is int and alpha == 1 else mf.subtract(self, other, alpha=alpha)
 
 
 _TYPE_NAMES = {"float16": "HalfTensor", "float32": "FloatTensor", "float64": "DoubleTensor", "int8": "CharTensor",
