@@ -618,7 +618,10 @@ def number_beside_half(other: Any, ndim: int) -> bool:
     dims (two 0-d floats promote to the wider).  ``other`` is a number or an array (a tensor's data)."""
     if isinstance(other, (int, float, numpy.integer, numpy.floating)):
         return True
-    kind = other.dtype.kind
+    dtype = getattr(other, "dtype", None)
+    if dtype is None:  # a Python complex number: no real product to take in float32 (the write refuses it)
+        return False
+    kind = dtype.kind
     if kind in "biu":
         return other.size == 1
     return kind == "f" and other.ndim == 0 < ndim and other.dtype is not HALF
