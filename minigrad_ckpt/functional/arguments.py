@@ -32,7 +32,7 @@ __all__ = [
     "as_tensor", "operand", "binary", "normalize_axis", "one_axis", "shape_arg", "broadcast_shapes",
     "tensor_list", "check_nonempty", "int_tuple", "paired_axes", "complex_operand", "refuse_complex", "refuse_bool",
     "in_default_float", "is_integral", "in_default_float_pair", "float_binary", "promoted_operands", "same_dtype",
-    "one_device", "as_index", "in_float32_if_half", "beside_number_in_float32",
+    "one_device", "as_index", "in_float32_if_half", "beside_number_in_float32", "is_half_tensor",
 ]
 
 _PY_SCALARS = (int, float, bool)
@@ -99,7 +99,9 @@ def in_float32_if_half(fn: Callable[..., Any]) -> Callable[..., Any]:
 _HALF = host_numpy.dtype(host_numpy.float16)
 
 
-def _is_half(a: Any) -> bool:
+def is_half_tensor(a: Any) -> bool:
+    """Whether ``a`` is a float16 tensor: the one first operand :func:`beside_number_in_float32` changes
+    (one test by identity, where comparing dtypes costs several times more on the hot path)."""
     return isinstance(a, Tensor) and a._data.dtype is _HALF
 
 
@@ -119,7 +121,7 @@ def beside_number_in_float32(fn: Callable[[Any, Any], Tensor], x: Any, y: Any, o
     Beside a number, ``op`` (``MulInFloat32``, ``DivInFloat32``: one node, PyTorch's ``MulBackward0``) where
     given; else, and beside such a tensor, ``fn`` between recorded casts.  Either way the gradient is
     PyTorch's too, ``g * 1.3`` in float32 rounded once."""
-    if _is_half(x):
+    if is_half_tensor(x):
         if isinstance(y, _REAL_NUMBERS) and op is not None:
             return apply(op, x, y.item() if isinstance(y, host_numpy.generic) else y)  # (a NumPy number: weak)
         if isinstance(y, _REAL_NUMBERS) or (isinstance(y, Tensor) and number_beside_half(y._data, x.ndim)):

@@ -25,6 +25,7 @@ from .arguments import (
     float_binary,
     in_default_float,
     in_float32_if_half,
+    is_half_tensor,
     is_integral,
     operand,
     ordered_binary,
@@ -59,7 +60,6 @@ _ARCTAN2, _HYPOT = _ew.Arctan2(), _ew.Hypot()
 _LOGADDEXP, _LOGADDEXP2 = _ew.LogAddExp(), _ew.LogAddExp2()
 _MOD, _FMOD = _ew.Mod(), _ew.Fmod()
 _FLOOR_DIVIDE = _ew.FloorDivide()
-_HALF = host_numpy.dtype(host_numpy.float16)
 _MUL_IN_FLOAT32, _DIV_IN_FLOAT32 = _ew.MulInFloat32(), _ew.DivInFloat32()
 
 
@@ -200,7 +200,7 @@ def in_dtype(v: Any, dtype: Any, like: Any) -> Tensor:
 def multiply(x: Any, y: Any) -> Tensor:
     """``x * y`` with broadcasting; a float16 tensor times a number in float32, rounded once, as
     PyTorch's (:func:`~.arguments.beside_number_in_float32`)."""
-    if _HALF in (getattr(x, "dtype", None), getattr(y, "dtype", None)):
+    if is_half_tensor(x):  # (only a first float16 operand is computed otherwise)
         return beside_number_in_float32(_product, x, y, _MUL_IN_FLOAT32)
     return binary(_MUL, x, y)
 
@@ -251,7 +251,7 @@ def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
     quotient, as PyTorch's."""
     if rounding_mode not in (None, "trunc", "floor"):  # (PyTorch's RuntimeError)
         raise RefusedArgument(f"divide: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
-    if _HALF in (getattr(x, "dtype", None), getattr(y, "dtype", None)):  # (a number beside it: in float32)
+    if is_half_tensor(x):  # (a number beside it: in float32)
         return beside_number_in_float32(_QUOTIENTS[rounding_mode], x, y,
                                         _DIV_IN_FLOAT32 if rounding_mode is None else None)
     return _QUOTIENTS[rounding_mode](x, y)

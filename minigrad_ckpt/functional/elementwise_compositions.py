@@ -27,6 +27,7 @@ from .arguments import (
     binary,
     in_default_float,
     in_float32_if_half,
+    is_half_tensor,
     one_device,
     operand,
     refuse_complex,
@@ -38,7 +39,6 @@ from .promotion import real_coefficient, result_type
 from .scatter import constant, host
 
 _FLOOR_DIVIDE = _ew.FloorDivide()
-_HALF = host_numpy.dtype(host_numpy.float16)
 _LDEXP = _ew.Ldexp()
 _PI = 3.141592653589793
 
@@ -249,7 +249,7 @@ def floor_divide(x: Any, y: Any) -> Tensor:
     by zero is an error, as in PyTorch).  Its derivative is 0 (a step function)."""
     if isinstance(y, host_numpy.ndarray) or isinstance(x, host_numpy.ndarray):
         x, y = tensor_operands(x, y)  # (an array operand: the tensor it stands for)
-    if _HALF in (getattr(x, "dtype", None), getattr(y, "dtype", None)):  # a number beside it: in float32
+    if is_half_tensor(x):  # a number beside it: in float32
         return beside_number_in_float32(_floor_quotient, x, y)
     return _floor_quotient(x, y)
 
