@@ -246,3 +246,22 @@ def test_uniform_draws_stay_below_to_where_the_dtype_rounds(dtype, low, high):
     x = mg.zeros(300_000, dtype=dtype).uniform_(low, high)
     assert x.max().item() < high and x.min().item() >= low
     assert mg.zeros(3, dtype=dtype).uniform_(2, 2).tolist() == [2.0, 2.0, 2.0]  # from == to: every draw is from
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("dtype, low, high, words", [
+    (mg.float16, 0.0, 1e6, "to is out of bounds for c10::Half"),
+    (mg.float16, -7e4, 0.0, "from is out of bounds for c10::Half"),
+    (mg.float32, 0.0, 1e39, "to is out of bounds for float"),
+    (mg.float32, math.nan, 1.0, "from is out of bounds for float"),
+    (mg.float16, -6e4, 6e4, r"to-from <= std::numeric_limits<Half>::max\(\)"),
+    (mg.float32, -3e38, 3e38, r"to-from <= std::numeric_limits<Float>::max\(\)"),
+    (mg.float64, -1.7e308, 1.7e308, r"to-from <= std::numeric_limits<Double>::max\(\)"),
+])
+def test_uniform_bounds_outside_the_dtype_are_pytorchs_error(dtype, low, high, words, device):
+    # torch 2.13's checks (the messages are its); the engine clamped float16's draws of
+    # uniform_(0, 1e6) to 65472, drew inf for uniform_(-3e38, 3e38) of float32 and NaN for a NaN bound
+    t = mg.zeros(4, dtype=dtype, device=device)
+    with pytest.raises(RuntimeError, match=words):
+        t.uniform_(low, high)
+    assert t.tolist() == [0.0] * 4

@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import creation
 from .. import random as _random
-from ..backend import host_numpy
+from ..backend import cpp_type_name, host_numpy, scalar_type_name
 from ..tensor import Tensor
 from .errors import ComplexNotImplemented, DtypeNotImplemented
 
@@ -65,6 +65,8 @@ def uniform_(self: Tensor, *args: float, generator: _random.Generator | None = N
     if len(args) > 2 or set(bounds) - set(names) or any(n in bounds for n in names[:len(args)]):
         raise TypeError(f"uniform_(from=0, to=1, *, generator=None): got {args} and {sorted(bounds)}")
     low, high = (*args, *(bounds.get(n, d) for n, d in zip(names[len(args):], (0.0, 1.0)[len(args):])))
+    if self.dtype.kind == "f":
+        _check_uniform_bounds(low, high, self.dtype)
     if low > high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
     u = creation.rand(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
@@ -73,6 +75,18 @@ def uniform_(self: Tensor, *args: float, generator: _random.Generator | None = N
     if top is not None and top >= low:  # rounding to the dtype reached ``to`` (float32's uniform_(1000, 1001)
         value = value.clamp(max=top)  # drew 1001.0): PyTorch's draws stay below it
     return self.copy_(value)
+
+
+def _check_uniform_bounds(low: float, high: float, dtype: Any) -> None:
+    """PyTorch's checks of a real ``uniform_``'s bounds: each within the dtype's range (a NaN is not), and
+    ``to - from`` too -- the draws are ``from + u * (to - from)``, which would be inf (or be clamped)."""
+    largest = float(host_numpy.finfo(dtype).max)
+    for name, bound in (("from", low), ("to", high)):
+        if not -largest <= bound <= largest:
+            raise RuntimeError(f"{name} is out of bounds for {cpp_type_name(dtype)}")
+    if high - low > largest:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{scalar_type_name(dtype)}>::max(), but "
+                           f"found to={high} and from={low} which result in to-from to exceed the limit")
 
 
 def _below(bound: float, dtype: Any) -> float:
