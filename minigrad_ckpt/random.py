@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import numbers
+import operator
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -164,7 +165,8 @@ class Generator:
         if isinstance(device, numbers.Integral) and not isinstance(device, bool):
             device, seed = None, device
         self.device = _generator_device(device)
-        self._seed = 0 if seed is None else int(seed) & _MASK64
+        # (checked as manual_seed's: 2**64 silently wrapped to the seed 0 here)
+        self._seed = 0 if seed is None else _checked_seed(operator.index(seed), "Generator")
         self.counter = 0
         self._lock = threading.Lock()
 

@@ -93,6 +93,15 @@ def test_an_int_first_argument_is_still_the_seed():
     assert mg.Generator(seed=7).get_state() == {"seed": 7, "counter": 0}
 
 
+@pytest.mark.parametrize("make", [lambda s: mg.Generator(s), lambda s: mg.Generator(seed=s)], ids=["first", "seed="])
+def test_a_seed_given_to_the_constructor_is_checked_as_manual_seed_checks_it(make):
+    # the seed 2**64 wrapped to 0 silently, where g.manual_seed(2**64) is refused
+    for seed in (2**64, -2**63 - 1):
+        with pytest.raises(ValueError, match="out of range"):
+            make(seed)
+    assert make(-1).initial_seed() == 2**64 - 1 and make(np.int64(7)).initial_seed() == 7
+
+
 @pytest.mark.parametrize("g", [mg.Generator(), mg.default_generator])
 def test_seed_reseeds_nondeterministically_and_returns_the_seed(g):
     keep = mg.get_rng_state()
