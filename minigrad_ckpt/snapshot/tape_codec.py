@@ -97,6 +97,36 @@ def _dec(v: Any, arrays: dict[str, Any] | None, xp: Any) -> Any:
     raise SnapshotError(f"tape: cannot decode attribute value {v!r}")
 
 
+def _refuse_unstorable(n: Node) -> None:
+    """Raise :class:`SnapshotError` for a node a stored tape cannot replay: its saved values freed,
+    dropped by a checkpoint or held through saved-tensor hooks, or its op user code."""
+    if n.saved is FREED:
+        raise SnapshotError(
+            f"cannot store the tape: node #{n.seq} ({n.op.name}) has its saved values freed by a backward "
+            f"pass; record the tape (Executor.record) after the forward pass and snapshot before backward, "
+            f"or run backward with retain_graph=True"
+        )
+    if n.saved is DROPPED:  # (in forward: a checkpointed segment keeps its inputs, not its values)
+        raise SnapshotError(
+            f"cannot store the tape: node #{n.seq} ({n.op.name}) is in a checkpointed segment, whose saved "
+            f"values are dropped in forward and recomputed by backward, which a stored tape cannot do; "
+            f"record a forward pass run without checkpointing, or snapshot without the tape (include_tape=False)"
+        )
+    if type(n.saved) is PackedSaved:  # (its slots hold what the user's pack hooks made, and the hooks)
+        raise SnapshotError(
+            f"cannot store the tape: node #{n.seq} ({n.op.name}) keeps its saved values through saved-tensor "
+            f"hooks (mg.autograd.graph.saved_tensors_hooks, save_on_cpu, or register_hooks), which are user "
+            f"code, not data; record the forward pass outside the hooks, or snapshot without the tape "
+            f"(include_tape=False)"
+        )
+    if registry.get(n.op.name) is not type(n.op):  # a custom autograd.Function: user code, not data
+        raise SnapshotError(
+            f"cannot store the tape: node #{n.seq} ({n.op.name}) runs code that is not an op of the "
+            f"registry (a custom function, mg.autograd.Function), and a snapshot stores ops by name; "
+            f"snapshot the tensors without the tape"
+        )
+
+
 def encode_tape(output: Tensor, leaf_names: dict[int, str]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(tape, arrays)``: the nodes that produced ``output`` as plain data, and their arrays.
 
@@ -109,31 +139,7 @@ def encode_tape(output: Tensor, leaf_names: dict[int, str]) -> tuple[dict[str, A
     arrays = _Arrays()
     encoded = []
     for n in nodes:
-        if n.saved is FREED:
-            raise SnapshotError(
-                f"cannot store the tape: node #{n.seq} ({n.op.name}) has its saved values freed by a backward "
-                f"pass; record the tape (Executor.record) after the forward pass and snapshot before backward, "
-                f"or run backward with retain_graph=True"
-            )
-        if n.saved is DROPPED:  # (in forward: a checkpointed segment keeps its inputs, not its values)
-            raise SnapshotError(
-                f"cannot store the tape: node #{n.seq} ({n.op.name}) is in a checkpointed segment, whose saved "
-                f"values are dropped in forward and recomputed by backward, which a stored tape cannot do; "
-                f"record a forward pass run without checkpointing, or snapshot without the tape (include_tape=False)"
-            )
-        if type(n.saved) is PackedSaved:  # (its slots hold what the user's pack hooks made, and the hooks)
-            raise SnapshotError(
-                f"cannot store the tape: node #{n.seq} ({n.op.name}) keeps its saved values through saved-tensor "
-                f"hooks (mg.autograd.graph.saved_tensors_hooks, save_on_cpu, or register_hooks), which are user "
-                f"code, not data; record the forward pass outside the hooks, or snapshot without the tape "
-                f"(include_tape=False)"
-            )
-        if registry.get(n.op.name) is not type(n.op):  # a custom autograd.Function: user code, not data
-            raise SnapshotError(
-                f"cannot store the tape: node #{n.seq} ({n.op.name}) runs code that is not an op of the "
-                f"registry (a custom function, mg.autograd.Function), and a snapshot stores ops by name; "
-                f"snapshot the tensors without the tape"
-            )
+        _refuse_unstorable(n)
         inputs = []
         for e in n.inputs:
             if e is None:
