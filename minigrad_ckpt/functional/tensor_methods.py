@@ -177,7 +177,7 @@ def scaling_operator_method(op: Any, function: Callable[[Any, Any], Tensor], flo
         def method(self: Tensor, other: Any) -> Tensor:
             if isinstance(other, SEQUENCES):
                 return NotImplemented
-            if self._data.dtype.char == "e":  # float16
+            if self._data.dtype is HALF:  # (by identity: the cheapest test of a dtype)
                 return function(self, other)
             return float_binary(op, self, other)
     else:
