@@ -40,3 +40,17 @@ def test_the_argument_checks_keep_pytorchs_value_errors_in_its_order():
     with pytest.raises(NotImplementedError):
         F.interpolate(mg.ones(2, 3, 9), size=4, mode="bilinear")
     assert F.interpolate(mg.ones(2, 3, 4, 4), scale_factor=0.5, mode="area").shape == (2, 3, 2, 2)
+
+
+@pytest.mark.parametrize("shape, mode", [((2, 3, 9), "nearest"), ((2, 3, 5, 7), "bilinear"), ((1, 2, 3, 4, 5), "area")])
+def test_recompute_scale_factor_with_a_size_is_pytorchs_value_error(shape, mode):
+    # (torch 2.13: "recompute_scale_factor is not meaningful with an explicit size."; the engine ignored it)
+    with pytest.raises(ValueError, match="recompute_scale_factor is not meaningful with an explicit size"):
+        F.interpolate(mg.ones(*shape), size=4, mode=mode, recompute_scale_factor=True)
+    with pytest.raises(ValueError, match="not meaningful"):  # the module too
+        nn.Upsample(size=4, mode=mode, recompute_scale_factor=True)(mg.ones(*shape))
+    # False (or None) with a size is PyTorch's size alone; True with a factor recomputes it
+    assert F.interpolate(mg.ones(*shape), size=4, mode=mode, recompute_scale_factor=False).shape[2:] == \
+        (4,) * (len(shape) - 2)
+    assert F.interpolate(mg.ones(*shape), scale_factor=1.5, mode=mode, recompute_scale_factor=True).shape[2:] == \
+        tuple(int(n * 1.5) for n in shape[2:])

@@ -200,6 +200,8 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
                          f"(linear, bilinear, bicubic, trilinear), not {mode!r}")
     spatial = x.shape[2:]
     sizes, factors = _output_sizes("interpolate", spatial, size, scale_factor)
+    if recompute_scale_factor and size is not None:  # (PyTorch refuses it: there is no factor to recompute)
+        raise ValueError("interpolate: recompute_scale_factor is not meaningful with an explicit size")
     _check_mode("interpolate", x, mode, antialias)
     _check_sizes("interpolate", spatial, sizes)
     if recompute_scale_factor:
