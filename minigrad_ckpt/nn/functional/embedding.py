@@ -34,6 +34,8 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm:
     if sparse:
         raise ValueError("embedding: sparse gradients are not supported")
     w = _tensor(weight)
+    if w.ndim != 2:  # a 1-D table would hand back scalars, a 3-D one matrices, where PyTorch refuses both
+        raise WrongTensorKind(f"embedding: 'weight' must be 2-D (num_embeddings, dim), got shape {tuple(w.shape)}")
     ids = _tensor(input, w)
     if ids._device is not w._device:  # PyTorch's error (index_select's), before a host index meets device rows
         raise device_mismatch("embedding", f"{w.device} (weight)", f"{ids.device} (indices)")
@@ -103,13 +105,15 @@ def _embedding_renorm_(w: Tensor, ids: Tensor, max_norm: float, norm_type: float
 def one_hot(input: Any, num_classes: int = -1) -> Tensor:
     """Integer class indices to a one-hot int64 tensor with a new last axis."""
     input = _tensor(input)
-    if input.dtype.kind not in "iu":
-        raise TypeError(f"one_hot: expects integers, got {input.dtype}")
-    if num_classes < 0 and not input.size:  # PyTorch's rule: no value to read the count from
+    if input.dtype != "int64":  # (PyTorch's rule and words: int32 and uint8 ids are refused too)
+        raise WrongTensorKind(f"one_hot is only applicable to index tensor of type LongTensor (int64), "
+                              f"got {input.dtype}")
+    if num_classes <= 0 and not input.size:  # PyTorch's rule: no value to read the count from
         raise InputMismatch("one_hot: can not infer the number of classes from an empty tensor; give num_classes")
     xp = input.device.xp
     ((lo, hi),) = xp.extrema([input._data]) if input.size else ((0, -1),)  # one explicit read
-    n = hi + 1 if num_classes < 0 else num_classes
+    # only -1 means "infer"; any other count below 1 is a count every class is out of, as PyTorch's
+    n = hi + 1 if num_classes == -1 else num_classes
     if lo < 0:  # (torch 2.13's words)
         raise ClassValueOutOfRange("Class values must be non-negative.")
     if hi >= n:
