@@ -38,9 +38,10 @@ def poisson_nll_loss(input: Any, target: Any, log_input: bool = True, full: bool
 def gaussian_nll_loss(input: Any, target: Any, var: Any, full: bool = False, eps: float = 1e-6,
                       reduction: str = "mean") -> Tensor:
     """The Gaussian negative log-likelihood ``(log(var) + (input - target)^2 / var) / 2`` (``+ log(2 pi)
-    / 2`` with ``full``).  ``var`` has ``input``'s shape, or one fewer trailing axis, or a last axis of 1
-    (one variance for the whole vector); it is clamped at ``eps`` for the value only -- its gradient
-    passes the clamp unchanged, as PyTorch's (which clamps in place under ``no_grad``)."""
+    / 2`` with ``full``).  ``var`` has ``input``'s shape, or one fewer trailing axis, or a 1 on the one
+    axis where the shapes differ (a last axis of 1: one variance for the whole vector; (1, D): one per
+    feature); it is clamped at ``eps`` for the value only -- its gradient passes the clamp unchanged,
+    as PyTorch's (which clamps in place under ``no_grad``)."""
     _check_reduction(reduction)
     x = _tensor(input)
     y, v = _tensor(target, x), _tensor(var, x)
@@ -49,7 +50,9 @@ def gaussian_nll_loss(input: Any, target: Any, var: Any, full: bool = False, eps
     if v.shape != x.shape:
         if x.shape[:-1] == v.shape:
             v = mf.expand_dims(v, -1)
-        elif not (x.shape[:-1] == v.shape[:-1] and v.shape[-1:] == (1,)):
+        elif not (v.ndim == x.ndim and sum(b for a, b in zip(x.shape, v.shape) if a != b) == 1):
+            # (torch 2.13's rule: one axis of 1 where the shapes differ -- the last, as (N, 1), or
+            # any other, as a (1, D) variance per feature or (N, 1, H, W) one per pixel)
             raise ValueError(f"gaussian_nll_loss: var of shape {v.shape} does not fit input of shape {x.shape}")
     if bool(mf.any(v < 0).item()):
         raise ValueError("gaussian_nll_loss: var has negative entries")
