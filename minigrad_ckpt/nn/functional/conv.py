@@ -28,11 +28,13 @@ _COUNT_WORDS = {1: "a 1-tuple", 2: "a pair", 3: "a triple"}
 
 def _ntuple(v: Any, n: int, name: str, fn: str = "") -> tuple[int, ...]:
     """``v`` as ``n`` ints: an int is repeated, a sequence must have ``n`` entries (``fn`` prefixes the error)."""
+    if isinstance(v, str):  # ("same" for a transposed convolution: int() of its letters said "invalid literal")
+        raise TypeError(f"{fn or 'conv'}: argument '{name}' must be tuple of ints, not str")
     if isinstance(v, (int, host_numpy.integer)):
         v = (int(v),) * n
     v = tuple(int(a) for a in v)
     if len(v) != n:
-        raise ValueError(f"{fn + ': ' if fn else ''}{name} must be an int or {_COUNT_WORDS[n]}, got {v}")
+        raise InputMismatch(f"{fn + ': ' if fn else ''}{name} must be an int or {_COUNT_WORDS[n]}, got {v}")
     return v
 
 
@@ -64,7 +66,7 @@ def _string_padding(x: Tensor, padding: str, stride: tuple[int, int], dilation: 
     if padding == "valid":
         return x, (0, 0)
     if padding != "same":
-        raise ValueError(f"conv2d: padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
+        raise InputMismatch(f"conv2d: padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
     if stride != (1, 1):
         raise InputMismatch(f"conv2d: padding='same' needs stride 1, got stride={stride}")
     total = [d * (k - 1) for d, k in zip(dilation, kernel)]
@@ -118,9 +120,11 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
 
 
 def _single(v: Any, name: str) -> int:
+    if isinstance(v, str):  # (PyTorch's TypeError; int() of "same" said "invalid literal")
+        raise TypeError(f"argument '{name}' must be tuple of ints, not str")
     if isinstance(v, (tuple, list)):
         if len(v) != 1:
-            raise ValueError(f"{name} must be an int or a 1-tuple, got {v}")
+            raise InputMismatch(f"{name} must be an int or a 1-tuple, got {v}")
         v = v[0]
     return int(v)
 
@@ -197,7 +201,7 @@ def _conv_transpose(name: str, conv: Any, x: Any, weight: Any, bias: Any, stride
     st, pd = _ntuple(stride, spatial, "stride", name), _ntuple(padding, spatial, "padding", name)
     op, dl = _ntuple(output_padding, spatial, "output_padding", name), _ntuple(dilation, spatial, "dilation", name)
     if min(st) < 1 or min(dl) < 1 or min(pd) < 0 or min(op) < 0:
-        raise ValueError(f"{name}: invalid stride={st}, padding={pd}, dilation={dl}, output_padding={op}")
+        raise InputMismatch(f"{name}: invalid stride={st}, padding={pd}, dilation={dl}, output_padding={op}")
     if any(o >= max(s, d) for o, s, d in zip(op, st, dl)):
         raise InputMismatch(f"{name}: output_padding {op} must be smaller than stride {st} or dilation {dl}")
     cin, kernel = x.shape[1], tuple(w.shape[2:])
@@ -235,7 +239,7 @@ def conv_transpose1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
     input = _tensor(input)
     w = _tensor(weight, input)
     if w.ndim != 3:
-        raise ValueError(f"conv_transpose1d: expected a 3-D weight (C_in, C_out/groups, K), got shape {w.shape}")
+        raise InputMismatch(f"conv_transpose1d: expected a 3-D weight (C_in, C_out/groups, K), got shape {w.shape}")
     x2, unbatched = _as_2d(input, "conv_transpose1d")
     out = conv_transpose2d(x2, mf.expand_dims(w, 2), bias, (1, _single(stride, "stride")),
                            (0, _single(padding, "padding")), (0, _single(output_padding, "output_padding")),

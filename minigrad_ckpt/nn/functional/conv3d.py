@@ -38,15 +38,15 @@ def _padding(x: Tensor, padding: Any, stride: tuple[int, ...], dilation: tuple[i
         return x, (0, 0, 0)
     if padding == "same":
         if stride != (1, 1, 1):
-            raise ValueError(f"conv3d: padding='same' needs stride 1, got stride={stride}")
+            raise InputMismatch(f"conv3d: padding='same' needs stride 1, got stride={stride}")
         total = [d * (k - 1) for d, k in zip(dilation, kernel)]
         widths = [(t // 2, t - t // 2) for t in total]
     elif isinstance(padding, str):
-        raise ValueError(f"conv3d: padding must be an int, a triple, 'valid' or 'same', got {padding!r}")
+        raise InputMismatch(f"conv3d: padding must be an int, a triple, 'valid' or 'same', got {padding!r}")
     else:
         p = _triple(padding, "padding")
         if min(p) < 0:
-            raise ValueError(f"conv3d: padding must be >= 0, got {p}")
+            raise InputMismatch(f"conv3d: padding must be >= 0, got {p}")
         widths = [(a, a) for a in p]
     return mf.pad(x, [(0, 0), (0, 0)] + widths), (0, 0, 0)
 
@@ -63,7 +63,7 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     _check_input_dtype("conv3d", input, w)
     st, dl = _triple(stride, "stride"), _triple(dilation, "dilation")
     if min(st) < 1 or min(dl) < 1:
-        raise ValueError(f"conv3d: stride and dilation must be >= 1, got {st}, {dl}")
+        raise InputMismatch(f"conv3d: stride and dilation must be >= 1, got {st}, {dl}")
     if input.shape[1] != w.shape[1] * groups:
         raise InputMismatch(f"conv3d: input of shape {input.shape} has {input.shape[1]} channels, but weight of shape "
                             f"{w.shape} expects {w.shape[1] * groups}")

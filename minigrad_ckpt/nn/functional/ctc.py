@@ -38,6 +38,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
+from ...functional.errors import InputMismatch, WrongTensorKind
 from ...ops.ctc import CTCNegLogLikelihood, ctc_states
 from ...tape import apply
 from ...tensor import Tensor
@@ -52,11 +53,11 @@ def _host_ints(name: str, value: Any) -> Any:
     """``value`` (a Tensor, array, int or sequence of ints) as a host int64 array."""
     if isinstance(value, Tensor):
         if value.dtype.kind not in "iu":
-            raise TypeError(f"ctc_loss: {name} must be integers, got dtype {value.dtype}")
+            raise WrongTensorKind(f"ctc_loss: {name} must be integers, got dtype {value.dtype}")
         value = value.device.xp.to_host(value._data)
     a = np.asarray(value)
     if a.size and a.dtype.kind not in "iu":
-        raise TypeError(f"ctc_loss: {name} must be integers, got {a.dtype}")
+        raise WrongTensorKind(f"ctc_loss: {name} must be integers, got {a.dtype}")
     return a.astype(np.int64)
 
 
@@ -64,19 +65,19 @@ def _padded_targets(targets: Any, target_lengths: Any, n: int, batched: bool) ->
     """The targets as (N, max L): padded ones as given, concatenated ones split by length."""
     if targets.ndim == 2 and batched:
         if targets.shape[0] != n or targets.shape[1] < (target_lengths.max() if n else 0):
-            raise ValueError(f"ctc_loss: padded targets must be (N, >= max target length) = ({n}, >= "
+            raise InputMismatch(f"ctc_loss: padded targets must be (N, >= max target length) = ({n}, >= "
                              f"{target_lengths.max() if n else 0}), got {targets.shape}")
         return targets
     if targets.ndim != 1:
-        raise ValueError(f"ctc_loss: targets must be (N, S) or concatenated (sum of target lengths,), got "
+        raise InputMismatch(f"ctc_loss: targets must be (N, S) or concatenated (sum of target lengths,), got "
                          f"shape {targets.shape}")
     if not batched:  # an unbatched target is one padded row
         if targets.shape[0] < target_lengths[0]:
-            raise ValueError(f"ctc_loss: the target has {targets.shape[0]} labels, fewer than its length "
+            raise InputMismatch(f"ctc_loss: the target has {targets.shape[0]} labels, fewer than its length "
                              f"{target_lengths[0]}")
         return targets[None]
     if targets.shape[0] != target_lengths.sum():
-        raise ValueError(f"ctc_loss: concatenated targets must have sum(target_lengths) = "
+        raise InputMismatch(f"ctc_loss: concatenated targets must have sum(target_lengths) = "
                          f"{target_lengths.sum()} labels, got {targets.shape[0]}")
     width = int(target_lengths.max()) if n else 0
     padded = np.zeros((n, width), dtype=np.int64)
@@ -89,10 +90,10 @@ def _padded_targets(targets: Any, target_lengths: Any, n: int, batched: bool) ->
 def _check_lengths(lengths: Any, name: str, n: int, batched: bool, most: int | None = None) -> Any:
     lengths = lengths.reshape(-1) if not batched else lengths
     if lengths.shape != (n,):
-        raise ValueError(f"ctc_loss: {name} must have one entry per sample ({n}), got shape {lengths.shape}")
+        raise InputMismatch(f"ctc_loss: {name} must have one entry per sample ({n}), got shape {lengths.shape}")
     if n and (lengths.min() < 0 or (most is not None and lengths.max() > most)):
         bound = "" if most is None else f" and at most {most} (the number of frames)"
-        raise ValueError(f"ctc_loss: {name} must be at least 0{bound}, got {lengths.tolist()}")
+        raise InputMismatch(f"ctc_loss: {name} must be at least 0{bound}, got {lengths.tolist()}")
     return lengths
 
 
@@ -114,19 +115,19 @@ def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: A
     _check_reduction(reduction)
     x = _tensor(log_probs)
     if x.ndim not in (2, 3) or x.dtype.kind != "f":
-        raise ValueError(f"ctc_loss: log_probs must be float (T, N, C) or (T, C), got {x.dtype} {x.shape}")
+        raise InputMismatch(f"ctc_loss: log_probs must be float (T, N, C) or (T, C), got {x.dtype} {x.shape}")
     batched = x.ndim == 3
     if not batched:
         x = mf.expand_dims(x, 1)
     t_frames, n, c = x.shape
     if not 0 <= blank < c:
-        raise ValueError(f"ctc_loss: blank must be a class index in [0, {c}), got {blank}")
+        raise InputMismatch(f"ctc_loss: blank must be a class index in [0, {c}), got {blank}")
     tl = _check_lengths(_host_ints("target_lengths", target_lengths), "target_lengths", n, batched)
     il = _check_lengths(_host_ints("input_lengths", input_lengths), "input_lengths", n, batched, t_frames)
     padded = _padded_targets(_host_ints("targets", targets), tl, n, batched)
     used = np.arange(padded.shape[1])[None, :] < tl[:, None]
     if np.any(used & ((padded < 0) | (padded >= c))):
-        raise ValueError(f"ctc_loss: targets must be class indices in [0, {c})")
+        raise InputMismatch(f"ctc_loss: targets must be class indices in [0, {c})")
     xp = x.device.xp
     states = {k: xp.asarray(v) for k, v in ctc_states(padded, tl, blank).items()}
     op = CTCNegLogLikelihood(**states, input_lengths=xp.asarray(il), zero_infinity=bool(zero_infinity))

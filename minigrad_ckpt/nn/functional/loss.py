@@ -16,7 +16,7 @@ from ...backend import host_numpy
 from ...functional import _tensor
 from ...functional.arguments import in_float32_if_half, one_device
 from ...functional.elementwise import refuse_bool_subtraction
-from ...functional.errors import ComplexNotImplemented, InputMismatch, RefusedArgument
+from ...functional.errors import ComplexNotImplemented, InputMismatch, RefusedArgument, WrongTensorKind
 from ...functional.indexing import getitem_in_range
 from ...functional.promotion import promoted
 from ...functional.torch_methods import scalar_type_name
@@ -289,12 +289,12 @@ def _cross_entropy_with_probabilities(x: Tensor, tgt: Tensor, axis: int, weight:
     """Cross entropy against class probabilities ``tgt`` (a float target of ``x``'s shape)."""
     logp = log_softmax(x, axis=axis)
     if tgt.shape != x.shape:
-        if tgt.ndim == x.ndim - 1:  # the shape of class indices, in a float dtype
-            raise TypeError(
+        if tgt.ndim == x.ndim - 1:  # the shape of class indices, in a float dtype (PyTorch's RuntimeError)
+            raise WrongTensorKind(
                 f"cross_entropy: target has dtype {tgt.dtype} and shape {tgt.shape}: class indices must be "
                 f"integers (convert with target.astype('int64')); a float target means class "
                 f"probabilities, of the input's shape {x.shape}")
-        raise ValueError(f"cross_entropy: probability targets need shape {x.shape}, got {tgt.shape}")
+        raise InputMismatch(f"cross_entropy: probability targets need shape {x.shape}, got {tgt.shape}")
     probs = tgt
     if label_smoothing:
         probs = probs * (1 - label_smoothing) + label_smoothing / x.shape[axis]

@@ -18,7 +18,7 @@ __all__ = [
 def _factor(name: str, r: Any) -> int:
     r = int(r)
     if r < 1:
-        raise ValueError(f"{name}: the factor must be >= 1, got {r}")
+        raise InputMismatch(f"{name}: the factor must be >= 1, got {r}")
     return r
 
 
