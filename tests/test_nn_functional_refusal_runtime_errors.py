@@ -52,6 +52,13 @@ CASES = {  # name: (the refused call, the engine's earlier exception type, which
     "ctc_padded_targets_short": (lambda: F.ctc_loss(CTC[0], CTC[1], CTC[2], [2, 3]), ValueError),
     "ctc_concatenated_targets_short": (lambda: F.ctc_loss(CTC[0], mg.tensor([1, 2, 3]), CTC[2], CTC[3]), ValueError),
     "ctc_float_lengths": (lambda: F.ctc_loss(CTC[0], CTC[1], mg.tensor([6.0, 5.0]), CTC[3]), TypeError),
+    "pad_crops_everything": (lambda: F.pad(X, (-4, -4)), ValueError),  # narrow(): length must be non-negative.
+    "nll_weight_per_class": (lambda: F.nll_loss(X[0], mg.tensor([[0] * 7] * 2), weight=mg.ones(3, dtype="float64")),
+                             ValueError),  # weight tensor should be defined either for all or no classes
+    "cosine_embedding_target_shape": (lambda: F.cosine_embedding_loss(X[0, 0], X[0, 1], mg.ones(3)), ValueError),
+    "multilabel_margin_target_shape": (lambda: F.multilabel_margin_loss(X[0, 0], mg.tensor([[0, 1]] * 6)),
+                                       ValueError),  # inconsistent target size: [6, 2] for input of size: [6, 7]
+    "cosine_similarity_shapes": (lambda: F.cosine_similarity(X, X[:, :1, :, :6] * mg.ones(1, 3, 1, 1)), ValueError),
 }
 
 
@@ -73,3 +80,37 @@ def test_a_transposed_convolution_refuses_a_padding_word_as_pytorchs_type_error(
     # int() of the word's letters raised "invalid literal for int() with base 10: 's'")
     with pytest.raises(TypeError, match="'padding' must be tuple of ints, not str"):
         call()
+
+
+def test_integer_arguments_refuse_floats_and_bools_as_pytorchs_parser():
+    # (torch 2.13: "pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type float
+    # at pos 0"; "pixel_shuffle(): argument 'upscale_factor' (position 2) must be int, not float"; int() had
+    # taken 1.5 as 1 and True as 1)
+    with pytest.raises(TypeError, match="must be tuple of ints, but found element of type float at pos 0"):
+        F.pad(X, (1.5, 1))
+    with pytest.raises(TypeError, match="type bool at pos 1"):
+        F.pad(X, (1, True))
+    with pytest.raises(TypeError, match="'upscale_factor' \\(position 2\\) must be int, not float"):
+        F.pixel_shuffle(mg.ones(1, 4, 2, 2), 1.5)
+    with pytest.raises(TypeError, match="'downscale_factor' \\(position 2\\) must be int, not bool"):
+        F.pixel_unshuffle(mg.ones(1, 1, 2, 2), True)
+    # integers of any kind still count, a 0-d integer tensor too
+    assert F.pad(X, (np.int64(1), mg.tensor(2))).shape == (1, 2, 6, 10)
+    assert F.pixel_shuffle(mg.ones(1, 4, 2, 2), np.int32(2)).shape == (1, 1, 4, 4)
+
+
+def test_embedding_bag_refuses_what_pytorch_refuses():
+    w, ids = mg.ones(6, 3, dtype="float64"), mg.tensor([1, 2, 3])
+    with pytest.raises(ValueError, match="offsets has to be a 1D Tensor"):  # it was read flat
+        F.embedding_bag(ids, w, mg.tensor([[0, 1]]))
+    with pytest.raises(RuntimeError, match="offsets must be integers"):  # it was cast to int64
+        F.embedding_bag(ids, w, mg.tensor([0.0, 1.0]))
+    with pytest.raises(RuntimeError, match="padding_idx must be within the number of embeddings, -6 through 5, "
+                                           "but got 6"):  # it was taken modulo 6: row 0
+        F.embedding_bag(ids, w, mg.tensor([0, 1]), padding_idx=6)
+    with pytest.raises(ValueError, match="weight has to be a 2D Tensor, but got Tensor of dimension 1"):
+        F.embedding_bag(ids, mg.ones(6, dtype="float64"), mg.tensor([0, 1]))
+    with pytest.raises(RuntimeError, match="weight has to be a 2D Tensor"):
+        F.embedding_bag(ids, mg.ones(6, dtype="float64"), mg.tensor([0, 1]))
+    out = F.embedding_bag(ids, w, mg.tensor([0, 1], dtype="int32"), padding_idx=-6)  # -6 is row 0: valid
+    assert out.shape == (2, 3)

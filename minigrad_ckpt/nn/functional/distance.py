@@ -14,6 +14,7 @@ from ... import functional as mf
 from ...backend import host_numpy, scalar_type_name
 from ...functional import _tensor
 from ...functional import linalg as _linalg
+from ...functional.arguments import broadcast_shapes
 from ...functional.errors import InputMismatch, NeedsFloatingInput, dimension_out_of_range
 from ...functional.linalg_derived import vector_norm
 from ...functional.promotion import promoted
@@ -57,7 +58,7 @@ def cosine_similarity(x1: Any, x2: Any, axis: int | None = None, eps: float = 1e
         raise RuntimeError(f"cosine_similarity: expected common dtype to be floating point, yet common dtype "
                            f"is {a.dtype} (as PyTorch's)")
     if a.shape != b.shape:
-        shape = host_numpy.broadcast_shapes(a.shape, b.shape)
+        shape = broadcast_shapes("cosine_similarity", a.shape, b.shape)  # (PyTorch's RuntimeError)
         a, b = mf.broadcast_to(a, shape), mf.broadcast_to(b, shape)
     ax = _axis(axis, dim, default=1)
     if a.ndim == 0:  # PyTorch's dims of a 0-d tensor: 0 and -1 name its one element, a 1-vector's

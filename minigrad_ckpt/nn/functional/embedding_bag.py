@@ -13,7 +13,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
-from ...functional.errors import IndexOutOfBounds, InputMismatch, ModeNotImplemented
+from ...functional.errors import IndexOutOfBounds, InputMismatch, ModeNotImplemented, WrongTensorKind
 from ...tensor import Tensor
 from .embedding import embedding
 
@@ -38,7 +38,12 @@ def _bags(name: str, ids: Tensor, offsets: Any, include_last_offset: bool) -> tu
         return mf.reshape(ids, (-1,)), np.repeat(np.arange(b), n), b
     if ids.ndim != 1 or offsets is None:
         raise ValueError(f"{name}: expected a 2-D input, or a 1-D input with offsets; got shape {ids.shape}")
-    off = np.asarray(ids.device.xp.to_host(_tensor(offsets, ids)._data), dtype=np.int64).reshape(-1)
+    offsets = _tensor(offsets, ids)
+    if offsets.ndim != 1:  # (PyTorch's ValueError; reshape(-1) read any shape as a list)
+        raise ValueError(f"{name}: offsets has to be a 1D Tensor, got shape {offsets.shape}")
+    if offsets.dtype.kind not in "iu":  # (PyTorch's RuntimeError; float offsets were cast)
+        raise WrongTensorKind(f"{name}: offsets must be integers (int64 or int32), got {offsets.dtype}")
+    off = np.asarray(ids.device.xp.to_host(offsets._data), dtype=np.int64)
     if off.size and off.max() > ids.shape[0]:  # (torch 2.13's words)
         raise InputMismatch(f"offsets[-1] can not be greater than input's length {ids.shape[0]} but got "
                             f"offsets[-1] of {off.max()}")
@@ -69,6 +74,11 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: float 
     if per_sample_weights is not None and mode != "sum":
         raise ModeNotImplemented("embedding_bag: per_sample_weights needs mode='sum'")
     w = _tensor(weight)
+    if w.ndim != 2:  # (PyTorch's ValueError, before the ids are read)
+        raise InputMismatch(f"embedding_bag: weight has to be a 2D Tensor, but got Tensor of dimension {w.ndim}")
+    if padding_idx is not None and not -w.shape[0] <= padding_idx < w.shape[0]:  # (torch 2.13's words)
+        raise InputMismatch(f"padding_idx must be within the number of embeddings, {-w.shape[0]} through "
+                            f"{w.shape[0] - 1}, but got {padding_idx}")
     ids, bag_of, n_bags = _bags("embedding_bag", _tensor(input, w), offsets, include_last_offset)
     try:
         rows = embedding(ids, w, None, max_norm, norm_type)

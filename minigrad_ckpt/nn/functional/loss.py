@@ -227,7 +227,7 @@ def _nll(x: Tensor, tgt: Tensor, checked: Any, weight: Any, reduction: str) -> T
     if weight is not None:
         w = class_index_weight("nll_loss", weight, x)
         if w.shape != (n_classes,):
-            raise ValueError(f"nll_loss: weight must have shape ({n_classes},), got {w.shape}")
+            raise InputMismatch(f"nll_loss: weight must have shape ({n_classes},), got {w.shape}")
         wt = getitem_in_range(w, (safe_t,)) * Tensor.constant(valid, x.device)
     else:
         wt = Tensor.constant(valid.astype(x.dtype), x.device)
@@ -546,7 +546,7 @@ def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: float =
     if a.shape != b.shape or a.ndim not in (1, 2):
         raise ValueError(f"cosine_embedding_loss: inputs must be 1-D or 2-D of one shape, got {a.shape} and {b.shape}")
     if y.shape != a.shape[:-1]:
-        raise ValueError(f"cosine_embedding_loss: target of shape {y.shape} must have shape {a.shape[:-1]}")
+        raise InputMismatch(f"cosine_embedding_loss: target of shape {y.shape} must have shape {a.shape[:-1]}")
     eps = 1e-12
     dot = mf.sum(a * b, axis=-1)
     m1 = mf.sum(a * a, axis=-1) + eps

@@ -164,7 +164,7 @@ def multilabel_margin_loss(input: Any, target: Any, size_average: Any = None, re
     n, c = rows.shape
     t = _host_indices(target, x)
     if t.size != n * c:  # (compared before the reshape: an empty batch has no -1 for it to infer)
-        raise ValueError(f"multilabel_margin_loss: target must be {tuple(x.shape)} class indices or -1")
+        raise InputMismatch(f"multilabel_margin_loss: target must be {tuple(x.shape)} class indices or -1")
     t = t.reshape(n, c)
     if (t < -1).any() or (t >= c).any():
         raise InputMismatch("argument #2 'target' is out of range")  # (torch 2.13's RuntimeError)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from ... import functional as mf
@@ -28,7 +29,7 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: float | None = None
     input = _tensor(input)
     if not isinstance(mode, str):  # pad(x, pad, 1.5): the value, as this function once took it third
         mode, value = "constant", mode
-    pad = tuple(int(p) for p in pad)
+    pad = _widths(pad)
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise InputMismatch(f"pad: expected an even number of values, at most 2 * ndim, got {pad}")
     if mode != "constant" and mode not in _INDEX_MODES:
@@ -68,6 +69,15 @@ def _check_index_mode(mode: str, value: Any, size: int, ndim: int) -> None:
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
 
 
+def _widths(pad: Any) -> tuple[int, ...]:
+    """``pad`` as ints: PyTorch's argument parser takes integers only (int() took 1.5 as 1)."""
+    for i, p in enumerate(pad):
+        if isinstance(p, bool) or not hasattr(p, "__index__"):
+            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of "
+                            f"type {type(p).__name__} at pos {i}")
+    return tuple(operator.index(p) for p in pad)
+
+
 def _crop(x: Tensor, widths: list[tuple[int, int]]) -> Tensor:
     """The negative widths as a slice (PyTorch crops there)."""
     if all(lo >= 0 and hi >= 0 for lo, hi in widths):
@@ -76,7 +86,7 @@ def _crop(x: Tensor, widths: list[tuple[int, int]]) -> Tensor:
     for n, (lo, hi) in zip(x.shape, widths):
         start, stop = max(-lo, 0), n - max(-hi, 0)
         if stop < start:
-            raise ValueError(f"pad: cropping {-lo} and {-hi} from a dim of length {n} leaves nothing")
+            raise InputMismatch(f"pad: cropping {-lo} and {-hi} from a dim of length {n} leaves nothing")
         index.append(slice(start, stop))
     return x[tuple(index)]
 
@@ -90,7 +100,8 @@ def _reflect(x: Tensor, widths: list[tuple[int, int]]) -> Tensor:
             index = _indices("reflect", x.shape[axis], max(lo, 0), max(hi, 0))
             start, stop = max(-lo, 0), len(index) - max(-hi, 0)
             if stop < start:
-                raise ValueError(f"pad: cropping {-lo} and {-hi} from a dim of length {x.shape[axis]} leaves nothing")
+                raise InputMismatch(f"pad: cropping {-lo} and {-hi} from a dim of length {x.shape[axis]} "
+                                    "leaves nothing")
             x = mf.take(x, index[start:stop], axis=axis)
     return x
 

@@ -3,6 +3,7 @@ one transpose and one reshape (so exact in every mode, to any order)."""
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from ... import functional as mf
@@ -16,7 +17,10 @@ __all__ = [
 
 
 def _factor(name: str, r: Any) -> int:
-    r = int(r)
+    if isinstance(r, bool) or not hasattr(r, "__index__"):  # (int() took 1.5 as 1, True as 1)
+        what = "upscale_factor" if name == "pixel_shuffle" else "downscale_factor"
+        raise TypeError(f"{name}(): argument '{what}' (position 2) must be int, not {type(r).__name__}")
+    r = operator.index(r)
     if r < 1:
         raise InputMismatch(f"{name}: the factor must be >= 1, got {r}")
     return r
