@@ -71,3 +71,17 @@ def test_embedding_of_a_table_still_looks_rows_up(device):
     np.testing.assert_array_equal(out.cpu().numpy(), np.arange(12.0).reshape(4, 3)[[[3, 0], [3, 3]]])
     out.sum().backward()
     np.testing.assert_array_equal(w.grad.cpu().numpy(), [[0, 0, 0], [0, 0, 0], [0, 0, 0], [3, 3, 3]])
+
+
+@pytest.mark.parametrize("padding_idx", [7, -8])
+def test_a_padding_idx_out_of_range_is_pytorchs_assertion_error(padding_idx):
+    # (torch 2.13's F.embedding, nn.Embedding, nn.EmbeddingBag and from_pretrained: AssertionError
+    # "Padding_idx must be within num_embeddings"; the engine's ValueError, which it still is)
+    calls = [lambda: F.embedding(mg.tensor([1, 2]), mg.ones(7, 3), padding_idx=padding_idx),
+             lambda: mg.nn.Embedding(7, 3, padding_idx=padding_idx),
+             lambda: mg.nn.EmbeddingBag(7, 3, padding_idx=padding_idx),
+             lambda: mg.nn.Embedding.from_pretrained(mg.ones(7, 3), padding_idx=padding_idx)]
+    for call in calls:
+        with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings") as caught:
+            call()
+        assert isinstance(caught.value, ValueError)

@@ -129,6 +129,12 @@ class MaskDtypeError(AssertionError, TypeError):
     ``AssertionError``; ``TypeError`` is what the mistake is."""
 
 
+class PaddingIdxOutOfRange(AssertionError, ValueError):
+    """An embedding's ``padding_idx`` outside ``[-num_embeddings, num_embeddings)``: PyTorch's
+    ``F.embedding``, ``nn.Embedding`` and ``nn.EmbeddingBag`` refuse it with an ``AssertionError``
+    ("Padding_idx must be within num_embeddings"); ``ValueError`` is what the engine raised before."""
+
+
 class LayerDtypeMismatch(TypeError, RuntimeError, ValueError):
     """A layer's input whose dtype is not its parameters' (float64 into a float32 ``Linear``,
     integers into an ``LSTM``). ``TypeError`` is what the mistake is and what the engine raised

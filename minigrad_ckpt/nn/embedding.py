@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..functional.errors import PaddingIdxOutOfRange
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import functional as F
@@ -49,8 +50,8 @@ class _Table(Module):
         if padding_idx is None:
             return None
         if not -self.num_embeddings <= padding_idx < self.num_embeddings:
-            raise ValueError(f"{type(self).__name__}: padding_idx={padding_idx} is out of range for "
-                             f"{self.num_embeddings} embeddings")
+            raise PaddingIdxOutOfRange(f"{type(self).__name__}: padding_idx={padding_idx} is out of range for "
+                                       f"{self.num_embeddings} embeddings (Padding_idx must be within num_embeddings)")
         return int(padding_idx) % self.num_embeddings
 
     def _options_repr(self, after_sizes: str = "") -> str:

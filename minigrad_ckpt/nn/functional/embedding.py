@@ -7,7 +7,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
-from ...functional.errors import ClassValueOutOfRange, InputMismatch, WrongTensorKind
+from ...functional.errors import ClassValueOutOfRange, InputMismatch, PaddingIdxOutOfRange, WrongTensorKind
 from ...functional.indexing import getitem_in_range
 from ...functional.linalg_derived import vector_norm
 from ...grad_mode import no_grad
@@ -44,7 +44,8 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm:
     n = w.shape[0]
     if padding_idx is not None:
         if not -n <= padding_idx < n:
-            raise ValueError(f"embedding: padding_idx={padding_idx} is out of range for {n} embeddings")
+            raise PaddingIdxOutOfRange(f"embedding: padding_idx={padding_idx} is out of range for {n} embeddings "
+                                       "(Padding_idx must be within num_embeddings)")
         padding_idx %= n
     if ids.size:  # one explicit read: NumPy would read a negative id from the end, CuPy wrap any
         ((lo, hi),) = ids.device.xp.extrema([ids._data])
