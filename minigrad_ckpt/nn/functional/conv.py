@@ -113,6 +113,7 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
         out = apply(op, input, w)
     else:
         b = _tensor(bias, input)
+        _check_input_dtype("conv2d", input, b)  # (PyTorch: "Input type (float) and bias type (double) ...")
         if b.shape != (w.shape[0],):
             raise InputMismatch(f"conv2d: bias must have shape ({w.shape[0]},), got {b.shape}")
         out = apply(op, input, w, b)

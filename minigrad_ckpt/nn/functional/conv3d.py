@@ -84,6 +84,7 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     out = mf.moveaxis(mf.reshape(out, (n, depth) + out.shape[1:]), 1, 2).contiguous()
     if bias is not None:
         b = _tensor(bias, input)
+        _check_input_dtype("conv3d", input, b)  # (PyTorch: "Input type (float) and bias type (double) ...")
         if b.shape != (w.shape[0],):
             raise InputMismatch(f"conv3d: bias must have shape ({w.shape[0]},), got {b.shape}")
         out = out + mf.reshape(b, (1, -1, 1, 1, 1))

@@ -15,7 +15,7 @@ from ...backend import host_numpy, scalar_type_name
 from ...functional import _tensor
 from ...functional import linalg as _linalg
 from ...functional.arguments import broadcast_shapes
-from ...functional.errors import InputMismatch, NeedsFloatingInput, dimension_out_of_range
+from ...functional.errors import InputMismatch, NeedsFloatingInput, WrongTensorKind, dimension_out_of_range
 from ...functional.linalg_derived import vector_norm
 from ...functional.promotion import promoted
 from ...tensor import Tensor
@@ -117,6 +117,8 @@ def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_eucl
         if x.dtype.kind not in "fc":
             raise NeedsFloatingInput(f"cdist only supports floating-point dtypes, {name} got: "
                                      f"{scalar_type_name(x.dtype)}")
+    if a.dtype != b.dtype:  # (PyTorch's RuntimeError "expected scalar type Float but found Double")
+        raise WrongTensorKind(f"cdist: X1 and X2 must have one dtype, got {a.dtype} and {b.dtype}")
     if p < 0:
         raise InputMismatch(f"cdist: p must be >= 0, got {p}")
     if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",

@@ -14,6 +14,7 @@ from ...grad_mode import no_grad
 from ...ops import indexing as _ix
 from ...tape import apply, device_mismatch, watch_versions
 from ...tensor import Tensor
+from .inputs import check_index_dtype
 
 __all__ = [
     "embedding", "one_hot",
@@ -41,6 +42,7 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm:
         raise device_mismatch("embedding", f"{w.device} (weight)", f"{ids.device} (indices)")
     if ids.dtype.kind not in "iu":
         raise WrongTensorKind(f"embedding: ids must be integers, got {ids.dtype}")
+    check_index_dtype("embedding", ids, ("int64", "int32"), "ids must be Long or Int (int64 or int32)")
     n = w.shape[0]
     if padding_idx is not None:
         if not -n <= padding_idx < n:

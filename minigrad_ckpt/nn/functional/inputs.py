@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...backend import scalar_type_name
-from ...functional.errors import DtypeNotImplemented, LayerDtypeMismatch, NeedsFloatingInput
+from ...functional.errors import DtypeNotImplemented, LayerDtypeMismatch, NeedsFloatingInput, WrongTensorKind
 from ...tensor import Tensor
 
 
@@ -78,6 +78,14 @@ def _check_input_dtype(name: str, x: Tensor, param: Tensor | None) -> None:
     raise LayerDtypeMismatch(f"{name}: got {x.dtype} input, but its parameters are {param.dtype}; convert the "
                              f"input with x.to({param.dtype}) (x.float() for float32), or the layer with "
                              f".to({x.dtype})")
+
+
+def check_index_dtype(name: str, t: Tensor, allowed: tuple[str, ...], words: str) -> None:
+    """Integer indices of a dtype PyTorch's kernel takes (``allowed``): its RuntimeError otherwise, in its
+    ``words`` -- NumPy would index with any integer, so int32 class targets trained here and failed
+    when the program ran under PyTorch.  (Floating indices are each caller's own refusal.)"""
+    if t.dtype.kind in "iu" and t.dtype.name not in allowed:
+        raise WrongTensorKind(f"{name}: {words}, got {t.dtype}")
 
 
 def _zeros_like(x: Tensor, shape: tuple[int, ...] | None = None) -> Tensor:

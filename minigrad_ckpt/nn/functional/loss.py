@@ -16,7 +16,13 @@ from ...backend import host_numpy
 from ...functional import _tensor
 from ...functional.arguments import in_float32_if_half, one_device
 from ...functional.elementwise import refuse_bool_subtraction
-from ...functional.errors import ComplexNotImplemented, InputMismatch, RefusedArgument, WrongTensorKind
+from ...functional.errors import (
+    ComplexNotImplemented,
+    InputMismatch,
+    NeedsFloatingInput,
+    RefusedArgument,
+    WrongTensorKind,
+)
 from ...functional.indexing import getitem_in_range
 from ...functional.promotion import promoted
 from ...functional.torch_methods import scalar_type_name
@@ -25,7 +31,7 @@ from ...ops import regression_loss as _regression
 from ...tape import apply, device_mismatch
 from ...tensor import Tensor
 from .activation import log_softmax
-from .inputs import MEAN_OF_INTEGERS, _zeros_like, floating_kernel
+from .inputs import MEAN_OF_INTEGERS, _zeros_like, check_index_dtype, floating_kernel
 
 __all__ = [
     "cross_entropy", "nll_loss", "mse_loss", "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss",
@@ -153,6 +159,7 @@ def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int,
     """
     if target.dtype.kind not in "iu":
         raise TypeError(f"{name}: class-index targets must be integers, got {target.dtype}")
+    check_index_dtype(name, target, ("int64", "uint8"), "expected target dtype to be Long or Byte (int64 or uint8)")
     expected = x.shape[:1] + x.shape[2:] if x.ndim >= 2 else ()
     if target.shape != expected:
         raise InputMismatch(
@@ -510,6 +517,8 @@ def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None
         raise ValueError(f"kl_div: reduction must be one of {_REDUCTIONS + ('batchmean',)}, got {reduction!r}")
     x, t = _input_and_target("kl_div", input, target)
     _real_only("kl_div", x, t)
+    if x.dtype.kind in "biu" or t.dtype.kind in "biu":  # (PyTorch's RuntimeError; NumPy would promote)
+        raise NeedsFloatingInput("kl_div: Integral inputs not supported.")
     if log_target:
         loss = mf.exp(t) * (t - x)
     else:

@@ -24,7 +24,7 @@ from ...functional.torch_methods import scalar_type_name
 from ...tensor import Tensor
 from .activation import logsigmoid, relu
 from .distance import pairwise_distance
-from .inputs import MEAN_OF_INTEGERS, _zeros_like
+from .inputs import MEAN_OF_INTEGERS, _zeros_like, check_index_dtype
 from .loss import _check_reduction, _hinge, _reduce, _reduction_of, class_index_weight, in_dtype_of
 
 __all__ = [
@@ -110,6 +110,7 @@ def _host_indices(target: Any, x: Tensor) -> Any:
     t = _tensor(target, x)
     if t.dtype.kind not in "iu":
         raise TypeError(f"class-index targets must be integers, got {t.dtype}")
+    check_index_dtype("target", t, ("int64",), "expected scalar type Long (int64)")
     return host_numpy.asarray(x.device.xp.to_host(t._data), dtype=host_numpy.int64)
 
 

@@ -16,7 +16,7 @@ from ...ops import conv as _conv
 from ...tape import apply
 from ...tensor import Tensor
 from .conv import _as_2d, _batched, _from_2d, _ntuple, _pair, _single
-from .inputs import _zeros_like, floating_kernel, refuse_integer_average
+from .inputs import _zeros_like, check_index_dtype, floating_kernel, refuse_integer_average
 
 __all__ = [
     "max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
@@ -342,6 +342,7 @@ def _unpool(name: str, x: Any, indices: Any, spatial_out: tuple[int, ...]) -> Te
     if idx.shape != x.shape or idx.dtype.kind not in "iu":
         raise InputMismatch(f"{name}: indices must be integers of the input's shape {x.shape}, got {idx.shape} "
                             f"{idx.dtype}")
+    check_index_dtype(name, idx, ("int64",), "elements in indices should be type int64")
     plane = int(host_numpy.prod(spatial_out))
     lead = x.shape[:x.ndim - len(spatial_out)]
     rows = int(host_numpy.prod(lead))
