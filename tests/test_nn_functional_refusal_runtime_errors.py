@@ -114,3 +114,32 @@ def test_embedding_bag_refuses_what_pytorch_refuses():
         F.embedding_bag(ids, mg.ones(6, dtype="float64"), mg.tensor([0, 1]))
     out = F.embedding_bag(ids, w, mg.tensor([0, 1], dtype="int32"), padding_idx=-6)  # -6 is row 0: valid
     assert out.shape == (2, 3)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("shape, pad", [
+    ((2, 0, 3), (1, 1)), ((0, 3), (1, 1)), ((3, 0), (1, 1)), ((2, 2, 0, 3), (1, 1, 0, 0)),
+    ((2, 2, 3, 0), (0, 0, 1, 1)), ((2, 0, 3, 3, 3), (1,) * 6), ((2, 0, 3), (0, 0)),
+])
+def test_reflect_and_replicate_padding_refuse_an_empty_plane(mode, shape, pad):
+    # (torch 2.13: "Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and other non-zero
+    # dimensions for input, but got: [2, 0, 3]"; the engine answered an empty tensor)
+    with pytest.raises(RuntimeError, match="possibly 0 batch size and other non-zero dimensions"):
+        F.pad(mg.zeros(*shape), pad, mode=mode)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_an_empty_batch_is_still_padded(mode):
+    assert F.pad(mg.zeros(0, 3, 3), (1, 1), mode=mode).shape == (0, 3, 5)
+    assert F.pad(mg.zeros(0, 2, 3, 3, 3), (1,) * 6, mode=mode).shape == (0, 2, 5, 5, 5)
+    assert F.pad(mg.zeros(2, 0, 3), (1, 1), mode="circular").shape == (2, 0, 5)  # (circular takes it, as PyTorch's)
+
+
+@pytest.mark.parametrize("shape", [(0, 2, 3), (5, 0, 3), (5, 2, 0), (0, 3)])
+def test_ctc_loss_of_empty_log_probs_is_refused(shape):
+    # (torch 2.13: "log_probs tensor must not be empty"; the engine answered a loss over no samples)
+    n = shape[1] if len(shape) == 3 else 1
+    targets = mg.zeros(n, 0, dtype="int64") if len(shape) == 3 else mg.zeros(0, dtype="int64")
+    lengths = [shape[0]] * n if len(shape) == 3 else shape[0]
+    with pytest.raises(RuntimeError, match="log_probs tensor must not be empty"):
+        F.ctc_loss(mg.zeros(*shape), targets, lengths, [0] * n if len(shape) == 3 else 0)

@@ -116,6 +116,8 @@ def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: A
     x = _tensor(log_probs)
     if x.ndim not in (2, 3) or x.dtype.kind != "f":
         raise InputMismatch(f"ctc_loss: log_probs must be float (T, N, C) or (T, C), got {x.dtype} {x.shape}")
+    if x.size == 0:  # (PyTorch's words: no frames, no samples or no classes -- an empty batch too)
+        raise InputMismatch(f"ctc_loss: log_probs tensor must not be empty, got shape {x.shape}")
     batched = x.ndim == 3
     if not batched:
         x = mf.expand_dims(x, 1)

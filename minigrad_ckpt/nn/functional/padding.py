@@ -36,6 +36,8 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: float | None = None
         raise ModeNotImplemented(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}")
     if mode != "constant":
         _check_index_mode(mode, value, len(pad), input.ndim)
+    if mode in ("reflect", "replicate"):
+        _refuse_empty_planes(input.shape, len(pad) // 2)
     if mode in ("reflect", "replicate") and input.dtype.kind == "b":  # PyTorch's kernels have no bool version
         kernel = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{len(pad) // 2}d"
         raise DtypeNotImplemented(f"\"{kernel}\" not implemented for 'Bool'")
@@ -67,6 +69,16 @@ def _check_index_mode(mode: str, value: Any, size: int, ndim: int) -> None:
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
+def _refuse_empty_planes(shape: tuple[int, ...], k: int) -> None:
+    """PyTorch's reflection and replication kernels take an empty batch only: a dim of length 0 among the
+    channels and the ``k`` padded dims is refused, padded or not (mirroring nothing answered an empty
+    tensor here)."""
+    lead = 1 if len(shape) == k + 2 else 0
+    if 0 in shape[lead:]:
+        raise InputMismatch(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and other "
+                            f"non-zero dimensions for input, but got: {list(shape)}")
 
 
 def _widths(pad: Any) -> tuple[int, ...]:
