@@ -403,7 +403,7 @@ class BackwardPass:
                     node.saved = FREED
             elif not self.retain_graph and type(node.saved) is tape.PackedSaved:  # what the pack hook made goes
                 if self.ledger_on:  # (values given hooks after the ledger counted them: the rest leave it now)
-                    _ledger.release(node.saved.kept_arrays(), node)
+                    _ledger.release(saved_arrays(node), node)
                 node.saved = FREED
             return
         seg.release(node, self.retain_graph)

@@ -194,10 +194,15 @@ def _base(a: Any) -> Any:
 
 
 def saved_arrays(node: Any) -> list[Any]:
-    """The arrays of ``node.saved`` the ledger counts: everything but parameters."""
+    """The arrays of ``node.saved`` the ledger counts: everything but parameters -- and, where saved-tensor
+    hooks packed the values (``tape.PackedSaved``, whose slots are ``(unpack_hook, value)``), only those
+    the hooks left as they are (what a pack hook made is the user's)."""
     out = []
     saved = node.saved
-    if saved[0] is not None:
+    slots = getattr(saved, "slots", None)
+    if slots is not None:
+        saved = [None if unpack_hook is not None else v for unpack_hook, v in slots]
+    if saved[0] is not None and hasattr(saved[0], "nbytes"):
         out.append(saved[0])
     for edge, v in zip(node.inputs, saved[1:]):
         if v is None or not hasattr(v, "nbytes") or is_parameter_edge(edge):

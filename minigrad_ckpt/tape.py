@@ -119,10 +119,6 @@ class PackedSaved:
     def unpack(self) -> tuple:
         return tuple(map(self.value, range(len(self.slots))))
 
-    def kept_arrays(self) -> list:
-        """The arrays held as they are (given no hooks): what the memory ledger may still count."""
-        return [v for unpack_hook, v in self.slots if unpack_hook is None and hasattr(v, "nbytes")]
-
     def value(self, i: int) -> Any:
         """Slot ``i``'s saved value, through its unpack hook if it was packed."""
         unpack_hook, v = self.slots[i]
@@ -726,7 +722,7 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, t: Any, xp: A
         device = next(a._device for a in args if isinstance(a, Tensor))
         node.saved = PackedSaved.packing(saved, *saved_hooks[-1], device)
         if _ledger.enabled:  # what the hooks packed is theirs; the tape holds what they left as it is
-            _hold_on_the_ledger(node, node.saved.kept_arrays())
+            _hold_on_the_ledger(node, saved_arrays(node))
     elif _ledger.enabled:
         _hold_on_the_ledger(node, saved_arrays(node))
     return node

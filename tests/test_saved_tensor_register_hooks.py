@@ -117,3 +117,19 @@ def test_the_memory_ledger_lets_a_hooked_value_go_and_the_rest_at_backward():
         w.grad_fn._raw_saved_self.register_hooks(lambda t: t.clone(), lambda t: t)
         (z.sum() + w.sum()).backward()
         assert ledger.live_bytes["saved"] == 0  # w's sin(y), still the tape's, left with the backward
+
+
+def test_the_ledger_lets_go_of_a_hooked_node_what_it_held_not_a_parameters_memory():
+    # a node whose slot was given hooks held its values without the parameter's (as every node does), but
+    # let go of them with it: another node's count of the same memory (w.detach(), saved) left the ledger
+    w = mg.tensor(np.linspace(1, 2, 1000), requires_grad=True)
+    h = mg.tensor(np.linspace(-1, 1, 1000), requires_grad=True)
+    with mg.memory.track() as ledger:
+        c = w.detach() * (h * 1.0)  # saves w's memory as a constant (counted) and h * 1.0
+        held_by_c = ledger.live_bytes["saved"]
+        z = w * (h * 2.0)  # saves w (a parameter: not counted) and h * 2.0 (counted)
+        z.grad_fn._raw_saved_other.register_hooks(lambda t: t.clone(), lambda t: t)
+        z.sum().backward()
+        assert ledger.live_bytes["saved"] == held_by_c  # c still holds w's memory and h * 1.0
+        c.sum().backward()
+        assert ledger.live_bytes["saved"] == 0
