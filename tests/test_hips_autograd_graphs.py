@@ -48,7 +48,9 @@ anp = SimpleNamespace(
 
 
 def grad(fun, argnum=0):
-    g = F.grad(lambda *xs: _t(fun(*xs)), argnums=argnum)
+    # HIPS's grad takes any one-element output (``sum(..., keepdims=True)``); torch.func's, which mg.func
+    # follows, a 0-d one only: the adapter reads a singleton as its scalar, as HIPS does
+    g = F.grad(lambda *xs: _t(fun(*xs)).reshape(()), argnums=argnum)
     return lambda *args: g(*[_t(a) for a in args])
 
 
