@@ -8,7 +8,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from ...backend import scalar_type_name
+from ...backend import host_numpy, scalar_type_name
 from ...functional.errors import DtypeNotImplemented, LayerDtypeMismatch, NeedsFloatingInput, WrongTensorKind
 from ...tensor import Tensor
 
@@ -84,8 +84,14 @@ def check_index_dtype(name: str, t: Tensor, allowed: tuple[str, ...], words: str
     """Integer indices of a dtype PyTorch's kernel takes (``allowed``): its RuntimeError otherwise, in its
     ``words`` -- NumPy would index with any integer, so int32 class targets trained here and failed
     when the program ran under PyTorch.  (Floating indices are each caller's own refusal.)"""
-    if t.dtype.kind in "iu" and t.dtype.name not in allowed:
-        raise WrongTensorKind(f"{name}: {words}, got {t.dtype}")
+    dtype = t._data.dtype
+    if dtype.kind in "iu" and dtype not in _dtypes(allowed):  # (a dtype's name is a Python-level property:
+        raise WrongTensorKind(f"{name}: {words}, got {t.dtype}")  # compared as dtypes, once a loss call)
+
+
+@functools.cache
+def _dtypes(names: tuple[str, ...]) -> tuple[Any, ...]:
+    return tuple(host_numpy.dtype(n) for n in names)
 
 
 def _zeros_like(x: Tensor, shape: tuple[int, ...] | None = None) -> Tensor:
