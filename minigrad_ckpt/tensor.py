@@ -568,14 +568,20 @@ _WEAK_KIND = {bool: host_numpy.dtype(bool), int: host_numpy.dtype(host_numpy.int
               float: host_numpy.dtype(host_numpy.float64), complex: host_numpy.dtype(host_numpy.complex128)}
 
 
+def _takes_dtype_of(data: Any, other: Any) -> bool:
+    """PyTorch's promotion of ``data <op> other`` (arrays or tensors) gives ``data``'s dtype: ``other`` is of
+    a lower category (bool, integer, float, complex), or of the same as a 0-d beside ``data`` of some dims."""
+    mine, its = _CATEGORY[data.dtype.kind], _CATEGORY[other.dtype.kind]
+    return its < mine or (its == mine and other.ndim == 0 < data.ndim)
+
+
 def _in_dtype_computed(other: Any, data: Any) -> Any:
     """The array ``other`` in the dtype PyTorch computes ``data <op>= other`` in, where NumPy would
     compute in a wider one and round into ``data``: PyTorch's result type is ``data``'s own where
     ``other``'s category is lower (``f32 += int64`` adds int64 rounded to float32, ``f16 += int32`` the
     int32 rounded to float16) or the same for a 0-d ``other`` beside an n-d ``data`` (``f32 *= 0-d f64
     0.1`` multiplies by 0.1 rounded to float32: 0.010000001, not 0.01)."""
-    mine, its = _CATEGORY[data.dtype.kind], _CATEGORY[other.dtype.kind]
-    if its < mine or (its == mine and other.ndim == 0 < data.ndim):
+    if _takes_dtype_of(data, other):
         with host_numpy.errstate(over="ignore", invalid="ignore"):  # (int64's max is inf in float16, silently)
             return other.astype(data.dtype)
     return other
@@ -1642,10 +1648,9 @@ class Tensor:
         if isinstance(other, host_numpy.generic):
             other = other.item()
         if isinstance(other, Tensor) and other.dtype != self.dtype:
-            mine, its = _CATEGORY[self.dtype.kind], _CATEGORY[other.dtype.kind]
-            if its < mine or (its == mine and other.ndim == 0 < self.ndim):
+            if _takes_dtype_of(self, other):
                 other = other.to(self.dtype)  # a lower category, or a 0-d tensor of the same: this dtype
-            elif its == mine:  # the same category: the wider of the two (the sum is then cast back)
+            elif _CATEGORY[other.dtype.kind] == _CATEGORY[self.dtype.kind]:  # the wider of the two (cast back)
                 other = other.to(host_numpy.promote_types(self.dtype, other.dtype))
         if not isinstance(alpha, Tensor):  # an alpha the dtype cannot hold is PyTorch's error, not a wrapped int or inf
             alpha = fill_scalar("add_", alpha, other.dtype if isinstance(other, Tensor) else self.dtype)

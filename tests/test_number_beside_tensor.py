@@ -260,3 +260,18 @@ def test_a_complex_number_written_into_float16_is_refused_as_into_float32(write,
         with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
             getattr(t, write)(1j)
         assert t.tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_under_transforms_closing_over_the_number(device):
+    # vmap and grad of a function that closes over the number (a Python float, a 0-d float32 tensor):
+    # each example, and the gradient, as the plain call computes them
+    a, g = draw(n=40, seed=13).reshape(4, 10), draw(n=40, seed=14).reshape(4, 10)
+    for scale in (1.3, mg.tensor(1.3, device=device)):
+        rows = mg.func.vmap(lambda r, scale=scale: r * scale / 65536.0)(mg.tensor(a, device=device))
+        bits_equal(rows.cpu().numpy(), np.stack([(mg.tensor(r, device=device) * scale / 65536.0).cpu().numpy()
+                                                  for r in a]))
+        grad = mg.func.grad(lambda v, scale=scale: ((v * scale) * mg.tensor(g, device=device)).sum())
+        got = grad(mg.tensor(a, device=device))
+        assert got.dtype == mg.float16
+        bits_equal(got.cpu().numpy(), rounded(g.astype(F32) * F32(1.3)))

@@ -786,6 +786,29 @@ def test_tape_requires_a_recorded_and_intact_graph(tmp_path):
     assert grads(model2) == reference
 
 
+def test_a_restored_tape_of_float16_products_by_numbers_gives_the_same_gradients(tmp_path):
+    # MulInFloat32 / DivInFloat32 (a float16 tensor times or by a number, in float32) are ops of the tape's
+    # format: stored by name, replayed with the same float32 arithmetic
+    def run(ex_seed):
+        model, opt, sched, ex = build(ex_seed)
+        model.half()
+        loss = ((model(mg.randn(5, 4).half()) * 1.3 / 65536.0 * 70000) ** 2).mean()
+        ex.record(loss)
+        return model, ex, loss
+
+    model, ex, loss = run(0)
+    from minigrad_ckpt.tape import walk
+    names = {n.op.name for n in walk(loss)}
+    path = Snapshot.from_executor_with_config(ex, 1, SnapshotConfig.for_training()).save(tmp_path / "h.mgsnap")
+    loss.backward()
+    reference = grads(model)
+    model2, ex2, _ = run(9)
+    Snapshot.load(path).restore_into(ex2)
+    ex2.tape.backward()
+    assert grads(model2) == reference
+    assert {"MulInFloat32", "DivInFloat32"} <= names
+
+
 def test_tape_through_saved_tensor_hooks_is_refused_saying_so(tmp_path):
     # the hooks' packed values and the hooks are user code: the error named "a function attribute"
     model, opt, sched, ex = build()
