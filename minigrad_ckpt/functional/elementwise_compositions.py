@@ -74,15 +74,26 @@ def frac(x: Any) -> Tensor:
 @in_float32_if_half  # end - input overflows float16: lerp(65504, -65504, 0.5) was inf
 def lerp(input: Any, end: Any, weight: Any) -> Tensor:  # noqa: A002
     """``input + weight * (end - input)``, computed from the nearer end (``end - (end - input)
-    * (1 - weight)`` for ``weight >= 0.5``) so that ``weight = 1`` gives ``end`` exactly, as
+    * (1 - weight)`` for ``|weight| >= 0.5``) so that ``weight = 1`` gives ``end`` exactly, as
     ``torch.lerp``; differentiable in all three.  A complex weight picks the end by ``|weight|``,
     as PyTorch's."""
     start = as_tensor(input)
     diff = operand(end, start) - start
-    w = operand(real_coefficient("lerp", weight, start, end), start)
-    near_end = (mf.abs(w) if isinstance(w, Tensor) and w.dtype.kind == "c" else abs(w) if isinstance(w, complex)
-                else w) >= 0.5
+    w = _in_dtype_of(operand(real_coefficient("lerp", weight, start, end), start), start)
+    # PyTorch's test, |weight| < 0.5, for every weight: beyond the ends too (-0.6 is nearer the end's formula)
+    near_end = (mf.abs(w) if isinstance(w, Tensor) else abs(w)) >= 0.5
     return mf.where(near_end, operand(end, start) - diff * (1 - w), start + diff * w)
+
+
+def _in_dtype_of(number: Any, start: Tensor) -> Any:
+    """A real number ``lerp`` weighs with, rounded to the dtype it computes in (``start``'s, or its real
+    part's), as PyTorch converts it before comparing it with 0.5 and taking ``1 - weight`` there:
+    ``1 - 0.9`` in float64, rounded after, put float32 ``lerp(a, b, 0.9)`` a unit off for half the values."""
+    kind = start.dtype.kind
+    if not isinstance(number, (int, float)) or isinstance(number, bool) or kind not in "fc":
+        return number
+    real = host_numpy.dtype(start.dtype).type(0).real.dtype  # (complex64's is float32)
+    return float(real.type(number))
 
 
 @in_float32_if_half  # pi / 180 rounded to float16 first put a fifth of the values a unit off
