@@ -369,7 +369,7 @@ _VECTOR_ORDS_NAMED = {"fro", "nuc"}
 #: factorizations whose ops are written with conjugate transposes.
 _COMPLEX_OK = frozenset({"inv", "det", "solve", "matrix_power", "slogdet", "cholesky", "eig", "eigh", "svd",
                          "qr", "inv_ex", "solve_ex", "cholesky_ex", "pinv", "solve_triangular",
-                         "matrix_rank"})
+                         "matrix_rank", "cond"})
 
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False, *,  # noqa: A002
