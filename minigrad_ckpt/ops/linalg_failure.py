@@ -54,15 +54,39 @@ def getrf_failure(m: Any) -> int:
 def cholesky_failure(m: Any) -> int:
     """``potrf``'s info for one Hermitian matrix (its lower triangle): the order of the first
     leading minor whose pivot ``a[j, j] - |L[j, :j]|^2`` is not positive (NaN included)."""
+    return potrf(m)[1]
+
+
+def potrf(m: Any) -> tuple[Any, int]:
+    """``(L, info)`` for one Hermitian host matrix (its lower triangle), by the column recurrence
+    of LAPACK's unblocked ``potf2``: ``L`` complete where ``info`` is 0."""
     n = m.shape[-1]
     low = host_numpy.zeros_like(m)
     for j in range(n):
         pivot = (m[j, j] - host_numpy.vdot(low[j, :j], low[j, :j])).real
         if not pivot > 0:
-            return j + 1
+            return low, j + 1
         low[j, j] = math.sqrt(pivot)
         low[j + 1:, j] = (m[j + 1:, j] - low[j + 1:, :j] @ low[j, :j].conj()) / low[j, j]
-    return 0
+    return low, 0
+
+
+def cholesky_at_the_edge(lower: Any) -> Any:
+    """The lower Cholesky factors of a host stack that NumPy's ``cholesky`` refused: each matrix
+    that ``potrf`` factors (a last pivot a few ulps above 0, which LAPACK builds round to either
+    side -- PyTorch's MKL factors it where NumPy's OpenBLAS may not), NumPy's ``LinAlgError`` if
+    any matrix is not positive definite by that recurrence either."""
+    flat = lower.reshape((math.prod(lower.shape[:-2]),) + lower.shape[-2:])
+    factors = []
+    for m in flat:
+        try:
+            factors.append(host_numpy.linalg.cholesky(m))
+        except host_numpy.linalg.LinAlgError:
+            low, info = potrf(m)
+            if info:
+                raise
+            factors.append(low)
+    return host_numpy.stack(factors).reshape(lower.shape) if factors else host_numpy.zeros_like(lower)
 
 
 def non_finite(m: Any) -> int:
