@@ -83,3 +83,10 @@ def test_a_regular_matrix_is_unaffected():
     np.testing.assert_allclose(a.grad.numpy(), -np.linalg.inv([[2.0, 1.0], [1.0, 3.0]]).sum(0)[:, None]
                                * np.linalg.inv([[2.0, 1.0], [1.0, 3.0]]).sum(1)[None, :], rtol=1e-6)
 
+
+
+def test_a_singular_triangle_is_refused_in_solve_triangulars_name():
+    # PyTorch's trsm divides by the zero (inf/nan); here the triangle must be non-singular (docs/ops.md),
+    # and the error names the function called -- it named linalg.solve, which the solve goes through
+    with pytest.raises(L.LinAlgError, match=r"^torch\.linalg\.solve_triangular: " + SOLVE):
+        L.solve_triangular(mg.tensor([[0.0, 0.0], [1.0, 2.0]]), mg.ones(2, 1), upper=False)

@@ -203,15 +203,16 @@ def solve(a: Any, b: Any, *, left: bool = True) -> Tensor:
     return swapaxes(_solve(swapaxes(a, -1, -2), swapaxes(b, -1, -2), False), -1, -2)
 
 
-def _solve(a: Tensor, b: Tensor, vector: bool) -> Tensor:
-    """``solve`` once the caller has decided whether ``b`` is a (stack of) vector(s)."""
+def _solve(a: Tensor, b: Tensor, vector: bool, name: str = "linalg.solve") -> Tensor:
+    """``solve`` (or ``name``, which solves through it) once the caller has decided whether ``b`` is
+    a (stack of) vector(s)."""
     n = a.shape[-1]
     if vector:
         b = mf.expand_dims(b, -1)
     if b.ndim < 2 or b.shape[-2] != n:
-        raise InputMismatch(f"linalg.solve: a of shape {a.shape} and b of shape {b.shape} do not match")
-    broadcast_shapes("linalg.solve", a.shape[:-2], b.shape[:-2])
-    x = _factored("torch.linalg.solve", a, _failure.getrf_failure, _failure.solver_singular, _mx.Solve(), a, b)
+        raise InputMismatch(f"{name}: a of shape {a.shape} and b of shape {b.shape} do not match")
+    broadcast_shapes(name, a.shape[:-2], b.shape[:-2])
+    x = _factored(f"torch.{name}", a, _failure.getrf_failure, _failure.solver_singular, _mx.Solve(), a, b)
     return squeeze(x, -1) if vector else x
 
 
@@ -695,4 +696,4 @@ def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False, unit_d
         t = swapaxes(t, -1, -2)
         t = conj(t) if trans in (2, "C") else t
     b = as_tensor(b, a)
-    return _solve(t, b, vector=b.ndim == 1)  # SciPy's rule (PyTorch's solve_triangular takes no vectors)
+    return _solve(t, b, b.ndim == 1, "linalg.solve_triangular")  # (SciPy's vectors: PyTorch's takes none)
