@@ -61,8 +61,11 @@ def get_total_norm(tensors: Iterable[Tensor] | Tensor, norm_type: float = 2.0,
         from ...creation import tensor
 
         return tensor(0.0)
+    first_device = tensors[0].device
     with no_grad():
-        total = vector_norm(stack([vector_norm(t, norm_type) for t in tensors]), norm_type)
+        # each tensor's norm on its own device, joined on the first one's, as PyTorch's
+        norms = [vector_norm(t, norm_type).to(first_device) for t in tensors]
+        total = vector_norm(stack(norms), norm_type)
     if error_if_nonfinite and not math.isfinite(total.item()):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
                            f"so it cannot be clipped. To disable this error and scale the gradients by the "
@@ -84,8 +87,8 @@ def clip_grads_with_norm_(parameters: Iterable[Tensor] | Tensor, max_norm: float
     with no_grad():
         # always multiplied (by 1 when not clipping), as PyTorch: no device-to-host read to decide
         coef = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
-        for g in grads:
-            g.mul_(coef.to(g.dtype))
+        for g in grads:  # the coefficient goes to each gradient's device (they may differ)
+            g.mul_(coef.to(device=g.device, dtype=g.dtype))
 
 
 def clip_grad_value_(parameters: Iterable[Tensor] | Tensor, clip_value: float, foreach: bool | None = None) -> None:
