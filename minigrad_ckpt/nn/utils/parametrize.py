@@ -13,7 +13,8 @@ has ``right_inverse``, the original is stored as ``P.right_inverse(weight)`` (wh
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import copy
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ...grad_mode import no_grad
@@ -60,20 +61,30 @@ class ParametrizationList(ModuleList):
             new: Any = original
             for module in reversed(list(self)):
                 if hasattr(module, "right_inverse"):
-                    new = module.right_inverse(new)
+                    try:
+                        new = module.right_inverse(new)
+                    except NotImplementedError:  # PyTorch's way to say "keep the tensor as it is"
+                        pass
+        if not isinstance(new, (Tensor, Sequence)):
+            raise ValueError(f"'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
+                             f"Got {type(new).__name__}")
         self.is_tensor = isinstance(new, Tensor)
         self.ntensors = 1 if self.is_tensor else len(new)
         if self.is_tensor:
+            # the original keeps its identity (an optimizer may hold it), so it may not change kind
+            _check_same_dtype_and_device(new, original)
             if new is not original:
                 with no_grad():
-                    original.set_(new)  # the same object (an optimizer may hold it), new values
+                    original.set_(new)  # the same object, new values
             _register_tensor(self, "original", original)
         else:
             for i, part in enumerate(new):
                 if not isinstance(part, Tensor):
-                    raise ValueError(f"'right_inverse' must return a Tensor or a Sequence of tensors. Got {part}")
+                    raise ValueError(f"'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
+                                     f"Got element {i} of the sequence with type {type(part).__name__}.")
+                part = part.detach().requires_grad_(original.requires_grad)
                 if isinstance(original, Parameter):
-                    part = Parameter(part.detach(), requires_grad=original.requires_grad)
+                    part = Parameter(part, requires_grad=original.requires_grad)
                 _register_tensor(self, f"original{i}", part)
         if not unsafe:
             self._check_result(original)
@@ -88,17 +99,37 @@ class ParametrizationList(ModuleList):
                              f"{tuple(value.shape)} {value.dtype}")
 
     def right_inverse(self, value: Tensor) -> None:
-        """Store ``value`` as the tensor(s) the parametrizations would map to it (in place)."""
+        """Store ``value`` as the tensor(s) the parametrizations would map to it (in place). What
+        ``right_inverse`` gives must have the stored tensors' dtypes: a value of another dtype is
+        refused, not cast (PyTorch's ValueError)."""
         with no_grad():
             for module in reversed(list(self)):
                 if not hasattr(module, "right_inverse"):
                     raise RuntimeError(f"parametrization {type(module).__name__} does not implement right_inverse.")
                 value = module.right_inverse(value)
             if self.is_tensor:
-                self.original.set_(value.to(self.original.dtype))
-            else:
-                for i, part in enumerate(value):
-                    getattr(self, f"original{i}").set_(part)
+                if not isinstance(value, Tensor):
+                    raise ValueError(f"`right_inverse` should return a tensor. Got {type(value).__name__}")
+                if value.dtype != self.original.dtype:
+                    raise ValueError(f"The tensor returned by `right_inverse` has dtype {value.dtype} while "
+                                     f"`original` has dtype {self.original.dtype}")
+                self.original.set_(value)
+                return
+            if not isinstance(value, Sequence):
+                raise ValueError(f"'right_inverse' must return a sequence of tensors. Got {type(value).__name__}.")
+            if len(value) != self.ntensors:
+                raise ValueError(f"'right_inverse' must return a sequence of tensors of length {self.ntensors}. "
+                                 f"Got a sequence of length {len(value)}.")
+            for i, part in enumerate(value):
+                original_i = getattr(self, f"original{i}")
+                if not isinstance(part, Tensor):
+                    raise ValueError(f"'right_inverse' must return a sequence of tensors. Got element {i} of type "
+                                     f"{type(part).__name__}.")
+                if part.dtype != original_i.dtype:
+                    raise ValueError(f"Tensor {i} returned by `right_inverse` has dtype {part.dtype} while "
+                                     f"`original{i}` has dtype {original_i.dtype}")
+            for i, part in enumerate(value):  # checked all first: a refused value changes none of them
+                getattr(self, f"original{i}").set_(part)
 
     def forward(self) -> Tensor:
         modules = list(self)
@@ -111,9 +142,38 @@ class ParametrizationList(ModuleList):
         return x
 
 
+def _check_same_dtype_and_device(new: Tensor, original: Tensor) -> None:
+    """``right_inverse(original)``, when one tensor, replaces the original in place: same dtype and device."""
+    if new.dtype != original.dtype:
+        raise ValueError(f"When `right_inverse` outputs one tensor, it may not change the dtype.\n"
+                         f"original.dtype: {original.dtype}\nright_inverse(original).dtype: {new.dtype}")
+    if new.device != original.device:
+        raise ValueError(f"When `right_inverse` outputs one tensor, it may not change the device.\n"
+                         f"original.device: {original.device}\nright_inverse(original).device: {new.device}")
+
+
+def _refuse_pickling(self: Module) -> None:
+    raise RuntimeError("Serialization of parametrized modules is only supported through state_dict(): save "
+                       "module.state_dict() and load it into a module parametrized the same way")
+
+
+def _deepcopy_by_dict(self: Module, memo: dict[int, Any]) -> Module:
+    """A deep copy built from the instance dict, as PyTorch's: pickling's ``__getstate__``, which
+    :func:`copy.deepcopy` would otherwise call, refuses a parametrized module."""
+    if id(self) in memo:
+        return memo[id(self)]
+    replica = self.__new__(self.__class__)
+    memo[id(self)] = replica
+    replica.__dict__ = copy.deepcopy(self.__dict__, memo)
+    return replica
+
+
 def _inject_new_class(module: Module) -> None:
     cls = module.__class__
-    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), {})
+    namespace: dict[str, Any] = {"__getstate__": _refuse_pickling}
+    if not hasattr(cls, "__deepcopy__"):
+        namespace["__deepcopy__"] = _deepcopy_by_dict
+    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), namespace)
 
 
 def _inject_property(module: Module, tensor_name: str) -> None:
@@ -145,6 +205,30 @@ def type_before_parametrizations(module: Module) -> type:
     return module.__class__.__bases__[0] if is_parametrized(module) else type(module)
 
 
+def _check_appended(parametrization: Module, value: Tensor, tensor_name: str) -> None:
+    """A parametrization added to a chain keeps ``module.<tensor_name>``'s dtype and shape, and so
+    does its ``right_inverse`` (PyTorch's checks, which ``unsafe=True`` skips)."""
+    out = parametrization(value)
+    if not isinstance(out, Tensor):
+        raise ValueError(f"A parametrization must return a tensor. Got {type(out).__name__}.")
+    if out.dtype != value.dtype or tuple(out.shape) != tuple(value.shape):
+        raise ValueError(f"Registering a parametrization may not change the shape or dtype of the tensor, unless "
+                         f"the `unsafe` flag is enabled: module.{tensor_name} is {tuple(value.shape)} {value.dtype}, "
+                         f"parametrization(module.{tensor_name}) {tuple(out.shape)} {out.dtype}")
+    if not hasattr(parametrization, "right_inverse"):
+        return
+    try:
+        back = parametrization.right_inverse(out)
+    except NotImplementedError:
+        return
+    if not isinstance(back, Tensor):
+        raise ValueError(f"parametrization.right_inverse must return a tensor. Got: {type(back).__name__}")
+    if back.dtype != value.dtype or tuple(back.shape) != tuple(value.shape):
+        raise ValueError(f"The tensor returned by parametrization.right_inverse must have the same shape and dtype as "
+                         f"module.{tensor_name}, unless the `unsafe` flag is enabled: module.{tensor_name} is "
+                         f"{tuple(value.shape)} {value.dtype}, returned {tuple(back.shape)} {back.dtype}")
+
+
 def register_parametrization(module: Module, tensor_name: str, parametrization: Module, *,
                              unsafe: bool = False) -> Module:
     """Make ``module.<tensor_name>`` be ``parametrization(original)`` (see the module docstring); a
@@ -154,11 +238,7 @@ def register_parametrization(module: Module, tensor_name: str, parametrization: 
     if is_parametrized(module, tensor_name):
         plist = module.parametrizations[tensor_name]
         if not unsafe:
-            value = getattr(module, tensor_name)
-            out = parametrization(value)
-            if not isinstance(out, Tensor) or out.dtype != value.dtype or tuple(out.shape) != tuple(value.shape):
-                raise ValueError("Registering a parametrization may not change the shape or dtype of the tensor, "
-                                 "unless `unsafe` flag is enabled")
+            _check_appended(parametrization, getattr(module, tensor_name), tensor_name)
         plist.append(parametrization)
         plist.unsafe |= unsafe
     elif tensor_name in module._buffers or tensor_name in module._parameters:
