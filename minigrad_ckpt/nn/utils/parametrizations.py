@@ -118,12 +118,16 @@ def _make_orthogonal(a: Tensor) -> Tensor:
 
 
 def _is_orthogonal(q: Tensor) -> bool:
+    """Whether ``q^H q`` is the identity to PyTorch's tolerance: ``allclose`` with ``atol = 10 n eps``
+    and its default ``rtol = 1e-5`` (so a diagonal within 1e-5 of 1 passes: such a ``q`` is kept as
+    given, not replaced by its QR's ``Q``)."""
     from ...backend import host_numpy
     from ...functional.diagonal import eye
 
     n, k = q.shape[-2], q.shape[-1]
-    eps = 10 * n * float(host_numpy.finfo(q.dtype).eps)
-    return bool(((q.mH @ q - eye(k, dtype=q.dtype)).abs() <= eps).all().item())
+    atol = 10 * n * float(host_numpy.finfo(q.dtype).eps)
+    identity = eye(k, dtype=q.dtype, device=q.device)
+    return bool(((q.mH @ q - identity).abs() <= atol + 1e-5 * identity.abs()).all().item())
 
 
 class _Orthogonal(Module):
@@ -163,12 +167,12 @@ class _Orthogonal(Module):
 
         x = x.tril()
         if n != k:
-            x = concatenate([x, zeros(*x.shape[:-2], n, n - k, dtype=x.dtype)], -1)
+            x = concatenate([x, zeros(*x.shape[:-2], n, n - k, dtype=x.dtype, device=x.device)], -1)
         a = x - x.mH
         if self.orthogonal_map == "matrix_exp":
             q = matrix_exp(a)
         else:  # Cayley: (I - A/2)^{-1} (I + A/2)
-            ident = eye(n, dtype=a.dtype)
+            ident = eye(n, dtype=a.dtype, device=a.device)
             q = solve(ident - 0.5 * a, ident + 0.5 * a)
         return q[..., :k] if n != k else q
 
