@@ -13,7 +13,8 @@ from typing import Any
 from .. import random as _random
 from ..backend import as_dtype
 from ..creation import check_normal_std
-from ..functional.errors import ComplexNotImplemented
+from ..functional.errors import ComplexNotImplemented, RefusedArgument
+from ..functional.random_fills import _below, _check_uniform_bounds, _require_float
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 
@@ -109,8 +110,16 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = No
     (of a complex tensor, both parts)."""
     if tensor.dtype.kind == "c":
         return _complex_fill(tensor.uniform_, a, b, generator=generator)
-    u = _random.uniform(tensor.device.xp, _random.key_from(generator, "uniform_"), tensor.shape, tensor.dtype)
-    return _fill(tensor, u * (b - a) + a)
+    _require_float(tensor, "uniform_")  # PyTorch's fills of an integer or bool tensor raise
+    _check_uniform_bounds(a, b, tensor.dtype)
+    if a > b:  # (a negative gain of xavier_uniform_ too)
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+    xp = tensor.device.xp
+    values = _random.uniform(xp, _random.key_from(generator, "uniform_"), tensor.shape, tensor.dtype) * (b - a) + a
+    top = _below(b, tensor.dtype)
+    if top >= a:  # rounded to the dtype a draw can reach b (float32's U(1000, 1001)); PyTorch's stay below it
+        values = xp.minimum(values, top)
+    return _fill(tensor, values)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
@@ -119,6 +128,7 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any 
     check_normal_std(std)
     if tensor.dtype.kind == "c":
         return _complex_fill(tensor.normal_, mean, std, generator=generator)
+    _require_float(tensor, "normal_")
     z = _random.normal(tensor.device.xp, _random.key_from(generator, "normal_"), tensor.shape, tensor.dtype)
     return _fill(tensor, z * std + mean)
 
@@ -176,12 +186,16 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
                   generator: Any = None) -> Tensor:
     """Fill with N(mean, std^2) conditioned on ``[a, b]`` (absolute bounds, as PyTorch's; ViT-style
     initialisation). Drawn by rejection: values outside are drawn again with fresh keys, so the law is
-    exactly the truncated normal (PyTorch inverts the CDF instead: the same law, other numbers).
-    Where ``[a, b]`` holds under a quarter of the normal's mass (bounds in a tail, or narrow), rejection
-    would need hundreds of draws of the whole tensor, so the CDF is inverted there too."""
+    exactly the truncated normal (PyTorch 2.13 rejects too, with its own draws: the same law, other
+    numbers). Where ``[a, b]`` holds under a quarter of the normal's mass (bounds in a tail, or narrow),
+    rejection would need hundreds of draws of the whole tensor, so the CDF is inverted there. ``a == b``
+    fills with ``a``; ``a > b`` is an error, as PyTorch's."""
     _real_only(tensor, "trunc_normal_")
-    if not a < b:
-        raise ValueError(f"trunc_normal_: a={a} must be below b={b}")
+    _require_float(tensor, "trunc_normal_")
+    if a > b:  # PyTorch's uniform_(a, b) raises; a == b is a tensor of a
+        raise RefusedArgument(f"trunc_normal_ expects a <= b, but found a={a} > b={b}")
+    # a negative std: PyTorch's sampler reads only std ** 2 (its acceptance test), so |std|'s law
+    std = abs(std)
     xp = tensor.device.xp
     alpha, beta = (a - mean) / std, (b - mean) / std
     if _standard_normal_mass(alpha, beta) < 0.25:
@@ -237,6 +251,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
+    _require_float(tensor, "orthogonal_")
     rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
     xp = tensor.device.xp
     wide = "float64" if tensor.dtype.itemsize == 8 else "float32"
@@ -279,8 +294,12 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     N(0, std^2), then in each column ``ceil(sparsity * rows)`` rows, chosen at random, set to 0."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
+    _require_float(tensor, "sparse_")
+    check_normal_std(std)
     rows, cols = tensor.shape
-    zeros = math.ceil(sparsity * rows)
+    # PyTorch zeroes row_indices[:ceil(sparsity * rows)]: a slice, so a count past either end is clipped
+    # to it, and a negative one counts from the end (sparsity -0.5 of 4 rows zeroes 2 per column)
+    zeros = len(range(rows)[:math.ceil(sparsity * rows)])
     xp = tensor.device.xp
     values = _random.normal(xp, _random.key_from(generator, "sparse_"), tensor.shape, tensor.dtype) * std
     draws = _random.uniform(xp, _random.key_from(generator, "sparse_"), tensor.shape, xp.float64)
