@@ -19,7 +19,7 @@ caller's order, as PyTorch's.  Every direction is made of differentiable ops (sl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from ...backend import host_numpy
@@ -193,19 +193,25 @@ def pad_sequence(sequences: Sequence[Tensor] | Tensor, batch_first: bool = False
                  padding_side: str = "right") -> Tensor:
     """Stack sequences of shapes ``(L_i, *)`` into ``(max L, B, *)`` (``(B, max L, *)`` with
     ``batch_first=True``), filling with ``padding_value`` after (or, ``padding_side='left'``,
-    before) each sequence, as PyTorch's ``pad_sequence``.  A tensor is taken as the sequence
-    of its rows, as PyTorch takes it."""
+    before) each sequence, as PyTorch's ``pad_sequence``.  Any iterable of tensors (a tensor is
+    taken as the sequence of its rows, as PyTorch takes it); the batch has the first sequence's
+    dtype and device, as PyTorch's."""
     if padding_side not in ("right", "left"):
         raise InputMismatch(f"pad_sequence: padding_side must be 'right' or 'left', got {padding_side!r}")
-    if isinstance(sequences, Tensor):
-        sequences = list(sequences)
+    if not isinstance(sequences, Iterable):
+        raise RuntimeError(f"pad_sequence: Expected iterable for input sequences, but got arg of type: "
+                           f"{type(sequences)}")
+    sequences = list(sequences)  # a generator is read once, here
     if not sequences:
         raise RuntimeError("pad_sequence: received an empty list of sequences")
     if any(s.dim() == 0 for s in sequences):  # (an IndexError from the shape before)
         raise RuntimeError("pad_sequence: each sequence needs a first (time) dimension, got a 0-d tensor")
     longest = max(s.shape[0] for s in sequences)
+    first = sequences[0]
     padded = []
     for s in sequences:
+        # PyTorch copies every sequence into a batch made like the first: its dtype and device
+        s = s.to(device=first.device, dtype=first.dtype)
         trailing = [0, 0] * (s.dim() - 1)  # F.pad lists the last dimension first
         extra = longest - s.shape[0]
         padded.append(pad(s, trailing + ([0, extra] if padding_side == "right" else [extra, 0]),
