@@ -290,11 +290,15 @@ class _ChannelsByScore(BasePruningMethod):
         size = t.shape[self.dim]
         count = _count_to_prune(self.amount, size)
         if count == 0:
+            self._check_scores(t)
             return default_mask
         return _keep_channels(t, self.dim, self._kept(t, size, count), default_mask)
 
     def _kept(self, t: Tensor, size: int, count: int) -> Tensor:
         raise NotImplementedError
+
+    def _check_scores(self, t: Tensor) -> None:
+        """What pruning nothing still checks (nothing, unless a method scores channels regardless)."""
 
 
 class RandomStructured(_ChannelsByScore):
@@ -317,9 +321,16 @@ class LnStructured(_ChannelsByScore):
         self.n = n
 
     def _kept(self, t: Tensor, size: int, count: int) -> Tensor:
+        return self._channel_norms(t).topk(size - count, largest=True).indices
+
+    def _channel_norms(self, t: Tensor) -> Tensor:
         dim = self.dim % t.ndim
-        norms = t.norm(p=self.n, dim=[d for d in range(t.ndim) if d != dim])
-        return norms.topk(size - count, largest=True).indices
+        return t.norm(p=self.n, dim=[d for d in range(t.ndim) if d != dim])
+
+    def _check_scores(self, t: Tensor) -> None:
+        # PyTorch takes the norms before it reads the amount: an order torch.norm refuses over these
+        # dims ('fro' over three, 'nuc') is an error even when no channel is pruned
+        self._channel_norms(t)
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: Any, n: Any, dim: int,  # type: ignore[override]
