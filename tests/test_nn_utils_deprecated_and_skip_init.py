@@ -25,3 +25,11 @@ def test_skip_init_builds_the_module_and_refuses_a_class_without_device():
     assert isinstance(m, nn.Linear) and m.weight.shape == (4, 3) and m.bias is None
     with pytest.raises(RuntimeError, match="Module must support a 'device' arg to skip initialization"):
         nn.utils.skip_init(nn.Sequential)
+
+
+def test_skip_init_refuses_what_is_not_a_module_class():
+    # a class that is no Module raised inspect's ValueError ("no signature found for builtin type")
+    with pytest.raises(RuntimeError, match="Expected a Module"):
+        nn.utils.skip_init(int, 1)
+    with pytest.raises(TypeError, match="must be a class"):
+        nn.utils.skip_init(nn.Linear(3, 4), 1)

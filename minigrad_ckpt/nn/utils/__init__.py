@@ -29,6 +29,12 @@ def skip_init(module_cls: Any, *args: Any, **kwargs: Any) -> Any:
     (initialised, in fact); the class must take ``device=``, as PyTorch requires."""
     import inspect
 
+    from ..module import Module
+
+    if not isinstance(module_cls, type):  # PyTorch's issubclass() raises this
+        raise TypeError(f"skip_init: module_cls must be a class, got {type(module_cls).__name__}")
+    if not issubclass(module_cls, Module):
+        raise RuntimeError(f"Expected a Module; got {module_cls}")
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
     return module_cls(*args, **kwargs)
