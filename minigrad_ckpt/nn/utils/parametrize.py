@@ -23,7 +23,7 @@ from ..containers import ModuleDict, ModuleList
 from ..module import Module, Parameter
 
 __all__ = ["register_parametrization", "remove_parametrizations", "is_parametrized", "cached",
-           "type_before_parametrizations", "ParametrizationList"]
+           "type_before_parametrizations", "transfer_parametrizations_and_params", "ParametrizationList"]
 
 _cache_depth = 0
 _cache: dict[tuple[int, str], Tensor] = {}
@@ -281,3 +281,27 @@ def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized
         delattr(module, "parametrizations")
         module.__class__ = module.__class__.__bases__[0]
     return module
+
+
+def transfer_parametrizations_and_params(from_module: Module, to_module: Module,
+                                         tensor_name: str | None = None) -> Module:
+    """Give ``to_module`` the parametrizations of ``from_module`` (of ``tensor_name``, or all) and its
+    original tensors -- the same objects, so the two modules share them (PyTorch's, e.g. to carry a
+    parametrized weight over to a fused or quantized copy of a layer). A name ``to_module`` lacks is
+    first made a parameter holding the parametrized value. Returns ``to_module``."""
+    if not is_parametrized(from_module):
+        return to_module
+    names = list(from_module.parametrizations) if tensor_name is None else [tensor_name]
+    for name in names:
+        if not hasattr(to_module, name):
+            setattr(to_module, name, Parameter(getattr(from_module, name).detach()))
+        source = from_module.parametrizations[name]
+        for parametrization in source:
+            register_parametrization(to_module, name, parametrization)
+        target = to_module.parametrizations[name]
+        if source.is_tensor:
+            target.original = source.original
+        else:
+            for i in range(source.ntensors):
+                setattr(target, f"original{i}", getattr(source, f"original{i}"))
+    return to_module
