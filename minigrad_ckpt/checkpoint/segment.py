@@ -527,7 +527,12 @@ class Segment:
             root._outputs[id(out)] = (weakref.ref(out), node)
         except TypeError:
             pass
-        root._unindexed_outputs.append((_weak(node.xp.memory_owner(out)), node))
+        owner = node.xp.memory_owner(out)
+        root._unindexed_outputs.append((_weak(owner), node))
+        if tensor is not None and owner is not out and node not in root._tensors_of:
+            # a view's memory is what it views -- an input the caller holds, a value an op saved --
+            # which outlives the view: its tensor tells whether the node's output is alive
+            root.note_tensor_of(node, tensor)
         if self.check == "value":
             self.checksums[node] = _checksum(out)
         if kept_now:
