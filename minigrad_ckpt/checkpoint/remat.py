@@ -254,6 +254,9 @@ class _GraphModel:
         self.nested_held = {i for i in self.nested_kept  # (a host copy is not the device's memory)
                             if not getattr(nodes[i].segment.keep, "to_host", False)}
         self.phases = self._phases(seg, index, in_bufs_of, set())
+        # what the forward pass holds as ``fn`` returns, before the region lets go of the branches
+        # it dropped (they read kept values too) -- whatever the policy keeps (see _profile)
+        self.forward_bytes = 0
 
     def _saved_bufs(self, indices: Any, in_bufs_of: list[list[Any]]) -> set[Any]:
         """The buffers the saved slots of the nodes ``indices`` hold once replayed."""
@@ -313,7 +316,8 @@ class _GraphModel:
     def peak(self, kept: set[int]) -> int:
         wanted = self._demand(kept)[1]  # a kept output nothing wants is let go (Segment)
         held = self.K | {self.buf[i] for i in kept if wanted[i]}
-        return max(sum(self.sizes[b] for b in held | phase if b is not None) for phase in self.phases)
+        backward = max(sum(self.sizes[b] for b in held | phase if b is not None) for phase in self.phases)
+        return max(backward, self.forward_bytes)  # (what the forward pass holds is the policy's alone)
 
 
 def _time_forward(n: Node, ins: list[Any], repeats: int = 2) -> float:
@@ -348,6 +352,14 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
                 seg.note_tensor_of(node, tensor)
 
         seg.record = record_keeping_outputs  # type: ignore[method-assign]
+        forward_held: dict[int, int] = {}
+        drop_unreachable = seg.drop_unreachable
+
+        def measure_then_drop(alive: set[Node]) -> None:
+            forward_held.update(_held_in_the_forward_pass(seg))
+            drop_unreachable(alive)
+
+        seg.drop_unreachable = measure_then_drop  # type: ignore[method-assign]
         with leaving_no_trace(), seg:  # BatchNorm's running statistics are put back, too
             result = fn(*args, **kwargs)
         # closing, the segment let go what a run lets go when fn returns: the nodes no live tensor
@@ -359,9 +371,25 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
         _replay_nested_outputs(seg, outputs)
         model = _GraphModel(seg, outputs, ops)
         model.keys = keys
+        model.forward_bytes = sum(forward_held.values())
         return model
     finally:
         _ledger.enabled = was
+
+
+def _held_in_the_forward_pass(seg: Segment) -> dict[int, int]:
+    """The buffers (by id, with their bytes) the ledger holds for the region ``seg`` as its function
+    returns, before it lets go of what that function dropped: every value the tree keeps to replay
+    from -- a dead branch's too -- and what the checkpoints nested in it keep by their own policies
+    (held from their own return).  None is let go before, so this is the forward pass's peak."""
+    held: dict[int, int] = {}
+    for s in [seg, *seg._descendants()]:
+        arrays = [k.value for k in s.kept if not k.param and hasattr(k.value, "nbytes")]
+        if s._outputs_held:
+            arrays += [v for _, v in s._device_kept_outputs()]
+        for a in arrays:
+            held[id(_base(a))] = int(_base(a).nbytes)
+    return held
 
 
 def _replay_nested_outputs(seg: Segment, outputs: dict[Node, Any]) -> None:
