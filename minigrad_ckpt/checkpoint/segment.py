@@ -1053,16 +1053,17 @@ class Segment:
 
     def _take_boundary(self, n: Node, value: Any) -> None:
         """An enclosing segment's replay hands over ``n``'s value, which this segment
-        replays from: held (and counted by the ledger) until this segment's backward ends."""
+        replays from: held (and counted by the ledger) until this segment's backward ends --
+        but a parameter's view (``w.t()``), whose memory exists whatever the tape does."""
         if n in self.boundary:
             return
         self.boundary[n] = value
-        if _ledger.enabled and hasattr(value, "nbytes"):
+        if _ledger.enabled and hasattr(value, "nbytes") and not is_parameter_edge(n):
             _ledger.hold([value])
 
     def _drop_boundary(self) -> None:
         if _ledger.enabled:
-            _ledger.release([v for v in self.boundary.values() if hasattr(v, "nbytes")])
+            _ledger.release([v for n, v in self.boundary.items() if hasattr(v, "nbytes") and not is_parameter_edge(n)])
         self.boundary.clear()
 
     def _fill_saved(self, n: Node, out: Any, ins: list) -> None:
