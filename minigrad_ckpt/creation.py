@@ -40,6 +40,7 @@ from .backend import (
     host_numpy,
     laid_out,
     set_default_dtype,
+    to_host,
 )
 from .ops import elementwise as _elementwise
 from .out_arguments import CREATION, RANGE, with_out
@@ -140,8 +141,21 @@ def full(shape: Any = None, fill_value: Any = None, dtype: Any = None, device: A
         raise TypeError("full() needs a shape (size=) and a fill_value")
     dev = get_device(device)
     dtype = as_dtype(dtype) if dtype is not None else _fill_dtype(fill_value)
-    arr = dev.xp.full(_shape((shape,)), fill_scalar("full", fill_value, dtype), dtype=dtype)
+    arr = dev.xp.full(_shape((shape,)), fill_scalar("full", fill_number("full", fill_value), dtype), dtype=dtype)
     return _make(arr, dev, requires_grad)
+
+
+def fill_number(name: str, fill_value: Any) -> Any:
+    """``fill_value`` as a host number: a 0-d tensor of any device is read as PyTorch reads a Scalar
+    argument (one explicit transfer, to a NumPy scalar of its dtype, so a float64 value too big for
+    the result's dtype is still refused); any other tensor is PyTorch's TypeError.  (Left to NumPy,
+    a tensor would be converted implicitly -- which a GPU tensor refuses -- and a 1-d one broadcast.)"""
+    if not isinstance(fill_value, Tensor):
+        return fill_value
+    if fill_value.ndim != 0:
+        raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, not Tensor "
+                        f"(a tensor of shape {tuple(fill_value.shape)}; only a 0-d tensor reads as a number)")
+    return to_host(fill_value._data)[()]
 
 
 def _fill_dtype(fill_value: Any) -> Any:
@@ -287,7 +301,8 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, device: Any = None,
               requires_grad: bool = False, *, memory_format: Any = None) -> Tensor:
     """``fill_value`` everywhere, with ``x``'s shape, and its dtype and device unless given."""
     (shape, dt), dev = _like(x, dtype, device, memory_format, "full_like")
-    made = _make(dev.xp.full(shape, fill_scalar("full_like", fill_value, dt), dtype=dt), dev, requires_grad)
+    fill = fill_scalar("full_like", fill_number("full_like", fill_value), dt)
+    made = _make(dev.xp.full(shape, fill, dtype=dt), dev, requires_grad)
     return _laid_out_like(made, x, memory_format)
 
 

@@ -789,7 +789,9 @@ def new_method(fill: Any) -> Any:
 def new_full_method(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``, with this one's dtype and device."""
-    return new_method(fill_value)(self, size, dtype=dtype, device=device, requires_grad=requires_grad)
+    from ..creation import fill_number
+    fill = fill_number("new_full", fill_value)
+    return new_method(fill)(self, size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def new_tensor_method(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
