@@ -104,26 +104,25 @@ def _times(xp: Any, v: Any, local: Any, singular: bool) -> Any:
     return times_local(xp, v, local) if singular else v * local
 
 
-# an unsigned word per float size and its all-ones value (read once: ``iinfo(word)`` is a 5 us object a call)
-_WORD_OF_SIZE = {t(0).itemsize: (t, host_numpy.iinfo(t).max) for t in (host_numpy.uint16, host_numpy.uint32,
-                                                                       host_numpy.uint64)}
+# an unsigned word per float size (read once: a dict look-up, not a dtype construction, per call)
+_WORD_OF_SIZE = {t(0).itemsize: t for t in (host_numpy.uint16, host_numpy.uint32, host_numpy.uint64)}
 
 
 @register_kernel
 def gradient_where(xp, mask, v):
     """``v`` where ``mask``, else +0.0: PyTorch's ``threshold_backward`` and its kin (``mask ? grad :
     0``), where ``v * mask`` would give NaN for an infinite or NaN ``v`` (``inf * 0``) and -0.0 for a
-    negative one.  NumPy's ``where`` branches per element -- 9.9 against 1.0 ms for the product on a
-    (64, 64, 24, 24) float32 gradient and a random mask -- so on the CPU ``v``'s bits are ANDed with
-    the mask's bytes spread to all-ones words: 1.27 ms, exact."""
-    word_and_ones = _WORD_OF_SIZE.get(v.dtype.itemsize) if xp.name == "numpy" and v.dtype.kind == "f" else None
-    if (word_and_ones is None or mask.__class__ is not host_numpy.ndarray or v.__class__ is not host_numpy.ndarray
+    negative one.  NumPy's ``where`` branches per element -- 18 against 1.7 ms for the product on a
+    (64, 64, 24, 24) float32 gradient and a random mask -- so on the CPU ``v``'s bits, read as an
+    unsigned word, are multiplied by the mask's 0 or 1 bytes: exact, and one ufunc of the two operands,
+    so the result is laid out as ``where``'s is (the devices' path).  A layout of its own (the mask's,
+    which a convolution's channels-last output gives) changed the order a later sum over it adds in:
+    a conv-relu bias gradient a unit off the strict device's, and 10x slower to compute."""
+    word = _WORD_OF_SIZE.get(v.dtype.itemsize) if xp.name == "numpy" and v.dtype.kind == "f" else None
+    if (word is None or mask.__class__ is not host_numpy.ndarray or v.__class__ is not host_numpy.ndarray
             or v.shape != mask.shape or not v.ndim):  # (NumPy's ufuncs answer a 0-d array with a scalar)
         return xp.where(mask, v, 0)
-    word, ones = word_and_ones
-    bits = host_numpy.multiply(mask.view(host_numpy.uint8), ones, dtype=word)  # all ones where the mask is
-    host_numpy.bitwise_and(bits, v.view(word), out=bits)
-    return bits.view(v.dtype)
+    return host_numpy.multiply(v.view(word), mask.view(host_numpy.uint8), dtype=word).view(v.dtype)
 
 
 def horner(coeffs: tuple[float, ...], x: Any) -> Any:
