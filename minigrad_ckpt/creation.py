@@ -84,6 +84,18 @@ def _size_entry(v: Any) -> int:
     return operator.index(v)
 
 
+def int_argument(fn: str, name: str, position: int, v: Any) -> int:
+    """``v`` read as PyTorch reads an ``int`` argument (``steps``, ``num_classes``): a Python or
+    NumPy integer, or a zero-dim integer tensor of any device (by its ``__index__``, one explicit
+    read); a bool, a float or any other tensor is PyTorch's TypeError.  (Handed on as it came, a
+    device tensor reached the array library, which converts it implicitly -- refused on a GPU --
+    and a float was truncated, or counted, where PyTorch refuses it.)"""
+    if (isinstance(v, (bool, host_numpy.bool_)) or not hasattr(v, "__index__")
+            or isinstance(v, Tensor) and (v.ndim or v.dtype.kind not in "iu")):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be int, not {type(v).__name__}")
+    return operator.index(v)
+
+
 def _shape(args: tuple) -> tuple[int, ...]:
     if len(args) == 1 and not isinstance(args[0], (int, host_numpy.integer, Tensor)):
         args = tuple(args[0])
@@ -221,7 +233,9 @@ def linspace(start: float, stop: float | None = None, num: int | None = None, dt
     num = _torch_name("linspace", "num", num, "steps", steps)
     if stop is None:
         raise TypeError("linspace() missing its second argument: stop (or end=)")
-    num = 50 if num is None else num
+    num = 50 if num is None else int_argument("linspace", "steps", 3, num)
+    if num < 0:
+        raise RuntimeError("number of steps must be non-negative")
     dev = get_device(device)
     (start, stop), dt = _spaced("linspace", (start, stop), dtype)
     if dt in (host_numpy.float32, host_numpy.float64) and num > 1:
@@ -456,6 +470,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
              requires_grad: bool = False) -> Tensor:
     """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the exponent
     (``torch.logspace``)."""
+    steps = int_argument("logspace", "steps", 3, steps)
     dev = get_device(device)
     (start, end), dt = _spaced("logspace", (start, end), dtype)
     if dt.kind == "c":

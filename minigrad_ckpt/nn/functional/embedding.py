@@ -6,6 +6,7 @@ from typing import Any
 
 from ... import functional as mf
 from ...backend import host_numpy as np
+from ...creation import int_argument
 from ...functional import _tensor
 from ...functional.errors import ClassValueOutOfRange, InputMismatch, PaddingIdxOutOfRange, WrongTensorKind
 from ...functional.indexing import getitem_in_range
@@ -108,6 +109,7 @@ def _embedding_renorm_(w: Tensor, ids: Tensor, max_norm: float, norm_type: float
 def one_hot(input: Any, num_classes: int = -1) -> Tensor:
     """Integer class indices to a one-hot int64 tensor with a new last axis."""
     input = _tensor(input)
+    num_classes = int_argument("one_hot", "num_classes", 2, num_classes)
     if input.dtype != "int64":  # (PyTorch's rule and words: int32 and uint8 ids are refused too)
         raise WrongTensorKind(f"one_hot is only applicable to index tensor of type LongTensor (int64), "
                               f"got {input.dtype}")
