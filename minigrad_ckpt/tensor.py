@@ -769,8 +769,12 @@ class Tensor:
 
         For engine layers that compute an array and hand it on as a Tensor (a
         mask, an optimizer's state, a loaded value).  ``device`` defaults to the
-        device whose namespace holds ``array``; the array must live there.
+        device whose namespace holds ``array``; the array must live there.  A NumPy scalar (what a
+        NumPy reduction or ufunc gives for a 0-d result) becomes a 0-d array: a tensor holds arrays
+        (``.numpy()`` marks its view read-only, which a scalar refuses).
         """
+        if isinstance(array, host_numpy.generic):
+            array = host_numpy.asarray(array)
         return cls._wrap(array, None, None if device is None else get_device(device))
 
     @classmethod
