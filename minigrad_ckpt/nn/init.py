@@ -302,7 +302,10 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     zeros = len(range(rows)[:math.ceil(sparsity * rows)])
     xp = tensor.device.xp
     values = _random.normal(xp, _random.key_from(generator, "sparse_"), tensor.shape, tensor.dtype) * std
-    draws = _random.uniform(xp, _random.key_from(generator, "sparse_"), tensor.shape, xp.float64)
+    # the top 53 bits of uniform draws, as integers: a float64 uniform's order without a float64
+    # array (which a float32 model on a device need not hold)
+    bits = _random.uniform_bits(xp, _random.key_from(generator, "sparse_"), rows * cols)
+    draws = (bits >> xp.uint64(11)).reshape(tensor.shape)
     rank = xp.argsort(xp.argsort(draws, axis=0), axis=0)  # each column's rows in a random order
     return _fill(tensor, xp.where(rank < zeros, 0, values).astype(tensor.dtype))
 
