@@ -69,14 +69,19 @@ def _dim_targets(name: str, x: Tensor, dim: Any, index: Any, src: Tensor | None 
     idx = _index_array(name, index, x)
     h = host(idx).astype(host_numpy.int64)
     shape = x.shape or (1,)
-    if h.ndim != x.ndim:
-        raise RuntimeError(f"{name}: index has {h.ndim} dims, the input {x.ndim} (they must be equal)")
-    hs = h.shape or (1,)
+    hs = h.shape or (1,)  # (PyTorch counts a 0-d tensor as one of one element: ranks 0 and 1 meet)
+    if len(hs) != len(shape):
+        raise RuntimeError(f"{name}: Index tensor must have the same number of dimensions as self tensor "
+                           f"(index has {h.ndim} dims, the input {x.ndim})")
+    src_shape = None if src is None else (src.shape or (1,))
+    if src_shape is not None and len(src_shape) != len(hs):
+        raise RuntimeError(f"{name}: Index tensor must have the same number of dimensions as src tensor "
+                           f"(index has {h.ndim} dims, src {src.ndim})")
     for k, (ni, nx) in enumerate(zip(hs, shape)):
         if k != d and ni > nx:
             raise RuntimeError(f"{name}: index is longer than the input on dim {k} ({ni} > {nx})")
-        if src is not None and ni > (src.shape or (1,))[k]:
-            raise RuntimeError(f"{name}: index is longer than src on dim {k} ({ni} > {(src.shape or (1,))[k]})")
+        if src_shape is not None and ni > src_shape[k]:
+            raise RuntimeError(f"{name}: index is longer than src on dim {k} ({ni} > {src_shape[k]})")
     n = shape[d]
     if h.size and (h.min() < 0 or h.max() >= n):
         raise IndexOutOfBounds(f"index {first_out_of_range(h, 0, n)} is out of bounds for dimension {d} with size {n}")
@@ -86,7 +91,10 @@ def _dim_targets(name: str, x: Tensor, dim: Any, index: Any, src: Tensor | None 
 
 
 def _leading(src: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """``src``'s leading block of ``shape`` (what an index of that shape reads), flattened."""
+    """``src``'s leading block of ``shape`` (what an index of that shape reads), flattened (a 0-d
+    ``src`` is its one element, as PyTorch reads it)."""
+    if not src.ndim:
+        return mf.reshape(src, (1,))
     if src.shape != shape:
         src = src[tuple(slice(0, s) for s in shape)]
     return mf.ravel(src)
