@@ -1143,9 +1143,8 @@ class Tensor:
         on the tape, its history (``view`` is a view of this tensor, made by a recorded view op).
         The memory and its version stay the same, so the values every node saved and every other
         view of the memory are untouched, as PyTorch's in-place view changes leave them."""
-        if self._node is None and self._requires_grad and _grad_state.enabled:
-            raise RuntimeError(f"{what}: a leaf Variable that requires grad is being used in an in-place "
-                               f"operation (PyTorch's refusal); use the out-of-place form (x = x.{what[:-1]}(...))")
+        if _grad_state.enabled and (self._requires_grad or self._no_grad_view):
+            self._refuse_view_change(what)
         self._data, self._node = view._data, view._node
         self._tell_segment_of_history()
         if view._tangents is not None or self._tangents is not None:
@@ -1153,6 +1152,23 @@ class Tensor:
         if self.__dict__.get("_retains_grad") and self._node is not None:  # PyTorch moves it to the new value
             self.register_hook(_RetainGrad(self))
         return self
+
+    def _refuse_view_change(self, what: str) -> None:
+        """PyTorch's refusals of an in-place view change in grad mode, the same as of a write: the
+        tensor's history would change under a leaf that requires grad (the leaf itself, or any view
+        of it, however nested), or under a view made in no_grad mode, whose base's history it
+        does not follow."""
+        if self._node is None and self._requires_grad:
+            raise RuntimeError(f"{what}: a leaf Variable that requires grad is being used in an in-place "
+                               f"operation (PyTorch's refusal); use the out-of-place form (x = x.{what[:-1]}(...))")
+        if self._no_grad_view:
+            raise RuntimeError(
+                f"{what}: a view was created in no_grad mode and is being modified in place with grad mode "
+                f"enabled (PyTorch's refusal); use the out-of-place form (x = x.{what[:-1]}(...))")
+        if _views_a_leaf_that_requires_grad(self):
+            raise RuntimeError(f"{what}: a view of a leaf Variable that requires grad is being used in an "
+                               f"in-place operation (PyTorch's refusal: it would change the leaf's view); "
+                               f"use the out-of-place form (x = x.{what[:-1]}(...))")
 
     def register_hook(self, fn: Callable[[Tensor], Tensor | None]) -> _HookHandle:
         """Call ``fn(grad)`` when this tensor's gradient is computed.

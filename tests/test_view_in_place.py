@@ -53,6 +53,37 @@ def test_a_leaf_that_requires_grad_refuses_as_pytorchs_and_no_grad_allows_it():
     assert w.shape == (1, 2, 3) and w.is_leaf and w.requires_grad
 
 
+VIEW_CHANGES = [lambda v: v.unsqueeze_(0), lambda v: v.t_(), lambda v: v.squeeze_(),
+                lambda v: v.transpose_(0, -1), lambda v: v.swapaxes_(0, -1), lambda v: v.swapdims_(0, -1)]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64])
+@pytest.mark.parametrize("change", VIEW_CHANGES)
+def test_a_view_of_a_leaf_that_requires_grad_refuses_as_pytorchs(device, dtype, change):
+    # torch 2.13: w = torch.ones(2, 3, requires_grad=True); w[0].t_(), w.t()[0].unsqueeze_(0),
+    # nn.Parameter(...)[0].swapaxes_(0, -1): "a view of a leaf Variable that requires grad is being used in
+    # an in-place operation."; a view made under no_grad: "A view was created in no_grad mode ...";
+    # under no_grad, of a detached alias, or of a non-leaf: allowed
+    w = mg.ones(2, 3, device=device, dtype=dtype, requires_grad=True)
+    for view in (w[0], w.t()[0], w.t()[1:][0], mg.nn.Parameter(mg.ones(2, 3, dtype=dtype))[0]):
+        shape = view.shape
+        with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+            change(view)
+        assert view.shape == shape
+    with mg.no_grad():
+        made_without_grad = w[0]
+    with pytest.raises(RuntimeError, match="view was created in no_grad mode"):
+        change(made_without_grad)
+    with mg.no_grad():
+        assert change(w[0]).shape in {(1, 3), (3,)}
+    assert change(w.detach()[0]).shape in {(1, 3), (3,)}
+    y = (w * 2)[0]
+    change(y)
+    y.sum().backward()
+    assert w.grad.tolist() == [[2, 2, 2], [0, 0, 0]]
+
+
 def test_forward_mode_and_reverse_transforms_follow():
     x = mg.tensor([[1.0, 2.0, 3.0]])
 
