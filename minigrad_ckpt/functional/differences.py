@@ -61,7 +61,7 @@ def diff(a: Any, n: int = 1, axis: Any = _UNSET, prepend: Any = None, append: An
     for _ in range(n):
         hi, lo = _slice(x, ax, 1, None), _slice(x, ax, None, -1)
         x = mf.not_equal(hi, lo) if x.dtype.kind == "b" else hi - lo
-    return x
+    return mf.clone(x) if x is a else x  # n = 0: a new tensor, as PyTorch's (a write into it stays there)
 
 
 def _enough_samples(name: str, n: int, edge_order: int) -> None:

@@ -569,7 +569,7 @@ def matrix_power(a: Any, n: int) -> Tensor:
         n >>= 1
         if n:
             base = matmul(base, base)
-    return result
+    return mf.clone(a) if result is a else result  # n = 1: a new tensor, as PyTorch's (not a itself)
 
 
 #: The fields each of PyTorch's ``lstsq`` drivers fills (the others come back empty).

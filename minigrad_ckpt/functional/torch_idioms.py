@@ -156,8 +156,8 @@ def extremum_along(name: str, x: Any, dim: Any, keepdim: bool) -> ValuesIndices:
     """PyTorch's ``max(x, dim)`` / ``min(x, dim)``: the values and where they are."""
     x = as_tensor(x)
     d = _one_dim(name, x, dim)
-    if x.ndim == 0:
-        return ValuesIndices(x, Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
+    if x.ndim == 0:  # a new tensor, as PyTorch's: a write into the values is not a write into x
+        return ValuesIndices(mf.clone(x), Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
     arg = mf.argmax if name == "max" else mf.argmin
     idx = arg(x, axis=d, keepdims=True)
     values = take_along_axis_in_range(x, idx, axis=d)
@@ -373,8 +373,8 @@ def sort_pair(x: Tensor, dim: int = -1, descending: bool = False) -> ValuesIndic
     """PyTorch's ``sort``: values and indices along ``dim``; stable, ties keep their order
     (also when descending, as ``torch.sort(stable=True)``)."""
     if x.ndim == 0:
-        _one_dim("sort", x, dim)
-        return ValuesIndices(x, Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
+        _one_dim("sort", x, dim)  # (values: a new tensor, as PyTorch's, not x -- also topk's and msort's)
+        return ValuesIndices(mf.clone(x), Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
     d = _one_dim("sort", x, dim)
     key = x.detach()
     if descending:  # a stable ascending sort of order-reversed keys keeps ties in their order;
@@ -626,6 +626,8 @@ def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         return mf.reshape(x, (1,))
     if s > e:
         raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for a {x.ndim}-D tensor")
+    if s == e:  # nothing to merge: PyTorch returns the input itself (not a view of it)
+        return x
     n = 1
     for d in x.shape[s:e + 1]:
         n *= d

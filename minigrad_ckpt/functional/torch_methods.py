@@ -205,7 +205,7 @@ def transpose_method(x: Tensor, *axes: Any) -> Tensor:
     """``x.transpose(dim0, dim1)``: PyTorch's swap of two dims; ``x.transpose()`` or an
     axes tuple: NumPy's permutation."""
     if x.ndim == 0 and len(axes) == 2 and all(a in (0, -1) for a in axes):
-        return x  # PyTorch: a 0-d tensor's dims 0 and -1 are the same one
+        return mf.reshape(x, ())  # PyTorch: a 0-d tensor's dims 0 and -1 are the same one; a view, not x
     if len(axes) == 1 and axes[0] is not None and not isinstance(axes[0], (int, host_numpy.integer)):
         axes = (tuple(axes[0]),)
     elif len(axes) not in (0, 2):
