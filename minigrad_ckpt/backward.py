@@ -364,6 +364,9 @@ class BackwardPass:
             # An op's array may also be another input's gradient, still in flight
             # (Add hands one array to both inputs): ``.grad`` gets its own copy.
             g = g.clone() if create_graph else g.copy()
+        if not t._requires_grad:  # detached after its use: hooks run, .grad stays (see _hand_out)
+            _fire_post_hooks(t)
+            return
         if t._grad is None:
             (g,) = (pair[1] for pair in _unalias([(t, g)], self.root_grads, create_graph, self.handed))
         _accumulate(t, g, create_graph)
@@ -1187,7 +1190,8 @@ def _hand_out(bp: BackwardPass, found: dict[int, Any], call: BackwardCall) -> No
     pairs = _unalias(((bp.leaves[k], g) for k, g in found.items()), bp.root_grads, create_graph, bp.handed,
                      exclusive)
     for t, g in pairs:
-        _accumulate(t, g, create_graph)
+        if t._requires_grad:  # as PyTorch's AccumulateGrad: a leaf that stopped requiring grad after its
+            _accumulate(t, g, create_graph)  # use (x.detach_(), x.requires_grad_(False)) takes no gradient
         if t._post_hooks:  # a leaf the pass did not hand over (a root itself)
             _fire_post_hooks(t)
     for fn in call.callbacks:
