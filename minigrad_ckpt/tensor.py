@@ -419,6 +419,33 @@ def refuse_partial_overlap(what: str, dest: Tensor, operand: Any, written: Any =
                            f"performing the operation.")
 
 
+def refuse_overlap(what: str, dest: Tensor, operands: tuple) -> None:
+    """PyTorch's refusal (``assert_no_overlap``) of a scatter or index write (``scatter_``,
+    ``index_add_``, ``index_copy_``, ``index_put_``, ``put_``, ``x[idx] = v``) whose source or index
+    shares any memory with the destination -- the same memory too (``x.index_add_(0, i, x)``), unlike
+    :func:`refuse_partial_overlap`'s elementwise ops, since each element is read at another place
+    than it is written: ``x.scatter_(0, i, x[:1])``.  NumPy would answer as if it read the source
+    first.  As PyTorch, only where both arrays fill their memory densely is it decided; an index
+    tuple's tensors are each checked."""
+    xp = dest._device.xp
+    a = dest._data
+    for operand in operands:
+        if isinstance(operand, (tuple, list)):
+            refuse_overlap(what, dest, tuple(operand))
+            continue
+        if not isinstance(operand, Tensor) or operand._device is not dest._device:
+            continue
+        b = operand._data
+        if xp.memory_owner(a) is not xp.memory_owner(b) or not a.size or not b.size \
+                or not (_dense(a) and _dense(b)):
+            continue
+        start_a, start_b = xp.address(a), xp.address(b)
+        if start_a < start_b + b.nbytes and start_b < start_a + a.nbytes:
+            raise RuntimeError(f"{what}: unsupported operation: some elements of the input tensor and the written-to "
+                               f"tensor refer to a single memory location. Please clone() the tensor before "
+                               f"performing the operation.")
+
+
 def _views_a_leaf_that_requires_grad(t: Tensor) -> bool:
     """Whether ``t`` is a view (not a detached alias) of a leaf that requires grad: PyTorch refuses
     its recorded in-place changes, which would change the leaf."""
@@ -1482,6 +1509,9 @@ class Tensor:
         elif isinstance(value, Tensor) and value._data.ndim and not any(_index_kind(it) in "ao" for it in idx):
             refuse_partial_overlap("__setitem__", self, value, self._data[idx])  # (PyTorch's copy_ into the view;
             # a zero-dim value is its fill_, which reads the one number first)
+        elif isinstance(value, Tensor) and any(_index_kind(it) == "a" for it in idx) and not (
+                value._data.size == 1 and getattr(getattr(index, "dtype", None), "kind", None) == "b"):
+            refuse_overlap("__setitem__", self, (value,))  # (PyTorch's index_put_; one mask and one number: its fill)
         try:
             if records:
                 self._rebase(out_of_place_writes["setitem"](self, value, idx), "__setitem__")

@@ -31,7 +31,7 @@ from .. import creation, tape
 from ..backend import as_dtype
 from ..grad_mode import is_grad_enabled
 from ..out_arguments import CAST, CAT, CLAMP, CREATION, EXACT, MEAN, REDUCTION, WHERE, with_out
-from ..tensor import Tensor
+from ..tensor import Tensor, refuse_overlap
 from . import complex_numbers as cn
 from . import differences as diffs
 from . import elementwise_compositions as ewc
@@ -840,10 +840,20 @@ def _lost_in_place(name: str, result: Any, target: Any) -> str | None:
     return None
 
 
+#: The in-place twins that write each element from another place (a source or an index), which
+#: PyTorch refuses where that operand shares memory with the tensor (:func:`refuse_overlap`).
+_READS_ELSEWHERE = frozenset({"scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_reduce",
+                              "index_put", "put"})
+
+
 def in_place(name: str) -> Any:
     """Tensor's ``<name>_``: the method ``<name>``, its result copied back into the tensor."""
 
+    refuses_overlap = name in _READS_ELSEWHERE
+
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if refuses_overlap:
+            refuse_overlap(name + "_", self, (*args, *kwargs.values()))
         if kwargs.get("dtype") is not None and as_dtype(kwargs["dtype"]) != self.dtype:
             # x.cumsum_(0, dtype=float64) of a float32 x: PyTorch refuses rather than round the result
             raise RuntimeError(f"{name}_: Bad in-place call: input tensor dtype {self.dtype} and output "
