@@ -493,7 +493,7 @@ def test_complex_values_written_into_a_real_tensor_are_refused(write):
     (x.masked_fill_(mask, 2j): 'value cannot be converted to type float';
     x.masked_scatter_(mask, src): 'expected self and source to have same dtypes')."""
     x = mg.tensor([1.0, 2.0])
-    with pytest.raises(RuntimeError, match="imaginary part"):
+    with pytest.raises(RuntimeError, match="imaginary part|expected dtype"):  # (lerp: PyTorch's dtype check first)
         write(x)
     np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
     z = mg.tensor([1.0 + 0j, 2.0])  # into a complex tensor the same writes are fine

@@ -556,6 +556,11 @@ def lerp(input: Any, end: Any, weight: Any) -> Tensor:  # noqa: A002
     if isinstance(input, Tensor) and input._data.dtype.kind in "biu":
         kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
         raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(input._data.dtype)}'")
+    if isinstance(input, Tensor):  # PyTorch's kernel takes one dtype: end's, and a weight's that is not 0-d
+        for name, other in (("end", end), ("weight", weight)):
+            if isinstance(other, Tensor) and other.dtype != input.dtype and (name == "end" or other.ndim):
+                raise RuntimeError(f"lerp: expected dtype {input.dtype} for `{name}` but got dtype {other.dtype} "
+                                   f"(PyTorch's lerp does not promote; cast it with .to(x.dtype))")
     return ewc.lerp(input, end, weight)
 
 
