@@ -53,3 +53,17 @@ def test_a_tensor_weight_past_either_end_takes_pytorchs_formula(dtype):
     d = b - a
     expected = np.where(np.abs(w) < 0.5, a + w * d, b - d * (dtype(1) - w))
     np.testing.assert_array_equal(mg.lerp(mg.tensor(a), mg.tensor(b), mg.tensor(w)).numpy(), expected)
+
+
+@pytest.mark.parametrize("weight", [0.9, 0.3, -0.7])
+def test_a_zero_d_weight_of_another_float_dtype_is_converted_as_a_number_is(weight):
+    # PyTorch takes a 0-d float64 weight beside float32 tensors as it takes the number: rounded to
+    # float32 first (1 - w taken in float64 and rounded after was a unit off for half the values)
+    rng = np.random.default_rng(2)
+    a, b = (rng.standard_normal(3000).astype(np.float32) for _ in range(2))
+    w = mg.tensor(weight, dtype=mg.float64, requires_grad=True)
+    out = mg.lerp(mg.tensor(a), mg.tensor(b), w)
+    assert out.dtype == mg.float32
+    np.testing.assert_array_equal(out.numpy(), _reference(a, b, weight, np.float32))
+    out.sum().backward()
+    assert w.grad.dtype == mg.float64

@@ -90,6 +90,8 @@ def _in_dtype_of(number: Any, start: Tensor) -> Any:
     part's), as PyTorch converts it before comparing it with 0.5 and taking ``1 - weight`` there:
     ``1 - 0.9`` in float64, rounded after, put float32 ``lerp(a, b, 0.9)`` a unit off for half the values."""
     kind = start.dtype.kind
+    if isinstance(number, Tensor) and number.ndim == 0 and number.dtype.kind == "f" == kind:
+        return number.to(start.dtype)  # a 0-d weight of another float dtype: converted as a number is
     if not isinstance(number, (int, float)) or isinstance(number, bool) or kind not in "fc":
         return number
     real = host_numpy.dtype(start.dtype).type(0).real.dtype  # (complex64's is float32)
