@@ -26,7 +26,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from ..backend import host_numpy
+from ..backend import as_dtype, host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import (
@@ -238,6 +238,15 @@ def floating(name: str, x: Any) -> Any:
     return x
 
 
+def floating_dtype(name: str, dtype: Any) -> None:
+    """Refuse an integer or bool ``dtype=`` for ``mean``/``nanmean``, as PyTorch's ("could not infer
+    output dtype"): a mean is a fraction, and casting the input to integers first would not make it
+    one (NumPy would truncate, or divide into float64)."""
+    if dtype is not None and as_dtype(dtype).kind in "biu":
+        raise NeedsFloatingInput(f"{name}(): could not infer output dtype. Optional dtype must be either a "
+                                 f"floating point or complex dtype. Got: {as_dtype(dtype)}")
+
+
 def floating_under_dim(name: str, fn: Callable[..., Any], *, dtype_casts_integers: bool) -> Callable[..., Any]:
     """``fn`` (a :func:`with_dim` reduction) under PyTorch's ``dim=`` as PyTorch's: integer
     input refused (``mg.mean(i, dim=0)``; ``mg.mean(i, 0)`` is NumPy's question, answered in
@@ -248,6 +257,7 @@ def floating_under_dim(name: str, fn: Callable[..., Any], *, dtype_casts_integer
         if kwargs.get("dim", _UNSET) is _UNSET:
             return fn(x, *args, **kwargs)
         dtype = kwargs.pop("dtype", None)
+        floating_dtype(name, dtype)
         if dtype is None or not dtype_casts_integers:
             floating(name, x)
         return fn(x if dtype is None else mf.astype(x, dtype), *args, **kwargs)

@@ -265,6 +265,7 @@ def mean_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: 
         if dim is not None:
             raise TypeError("mean: pass either axis= or dim=, not both")
         return mf.mean(self, None if axis is _UNSET else axis, bool(keepdims is True), dtype=dtype, out=out)
+    ti.floating_dtype("mean", dtype)
     x = ti.floating("mean", self if dtype is None else mf.astype(self, dtype))
     return ti.mean(x, dim=dim, keepdim=keepdim)
 
@@ -885,6 +886,7 @@ def nansum_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype
 def nanmean_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """PyTorch's ``x.nanmean(dim, keepdim, dtype=)``: the mean of the elements that are not NaN."""
     ti.floating("nanmean", self)  # PyTorch refuses integers here, even with dtype=
+    ti.floating_dtype("nanmean", dtype)
     return stats.nanmean(self, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
