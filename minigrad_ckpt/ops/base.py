@@ -514,9 +514,17 @@ def _broadcast_of(shape: tuple, gshape: tuple, out_shape: tuple) -> bool:
     return True
 
 
+def builds_graph(xp: Any) -> bool:
+    """True when ``xp`` is the differentiable namespace: a backward or jvp called with it works on
+    Tensors and is itself recorded (``create_graph``, nested forward mode), so a rule may take a
+    slower road whose derivative is exact where the array road's is not (the array namespaces are
+    objects, the differentiable one a module)."""
+    return isinstance(xp, types.ModuleType)
+
+
 def _namespace_kind(xp: Any) -> str:
     return ("differentiable namespace (minigrad_ckpt.functional, used when create_graph=True)"
-            if isinstance(xp, types.ModuleType) else f"array namespace ({xp!r})")
+            if builds_graph(xp) else f"array namespace ({xp!r})")
 
 
 def _suggest(name: str, xp: Any) -> str:

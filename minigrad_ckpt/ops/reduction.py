@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import LinearOp, Op
+from .base import LinearOp, Op, builds_graph
 
 
 class _Reduction(Op):
@@ -502,8 +502,11 @@ class CumProd(Op):
     sum of ``g * out`` divided by ``x``.  With zeros, only positions up to a
     slice's first zero ``z`` get a gradient: before ``z`` the same formula
     over ``j < z``; at ``z`` the running product with ``x_z`` replaced by 1.
-    This first derivative is exact; its own derivative (``create_graph``)
-    is exact where no factor is 0 (a documented limitation, as for ``prod``).
+    Those masks drop terms that are 0 only because they hold a zero factor, whose
+    own derivatives are not 0: where a graph is built (``create_graph``, nested
+    forward mode) and a factor is 0, both rules read the whole Jacobian
+    :func:`_running_product_jacobian` instead (O(n^2) a slice, as PyTorch's
+    ``cumprod_backward`` in grad mode).
     """
 
     save_output = True
@@ -520,6 +523,10 @@ class CumProd(Op):
         if self.axis is None:
             x, g, out = x.reshape((-1,)), g.reshape((-1,)), out.reshape((-1,))
         ax = 0 if self.axis is None else self.axis
+        if builds_graph(xp) and xp.any(x == 0):
+            jac = _running_product_jacobian(xp, x, ax)  # [..., i, j] = d out_j / d x_i
+            grad = xp.moveaxis(xp.sum(jac * xp.expand_dims(xp.moveaxis(g, ax, -1), -2), axis=-1), -1, ax)
+            return grad.reshape(self.in_shape) if self.axis is None else grad
 
         def rev_cumsum(v):
             return xp.flip(running_sum(xp, xp.flip(v, ax), ax), ax)
@@ -547,6 +554,10 @@ class CumProd(Op):
         else:
             o = out
         ax = 0 if self.axis is None else self.axis
+        if builds_graph(xp) and xp.any(x == 0):
+            jac = _running_product_jacobian(xp, x, ax)
+            r = xp.moveaxis(xp.sum(jac * xp.expand_dims(xp.moveaxis(t, ax, -1), -1), axis=-2), -1, ax)
+            return r.reshape(out.shape) if self.axis is None else r
         is_zero = x == 0
         zeros_so_far = xp.cumsum(is_zero, ax)
         before = zeros_so_far == 0
@@ -562,3 +573,17 @@ class CumProd(Op):
 
     def reference(self, np, x):
         return np.cumprod(x, axis=self.axis)
+
+
+def _running_product_jacobian(xp: Any, x: Any, ax: int) -> Any:
+    """``J[..., i, j] = d out_j / d x_i`` of ``out = cumprod(x, ax)``, with ``ax`` moved last: the
+    product of ``x_k`` for ``k <= j, k != i`` where ``i <= j``, else 0 -- written as products only
+    (no division), so that every factor, a zero one too, stays in the expression and its
+    derivative is exact to any order.  It is ``prod_{k < i} x_k`` times ``prod_{i < k <= j} x_k``;
+    the second is a running product along ``k`` of ``x_k`` with the factors ``k <= i`` set to 1."""
+    xm = xp.moveaxis(x, ax, -1)
+    n = xm.shape[-1]
+    k = xp.arange(n)
+    after_i = xp.cumprod(xp.where(k > xp.expand_dims(k, -1), xp.expand_dims(xm, -2), 1), axis=-1)
+    before_i = xp.cumprod(xp.concatenate([xp.ones_like(xm[..., :1]), xm[..., :-1]], axis=-1), axis=-1)
+    return xp.where(k >= xp.expand_dims(k, -1), xp.expand_dims(before_i, -1) * after_i, 0)
