@@ -199,5 +199,10 @@ def renorm(input: Any, p: float, dim: int, maxnorm: float) -> Tensor:  # noqa: A
     if maxnorm < 0:
         raise RefusedArgument(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     others = tuple(k for k in range(x.ndim) if k != d)
-    norm = vector_norm(x, p, dim=others, keepdim=True)  # (p = inf: the largest |x|, not sum(|x| ** inf))
-    return x * mf.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+    # A slice left as it is (its norm within maxnorm, or NaN) is x itself: its derivative is the
+    # identity, as PyTorch's renorm_backward and renorm_jvp (x * 1 would send x * 0, NaN at a NaN,
+    # through the 1).  Its norm is taken of ones instead, so that no NaN or inf of the norm's own
+    # derivative there meets the 0 the where sends back (0 * NaN is NaN).
+    scaled = vector_norm(x.detach(), p, dim=others, keepdim=True) > maxnorm
+    norm = vector_norm(mf.where(scaled, x, 1), p, dim=others, keepdim=True)  # (p = inf: the largest |x|)
+    return mf.where(scaled, x * (maxnorm / (norm + 1e-7)), x)
