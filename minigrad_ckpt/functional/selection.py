@@ -75,14 +75,86 @@ def _at_rank(x: Tensor, d: int, rank: Any, keepdim: bool) -> ValuesIndices:
 @numpy_keywords
 def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:  # noqa: A002
     """The ``k``-th smallest value along ``dim`` (``k`` counts from 1) and its index, as
-    ``torch.kthvalue``; the gradient goes to that element."""
+    ``torch.kthvalue``; the gradient goes to that element.  Where the value is tied, the index
+    is on the CPU the one PyTorch's CPU kernel picks (see :func:`_kth_index_as_pytorch`), on
+    another device the stable sort's first (nothing is read back to choose; PyTorch's CUDA kernel
+    picks by another algorithm again)."""
     refuse_complex("kthvalue", input)
-    x0 = refuse_bool("kthvalue", as_tensor(input))
+    x0 = as_tensor(input)
+    if x0.ndim:  # (a 0-d tensor is its own k-th value, of any dtype: PyTorch answers before its kernel)
+        refuse_bool("kthvalue", x0)
     x, d = _as_row("kthvalue", x0, dim)
     n = x.shape[d]
     if not 1 <= k <= n:
         raise IndexOutOfBounds(f"kthvalue: k={k} is out of range for a dim of length {n} (1 <= k <= {n})")
-    return _zero_d(_at_rank(x, d, int(k) - 1, keepdim), x0.ndim == 0)
+    shape = tuple(1 if i == d else m for i, m in enumerate(x.shape))
+    stable = take_along_axis_in_range(_order(x, d), constant(host_numpy.full(shape, int(k) - 1), x), axis=d)
+    idx = _kth_index_as_pytorch(x, d, int(k) - 1, stable) if x.device.type == "cpu" else stable
+    return _zero_d(_picked(x, idx, d, keepdim), x0.ndim == 0)
+
+
+def _kth_index_as_pytorch(x: Tensor, d: int, rank: int, stable: Tensor) -> Tensor:
+    """The index of the rank-``rank`` element along ``d`` that PyTorch's CPU ``kthvalue`` returns.
+    Where that value is unique in its slice, it is the stable sort's (``stable``, keepdims-shaped);
+    where it is tied (a NaN ties with NaNs), PyTorch returns whichever its quickselect leaves at the
+    rank, so those slices -- only those -- are run through the same quickselect on the host."""
+    rows = host_numpy.moveaxis(host(x.detach()), d, -1)
+    picked = host_numpy.moveaxis(host(stable), d, -1)
+    kth = host_numpy.take_along_axis(rows, picked, axis=-1)
+    with host_numpy.errstate(invalid="ignore"):
+        same = (rows == kth) | ((rows != rows) & (kth != kth))
+    tied = host_numpy.flatnonzero(same.sum(axis=-1) > 1)
+    if not tied.size:
+        return stable
+    flat_rows, flat_picked = rows.reshape(-1, rows.shape[-1]), picked.reshape(-1).copy()
+    for r in tied:
+        flat_picked[r] = _quickselect_index(flat_rows[r].tolist(), rank)
+    return constant(host_numpy.moveaxis(flat_picked.reshape(picked.shape), -1, d), x)
+
+
+def _quickselect_index(values: list, rank: int) -> int:
+    """The original position of the element PyTorch's ``quick_select_template`` (ATen's
+    ``SortingUtils.h``: median-of-three pivot, Hoare partition, NaN above everything) leaves at
+    ``rank``.  Ported step for step: among equal values, which one lands there is this algorithm's
+    accident, and the gradient goes to it."""
+    arr, pos = list(values), list(range(len(values)))
+
+    def above(a: Any, b: Any) -> bool:  # PyTorch's comparator: a NaN is above every number
+        return (a != a and b == b) or a > b
+
+    def swap(i: int, j: int) -> None:
+        arr[i], arr[j] = arr[j], arr[i]
+        pos[i], pos[j] = pos[j], pos[i]
+
+    lo, hi = 0, len(arr) - 1
+    while hi > lo + 1:
+        mid = lo + (hi - lo) // 2
+        swap(mid, lo + 1)
+        if above(arr[lo + 1], arr[hi]):
+            swap(lo + 1, hi)
+        if above(arr[lo], arr[hi]):
+            swap(lo, hi)
+        if above(arr[lo + 1], arr[lo]):
+            swap(lo + 1, lo)
+        i, j, pivot = lo + 1, hi, arr[lo]
+        while True:
+            i += 1
+            while above(pivot, arr[i]):
+                i += 1
+            j -= 1
+            while above(arr[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= rank:
+            lo = i
+        if j >= rank:
+            hi = j - 1
+    if hi == lo + 1 and above(arr[lo], arr[hi]):
+        swap(lo, hi)
+    return pos[rank]
 
 
 def _lower_median(name: str, input: Any, dim: Any, keepdim: bool, skip_nan: bool) -> Any:  # noqa: A002
