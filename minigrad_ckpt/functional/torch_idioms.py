@@ -563,8 +563,24 @@ prod = with_dim(mf.prod, reduces=True)
 var = _spread(mf.var)
 std = _spread(mf.std)
 logsumexp = with_dim(mf.logsumexp, reduces=True, zero_d_axis=True)
-cumsum = with_dim(mf.cumsum)
-cumprod = with_dim(mf.cumprod)
+
+
+def _no_bool_scan_under_dim(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` (a running sum or product), whose PyTorch spelling (``dim=``) refuses to run in bool --
+    ``dtype=mg.bool``, or a bool ``out=`` -- as PyTorch has no such kernel ("cumsum_out_cpu" not
+    implemented for 'Bool'); NumPy's ``mg.cumsum(x, dtype=bool)`` answers.  A bool input still
+    counts in int64."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        dtype = kwargs.get("dtype")
+        if kwargs.get("dim", _UNSET) is not _UNSET and dtype is not None and as_dtype(dtype).kind == "b":
+            raise DtypeNotImplemented(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+cumsum = _no_bool_scan_under_dim("cumsum", with_dim(mf.cumsum))
+cumprod = _no_bool_scan_under_dim("cumprod", with_dim(mf.cumprod))
 def _bool_refused_under_dim(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``mg.argmax(x, dim=d)``/``argmin``, PyTorch's spelling, refuse a bool ``x`` as PyTorch's
     ("argmax(): does not support bool input"); NumPy's ``mg.argmax(mask)`` answers."""

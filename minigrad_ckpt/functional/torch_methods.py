@@ -699,6 +699,7 @@ def along_dim_method(fn: Any, *after_dim: str) -> Any:
     NumPy's meaning (``axis=None``: the flattened tensor); ``dtype=`` casts first, as PyTorch.
     ``after_dim`` names PyTorch's positional arguments after ``dim`` (``keepdim``)."""
     name = fn.__name__
+    takes_dtype = "dtype" in inspect.signature(fn).parameters  # (cumsum's own dtype= rules then apply)
 
     def method(self: Tensor, *args: Any, dtype: Any = None, **kwargs: Any) -> Tensor:
         if not args and "dim" not in kwargs and "axis" not in kwargs:
@@ -711,6 +712,8 @@ def along_dim_method(fn: Any, *after_dim: str) -> Any:
                                 f"{len(args) + 2} were given")
             kwargs.update(zip(after_dim, args))
             args = ()
+        if takes_dtype and dtype is not None:
+            return fn(self, *args, dtype=dtype, **kwargs)
         out = fn(self if dtype is None else mf.astype(self, dtype), *args, **kwargs)
         return out if dtype is None else mf.astype(out, dtype)  # an int32 running sum stays int32
     method.__name__ = method.__qualname__ = name
