@@ -298,6 +298,9 @@ def _quantile_api(name: str, skip_nan: bool) -> Any:
             axis = dim
         if dim is not _UNSET or interpolation is not _UNSET:  # PyTorch's spelling: its float32/float64 only
             refuse_half(name, input)
+            if isinstance(q, Tensor) and isinstance(input, Tensor) and q.dtype != input.dtype:
+                raise InputMismatch(f"{name}() q tensor must be same dtype as the input tensor "
+                                    f"(q is {q.dtype}, the input {input.dtype})")
         keep = keepdims if keepdim is _UNSET else keepdim
         how = method if interpolation is _UNSET else interpolation
         if how not in _METHODS:
