@@ -71,13 +71,17 @@ def frac(x: Any) -> Tensor:
     return x - mf.trunc(x)
 
 
-@in_float32_if_half  # end - input overflows float16: lerp(65504, -65504, 0.5) was inf
 def lerp(input: Any, end: Any, weight: Any) -> Tensor:  # noqa: A002
     """``input + weight * (end - input)``, computed from the nearer end (``end - (end - input)
     * (1 - weight)`` for ``|weight| >= 0.5``) so that ``weight = 1`` gives ``end`` exactly, as
     ``torch.lerp``; differentiable in all three.  A complex weight picks the end by ``|weight|``,
     as PyTorch's."""
     start = as_tensor(input)
+    return _lerp_in_opmath(start, end, _zero_d_weight_in_dtype_of(weight, start))
+
+
+@in_float32_if_half  # end - input overflows float16: lerp(65504, -65504, 0.5) was inf
+def _lerp_in_opmath(start: Tensor, end: Any, weight: Any) -> Tensor:
     diff = operand(end, start) - start
     w = _in_dtype_of(operand(real_coefficient("lerp", weight, start, end), start), start)
     # PyTorch's test, |weight| < 0.5, for every weight: beyond the ends too (-0.6 is nearer the end's formula)
@@ -85,14 +89,30 @@ def lerp(input: Any, end: Any, weight: Any) -> Tensor:  # noqa: A002
     return mf.where(near_end, operand(end, start) - diff * (1 - w), start + diff * w)
 
 
+def _zero_d_weight_in_dtype_of(weight: Any, start: Tensor) -> Any:
+    """A 0-d weight tensor of another dtype converted (recorded, so its gradient comes back in its own
+    dtype) to the dtype the tensors hold, as PyTorch converts it, before the float16 tensors are widened
+    to float32: rounded to float16 beside float16 tensors (a float32 weight kept whole, and computed in
+    float16 since the widening saw two dtypes, was a unit off for most values), to complex64 -- or a real
+    one to float32 -- beside complex64 ones, an integer or bool one to a float."""
+    if not isinstance(weight, Tensor) or weight.ndim or weight.dtype == start.dtype or start.dtype.kind not in "fc":
+        return weight
+    if weight.dtype.kind == "c" and start.dtype.kind != "c":
+        return weight  # (a complex weight beside real tensors: real_coefficient's question)
+    real = host_numpy.dtype(start.dtype).type(0).real.dtype  # (complex64's is float32)
+    return weight.to(start.dtype if weight.dtype.kind == "c" else real)
+
+
 def _in_dtype_of(number: Any, start: Tensor) -> Any:
-    """A real number ``lerp`` weighs with, rounded to the dtype it computes in (``start``'s, or its real
-    part's), as PyTorch converts it before comparing it with 0.5 and taking ``1 - weight`` there:
-    ``1 - 0.9`` in float64, rounded after, put float32 ``lerp(a, b, 0.9)`` a unit off for half the values."""
+    """A number ``lerp`` weighs with, rounded to the dtype it computes in (``start``'s, or its real
+    part's for a real number), as PyTorch converts it before comparing it with 0.5 and taking ``1 - weight``
+    there: ``1 - 0.9`` in float64, rounded after, put float32 ``lerp(a, b, 0.9)`` a unit off for half the values."""
     kind = start.dtype.kind
-    if isinstance(number, Tensor) and number.ndim == 0 and number.dtype.kind == "f" == kind:
-        return number.to(start.dtype)  # a 0-d weight of another float dtype: converted as a number is
-    if not isinstance(number, (int, float)) or isinstance(number, bool) or kind not in "fc":
+    if isinstance(number, bool) or kind not in "fc":
+        return number
+    if isinstance(number, complex):
+        return complex(host_numpy.dtype(start.dtype).type(number)) if kind == "c" else number
+    if not isinstance(number, (int, float)):
         return number
     real = host_numpy.dtype(start.dtype).type(0).real.dtype  # (complex64's is float32)
     return float(real.type(number))
