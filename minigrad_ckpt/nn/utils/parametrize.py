@@ -57,6 +57,8 @@ class ParametrizationList(ModuleList):
     def __init__(self, modules: list[Module], original: Tensor, unsafe: bool = False) -> None:
         super().__init__(modules)
         self.unsafe = unsafe
+        # what the parametrized tensor must stay, read before right_inverse's value replaces the original's
+        shape, dtype = tuple(original.shape), original.dtype
         with no_grad():
             new: Any = original
             for module in reversed(list(self)):
@@ -87,15 +89,17 @@ class ParametrizationList(ModuleList):
                     part = Parameter(part, requires_grad=original.requires_grad)
                 _register_tensor(self, f"original{i}", part)
         if not unsafe:
-            self._check_result(original)
+            self._check_result(shape, dtype)
 
-    def _check_result(self, original: Tensor) -> None:
+    def _check_result(self, shape: tuple, dtype: Any) -> None:
+        """The parametrized tensor has the registered tensor's ``shape`` and ``dtype``, as PyTorch checks;
+        what ``right_inverse`` stores may have another shape (a flattened matrix that ``forward`` reshapes)."""
         value = self()
         if not isinstance(value, Tensor):
             raise ValueError(f"A parametrization must return a tensor. Got {type(value).__name__}.")
-        if value.dtype != original.dtype or tuple(value.shape) != tuple(original.shape):
+        if value.dtype != dtype or tuple(value.shape) != shape:
             raise ValueError(f"Registering a parametrization may not change the shape or dtype of the tensor, "
-                             f"unless `unsafe` flag is enabled: {tuple(original.shape)} {original.dtype} became "
+                             f"unless `unsafe` flag is enabled: {shape} {dtype} became "
                              f"{tuple(value.shape)} {value.dtype}")
 
     def right_inverse(self, value: Tensor) -> None:
