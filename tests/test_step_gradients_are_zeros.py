@@ -70,3 +70,30 @@ def test_in_place_steps_have_the_same_gradient():
     (g,) = mg.autograd.grad(y, x, mg.tensor([INF, NAN, -1.0]))
     assert _bits(g) == [(False, 0.0)] * 3
 
+
+
+#: Operands an op reads only for a sign or a direction, so their derivative is 0 everywhere: PyTorch's
+#: backward answers ``zeros_like(grad)`` for them (copysign's sign operand) -- the engine multiplied the
+#: gradient by 0, so an infinite or NaN one gave NaN there and a negative one -0.0.
+SIGN_OPERANDS = {
+    "copysign": lambda x, y: x.copysign(y),
+    "copysign_function": lambda x, y: mg.copysign(x, y),
+    "nextafter": lambda x, y: x.nextafter(y),
+}
+
+
+@pytest.mark.parametrize("device, dtype", DEVICES)
+@pytest.mark.parametrize("name", sorted(SIGN_OPERANDS))
+def test_an_operand_read_for_its_sign_gets_zeros_whatever_the_upstream_gradient(name, device, dtype):
+    f = SIGN_OPERANDS[name]
+    x = mg.tensor([1.5, -2.25, 0.0, 7.0], dtype=dtype, device=device, requires_grad=True)
+    y = mg.tensor([-1.0, 2.0, -0.0, INF], dtype=dtype, device=device, requires_grad=True)
+    upstream = mg.tensor([INF, NAN, -1.0, -INF], dtype=dtype, device=device)
+    (g,) = mg.autograd.grad(f(x, y), y, upstream)
+    assert _bits(g) == [(False, 0.0)] * 4  # torch 2.13: tensor([0., 0., 0., 0.])
+    assert g.dtype == dtype
+    (g,) = mg.autograd.grad((checkpoint(f, x, y, use_reentrant=False) * upstream).sum(), y)
+    assert _bits(g) == [(False, 0.0)] * 4
+    # forward mode: the sign operand's tangent adds nothing, an infinite one included
+    _, tangent = mg.func.jvp(f, (x.detach(), y.detach()), (mg.zeros_like(x.detach()), upstream))
+    assert all(v == 0.0 for _, v in _bits(tangent))

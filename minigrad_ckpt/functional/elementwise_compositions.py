@@ -20,6 +20,7 @@ from ..tape import apply
 from ..tensor import Tensor
 from . import complex_numbers as cx
 from . import math as mf
+from . import namespace as xp_ns
 from . import special
 from .arguments import (
     as_tensor,
@@ -207,9 +208,9 @@ def _floating(t: Any) -> bool:
 def zero_link(t: Tensor, dtype: Any) -> Tensor:
     """``-0.0`` everywhere, with the derivative 0 in ``t``: added to a result, it connects ``t``
     to it without changing a value (``v + -0.0`` is ``v``, ``-0.0`` and NaN included).
-    ``t - t.detach()`` is ``+0.0`` for finite ``t``; a non-finite ``t`` is read as 0 first."""
-    finite = mf.where(mf.isfinite(t), t, 0.0)
-    return mf.astype(-((finite - finite.detach()) * 0.0), dtype)
+    ``t``'s gradient is zeros whatever arrives -- an infinite or NaN gradient too, as PyTorch's
+    ``zeros_like(grad)`` for ``copysign``'s sign operand (a product with 0 made it NaN)."""
+    return mf.astype(-xp_ns.zero_gradient_on_graph(t), dtype)
 
 
 def _identity_link(t: Tensor, mask: Tensor, dtype: Any) -> Tensor:
