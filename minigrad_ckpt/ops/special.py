@@ -39,7 +39,7 @@ import math
 from typing import Any, ClassVar
 
 from ..backend import half_in_float32, host_numpy, register_kernel
-from .elementwise import _CONST, BinaryElementwise, UnaryElementwise
+from .elementwise import _CONST, BinaryElementwise, UnaryElementwise, divided_by_local
 from .elementwise import horner as _horner
 
 _LS2PI = 0.5 * math.log(2 * math.pi)
@@ -766,8 +766,15 @@ class Logit(UnaryElementwise):
 
     def derivative(self, xp, out, p):
         # NaN outside [0, 1], where the value is (PyTorch's too): 1 / (p (1 - p)) is finite there;
-        # abs: +inf at p = -0.0 as at +0.0 (PyTorch's too), not 1 / -0.0
+        # abs: +inf at p = -0.0 as at +0.0 (PyTorch's float32 kernel too), not 1 / -0.0
         return xp.where(xp.logical_or(p < 0, p > 1), xp.nan, 1 / xp.abs(p * (1 - p)))
+
+    def times_derivative(self, xp, v, out, p):
+        # PyTorch's logit_backward divides, g / (p (1 - p)): g times the reciprocal was a unit off
+        # for half the values
+        with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            quotient = divided_by_local(xp, v, xp.abs(p * (1 - p)))
+            return xp.where(xp.logical_or(p < 0, p > 1), xp.nan, quotient)
 
     def reference(self, np, p):
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -793,6 +800,14 @@ class ClampedLogit(Logit):
     def derivative(self, xp, out, p):
         clamped = xp.logical_or(p < self.eps, p > 1 - self.eps)
         return xp.where(clamped, 0, 1 / xp.abs(p * (1 - p)))
+
+    def times_derivative(self, xp, v, out, p):
+        # PyTorch's logit_backward selects, p clamped ? 0 : g / (p (1 - p)): +0.0 where p is clamped
+        # whatever the gradient -- g times the derivative 0 was NaN for an infinite or NaN g, -0.0 for
+        # a negative one
+        inside = xp.logical_not(xp.logical_or(p < self.eps, p > 1 - self.eps))
+        with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return xp.gradient_where(inside, divided_by_local(xp, v, xp.abs(p * (1 - p))))
 
     def reference(self, np, p):
         return super().reference(np, self._clamp(np, p))
