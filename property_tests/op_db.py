@@ -317,6 +317,25 @@ def where_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Samp
                   (False,) + _diff(draw, [fl and isinstance(x, np.ndarray), fl and isinstance(y, np.ndarray)]))
 
 
+def lerp_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """``lerp`` of two broadcastable arrays by a number weight, on either side of 0.5 and past the ends
+    (each side its own formula)."""
+    ss, se = _bshapes(draw, 2, max_size)
+    start, end = _arr(draw, ss, dtype), _arr(draw, se, dtype)
+    weight = draw(st.sampled_from([0.0, 0.3, -0.2, 0.9, 1.0, -0.7, 1.6]))
+    fl = _float(dtype)
+    return Sample(R["Lerp"](weight=weight), (start, end), _diff(draw, [fl, fl]))
+
+
+def lerp_by_tensor_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """``lerp`` by a weight array (broadcast with the ends), its values on both sides of |w| = 0.5."""
+    ss, se, sw = _bshapes(draw, 3, max_size)
+    start, end = _arr(draw, ss, dtype), _arr(draw, se, dtype)
+    weight = _arr(draw, sw, dtype, Dom(-1.5, 1.5, specials=(0.0, 1.0, 0.25, 0.75)))
+    fl = _float(dtype)
+    return Sample(R["LerpByTensor"](), (start, end, weight), _diff(draw, [fl, fl, fl]))
+
+
 def logical_binary(cls: type) -> Sampler:
     def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
         sx, sy = _bshapes(draw, 2, max_size)
@@ -1425,6 +1444,8 @@ SPECS: list[OpSpec] = [
           forward_dtypes=INT_FWD),
     _spec("Clip", clip_sampler),
     _spec("Where", where_sampler, forward_dtypes=INT_FWD),
+    _spec("Lerp", lerp_sampler),
+    _spec("LerpByTensor", lerp_by_tensor_sampler),
     # unary math
     _spec("Neg", unary(R["Neg"]), forward_dtypes=INT_FWD),
     _spec("Exp", unary(R["Exp"])),

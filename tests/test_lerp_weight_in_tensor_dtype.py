@@ -34,12 +34,17 @@ def test_a_weight_that_rounds_to_one_half_takes_the_far_end_formula():
     np.testing.assert_array_equal(mg.lerp(a, b, 0.4999999999).numpy(), expected)
 
 
-def test_the_weight_gradient_and_tangent_keep_their_values():
+def test_the_gradient_reads_the_weight_as_given_and_the_tangent_the_rounded_one():
+    # PyTorch's LerpBackward0: grad * (1 - weight.toDouble()), grad * weight -- the number as given,
+    # rounded with the product (float32(1 - 0.9) = 0.100000001, not 1 - float32(0.9) = 0.100000024);
+    # its jvp is lerp(tangents, weight), the weight rounded as the value's
     a = mg.tensor(np.array([1.0, 3.0], np.float32), requires_grad=True)
     b = mg.tensor(np.array([7.0, -1.0], np.float32), requires_grad=True)
-    mg.lerp(a, b, 0.9).sum().backward()
-    np.testing.assert_array_equal(b.grad.numpy(), np.float32(0.9) * np.ones(2, np.float32))
-    np.testing.assert_array_equal(a.grad.numpy(), np.float32(1) - np.float32(0.9))
+    out = mg.lerp(a, b, 0.9)
+    assert out.grad_fn.name() == "LerpBackward0"
+    out.sum().backward()
+    np.testing.assert_array_equal(b.grad.numpy(), np.full(2, 0.9, np.float32))
+    np.testing.assert_array_equal(a.grad.numpy(), np.full(2, 1 - 0.9, np.float32))
     _, t = mg.func.jvp(lambda x: mg.lerp(x, b.detach(), 0.9), (a.detach(),), (mg.ones(2),))
     np.testing.assert_array_equal(t.numpy(), np.float32(1) - np.float32(0.9))
 

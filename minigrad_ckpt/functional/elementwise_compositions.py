@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from ..backend import get_default_dtype, host_numpy
 from ..ops import elementwise as _ew
+from ..ops import interpolation as _interp
 from ..tape import apply
 from ..tensor import Tensor
 from . import complex_numbers as cx
@@ -75,48 +76,37 @@ def frac(x: Any) -> Tensor:
 def lerp(input: Any, end: Any, weight: Any) -> Tensor:  # noqa: A002
     """``input + weight * (end - input)``, computed from the nearer end (``end - (end - input)
     * (1 - weight)`` for ``|weight| >= 0.5``) so that ``weight = 1`` gives ``end`` exactly, as
-    ``torch.lerp``; differentiable in all three.  A complex weight picks the end by ``|weight|``,
-    as PyTorch's."""
+    ``torch.lerp``; differentiable in all three (:mod:`~minigrad_ckpt.ops.interpolation`).  A
+    complex weight picks the end by ``|weight|``, as PyTorch's."""
     start = as_tensor(input)
-    return _lerp_in_opmath(start, end, _zero_d_weight_in_dtype_of(weight, start))
+    end = as_tensor(end, start)
+    if isinstance(weight, Tensor):
+        weight = _zero_d_weight_in_dtype_of(weight, start)
+        if weight.ndim == 0 and weight.dtype != start.dtype:  # (an integer 0-d weight: a number)
+            weight = weight.item()
+    if not isinstance(weight, Tensor):
+        weight = operand(real_coefficient("lerp", weight, start, end), start)
+        if isinstance(weight, bool):
+            weight = int(weight)
+        if start.dtype == end.dtype and start.dtype.kind in "fc":
+            return apply(_interp.Lerp(weight=weight), start, end)
+        return mf.where(abs(weight) >= 0.5, end - (end - start) * (1 - weight), start + (end - start) * weight)
+    if start.dtype == end.dtype == weight.dtype and start.dtype.kind in "fc":
+        return apply(_interp.LerpByTensor(), start, end, weight)
+    diff = end - start  # (dtypes PyTorch refuses to mix, which mg.lerp's internal callers may: promoted)
+    return mf.where(mf.abs(weight) >= 0.5, end - diff * (1 - weight), start + diff * weight)
 
 
-@in_float32_if_half  # end - input overflows float16: lerp(65504, -65504, 0.5) was inf
-def _lerp_in_opmath(start: Tensor, end: Any, weight: Any) -> Tensor:
-    diff = operand(end, start) - start
-    w = _in_dtype_of(operand(real_coefficient("lerp", weight, start, end), start), start)
-    # PyTorch's test, |weight| < 0.5, for every weight: beyond the ends too (-0.6 is nearer the end's formula)
-    near_end = (mf.abs(w) if isinstance(w, Tensor) else abs(w)) >= 0.5
-    return mf.where(near_end, operand(end, start) - diff * (1 - w), start + diff * w)
-
-
-def _zero_d_weight_in_dtype_of(weight: Any, start: Tensor) -> Any:
+def _zero_d_weight_in_dtype_of(weight: Tensor, start: Tensor) -> Tensor:
     """A 0-d weight tensor of another dtype converted (recorded, so its gradient comes back in its own
-    dtype) to the dtype the tensors hold, as PyTorch converts it, before the float16 tensors are widened
-    to float32: rounded to float16 beside float16 tensors (a float32 weight kept whole, and computed in
-    float16 since the widening saw two dtypes, was a unit off for most values), to complex64 -- or a real
-    one to float32 -- beside complex64 ones, an integer or bool one to a float."""
-    if not isinstance(weight, Tensor) or weight.ndim or weight.dtype == start.dtype or start.dtype.kind not in "fc":
+    dtype) to the dtype the tensors hold, as PyTorch converts it: rounded to float16 beside float16
+    tensors, to complex64 -- or a real one to float32 -- beside complex64 ones."""
+    if weight.ndim or weight.dtype == start.dtype or start.dtype.kind not in "fc" or weight.dtype.kind not in "fc":
         return weight
     if weight.dtype.kind == "c" and start.dtype.kind != "c":
         return weight  # (a complex weight beside real tensors: real_coefficient's question)
     real = host_numpy.dtype(start.dtype).type(0).real.dtype  # (complex64's is float32)
     return weight.to(start.dtype if weight.dtype.kind == "c" else real)
-
-
-def _in_dtype_of(number: Any, start: Tensor) -> Any:
-    """A number ``lerp`` weighs with, rounded to the dtype it computes in (``start``'s, or its real
-    part's for a real number), as PyTorch converts it before comparing it with 0.5 and taking ``1 - weight``
-    there: ``1 - 0.9`` in float64, rounded after, put float32 ``lerp(a, b, 0.9)`` a unit off for half the values."""
-    kind = start.dtype.kind
-    if isinstance(number, bool) or kind not in "fc":
-        return number
-    if isinstance(number, complex):
-        return complex(host_numpy.dtype(start.dtype).type(number)) if kind == "c" else number
-    if not isinstance(number, (int, float)):
-        return number
-    real = host_numpy.dtype(start.dtype).type(0).real.dtype  # (complex64's is float32)
-    return float(real.type(number))
 
 
 @in_float32_if_half  # pi / 180 rounded to float16 first put a fifth of the values a unit off

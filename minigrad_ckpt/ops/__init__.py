@@ -17,6 +17,7 @@ from . import (  # noqa: F401
     fft,
     incomplete_gamma,
     indexing,
+    interpolation,
     ldl,
     linalg,
     loss,
