@@ -334,6 +334,52 @@ def shared_version(source: Tensor, new: Tensor) -> list:
     return box
 
 
+def fresh_result(result: Tensor, *inputs: Any) -> Tensor:
+    """``result``, marked as a new tensor where it is a view only of the function's own temporaries.
+
+    A function that PyTorch computes as one new tensor is here often a few ops whose last is a view
+    (``max(x, 1)`` squeezes the kept dim of its values, ``rot90`` transposes a flip, ``reshape`` of a
+    transpose views a copy).  The temporaries are gone when the function returns, so no one can see the
+    memory is shared; PyTorch's result is no view, so neither is this one to ``detach_`` (which refuses
+    views), ``view`` (which lays out row-major only memory nothing else holds) or a write through a view
+    of it (whose base it is).  It keeps the shared version box, so a write into it still reaches the
+    nodes that saved the temporaries' values.  A view of one of ``inputs`` (its box) is a true view, as
+    PyTorch's (``reshape`` of a contiguous tensor): left as it is."""
+    box = result._version
+    if len(box) > 1 and box[1].__class__ is list and all(box is not getattr(x, "_version", None) for x in inputs):
+        result._fresh_result = True
+    return result
+
+
+def untie_copy(result: Tensor, source: Tensor) -> Tensor:
+    """``result``, which a view op made of ``source`` but in new memory (NumPy's ``reshape`` copies
+    where the strides cannot give the shape: ``x.t().reshape(-1)``), untied from ``source``'s memory
+    as PyTorch's copy is: a version of its own (a write into ``source`` no longer marks the values a
+    node saved of ``result`` as changed), not listed among the tensors sharing ``source``'s memory,
+    and no view (``detach_`` takes it)."""
+    box = source._version
+    if len(box) > 1 and box[1].__class__ is list:
+        box[1][:] = [r for r in box[1] if r() is not result]
+    group = result._alias_group
+    if group.__class__ is AliasGroup:  # (a parameter's memory lists a detached alias's views there)
+        group.members[:] = [r for r in group.members if r() is not result]
+    result._version = [0]
+    for name in ("_alias_group", "_no_grad_view", "_custom_function_view"):
+        result.__dict__.pop(name, None)
+    result._fresh_result = True
+    return result
+
+
+def _fresh_root(sharers: list, group: Any) -> Tensor | None:
+    """The live tensor of ``group`` that :func:`fresh_result` marked among ``sharers``: the base of the
+    views of it made later (the temporaries before it are gone, and were never anyone's to view)."""
+    for r in sharers:
+        o = r()
+        if o is not None and o._alias_group is group and o.__dict__.get("_fresh_result"):
+            return o
+    return None
+
+
 def _without_dead_runs(sharers: list[weakref.ref]) -> list[weakref.ref]:
     """``sharers`` with each run of dead references shortened to one: where a dead one stood before
     the first live tensor of an alias group, one still does, so :func:`history_root` still answers
@@ -489,7 +535,7 @@ def history_root(t: Tensor) -> Tensor | None:
     for r in box[1]:
         o = r()
         if o is None:
-            return None
+            return _fresh_root(box[1], group)
         if o._alias_group is group:
             return None if o.__dict__.get("_view_of_a_gone_base") else o
     return t
@@ -1147,7 +1193,8 @@ class Tensor:
         (PyTorch's ``detach_``, which ``zero_grad(set_to_none=False)`` uses on a gradient made with
         ``create_graph=True``).  A view of a tensor on the tape refuses, as PyTorch's: detaching it
         would leave its base's history pointing at memory it no longer follows."""
-        if (self._node is not None and self._node.op.is_view) or self._is_unrecorded_view():
+        if ((self._node is not None and self._node.op.is_view) or self._is_unrecorded_view()) \
+                and not self.__dict__.get("_fresh_result"):
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._node, self._requires_grad = None, False
         if self._tangents is not None:
@@ -1311,9 +1358,13 @@ class Tensor:
         (as after a recorded in-place change).  A view op's result keeps its layout: PyTorch refuses to
         view it across its strides, and so does ``view`` (a tensor that ever shared memory has a
         version box of two entries, see :func:`shared_version`)."""
-        if self._data.flags.c_contiguous or len(self._version) > 1 or self._memory_is_shared():
+        box = self._version
+        if self._data.flags.c_contiguous or (len(box) > 1 and not self.__dict__.get("_fresh_result")) \
+                or self._memory_is_shared():
             return
         self._data = self._device.xp.ascontiguousarray(self._data)
+        if len(box) > 1:  # a fresh result (:func:`fresh_result`): its new memory is its own, as its stamp
+            self._version = [box[0]]
         segment = self._node.segment if self._node is not None else None
         if segment is not None:  # a checkpoint recording: its value lives here now (a write off the tape
             segment.now_shows(self._node, self._data)  # marks it written; the tensor is alive while this is)
@@ -1364,7 +1415,8 @@ class Tensor:
         if _shares_memory(result):  # a view of the value (copy_ of a tensor): memory of its own
             result = result.clone()
         old = self._version
-        if len(old) > 1 and old[1].__class__ is list and old[1][0]() is not self:
+        if len(old) > 1 and old[1].__class__ is list and old[1][0]() is not self \
+                and not self.__dict__.get("_fresh_result"):
             # a view whose base is gone: PyTorch's stays a view of it, so views taken of this one later
             # are not its views but the base's, whose history theirs is (see :func:`history_root`)
             self._view_of_a_gone_base = True

@@ -14,7 +14,7 @@ from typing import Any
 from ..backend import cpp_type_name, host_numpy, scalar_type_name
 from ..ops import linalg as _la
 from ..tape import apply
-from ..tensor import Tensor
+from ..tensor import Tensor, fresh_result
 from .arguments import as_tensor, broadcast_shapes, one_axis, paired_axes
 from .einsum_subscripts import explicit_einsum
 from .elementwise import multiply
@@ -201,7 +201,7 @@ def kron(a: Any, b: Any) -> Tensor:
         inter_a += (p, 1)
         inter_b += (1, q)
     prod_ = multiply(reshape(a, inter_a), reshape(b, inter_b))
-    return reshape(prod_, tuple(p * q for p, q in zip(sa, sb)))
+    return fresh_result(reshape(prod_, tuple(p * q for p, q in zip(sa, sb))), a, b)  # (of the product: new)
 
 
 def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
@@ -220,4 +220,4 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     a0, a1, a2 = (a[..., i] for i in range(3))
     b0, b1, b2 = (b[..., i] for i in range(3))
     c = stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
-    return moveaxis(c, -1, one_axis(axisc, c.ndim))
+    return fresh_result(moveaxis(c, -1, one_axis(axisc, c.ndim)), a, b)  # (of the stacked parts: new)

@@ -21,7 +21,7 @@ import math
 from typing import Any, NamedTuple
 
 from ..backend import host_numpy
-from ..tensor import Tensor
+from ..tensor import Tensor, fresh_result
 from . import math as mf
 from .arguments import as_tensor, numpy_keywords, one_axis, refuse_bool, refuse_complex
 from .elementwise_compositions import lerp
@@ -36,8 +36,8 @@ _UNSET: Any = object()
 def _picked(x: Tensor, idx: Tensor, d: int, keepdim: bool) -> ValuesIndices:
     """The values at ``idx`` (keepdims-shaped, along ``d``) and the indices, as PyTorch returns them."""
     values = take_along_axis_in_range(x, idx, axis=d)
-    if not keepdim:
-        values, idx = mf.squeeze(values, d), mf.squeeze(idx, d)
+    if not keepdim:  # (views of the kept-dim temporaries: new tensors, as PyTorch's)
+        values, idx = fresh_result(mf.squeeze(values, d), x), fresh_result(mf.squeeze(idx, d), x)
     return ValuesIndices(values, idx)
 
 
@@ -50,7 +50,7 @@ def _as_row(name: str, x: Tensor, dim: Any) -> tuple[Tensor, int]:
 def _zero_d(result: ValuesIndices, was_zero_d: bool) -> ValuesIndices:
     if not was_zero_d:
         return result
-    return ValuesIndices(*(mf.reshape(t, ()) for t in result))
+    return ValuesIndices(*(fresh_result(mf.reshape(t, ())) for t in result))  # (of the 1-d answer, no one's)
 
 
 def _order(x: Tensor, d: int) -> Tensor:
@@ -254,7 +254,7 @@ def _quantile(name: str, input: Any, q: Any, axis: Any, keepdims: bool, method: 
         elif not keepdims or x0.ndim == 0:
             r = mf.squeeze(r, d)
         outs.append(r)
-    return outs[0] if scalar else mf.stack(outs, axis=0)
+    return fresh_result(outs[0], x0) if scalar else mf.stack(outs, axis=0)  # (a view of the sums: new)
 
 
 _QUANTILE_DOC = """The ``q``-quantiles of ``input`` along ``axis`` (all of it for None), {nans}:
@@ -455,7 +455,7 @@ def logcumsumexp(input: Any, dim: int) -> Tensor:  # noqa: A002
     rows = mf.expand_dims(mf.moveaxis(x, d, -1), -2)  # (..., 1, n)
     prefix = constant(host_numpy.tril(host_numpy.ones((n, n), bool)), x)
     out = mf.moveaxis(mf.logsumexp(mf.where(prefix, rows, -float("inf")), axis=-1), -1, d)
-    return mf.reshape(out, ()) if x0.ndim == 0 else out
+    return fresh_result(mf.reshape(out, ()) if x0.ndim == 0 else out)  # (a view of the sums, no one's)
 
 
 class _Unique(NamedTuple):

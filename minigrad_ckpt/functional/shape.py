@@ -15,7 +15,7 @@ from typing import Any
 from ..backend import host_numpy
 from ..ops import shape as _sh
 from ..tape import apply
-from ..tensor import Tensor
+from ..tensor import Tensor, fresh_result, untie_copy
 from .arguments import (
     as_index,
     as_tensor,
@@ -67,7 +67,17 @@ def reshape(x: Any, shape: Any) -> Tensor:
         n *= s
     if n != x.size:
         raise _cannot_reshape(x, shape)
-    return apply(_sh.Reshape.shared(shape, x._data.shape), x)
+    out = apply(_sh.Reshape.shared(shape, x._data.shape), x)
+    base = out._data.base  # (a view's is x's array or, NumPy collapsing the chain, that array's own)
+    if base is not x._data and base is not x._data.base and _copied(out, x):
+        return untie_copy(out, x)  # a copy, as PyTorch's reshape of a tensor it cannot view
+    return out
+
+
+def _copied(out: Tensor, x: Tensor) -> bool:
+    """Whether ``out``'s array holds memory of its own, not ``x``'s."""
+    xp = x._device.xp
+    return xp.memory_owner(out._data) is not xp.memory_owner(x._data)
 
 
 def _torch_shape(shape: tuple) -> str:
@@ -275,9 +285,12 @@ def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: float =
 
 
 def ravel(x: Any) -> Tensor:
-    """The elements as a 1-D tensor (a view where the layout allows)."""
+    """The elements as a contiguous 1-D tensor: a view where the layout allows, else a copy -- a
+    strided 1-D view (of ``x[:, ::2]``) is copied, as NumPy's and PyTorch's ``ravel`` do, so a write
+    into the result never reaches ``x`` through a gap-strided view."""
     x = as_tensor(x)
-    return reshape(x, (x.size,))
+    out = reshape(x, (x.size,))
+    return out if out._data.flags.c_contiguous else clone(out)
 
 
 def flatten(x: Any) -> Tensor:
@@ -333,7 +346,7 @@ def roll(x: Any, shift: Any, axis: Any = None) -> Tensor:
     if not isinstance(shift, (int, host_numpy.integer)) and not hasattr(shift, "__iter__"):
         raise TypeError(f"roll: shifts must be an int or a sequence of ints, got {shift!r}")
     if axis is None:  # a sequence of shifts rolls the flattened tensor by each in turn, as NumPy's
-        return reshape(roll(ravel(x), shift, 0), x.shape)
+        return fresh_result(reshape(roll(ravel(x), shift, 0), x.shape), x)  # (of the rolled copy: new)
     axes = int_tuple(axis)
     shifts = int_tuple(shift)
     if len(shifts) == 1 and len(axes) > 1:

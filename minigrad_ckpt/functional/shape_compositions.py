@@ -16,7 +16,7 @@ from typing import Any
 from ..backend import host_numpy
 from ..ops import shape as _sh
 from ..tape import apply
-from ..tensor import Tensor
+from ..tensor import Tensor, fresh_result
 from . import math as mf
 from . import namespace
 from .arguments import as_tensor, broadcast_shapes, one_axis, paired_axes
@@ -115,12 +115,13 @@ def diag_embed(input: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     # a slice, so the values are assigned, bits and all (an index array would add them to zeros: -0.0 + 0.0)
     start = max(-offset, 0) * m + max(offset, 0)
     flat = index_add(x.shape[:-1] + (m * m,), (Ellipsis, slice(start, start + (m + 1) * n, m + 1)), x)
-    return mf.moveaxis(mf.reshape(flat, x.shape[:-1] + (m, m)), (-2, -1), (d1, d2))
+    return fresh_result(mf.moveaxis(mf.reshape(flat, x.shape[:-1] + (m, m)), (-2, -1), (d1, d2)), x)
 
 
 def diagflat(input: Any, offset: int = 0) -> Tensor:  # noqa: A002
     """A 2-D matrix with ``input``, flattened, on its ``offset`` diagonal (``diagflat``)."""
-    return mf.diag(mf.ravel(as_tensor(input)), offset)
+    x = as_tensor(input)
+    return fresh_result(mf.diag(mf.ravel(x), offset), x)  # (a view of the square diag fills: a new tensor)
 
 
 def rot90(input: Any, k: int = 1, dims: Sequence[int] = (0, 1), *, axes: Any = None) -> Tensor:  # noqa: A002
@@ -140,8 +141,8 @@ def rot90(input: Any, k: int = 1, dims: Sequence[int] = (0, 1), *, axes: Any = N
         return mf.clone(x)
     if k == 2:
         return mf.flip(mf.flip(x, a), b)
-    if k == 1:
-        return mf.swapaxes(mf.flip(x, b), a, b)
+    if k == 1:  # a transpose of the flipped copy: a new tensor, as PyTorch's (no view of anyone's)
+        return fresh_result(mf.swapaxes(mf.flip(x, b), a, b), x)
     return mf.flip(mf.swapaxes(x, a, b), b)
 
 

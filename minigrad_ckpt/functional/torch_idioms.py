@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from ..backend import as_dtype, host_numpy
-from ..tensor import Tensor
+from ..tensor import Tensor, fresh_result
 from . import math as mf
 from .arguments import (
     as_index,
@@ -161,8 +161,8 @@ def extremum_along(name: str, x: Any, dim: Any, keepdim: bool) -> ValuesIndices:
     arg = mf.argmax if name == "max" else mf.argmin
     idx = arg(x, axis=d, keepdims=True)
     values = take_along_axis_in_range(x, idx, axis=d)
-    if not keepdim:
-        values, idx = mf.squeeze(values, d), mf.squeeze(idx, d)
+    if not keepdim:  # (views of the kept-dim temporaries: new tensors, as PyTorch's)
+        values, idx = fresh_result(mf.squeeze(values, d), x), fresh_result(mf.squeeze(idx, d), x)
     return ValuesIndices(values, idx)
 
 
@@ -431,7 +431,7 @@ def topk(input: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool =
         return ValuesIndices(values, idx)
     d = one_axis(dim, x.ndim)
     lead = (slice(None),) * d + (slice(0, k),)
-    idx = idx[lead]
+    idx = idx[lead].contiguous()  # new, row-major indices (as PyTorch's), not a view of the sorted ones
     return ValuesIndices(take_along_axis_in_range(x, idx, axis=d), idx)
 
 
