@@ -14,13 +14,21 @@ from ported_replay import load_program
 
 def start_weights(state: dict[str, Any], seed: int, keep: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
     """``ported_init.reference_weights`` for every floating entry of ``state`` (a state_dict)
-    whose name starts with none of ``keep`` (those keep what the program built)."""
-    shapes, dtype = {}, None
+    whose name starts with none of ``keep`` (those keep what the program built); a complex entry
+    (complex64, complex128) gets two draws of its real dtype, its real and imaginary parts."""
+    shapes, dtype, complex_dtypes = {}, None, {}
     for name, value in state.items():
         kind = str(value.dtype).rsplit(".", 1)[-1]
         if kind.startswith("float") and not name.startswith(keep):
             shapes[name], dtype = tuple(value.shape), kind
-    return reference_weights(shapes, seed=seed, dtype=dtype or "float32")
+        elif kind.startswith("complex") and not name.startswith(keep):
+            complex_dtypes[name] = kind
+    weights = reference_weights(shapes, seed=seed, dtype=dtype or "float32")
+    for i, (name, kind) in enumerate(complex_dtypes.items()):
+        shape, real = tuple(state[name].shape), "float64" if kind == "complex128" else "float32"
+        parts = reference_weights({"re": shape, "im": shape}, seed=seed + 1000 + i, dtype=real)
+        weights[name] = (parts["re"] + 1j * parts["im"]).astype(kind)
+    return weights
 
 
 def final_record(state: dict[str, np.ndarray], whole: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
@@ -44,6 +52,13 @@ def run_program(program: Any, argv: list[str], seed: int, keep: tuple[str, ...],
     return history, models[:len(built)]
 
 
+def _as_float64(value: np.ndarray) -> np.ndarray:
+    """A weight as float64 (a complex one: its real and imaginary parts along a last axis of two)."""
+    if np.iscomplexobj(value):
+        return np.stack([value.real, value.imag], axis=-1).astype(np.float64)
+    return value.astype(np.float64)
+
+
 def records(models: list[Any], whole: tuple[str, ...], to_numpy: Any,
             excused: dict[str, slice] | None = None) -> dict[str, np.ndarray]:
     """``final_record`` of each model's state, its names prefixed with the model's place
@@ -52,7 +67,7 @@ def records(models: list[Any], whole: tuple[str, ...], to_numpy: Any,
     which an adaptive optimizer moves by round-off alone (attention's key bias)."""
     out = {}
     for i, model in enumerate(models):
-        state = {k: to_numpy(v).astype(np.float64) for k, v in model.state_dict().items()}
+        state = {k: _as_float64(to_numpy(v)) for k, v in model.state_dict().items()}
         for name, value in state.items():
             for part, where in (excused or {}).items():
                 if name == part or name.endswith("." + part):

@@ -1,0 +1,34 @@
+"""Regenerate the fixtures of the modern small programs of ``examples/ported/`` (``fno``, ``s4d``,
+``moe_block``, ``clip_contrastive``, ``resnet_amp``), each into ``tests/data/ported_<program>_reference.npz``:
+the program run as torch from its ported source with the rename undone, once a command line below,
+through ``ported_small_torch.write_fixture`` (NumPy makes their data; the weights start from
+``ported_small.start_weights`` of the seed below, complex weights included).
+``tests/test_ported_<program>.py`` replays them.
+
+    python tests/data/make_ported_modern.py [program ...]        # needs torch; the tests do not
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+#: program: ({run: argv}, seed of the start weights, names kept as the program built them, names stored whole)
+SMALL = {
+    "fno": ({"fno_f64": ["--double"], "fno": []}, 71, (), ("fc2.",)),
+}
+
+
+def main(programs: list[str]) -> None:
+    sys.path.insert(0, str(HERE))
+    from ported_small_torch import write_fixture
+
+    for program in programs or list(SMALL):
+        runs, seed, keep, whole = SMALL[program]
+        write_fixture(program, runs, HERE / f"ported_{program}_reference.npz", seed=seed, keep=keep, whole=whole)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
