@@ -18,6 +18,8 @@ HERE = Path(__file__).parent
 #: program: ({run: argv}, seed of the start weights, names kept as the program built them, names stored whole)
 SMALL = {
     "fno": ({"fno_f64": ["--double"], "fno": []}, 71, (), ("fc2.",)),
+    "s4d": ({"s4d_f64": ["--double"], "s4d_prenorm_f64": ["--double", "--prenorm"], "s4d": []}, 73, (),
+            ("decoder.",)),
 }
 
 
