@@ -20,6 +20,8 @@ SMALL = {
     "fno": ({"fno_f64": ["--double"], "fno": []}, 71, (), ("fc2.",)),
     "s4d": ({"s4d_f64": ["--double"], "s4d_prenorm_f64": ["--double", "--prenorm"], "s4d": []}, 73, (),
             ("decoder.",)),
+    "moe_block": ({"moe_f64": ["--double"], "moe_dense_f64": ["--double", "--dense"], "moe": []}, 79, (),
+                  ("block.moe.router.",)),
 }
 
 
