@@ -22,6 +22,10 @@ SMALL = {
             ("decoder.",)),
     "moe_block": ({"moe_f64": ["--double"], "moe_dense_f64": ["--double", "--dense"], "moe": []}, 79, (),
                   ("block.moe.router.",)),
+    # (float64 alone: AdamW's first step moves each weight by about lr * sign(grad), so in float32 the weights
+    # whose gradient is round-off -- the attention's key bias, whose true gradient is 0 -- move by +-lr at random)
+    "clip_contrastive": ({"clip_f64": ["--double"], "clip_forward_f64": ["--double", "--clamp", "forward"]}, 83,
+                         ("logit_scale", "visual.bn1.running"), ("logit_scale", "visual.bn1.")),
 }
 
 
