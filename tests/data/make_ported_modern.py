@@ -26,6 +26,7 @@ SMALL = {
     # whose gradient is round-off -- the attention's key bias, whose true gradient is 0 -- move by +-lr at random)
     "clip_contrastive": ({"clip_f64": ["--double"], "clip_forward_f64": ["--double", "--clamp", "forward"]}, 83,
                          ("logit_scale", "visual.bn1.running"), ("logit_scale", "visual.bn1.")),
+    "resnet_amp": ({"resnet_f64": ["--double"], "resnet": []}, 89, (), ("fc.", "bn1.")),
 }
 
 
