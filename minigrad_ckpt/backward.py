@@ -36,7 +36,7 @@ from heapq import heapify, heappop, heappush, heappushpop
 from typing import Any
 
 from . import tape
-from .backend import default_device_set_to, host_numpy
+from .backend import default_device_set_to, has_layout, host_numpy, laid_out, layout_axes
 from .grad_mode import no_grad
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
@@ -838,12 +838,29 @@ def _accumulate(t: Any, g: Any, create_graph: bool) -> None:
     second backward, a gradient zeroed by ``zero_grad(set_to_none=False)`` -- sees the total; with
     ``create_graph`` the sum is a new tensor on the tape (the old one stays as it was)."""
     if t._grad is None:
-        t._grad = g if create_graph else Tensor._wrap(g, None, t._device)
+        t._grad = g if create_graph else Tensor._wrap(_in_layout_of(t._data, g), None, t._device)
     elif create_graph:
         t._grad = t._grad + g
     else:
         with no_grad():
             t._grad.add_(Tensor._wrap(g, None, t._device))
+
+
+def _in_layout_of(leaf: Any, g: Any) -> Any:
+    """``g`` laid out as PyTorch's ``AccumulateGrad`` lays out a new ``.grad`` (its layout contract): with
+    the leaf's strides where the leaf fills its memory densely (a channels-last weight's gradient is
+    channels last, a transposed leaf's transposed, a row-major weight's row-major whatever layout the
+    last op's backward gave), row-major otherwise.  ``g`` itself where that is its layout already -- the
+    usual case, a comparison of strides; arrays without strides (no NumPy layout to ask) are kept."""
+    strides = getattr(g, "strides", None)
+    if strides is None or strides == leaf.strides or g.shape != leaf.shape or g.size <= 1:
+        return g
+    row_major, axes = tuple(range(leaf.ndim)), layout_axes("preserve_format", leaf)
+    if not has_layout(leaf, axes):  # a strided or expanded leaf: PyTorch's row-major .grad
+        axes = row_major
+    if has_layout(g, axes):
+        return g
+    return laid_out(g, "contiguous_format") if axes == row_major else laid_out(g, like=leaf)
 
 
 def _fire_post_hooks(t: Any) -> None:
