@@ -1664,6 +1664,10 @@ SPECS: list[OpSpec] = [
                                    Dom(0.1, 5.0, gap=0.1), WIDE)),
     _spec("Gelu", attrs_unary("Gelu", lambda d: {"approximate": d(st.sampled_from(["none", "tanh"]))})),
     _spec("Silu", unary(R["Silu"])),
+    _spec("Mish", unary(R["Mish"], fwd_dom=Dom(-30.0, 30.0, specials=(0.0, -0.0, 20.0, -20.0)))),
+    # kinks at -3 and 3 off the gradient grid (x = k/4 + 1/8); the forward domain has them
+    _spec("Hardswish", unary(R["Hardswish"], Dom(-5.0, 5.0, grid=0.25, offset=0.125),
+                             Dom(-6.0, 6.0, specials=(-3.0, 3.0, 0.0, -0.0)))),
     _spec("Softmax", softmax_sampler("Softmax")),
     _spec("LogSoftmax", softmax_sampler("LogSoftmax")),
     _spec("ScaledSoftmax", scaled_softmax_sampler),

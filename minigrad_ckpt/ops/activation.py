@@ -237,6 +237,51 @@ class Silu(UnaryElementwise):
         return x * np.exp(-np.logaddexp(0, -x))
 
 
+class Mish(UnaryElementwise):
+    """``x tanh(softplus(x))`` and PyTorch's ``mish_backward``, ``g (tanh(sp) + x sigmoid(x) (1 -
+    tanh(sp)^2))``, in one op: a composition's chain rule met ``inf - inf`` under an infinite gradient
+    (NaN, PyTorch: inf).  The softplus is ``logaddexp(0, x)``, stable for any ``x`` (PyTorch's
+    ``log1p(exp(x))`` agrees with it to an ulp).  float16 in float32, rounded once -- the gradient's
+    product included."""
+
+    @half_in_float32
+    def forward(self, xp, x):
+        with xp.errstate(invalid="ignore"):  # -inf * tanh(0): NaN, as PyTorch's
+            return x * xp.tanh(xp.logaddexp(0, x))
+
+    @half_in_float32
+    def times_derivative(self, xp, v, out, x):
+        with xp.errstate(invalid="ignore"):  # +-inf: inf * 0, NaN as PyTorch's
+            tanh_sp = xp.tanh(xp.logaddexp(0, x))
+            return v * (tanh_sp + x * xp.sigmoid(x) * (1 - tanh_sp * tanh_sp))
+
+    def reference(self, np, x):
+        return x * np.tanh(np.logaddexp(0, x))
+
+
+class Hardswish(UnaryElementwise):
+    """``x relu6(x + 3) / 6``, PyTorch's kernel: ``x * min(max(x + 3, 0), 6) / 6`` (from 3 on that is
+    ``x * 6 / 6``, which is not ``x`` for 14% of float32 values; -0.0 up to -3, NaN at -inf).  Its
+    derivative, PyTorch's ``hardswish_backward``: 0 up to -3 (selected: an infinite gradient gives 0),
+    ``x / 3 + 1/2`` inside, 1 from 3 on and at NaN.  float16 is computed in float32 and rounded once."""
+
+    connected = True  # PyTorch's hardswish_backward(grad, self): on the input's graph
+
+    @half_in_float32
+    def forward(self, xp, x):
+        with xp.errstate(invalid="ignore"):  # -inf * 0: NaN, as PyTorch's
+            return x * xp.minimum(xp.maximum(x + 3, 0), 6) / 6
+
+    @half_in_float32
+    def times_derivative(self, xp, v, out, x):
+        inside = v * (x / 3 + 0.5)
+        return xp.where(x <= -3, 0, xp.where(x < 3, inside, v))
+
+    def reference(self, np, x):
+        with np.errstate(invalid="ignore"):
+            return x * np.minimum(np.maximum(x + 3, 0), 6) / 6
+
+
 class Softmax(Op):
     """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the max for stability."""
 

@@ -188,14 +188,16 @@ def logsigmoid(input: Any) -> Tensor:
     return 0.0 - mf.logaddexp(0.0, -input)  # (not -logaddexp: +0.0 where the softplus is 0, as PyTorch's)
 
 
+_MISH, _HARDSWISH = _act.Mish(), _act.Hardswish()
+
+
 @floating_kernel("mish_cpu")
-@_half_in_float32
 def mish(input: Any, inplace: bool = False) -> Tensor:
-    """``x * tanh(softplus(x))``."""
+    """``x * tanh(softplus(x))``: one op, PyTorch's kernel and ``mish_backward``
+    (:class:`~minigrad_ckpt.ops.activation.Mish`); float16 in float32, rounded once."""
     if inplace:
         return written_in_place("mish", input, mish)
-    input = _tensor(input)
-    return input * mf.tanh(softplus(input))
+    return apply(_MISH, _tensor(input))
 
 
 @floating_kernel("elu_cpu")
@@ -311,20 +313,13 @@ def glu(input: Any, axis: int | None = None, *, dim: int | None = None) -> Tenso
 
 
 @floating_kernel("hardswish_cpu")
-@_half_in_float32
 def hardswish(input: Any, inplace: bool = False) -> Tensor:
-    """``x * relu6(x + 3) / 6``: 0 up to -3 (-0.0, and NaN at -inf, as PyTorch's ``-inf * 0``),
-    ``input`` from 3 on; PyTorch's derivative at the corners (0 at -3, 1 at 3)."""
+    """``x * relu6(x + 3) / 6``, one op as PyTorch's kernel computes it (-0.0 up to -3, NaN at -inf,
+    ``x * 6 / 6`` from 3 on) with its ``hardswish_backward`` -- 0 up to -3, 1 from 3 on
+    (:class:`~minigrad_ckpt.ops.activation.Hardswish`); float16 in float32, rounded once."""
     if inplace:
         return written_in_place("hardswish", input, hardswish)
-    input = _tensor(input)
-    inside = (input > -3) & (input < 3)
-    mid = mf.where(inside, input, 0.0)  # the quadratic never sees a NaN (its 0 * NaN would reach x.grad)
-    # up to -3, PyTorch's x * relu6(x + 3) / 6 is x * 0: -0.0, and NaN at -inf (its gradient 0 there,
-    # PyTorch's hardswish_backward): Python numbers, no gradient and no 0 * inf warning; the
-    # quadratic divides by 6 as PyTorch's does (multiplying by 1 / 6 was a bit off)
-    out = mf.where(input <= -3, -0.0, mf.where(inside, mid * (mid + 3) / 6, input))
-    return mf.where(input == -math.inf, math.nan, out)
+    return apply(_HARDSWISH, _tensor(input))
 
 
 @floating_kernel("hardsigmoid_cpu")
