@@ -80,33 +80,30 @@ def lerp(input: Any, end: Any, weight: Any) -> Tensor:  # noqa: A002
     complex weight picks the end by ``|weight|``, as PyTorch's."""
     start = as_tensor(input)
     end = as_tensor(end, start)
-    if isinstance(weight, Tensor):
-        weight = _zero_d_weight_in_dtype_of(weight, start)
-        if weight.ndim == 0 and weight.dtype != start.dtype:  # (an integer 0-d weight: a number)
-            weight = weight.item()
+    one_kernel = start.dtype == end.dtype and start.dtype.kind in "fc"
+    if isinstance(weight, Tensor) and weight.ndim == 0 and weight.dtype != start.dtype:
+        if not (one_kernel and _a_weight_the_kernel_takes(weight, start)):
+            weight = weight.item()  # (an integer or bool 0-d weight: a number, as PyTorch's)
     if not isinstance(weight, Tensor):
         weight = operand(real_coefficient("lerp", weight, start, end), start)
         if isinstance(weight, bool):
             weight = int(weight)
-        if start.dtype == end.dtype and start.dtype.kind in "fc":
+        if one_kernel:
             return apply(_interp.Lerp(weight=weight), start, end)
         return mf.where(abs(weight) >= 0.5, end - (end - start) * (1 - weight), start + (end - start) * weight)
-    if start.dtype == end.dtype == weight.dtype and start.dtype.kind in "fc":
+    if one_kernel and (weight.dtype == start.dtype or weight.ndim == 0):
         return apply(_interp.LerpByTensor(), start, end, weight)
     diff = end - start  # (dtypes PyTorch refuses to mix, which mg.lerp's internal callers may: promoted)
     return mf.where(mf.abs(weight) >= 0.5, end - diff * (1 - weight), start + diff * weight)
 
 
-def _zero_d_weight_in_dtype_of(weight: Tensor, start: Tensor) -> Tensor:
-    """A 0-d weight tensor of another dtype converted (recorded, so its gradient comes back in its own
-    dtype) to the dtype the tensors hold, as PyTorch converts it: rounded to float16 beside float16
-    tensors, to complex64 -- or a real one to float32 -- beside complex64 ones."""
-    if weight.ndim or weight.dtype == start.dtype or start.dtype.kind not in "fc" or weight.dtype.kind not in "fc":
-        return weight
-    if weight.dtype.kind == "c" and start.dtype.kind != "c":
-        return weight  # (a complex weight beside real tensors: real_coefficient's question)
-    real = host_numpy.dtype(start.dtype).type(0).real.dtype  # (complex64's is float32)
-    return weight.to(start.dtype if weight.dtype.kind == "c" else real)
+def _a_weight_the_kernel_takes(weight: Tensor, start: Tensor) -> bool:
+    """Whether PyTorch's kernel takes the 0-d ``weight`` of another dtype as a tensor (a floating
+    one, complex only beside complex tensors), so that it keeps its own dtype and its gradient:
+    :class:`~minigrad_ckpt.ops.interpolation.LerpByTensor` reads it as PyTorch does.  (Taken as a
+    number, a real weight beside complex tensors lost its gradient, and a weight of another
+    precision was rounded before ``1 - weight``, where PyTorch rounds after.)"""
+    return weight.dtype.kind == "f" or weight.dtype.kind == "c" == start.dtype.kind
 
 
 @in_float32_if_half  # pi / 180 rounded to float16 first put a fifth of the values a unit off

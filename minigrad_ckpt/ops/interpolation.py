@@ -38,6 +38,18 @@ def _narrowed(a: Any, like: Any) -> Any:
         return a.astype(host_numpy.float16)
 
 
+def _in_dtype_of(weight: Any, like: Any) -> Any:
+    """A (0-d) weight of another dtype rounded to ``like``'s, as PyTorch's kernel reads it."""
+    return weight if weight.dtype == like.dtype else weight.astype(like.dtype)
+
+
+def _times_scalar(g: Any, scalar: Any) -> Any:
+    """``g`` times a 0-d array of another dtype as PyTorch multiplies by a CPU scalar: the scalar's
+    value read in ``g``'s compute dtype (float32 for float16), the product rounded once."""
+    wide = _widened(g)
+    return _narrowed(wide * scalar.astype(wide.dtype), g)
+
+
 def _zero_or(t: Any) -> Any:
     return 0 if t is None else t
 
@@ -79,24 +91,31 @@ class Lerp(Op):
 
 
 class LerpByTensor(Op):
-    """``lerp(start, end, weight)`` for a ``weight`` tensor of the same dtype (PyTorch's
-    ``LerpBackward1``): ``g (1 - weight)``, ``g weight`` and ``g (end - start)``, each in that
-    dtype, as PyTorch's backward computes them."""
+    """``lerp(start, end, weight)`` for a ``weight`` tensor (PyTorch's ``LerpBackward1``):
+    ``g (1 - weight)``, ``g weight`` and ``g (end - start)``.  A weight of the tensors' dtype is
+    read in that dtype.  A 0-d weight of another floating dtype is taken as PyTorch takes it: the
+    value reads it rounded to the tensors' dtype, the backward takes ``1 - weight`` in the weight's
+    own dtype and multiplies ``g`` by it (and by the weight) read in ``g``'s compute dtype, as its
+    product with a CPU scalar reads the scalar's original value -- rounding the weight to the
+    tensors' dtype first put a third to two fifths of the gradients a unit off PyTorch's."""
 
     grad_fn_name = "LerpBackward1"
 
     def forward(self, xp, start, end, weight):
         wide = _widened
-        return _narrowed(_interpolate(xp, wide(start), wide(end), wide(weight)), start)
+        return _narrowed(_interpolate(xp, wide(start), wide(end), wide(_in_dtype_of(weight, start))), start)
 
     def backward(self, xp, g, out, start, end, weight):
-        return g * (1 - weight), g * weight, g * (end - start)
+        if weight.dtype == g.dtype:
+            return g * (1 - weight), g * weight, g * (end - start)
+        return _times_scalar(g, 1 - weight), _times_scalar(g, weight), g * (end - start)
 
     def jvp(self, xp, tangents, out, start, end, weight):
         ts, te, tw = tangents
         t = None
         if ts is not None or te is not None:
-            t = _narrowed(_interpolate(xp, _widened(_zero_or(ts)), _widened(_zero_or(te)), _widened(weight)), out)
+            w = _widened(_in_dtype_of(weight, out))
+            t = _narrowed(_interpolate(xp, _widened(_zero_or(ts)), _widened(_zero_or(te)), w), out)
         if tw is not None:
             t = tw * (end - start) if t is None else t + tw * (end - start)
         return None if t is None else xp.broadcast_to(t, out.shape)
