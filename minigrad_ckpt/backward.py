@@ -36,7 +36,7 @@ from heapq import heapify, heappop, heappush, heappushpop
 from typing import Any
 
 from . import tape
-from .backend import default_device_set_to, has_layout, host_numpy, laid_out, layout_axes
+from .backend import contiguous_format, default_device_set_to, has_layout, host_numpy, laid_out, layout_axes
 from .grad_mode import no_grad
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
@@ -838,7 +838,8 @@ def _accumulate(t: Any, g: Any, create_graph: bool) -> None:
     second backward, a gradient zeroed by ``zero_grad(set_to_none=False)`` -- sees the total; with
     ``create_graph`` the sum is a new tensor on the tape (the old one stays as it was)."""
     if t._grad is None:
-        t._grad = g if create_graph else Tensor._wrap(_in_layout_of(t._data, g), None, t._device)
+        t._grad = _recorded_in_layout_of(t, g) if create_graph else Tensor._wrap(_in_layout_of(t._data, g), None,
+                                                                                   t._device)
     elif create_graph:
         t._grad = t._grad + g
     else:
@@ -852,15 +853,36 @@ def _in_layout_of(leaf: Any, g: Any) -> Any:
     channels last, a transposed leaf's transposed, a row-major weight's row-major whatever layout the
     last op's backward gave), row-major otherwise.  ``g`` itself where that is its layout already -- the
     usual case, a comparison of strides; arrays without strides (no NumPy layout to ask) are kept."""
+    axes = _grad_layout_axes(leaf, g)
+    if axes is None:
+        return g
+    return laid_out(g, "contiguous_format") if axes == tuple(range(leaf.ndim)) else laid_out(g, like=leaf)
+
+
+def _grad_layout_axes(leaf: Any, g: Any) -> tuple[int, ...] | None:
+    """The axes, outermost first, of the layout the contract asks of the array ``g`` for ``leaf``'s new
+    ``.grad``; ``None`` where ``g`` has it already."""
     strides = getattr(g, "strides", None)
     if strides is None or strides == leaf.strides or g.shape != leaf.shape or g.size <= 1:
-        return g
+        return None
     row_major, axes = tuple(range(leaf.ndim)), layout_axes("preserve_format", leaf)
     if not has_layout(leaf, axes):  # a strided or expanded leaf: PyTorch's row-major .grad
         axes = row_major
-    if has_layout(g, axes):
+    return None if has_layout(g, axes) else axes
+
+
+def _recorded_in_layout_of(leaf: Any, g: Any) -> Any:
+    """The gradient tensor ``g`` of a ``create_graph`` backward laid out as :func:`_in_layout_of` lays out
+    an array, by recorded ops so that it stays differentiable (PyTorch's ``clone_obey_contract`` copies
+    it so there too): a channels-last weight's ``.grad`` was row-major under ``create_graph`` only."""
+    axes = _grad_layout_axes(leaf._data, g._data)
+    if axes is None:
         return g
-    return laid_out(g, "contiguous_format") if axes == row_major else laid_out(g, like=leaf)
+    from . import functional as mf  # (functional imports this module)
+    from .tensor import fresh_result
+    inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
+    copy = mf.clone(mf.permute(g, axes), memory_format=contiguous_format)  # (row-major in the axes' order)
+    return fresh_result(mf.permute(copy, inverse), g)
 
 
 def _fire_post_hooks(t: Any) -> None:

@@ -82,3 +82,26 @@ def test_inside_a_checkpoint_the_gradient_keeps_the_contract():
     assert w.grad.stride() == (4, 1)
     expected = mg.func.grad(lambda v: (v.t() @ x).tanh().sum())(w.detach())
     np.testing.assert_allclose(w.grad.numpy(), expected.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_under_create_graph_the_new_gradient_keeps_the_contract_and_stays_differentiable(case):
+    # torch 2.13 (its AccumulateGrad copies the gradient by clone_obey_contract under create_graph):
+    # a channels-last weight's .grad (27, 1, 9, 3), a transposed leaf's (1, 5); both with a grad_fn.
+    # Before, create_graph kept the last op's layout: row-major (27, 9, 3, 1) and (5, 1)
+    device, dtype = _setup(case)
+    rng = np.random.default_rng(0)
+    w = _leaf(rng.standard_normal((4, 3, 3, 3)), device, dtype).to(memory_format=mg.channels_last).requires_grad_()
+    x = _leaf(rng.standard_normal((2, 3, 5, 5)), device, dtype)
+    mg.nn.functional.conv2d(x, w).square().sum().backward(create_graph=True)
+    assert w.grad.stride() == (27, 1, 9, 3) and w.grad.requires_grad
+    (second,) = mg.autograd.grad(w.grad.square().sum(), w)
+    plain = w.detach().contiguous().requires_grad_()
+    (g,) = mg.autograd.grad(mg.nn.functional.conv2d(x, plain).square().sum(), plain, create_graph=True)
+    np.testing.assert_allclose(w.grad.detach().numpy(), g.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(second.numpy(), mg.autograd.grad(g.square().sum(), plain)[0].numpy(), rtol=1e-6)
+    t = _leaf(rng.standard_normal((5, 4)), device, dtype).t().detach().requires_grad_()
+    (t.sin() * t).sum().backward(create_graph=True)
+    assert t.grad.stride() == (1, 4) and t.grad.requires_grad
+    (t.sin() * t).sum().backward(create_graph=True)  # a second one adds, out of place
+    assert t.grad.stride() == (1, 4)
