@@ -53,7 +53,7 @@ from .tape import (
     checked_hook_result,
     walk,
 )
-from .tensor import Tensor, _seq, hook_rank, post_hook_count
+from .tensor import Tensor, _seq, fresh_result, hook_rank, post_hook_count
 
 __all__ = ["BackwardPass", "backward", "grad", "queue_callback", "current_backward", "BackwardCall", "current_pass"]
 
@@ -878,11 +878,10 @@ def _recorded_in_layout_of(leaf: Any, g: Any) -> Any:
     axes = _grad_layout_axes(leaf._data, g._data)
     if axes is None:
         return g
-    from . import functional as mf  # (functional imports this module)
-    from .tensor import fresh_result
     inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
-    copy = mf.clone(mf.permute(g, axes), memory_format=contiguous_format)  # (row-major in the axes' order)
-    return fresh_result(mf.permute(copy, inverse), g)
+    # (Tensor's methods, which the layers above bind: row-major in the axes' order, then viewed back)
+    copy = g.permute(axes).clone(memory_format=contiguous_format)
+    return fresh_result(copy.permute(inverse), g)
 
 
 def _fire_post_hooks(t: Any) -> None:

@@ -21,7 +21,6 @@ from ..tape import apply
 from ..tensor import Tensor
 from . import complex_numbers as cx
 from . import math as mf
-from . import namespace as xp_ns
 from . import special
 from .arguments import (
     as_tensor,
@@ -197,7 +196,8 @@ def zero_link(t: Tensor, dtype: Any) -> Tensor:
     to it without changing a value (``v + -0.0`` is ``v``, ``-0.0`` and NaN included).
     ``t``'s gradient is zeros whatever arrives -- an infinite or NaN gradient too, as PyTorch's
     ``zeros_like(grad)`` for ``copysign``'s sign operand (a product with 0 made it NaN)."""
-    return mf.astype(-xp_ns.zero_gradient_on_graph(t), dtype)
+    zeros = apply(_ew.KeepConnected(), Tensor.constant(t.device.xp.zeros_like(t._data), t.device), t)
+    return mf.astype(-zeros, dtype)
 
 
 def _identity_link(t: Tensor, mask: Tensor, dtype: Any) -> Tensor:
