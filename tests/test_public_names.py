@@ -114,6 +114,7 @@ PYTORCH_EXTENDED = {
     "squeeze",  # dim=: a named dim of another size than 1 stays
     "mean",  # dim=: integer input refused, dtype= casts first
     "index_add",  # mg.index_add is PyTorch's; xp.index_add is the adjoint of indexing
+    "cumsum", "cumprod",  # dim=: a running sum or product of bools is PyTorch's NotImplementedError
     "flip", "roll",  # dims=, shifts=: PyTorch's keyword names
     "swapaxes",  # axis0=/axis1=: PyTorch's keyword names (its axis1 is NumPy's axis2)
     "max", "min", "argmax", "argmin", "take",  # input= (take's index=): PyTorch's keyword names

@@ -581,6 +581,8 @@ def _no_bool_scan_under_dim(name: str, fn: Callable[..., Any]) -> Callable[..., 
 
 cumsum = _no_bool_scan_under_dim("cumsum", with_dim(mf.cumsum))
 cumprod = _no_bool_scan_under_dim("cumprod", with_dim(mf.cumprod))
+
+
 def _bool_refused_under_dim(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``mg.argmax(x, dim=d)``/``argmin``, PyTorch's spelling, refuse a bool ``x`` as PyTorch's
     ("argmax(): does not support bool input"); NumPy's ``mg.argmax(mask)`` answers."""
