@@ -177,8 +177,8 @@ class BackwardPass:
             passes.remove(self)
         _grad_state.enabled = self._grad_mode_before
         if self.ledger_on:  # what is left in flight: the leaves' totals go to .grad (or to mg.grad's caller)
-            _ledger.release(_grad_arrays(self.pending.values(), self.create_graph))
-            _ledger.release(_grad_arrays(self.leaf_grads.values(), self.create_graph))
+            _ledger.release(_grad_arrays(self.pending.values(), self.create_graph), category="grad")
+            _ledger.release(_grad_arrays(self.leaf_grads.values(), self.create_graph), category="grad")
             _ledger.set_phase("idle")
 
     def steps(self) -> Iterator[Node]:
@@ -352,7 +352,7 @@ class BackwardPass:
         accumulate it into ``.grad`` and call its post-accumulate hooks now."""
         create_graph = self.create_graph
         if self.ledger_on:  # no longer in flight: it becomes .grad now
-            _ledger.release(_grad_arrays((g,), create_graph))
+            _ledger.release(_grad_arrays((g,), create_graph), category="grad")
         if not create_graph:
             g = t._device.xp.as_array(g)
         if t._hooks:
@@ -447,7 +447,7 @@ class BackwardPass:
         where a tensor hook, the memory ledger or ``mg.grad``'s targets watch it."""
         create_graph = self.create_graph
         if self.ledger_on:
-            _ledger.release(_grad_arrays((g,), create_graph))
+            _ledger.release(_grad_arrays((g,), create_graph), category="grad")
             if node.segment is not None:
                 _ledger.set_phase(f"backward:{node.segment.index}")
         target_nodes = self.target_nodes
@@ -546,7 +546,7 @@ class BackwardPass:
         """The ledger's count of gradients in flight: ``gradient`` now pending, ``replaced`` (the
         partial sum it replaces, or None) no longer."""
         _ledger.hold(_grad_arrays((gradient,), self.create_graph), "grad")
-        _ledger.release(_grad_arrays((replaced,), self.create_graph))
+        _ledger.release(_grad_arrays((replaced,), self.create_graph), category="grad")
 
     def _needs_input_grad(self, node: Node) -> tuple[bool, ...]:
         """Which of ``node``'s inputs the pass wants a gradient for: every one that is recorded
@@ -591,7 +591,7 @@ class BackwardPass:
             self.leaf_grads[k] = acc = _sum_into(prev, gi, edge._device.xp, self.sums_in_place)
             if self.ledger_on:
                 _ledger.hold(_grad_arrays((acc,), self.create_graph), "grad")
-                _ledger.release(_grad_arrays((prev,), self.create_graph))
+                _ledger.release(_grad_arrays((prev,), self.create_graph), category="grad")
         remaining = self.remaining
         if remaining is not None and k in remaining:
             if gi is not None and prev is not None:

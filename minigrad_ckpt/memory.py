@@ -51,7 +51,8 @@ class Ledger:
         # which tracking this is: a holder from an earlier one (a checkpoint segment the garbage
         # collector finds now) must not release what this one counts
         self.session = object()
-        self._buffers: dict[int, list] = {}   # id(buffer) -> [holders, nbytes, category]
+        # id(buffer) -> [nbytes, the category it counts under, then its holders of each category by _SLOT]
+        self._buffers: dict[int, list] = {}
         self.live_bytes = {"saved": 0, "grad": 0, "host": 0}
         self.peak_bytes = {"saved": 0, "grad": 0, "host": 0, "total": 0}
         self.released_bytes = 0  # all bytes ever released: a step's share is a difference
@@ -59,8 +60,8 @@ class Ledger:
         self.timeline: list[tuple[int, str, int, int]] = []
         self.dtypes: set[str] = set()   # every dtype held (float32 models should see no float64)
         self._events = 0
-        # weak reference to an owner (a tape node) -> the buffers it holds, released when it dies
-        self._owners: dict[weakref.ref, list[int]] = {}
+        # weak reference to an owner (a tape node) -> the buffers it holds (id, category's slot), released when it dies
+        self._owners: dict[weakref.ref, list[tuple[int, int]]] = {}
 
     def __repr__(self) -> str:
         def kib(n: int) -> str:
@@ -103,12 +104,13 @@ class Ledger:
 
     # ----------------------------------------------------------- accounting
     def hold(self, arrays: Any, category: str = "saved", owner: Any = None) -> None:
-        """One more holder of each array in ``arrays`` (arrays of any backend).
+        """One more holder of each array in ``arrays`` (arrays of any backend), of ``category``.
 
         With an ``owner`` (a tape node) the arrays are released when ``owner`` is
         garbage-collected, unless :meth:`release` with the same owner came first:
         a graph dropped without a backward pass leaves the ledger as its memory does.
         """
+        slot = _SLOT[category]
         changed = False
         keys = []
         for a in arrays:
@@ -118,45 +120,66 @@ class Ledger:
             entry = self._buffers.get(key)
             if entry is None:
                 self.dtypes.add(a.dtype.name)
-                self._buffers[key] = [1, base.nbytes, category]
+                entry = self._buffers[key] = [base.nbytes, category, 0, 0, 0]
+                entry[slot] += 1
                 self.live_bytes[category] += base.nbytes
                 changed = True
             else:
-                entry[0] += 1
+                entry[slot] += 1
+                if category != entry[1]:
+                    changed = self._settle(entry) or changed
         if owner is not None and keys:
             # The owner's death runs the callback before its attributes are cleared, so the
             # buffers are still alive then and their ids still name them.
-            self._owners.setdefault(weakref.ref(owner, self._owner_gone), []).extend(keys)
+            self._owners.setdefault(weakref.ref(owner, self._owner_gone), []).extend((k, slot) for k in keys)
         if changed:
             self._mark()
 
-    def release(self, arrays: Any, owner: Any = None) -> None:
-        """One holder fewer of each array; its bytes leave the ledger with the last holder.
+    def release(self, arrays: Any, owner: Any = None, category: str = "saved") -> None:
+        """One holder of ``category`` fewer of each array; its bytes leave the ledger with the last holder.
 
         ``owner``: the one :meth:`hold` named -- it lets go now, not when it dies."""
         if owner is not None and self._owners:
             self._owners.pop(weakref.ref(owner), None)
-        self._release_keys([id(_base(a)) for a in arrays])
+        slot = _SLOT[category]
+        self._release_keys([(id(_base(a)), slot) for a in arrays])
 
     def _owner_gone(self, ref: weakref.ref) -> None:
         keys = self._owners.pop(ref, None)
         if keys:
             self._release_keys(keys)
 
-    def _release_keys(self, keys: list[int]) -> None:
+    def _release_keys(self, keys: list[tuple[int, int]]) -> None:
         changed = False
-        for key in keys:
+        for key, slot in keys:
             entry = self._buffers.get(key)
             if entry is None:
                 continue
-            entry[0] -= 1
-            if entry[0] == 0:
+            if entry[slot] == 0:  # (a holder of another category: let go of what the buffer counts as)
+                slot = _SLOT[entry[1]]
+            entry[slot] -= 1
+            if entry[2] + entry[3] + entry[4] == 0:
                 del self._buffers[key]
-                self.live_bytes[entry[2]] -= entry[1]
-                self.released_bytes += entry[1]
+                self.live_bytes[entry[1]] -= entry[0]
+                self.released_bytes += entry[0]
                 changed = True
+            elif entry[slot] == 0:
+                changed = self._settle(entry) or changed
         if changed:
             self._mark()
+
+    def _settle(self, entry: list) -> bool:
+        """Count a buffer held by several kinds of holder under the first of them in ``_SLOT``'s
+        order -- once, and under ``"saved"`` while the tape saves it: a gradient in flight that a
+        node recorded by a ``create_graph`` pass saves stays on the tape after it lands.  Returns
+        whether the buffer moved."""
+        category = next(c for c, i in _SLOT.items() if entry[i])
+        if category == entry[1]:
+            return False
+        self.live_bytes[entry[1]] -= entry[0]
+        self.live_bytes[category] += entry[0]
+        entry[1] = category
+        return True
 
     def _mark(self) -> None:
         s, g = self.live_bytes["saved"], self.live_bytes["grad"]
@@ -171,6 +194,11 @@ class Ledger:
             p["host"] = self.live_bytes["host"]
         self._events += 1
         self.timeline.append((self._events, self.phase, s, g))
+
+
+#: Where a buffer's holders of each category are counted in its ledger entry -- in the order that
+#: says which category a buffer several kinds of holder keep counts under (see ``Ledger._settle``).
+_SLOT = {"saved": 2, "host": 3, "grad": 4}
 
 
 def _unknown_category(category: Any) -> str:

@@ -750,7 +750,7 @@ class Segment:
         for seg, n, v in let_go:
             to_host = getattr(seg.keep, "to_host", False)
             if seg._counted_in_ledger() and (to_host or not is_parameter_edge(n)):
-                _ledger.release([v])
+                _ledger.release([v], category="host" if to_host else "saved")
             if to_host or is_parameter_edge(n) or self._counted is None or id(_base(v)) in still:
                 continue
             counted = _uncount(self._counted[1], v)
@@ -1186,8 +1186,9 @@ class Segment:
             _stop_counting(self.index)
         if self._counted_in_ledger():
             _ledger.release([k.value for k in self.kept if not k.param])
-            _ledger.release([v for n, v in self._kept_outputs.items() if not is_parameter_edge(n)
-                             or getattr(self.keep, "to_host", False)])
+            to_host = getattr(self.keep, "to_host", False)
+            _ledger.release([v for n, v in self._kept_outputs.items() if not is_parameter_edge(n) or to_host],
+                            category="host" if to_host else "saved")
         self.kept = []
         self._kept_outputs = {}
         self._refused = {}
