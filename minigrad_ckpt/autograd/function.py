@@ -392,6 +392,7 @@ class FunctionNode(Op):
             result = self.run_user_forward(args, ctx)
         self._layout(xp, result, ctx, args, replay)
         saved = self._descriptors(ctx.to_save, args, ctx.dirty_tensors)
+        ctx.to_save = ()  # the descriptors hold what backward reads, as long as it may: not the ctx (PyTorch clears it)
         if replay and len(saved) == len(self.saved):
             # where an input or output is found stays the first forward's, which the node's saved
             # slots follow: one argument given twice is one Tensor there, two wrappers here
@@ -598,7 +599,18 @@ class FunctionNode(Op):
             result = user_backward(ctx, *self._grad_outputs(g, graph))
         finally:
             ctx._unpacked = None
-        return self._input_grads(result, graph)
+        grads = self._input_grads(result, graph)
+        self._free_intermediates()
+        return grads
+
+    def _free_intermediates(self) -> None:
+        """Let go of the intermediates ``save_for_backward`` kept here once a pass that frees the
+        node's saved values has run its backward, as it lets go of the node's saved slots (PyTorch
+        frees every saved tensor then): the node lives on with its output tensor, and kept them, an
+        array the size of each, until that tensor died.  A checkpoint replay rebuilds them."""
+        bp = current_pass()
+        if bp is not None and not bp.retain_graph and any(d[0] == "const" for d in self.saved):
+            self.saved = tuple(_DROPPED_CONSTANT if d[0] == "const" else d for d in self.saved)
 
     def saved_tensors_of(self, node: Any, out: Any, inputs: tuple) -> tuple:
         """``node.saved_tensors`` outside backward (its saved ``out`` and ``inputs``): what ``save_for_backward``
