@@ -6,9 +6,11 @@ saves for backward to ``pack_hook`` (as a Tensor sharing the memory) and keeps o
 Nested pairs: the innermost applies.  ``save_on_cpu()`` is the pair that keeps saved values on the CPU
 (and moves them back to their device for backward).  Differences: the hooks see the arrays the engine's
 ops save, which are not always PyTorch's (``x * 2`` keeps no ``x`` in either; other ops may keep their
-output where PyTorch keeps an input), and ops recorded inside a checkpoint segment or while the memory
-ledger counts are not packed (a segment replays its ops instead; PyTorch's checkpoint's own hooks win
-there too).  ``increment_version(tensor)`` restamps tensors written where the engine could not see.
+output where PyTorch keeps an input), and ops recorded inside a checkpoint segment are not packed (a
+segment replays its ops instead; PyTorch's checkpoint's own hooks win there too).  The memory ledger
+counts only the values the hooks left as they are: what a pack hook returns is the user's, even where
+it shares the saved memory (``lambda t: t``).  ``increment_version(tensor)`` restamps tensors written
+where the engine could not see.
 ``register_multi_grad_hook(tensors, fn, mode=)`` calls ``fn`` once per backward pass: with the gradients
 of all the tensors the pass reaches (``"all"``), or with the first of them (``"any"``).  ``Node`` is what
 ``grad_fn`` and ``next_functions`` hold, for ``isinstance``.  ``get_gradient_edge(t)`` is where ``t``'s
