@@ -9,6 +9,10 @@ What is counted (each array once, by the memory buffer it views):
 ``host``     values a checkpoint policy offloaded to host memory
              (``offload_to_host``): counted apart, outside ``"total"``
 
+A buffer that holders of several categories keep counts once, under the first of
+``saved``, ``host``, ``grad`` that holds it now: a gradient in flight that a node
+recorded by a ``create_graph=True`` pass saves is ``saved`` from then on.
+
 An array is counted while a holder holds it: a tape node holds its saved arrays
 until its backward releases them -- or until the node itself is garbage-collected,
 when a graph is dropped without a backward pass (``loss = model(x).sum(); del
