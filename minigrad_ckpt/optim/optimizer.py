@@ -31,7 +31,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..backend import host_numpy, to_host
+from ..backend import host_numpy, laid_out, to_host
 from ..grad_mode import enable_grad, no_grad
 from ..nn.module import _HookHandle
 from ..tensor import Tensor
@@ -394,7 +394,13 @@ class Optimizer:
             raise ValueError(f"state {key!r} of parameter {idx} has shape {t.shape}, the "
                              f"parameter's state has {p.shape}")
         dtype = p.dtype if key != "step" and p.dtype.kind == "f" else t.dtype
-        return Tensor._from_data(t, dtype=dtype, device=p.device)
+        loaded = Tensor._from_data(t, dtype=dtype, device=p.device)
+        if loaded.ndim > 1 and loaded.shape == t.shape:
+            # PyTorch's ``value.to(dtype, device)`` keeps the saved strides: a channels_last parameter's
+            # moment resumes channels_last, as the unbroken run's (a row-major one would take each later
+            # in-place update in another memory order than the run that never stopped)
+            loaded._data = laid_out(loaded._data, like=t._data, copy=False)
+        return loaded
 
     def __getstate__(self) -> dict[str, Any]:
         """What pickling (and ``copy.deepcopy``) keeps: PyTorch's ``__getstate__`` leaves the hooks
