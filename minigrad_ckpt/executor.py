@@ -422,7 +422,17 @@ def _scheduler_field_fits(key: Any, saved: Any, own: Any) -> bool:
         return all(_scheduler_field_fits(k, saved[k], own[k]) for k in own)
     if isinstance(own, (list, tuple)) and isinstance(saved, (list, tuple)) and len(saved) == len(own):
         return all(_scheduler_field_fits(None, s, o) for s, o in zip(saved, own))
+    if _numbers(own) and _numbers(saved):
+        # a number per parameter group (base_lrs, _last_lr, min_lrs) of another length: groups added with
+        # add_param_group after the scheduler was made -- the run's scheduler lists them, the fresh one
+        # (made before the group was added again) does not; PyTorch's load_state_dict takes them as saved
+        return True
     return _same_kind(saved, own)
+
+
+def _numbers(v: Any) -> bool:
+    """Whether ``v`` is a list or tuple of numbers (not bools)."""
+    return isinstance(v, (list, tuple)) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
 
 
 def _attributes_fit(saved: Any, own: Any) -> bool:
