@@ -11,6 +11,7 @@ tape and iteration exactly as they were.
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,32 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
             section.install(ex, b)
     ex.iteration = iteration
     ex.resumed_from = _origin(snap, iteration)
+    left_out = _left_out(snap, ex)
+    if left_out:
+        warnings.warn(f"restore_into: the snapshot holds state this executor has no place for, not restored: "
+                      f"{'; '.join(left_out)} (build the executor with it, or register it, to resume it)"[:500],
+                      stacklevel=3)
     return ex
+
+
+def _left_out(snap: Any, ex: Executor) -> list[str]:
+    """What of ``snap`` ``restore_into`` had nowhere to put in ``ex``: the model's tensors (no model),
+    the optimizer's and scheduler's states (none in ``ex``), registered objects ``ex`` did not register.
+    A resume script that forgot one (``register_state("loader", loader)``) would otherwise go on from
+    a fresh one -- another data order than the run that never stopped -- without a word."""
+    out = []
+    if ex.model is None and any(name.startswith("model.") for name in snap._tensors):
+        out.append("the model's tensors (the executor has no model)")
+    for key, what in (("optimizer", "optimizer"), ("scheduler", "scheduler")):
+        saved = snap.state.get(key)
+        if saved is not None and getattr(ex, what) is None:
+            out.append(f"the {what}'s state ({saved.get('type') if isinstance(saved, dict) else '?'})")
+    objects = snap.state.get("objects")
+    if isinstance(objects, dict):
+        names = sorted(str(n) for n in objects if n not in ex._objects)
+        if names:
+            out.append(f"registered objects {names}")
+    return out
 
 
 def _origin(snap: Any, iteration: int) -> tuple[str, str, int] | None:
