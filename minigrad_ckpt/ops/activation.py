@@ -251,7 +251,7 @@ class Mish(UnaryElementwise):
 
     @half_in_float32
     def times_derivative(self, xp, v, out, x):
-        with xp.errstate(invalid="ignore"):  # +-inf: inf * 0, NaN as PyTorch's
+        with xp.errstate(invalid="ignore", over="ignore"):  # +-inf: inf * 0, NaN as PyTorch's; a huge v: inf
             tanh_sp = xp.tanh(xp.logaddexp(0, x))
             return v * (tanh_sp + x * xp.sigmoid(x) * (1 - tanh_sp * tanh_sp))
 
@@ -269,12 +269,15 @@ class Hardswish(UnaryElementwise):
 
     @half_in_float32
     def forward(self, xp, x):
-        with xp.errstate(invalid="ignore"):  # -inf * 0: NaN, as PyTorch's
+        with xp.errstate(invalid="ignore", over="ignore"):  # -inf * 0: NaN; x * 6 past the largest: inf (PyTorch's)
             return x * xp.minimum(xp.maximum(x + 3, 0), 6) / 6
 
     @half_in_float32
     def times_derivative(self, xp, v, out, x):
-        inside = v * (x / 3 + 0.5)
+        # (the product is taken everywhere, selected inside: silent where it overflows or is inf * 0,
+        # as PyTorch's -- its value there is PyTorch's too, or not selected)
+        with xp.errstate(invalid="ignore", over="ignore"):
+            inside = v * (x / 3 + 0.5)
         return xp.where(x <= -3, 0, xp.where(x < 3, inside, v))
 
     def reference(self, np, x):
