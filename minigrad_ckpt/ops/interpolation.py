@@ -3,7 +3,10 @@ derivatives read it.
 
 The value is taken from the nearer end -- ``start + w (end - start)`` where ``|w| < 0.5``, else
 ``end - (end - start)(1 - w)`` -- so that ``w = 1`` gives ``end`` exactly; float16 arrays are
-computed in float32 and rounded once (PyTorch's "opmath").  A number weight is rounded to that
+computed in float32 and rounded once (PyTorch's "opmath").  PyTorch's CPU kernel takes each of those
+as one fused multiply-add, which NumPy lacks: here the product is rounded, then the sum, so about a
+quarter of float32 and float64 values are a unit in the last place off PyTorch's (docs/from-pytorch.md,
+"Where PyTorch rounds once").  A number weight is rounded to that
 dtype first, as PyTorch converts it; its *derivatives* read it as given, as PyTorch's backward
 does (``grad * (1 - weight.toDouble())``).  One op rather than a composition of subtractions,
 products and a select: the composition's chain rule read the rounded weight, and an infinite
