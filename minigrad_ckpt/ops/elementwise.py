@@ -481,16 +481,22 @@ class Pow(BinaryElementwise):
 
     def forward(self, xp, x, y):
         if type(y) is int and y >= 0 and x.dtype.kind == "f":  # x ** 2: nothing to silence (saves the errstate)
-            return x ** y
+            return x ** y if y != 3 else power_by_number(xp, x, y)
         with xp.errstate(divide="ignore", invalid="ignore"):
-            if y.__class__ is float and y == -0.5 and x.dtype.kind == "f":
-                return 1 / xp.sqrt(x)
+            if y.__class__ in (float, int) and x.dtype.kind == "f":  # (x is an array where y is a number)
+                return power_by_number(xp, x, y)
             out = x ** y
             return _complex_zero_to_negative_powers(xp, out, x, y) if out.dtype.kind == "c" else out
 
     def d_first(self, xp, out, x, y):
         if isinstance(y, _CONST):
-            return 0 if y == 0 else y * x ** (y - 1)
+            if y == 0:
+                return 0
+            # y * x ** (y - 1) with the power as PyTorch's pow_backward takes it: its own pow kernel's
+            # (``x ** 2`` sends back ``2 * (x * x * x)`` for ``x ** 4``, ``x ** 0.5`` ``0.5 * rsqrt(x)``)
+            with xp.errstate(divide="ignore", invalid="ignore"):
+                real = getattr(x, "dtype", None) is not None and x.dtype.kind == "f"  # (not a number base)
+                return y * (power_by_number(xp, x, y - 1) if real else x ** (y - 1))
         return xp.where(y == 0, 0, y * x ** (y - 1))
 
     def times_d_first(self, xp, v, out, x, y):
@@ -516,10 +522,37 @@ class Pow(BinaryElementwise):
         return xp.where(xp.logical_and(x == 0, y >= 0), 0, out * xp.log(x))
 
     def reference(self, np, x, y):
-        if y.__class__ is float and y == -0.5 and x.dtype.kind == "f":  # PyTorch's rsqrt (see above)
-            return 1 / np.sqrt(x)
+        if x.dtype.kind == "f" and y.__class__ in (int, float) and y in _POWERS_BY_PRODUCTS:  # (see above)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return power_by_number(np, x, y)
         out = np.power(x, y)  # with PyTorch's inf+nanj at a complex 0 to a power of negative real part
         return _complex_zero_to_negative_powers(np, out, x, y) if out.dtype.kind == "c" else out
+
+
+# PyTorch's pow kernel (PowKernel.cpp) of a real tensor to these Python numbers is not C's ``pow``
+# but products, quotients and roots, each correctly rounded; ``pow`` misses them by an ulp at times
+# (``x ** 3`` for a third of the float32 values).  Its half kernel takes them in float32.
+_POWERS_BY_PRODUCTS = {
+    2: lambda xp, x: x * x,
+    3: lambda xp, x: x * x * x,
+    0.5: lambda xp, x: xp.sqrt(x),
+    -0.5: lambda xp, x: 1 / xp.sqrt(x),
+    -1: lambda xp, x: 1 / x,
+    -2: lambda xp, x: 1 / (x * x),
+}
+
+
+def power_by_number(xp: Any, x: Any, y: Any) -> Any:
+    """``x ** y`` of a real floating array ``x`` and a Python number ``y``, as PyTorch computes it:
+    ``x * x * x`` for 3, ``1 / (x * x)`` for -2, ``1 / sqrt(x)`` for -0.5 (so ``-0.0 ** -0.5`` is
+    ``-inf``, where C's ``pow`` gives +inf), ``x ** y`` for other exponents; a float16 ``x`` in
+    float32, rounded once.  The caller silences NumPy's warnings where it needs to."""
+    by_products = _POWERS_BY_PRODUCTS.get(y)
+    if by_products is None:
+        return x ** y
+    if x.dtype is HALF:
+        return by_products(xp, x.astype(host_numpy.float32)).astype(HALF)
+    return by_products(xp, x)
 
 
 def _complex_zero_to_negative_powers(xp: Any, out: Any, x: Any, y: Any) -> Any:

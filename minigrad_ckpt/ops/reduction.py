@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..backend import HALF, host_numpy, is_array
 from .base import LinearOp, Op, builds_graph
 
 
@@ -75,8 +76,15 @@ def mean_value(xp: Any, x: Any, axes: tuple[int, ...], keepdims: bool, n: int) -
 
 
 def mean_share(g: Any, n: int) -> Any:
-    """What each of the ``n`` averaged values receives of the mean's gradient ``g``."""
-    return g * (1.0 / n) if n else g * 0
+    """What each of the ``n`` averaged values receives of the mean's gradient ``g``: ``g / n``, as
+    PyTorch's ``MeanBackward`` divides (``g * (1 / n)`` rounds twice: a last bit off for up to 60%
+    of the values of ``g``); a float16 ``g`` in float32, rounded once, as PyTorch's half kernel
+    (NumPy would round ``n`` to float16 first: 3001 to 3000, 70000 to inf)."""
+    if not n:
+        return g * 0
+    if getattr(g, "dtype", None) is HALF and is_array(g):
+        return (g.astype(host_numpy.float32) / n).astype(HALF)
+    return g / n
 
 
 def mean_tangent(xp: Any, t: Any, axes: tuple[int, ...], keepdims: bool, n: int) -> Any:

@@ -9,11 +9,12 @@ saves the two operands and makes ``d`` again in backward (one subtraction).
 
 Each loss states its pointwise value of ``d`` and ``v`` times its derivative
 once; the reduction's value and spread are written once here, and backward and
-forward mode both follow.  The arithmetic is the composite's, term for term, so
-values and gradients are bitwise the same as the nodes' -- except smooth L1 and
-Huber at ``d = ±inf``, where the composite's masked quadratic branch sent
-``0 * inf = NaN`` into the gradient and the op gives the linear branch's ``±g``,
-as PyTorch does.  Tangents are bitwise the composite's for ``mse`` and ``l1``;
+forward mode both follow.  Values are PyTorch's forward kernels' arithmetic,
+term for term.  Gradients of ``mse``, smooth L1 and Huber are its backward
+kernels' (``gradient``: ``(norm * slope) * g``, ``norm = 1 / numel`` for
+``mean``), bitwise PyTorch's -- but for the last few elements of a large
+tensor, which PyTorch's vectorized loop leaves to its scalar formula, rounded in
+another order; ``l1``'s, as PyTorch's, is the composite's.  Tangents are bitwise the composite's for ``mse`` and ``l1``;
 smooth L1's and Huber's quadratic branch rounds ``(v c) d`` twice where the
 composite's rounds ``(v d + d v) c``: the same up to the last bit.
 """
@@ -64,8 +65,20 @@ class _DifferenceLoss(Op):
 
     def backward(self, xp, g, out, x, y):
         d = x - y
-        gd = self.times_derivative(xp, _spread(g, d, self.reduction), d)
+        gd = self.gradient(xp, g, d)
         return gd, -gd
+
+    def gradient(self, xp, g, d):
+        """The gradient at ``d`` of the reduced loss: ``g`` spread by the reduction, times the
+        derivative -- the composite's order; a loss that PyTorch computes with its own backward
+        kernel writes that kernel's order instead."""
+        return self.times_derivative(xp, _spread(g, d, self.reduction), d)
+
+    def norm(self, d, scale=1.0):
+        """PyTorch's ``norm`` of its loss backward kernels: ``scale / numel`` for ``mean``, else
+        ``scale`` (a Python number: NumPy rounds it to ``d``'s dtype, as the kernel's cast)."""
+        n = math.prod(d.shape)
+        return scale / n if self.reduction == "mean" and n else scale
 
     def jvp(self, xp, tangents, out, x, y):
         tx, ty = tangents
@@ -93,6 +106,11 @@ class MSELoss(_DifferenceLoss):
         q = v * d
         return q + q
 
+    def gradient(self, xp, g, d):
+        # PyTorch's mse_backward kernel: (norm (x - t)) g with norm = 2 / numel for mean -- not
+        # 2 ((g / numel) d), which is a last bit off for a quarter of float32 values
+        return (self.norm(d, 2.0) * d) * g
+
 
 class L1Loss(_DifferenceLoss):
     """``|d|``; subgradient 0 at 0 and 0 at NaN (:func:`~.elementwise.abs_slope`), as ``abs``'s."""
@@ -113,13 +131,20 @@ class SmoothL1Loss(_DifferenceLoss):
     beta: float
 
     def pointwise(self, xp, d):
+        # PyTorch's smooth_l1 kernel: 0.5 a a / beta, divided last (d d (0.5 / beta) was a last
+        # bit off for a few percent of the values where beta is not a power of 2)
         a = xp.abs(d)
-        return xp.where(a < self.beta, d * d * (0.5 / self.beta), a - 0.5 * self.beta)
+        return xp.where(a < self.beta, 0.5 * a * a / self.beta, a - 0.5 * self.beta)
 
     def times_derivative(self, xp, v, d):
         # (v c) d twice, as the composite's product d * d sends it back to d: bitwise the same
         q = v * (0.5 / self.beta) * d
         return xp.where(xp.abs(d) < self.beta, q + q, v * xp.sign(d))
+
+    def gradient(self, xp, g, d):
+        # PyTorch's vectorized smooth_l1_backward: (norm * (d / beta inside, sign outside)) g
+        slope = xp.where(xp.abs(d) >= self.beta, xp.sign(d), d / self.beta)  # (sign: d's dtype)
+        return (self.norm(d) * slope) * g
 
 
 class HuberLoss(_DifferenceLoss):
@@ -136,7 +161,12 @@ class HuberLoss(_DifferenceLoss):
 
     def pointwise(self, xp, d):
         a = xp.abs(d)
-        return xp.where(a < self.delta, d * d * 0.5, (a - 0.5 * self.delta) * self.delta)
+        return xp.where(a < self.delta, 0.5 * a * a, self.delta * (a - 0.5 * self.delta))
+
+    def gradient(self, xp, g, d):
+        # PyTorch's vectorized huber_backward: (norm * (d inside, delta sign(d) outside)) g
+        slope = xp.where(xp.abs(d) >= self.delta, xp.sign(d) * self.delta, d)
+        return (self.norm(d) * slope) * g
 
     def times_derivative(self, xp, v, d):
         q = v * 0.5 * d  # as in SmoothL1Loss: the composite's d * d, bitwise
