@@ -422,12 +422,16 @@ def _scheduler_field_fits(key: Any, saved: Any, own: Any) -> bool:
         return all(_scheduler_field_fits(k, saved[k], own[k]) for k in own)
     if isinstance(own, (list, tuple)) and isinstance(saved, (list, tuple)) and len(saved) == len(own):
         return all(_scheduler_field_fits(None, s, o) for s, o in zip(saved, own))
-    if _numbers(own) and _numbers(saved):
-        # a number per parameter group (base_lrs, _last_lr, min_lrs) of another length: groups added with
-        # add_param_group after the scheduler was made -- the run's scheduler lists them, the fresh one
-        # (made before the group was added again) does not; PyTorch's load_state_dict takes them as saved
+    if key in _PER_GROUP_FIELDS and _numbers(own) and _numbers(saved):
+        # a number per parameter group of another length: groups added with add_param_group after the
+        # scheduler was made -- the run's scheduler lists them, the fresh one (made before the group was
+        # added again) does not; PyTorch's load_state_dict takes them as saved.  Other lists keep their length.
         return True
     return _same_kind(saved, own)
+
+
+#: The schedulers' fields that hold one number per parameter group
+_PER_GROUP_FIELDS = frozenset({"base_lrs", "_last_lr", "min_lrs", "max_lrs"})
 
 
 def _numbers(v: Any) -> bool:

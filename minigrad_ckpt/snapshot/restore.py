@@ -82,7 +82,7 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
     left_out = _left_out(snap, ex)
     if left_out:
         warnings.warn(f"restore_into: the snapshot holds state this executor has no place for, not restored: "
-                      f"{'; '.join(left_out)} (build the executor with it, or register it, to resume it)"[:500],
+                      f"{'; '.join(left_out)} (build the executor with it, or register it, to resume it)",
                       stacklevel=3)
     return ex
 
