@@ -175,11 +175,11 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
             out = sums * (1.0 / int(counts.flat[0]))
         else:
             out = sums / Tensor.constant(xp.asarray(counts.astype(input.dtype)), input.device)
-    out = _in_layout_of(input, mf.reshape(out, (n, c) + out.shape[2:]))
+    out = _channels_last_like(input, mf.reshape(out, (n, c) + out.shape[2:]))
     return mf.squeeze(out, 0) if unbatched else out
 
 
-def _in_layout_of(input: Tensor, out: Tensor) -> Tensor:
+def _channels_last_like(input: Tensor, out: Tensor) -> Tensor:
     """``out`` channels-last where the (N, C, H, W) ``input`` is, as PyTorch's pools return it
     (their channels-last kernels); ``out`` itself otherwise.  The windows are summed on a
     row-major copy either way, so the values are the same bits: only the layout is copied,
@@ -244,7 +244,7 @@ def _adaptive_pool2d(x: Any, output_size: Any, name: str, reduce: Any) -> Tensor
     for h0, h1 in _adaptive_windows(x.shape[2], oh):
         cols = [reduce(x[:, :, h0:h1, w0:w1], axis=(2, 3)) for w0, w1 in _adaptive_windows(x.shape[3], ow)]
         rows.append(mf.stack(cols, axis=-1))
-    out = _in_layout_of(x, mf.stack(rows, axis=-2))
+    out = _channels_last_like(x, mf.stack(rows, axis=-2))
     return mf.squeeze(out, 0) if unbatched else out
 
 
