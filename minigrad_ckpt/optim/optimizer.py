@@ -399,7 +399,7 @@ class Optimizer:
             # PyTorch's ``value.to(dtype, device)`` keeps the saved strides: a channels_last parameter's
             # moment resumes channels_last, as the unbroken run's (a row-major one would take each later
             # in-place update in another memory order than the run that never stopped)
-            loaded._data = laid_out(loaded._data, like=t._data, copy=False)
+            loaded = Tensor.constant(laid_out(loaded._data, like=t._data, copy=False), loaded.device)
         return loaded
 
     def __getstate__(self) -> dict[str, Any]:
