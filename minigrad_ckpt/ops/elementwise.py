@@ -522,7 +522,7 @@ class Pow(BinaryElementwise):
         return xp.where(xp.logical_and(x == 0, y >= 0), 0, out * xp.log(x))
 
     def reference(self, np, x, y):
-        if x.dtype.kind == "f" and y.__class__ in (int, float) and y in _POWERS_BY_PRODUCTS:  # (see above)
+        if y.__class__ in (int, float) and y in _POWERS_BY_PRODUCTS and x.dtype.kind == "f":  # (see above)
             with np.errstate(divide="ignore", invalid="ignore"):
                 return power_by_number(np, x, y)
         out = np.power(x, y)  # with PyTorch's inf+nanj at a complex 0 to a power of negative real part
