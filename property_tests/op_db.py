@@ -1452,6 +1452,7 @@ SPECS: list[OpSpec] = [
     _spec("Log", unary(R["Log"], POSITIVE, NONNEG_FWD)),
     _spec("Log1p", unary(R["Log1p"], Dom(-0.8, 5.0), Dom(-3.0, 8.0, specials=(-1.0, 0.0)))),
     _spec("Sqrt", unary(R["Sqrt"], POSITIVE, NONNEG_FWD)),
+    _spec("Rsqrt", unary(R["Rsqrt"], POSITIVE, NONNEG_FWD)),
     _spec("Abs", unary(R["Abs"], Dom(0.1, 5.0, gap=0.1), WIDE), forward_dtypes=INT_FWD),
     _spec("Sin", unary(R["Sin"])),
     _spec("Cos", unary(R["Cos"])),

@@ -1,4 +1,4 @@
-"""NumPy's and PyTorch's further elementwise functions: ``rsqrt``, ``frac``, ``lerp``,
+"""NumPy's and PyTorch's further elementwise functions: ``rsqrt`` (one op), ``frac``, ``lerp``,
 ``deg2rad``/``rad2deg``, ``ldexp``, ``copysign``, ``fmax``/``fmin``, ``heaviside``,
 ``nan_to_num``, ``floor_divide`` (``//``), the tests ``isinf``/``isposinf``/``isneginf``/
 ``signbit``, ``nextafter``, and PyTorch's names ``logit`` and ``xlogy`` as functions.
@@ -34,7 +34,7 @@ from .arguments import (
     refuse_complex,
     tensor_operands,
 )
-from .elementwise import refuse_bools, refuse_complex_kernel
+from .elementwise import refuse_bools, refuse_complex_kernel, unary_function
 from .errors import DtypeNotImplemented, WrongTensorKind, refuse_integer_zero_divisor
 from .promotion import real_coefficient, result_type
 from .scatter import constant, host
@@ -59,10 +59,8 @@ def _pair(name: str, x: Any, y: Any) -> tuple[Tensor, Tensor]:
     return one_device(name, x, y)
 
 
-@in_float32_if_half  # two float16 roundings put a third of the values a unit off PyTorch's one
-def rsqrt(x: Any) -> Tensor:
-    """``1 / sqrt(x)`` (PyTorch's ``rsqrt``)."""
-    return mf.reciprocal(mf.sqrt(x))
+rsqrt = unary_function("rsqrt", _ew.Rsqrt(), """``1 / sqrt(x)`` (PyTorch's ``rsqrt``): one op,
+:class:`~minigrad_ckpt.ops.elementwise.Rsqrt`, whose gradient is PyTorch's ``(-0.5 * g) * r**3``.""")
 
 
 def frac(x: Any) -> Tensor:
