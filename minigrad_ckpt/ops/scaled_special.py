@@ -156,7 +156,10 @@ class Erfcx(UnaryElementwise):
     def reference(self, np, x):
         def f(v: float) -> float:
             if v < 25:
-                return math.exp(v * v) * math.erfc(v) if v > -26.6 else math.inf
+                try:  # (erfc is 2 far left: the value overflows where exp(v^2) does, or past it, v < -26.64)
+                    return math.exp(v * v) * math.erfc(v)
+                except OverflowError:
+                    return math.inf
             # continued fraction (Lentz) for large v: erfcx = 1 / (sqrt(pi) (v + 1/2/(v + 1/(v + 3/2/(v + ...)))))
             t = v
             for k in range(60, 0, -1):
