@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import HALF, host_numpy
+from ..backend import HALF, half_in_float32, host_numpy
 from .base import Op
+from .elementwise import _to_float32 as _widened  # (float16 arrays in float32, others as they are)
 
 
 def _interpolate(xp: Any, start: Any, end: Any, w: Any) -> Any:
@@ -28,10 +29,6 @@ def _interpolate(xp: Any, start: Any, end: Any, w: Any) -> Any:
     if isinstance(w, (int, float, complex)):
         return start + diff * w if abs(w) < 0.5 else end - diff * (1 - w)
     return xp.where(xp.abs(w) < 0.5, start + diff * w, end - diff * (1 - w))
-
-
-def _widened(a: Any) -> Any:
-    return a.astype(host_numpy.float32) if getattr(a, "dtype", None) is HALF else a
 
 
 def _narrowed(a: Any, like: Any) -> Any:
@@ -72,8 +69,9 @@ class Lerp(Op):
             return complex(dtype.type(self.weight))
         return float(dtype.type(0).real.dtype.type(self.weight))
 
+    @half_in_float32  # (start and end share a dtype: the weight's opmath is float32 for float16 too)
     def forward(self, xp, start, end):
-        return _narrowed(_interpolate(xp, _widened(start), _widened(end), self._in_opmath(start)), start)
+        return _interpolate(xp, start, end, self._in_opmath(start))
 
     def backward(self, xp, g, out, start, end):
         # the product with the weight as given (a Python number: NumPy rounds it to g's dtype, as

@@ -213,24 +213,27 @@ def _check_appended(parametrization: Module, value: Tensor, tensor_name: str) ->
     """A parametrization added to a chain keeps ``module.<tensor_name>``'s dtype and shape, and so
     does its ``right_inverse`` (PyTorch's checks, which ``unsafe=True`` skips)."""
     out = parametrization(value)
-    if not isinstance(out, Tensor):
-        raise ValueError(f"A parametrization must return a tensor. Got {type(out).__name__}.")
-    if out.dtype != value.dtype or tuple(out.shape) != tuple(value.shape):
-        raise ValueError(f"Registering a parametrization may not change the shape or dtype of the tensor, unless "
-                         f"the `unsafe` flag is enabled: module.{tensor_name} is {tuple(value.shape)} {value.dtype}, "
-                         f"parametrization(module.{tensor_name}) {tuple(out.shape)} {out.dtype}")
+    _refuse_changed("A parametrization must return a tensor", out, value, tensor_name,
+                    "Registering a parametrization may not change the shape or dtype of the tensor",
+                    f"parametrization(module.{tensor_name})")
     if not hasattr(parametrization, "right_inverse"):
         return
     try:
         back = parametrization.right_inverse(out)
     except NotImplementedError:
         return
-    if not isinstance(back, Tensor):
-        raise ValueError(f"parametrization.right_inverse must return a tensor. Got: {type(back).__name__}")
-    if back.dtype != value.dtype or tuple(back.shape) != tuple(value.shape):
-        raise ValueError(f"The tensor returned by parametrization.right_inverse must have the same shape and dtype as "
-                         f"module.{tensor_name}, unless the `unsafe` flag is enabled: module.{tensor_name} is "
-                         f"{tuple(value.shape)} {value.dtype}, returned {tuple(back.shape)} {back.dtype}")
+    _refuse_changed("parametrization.right_inverse must return a tensor", back, value, tensor_name,
+                    f"The tensor returned by parametrization.right_inverse must have the same shape and dtype as "
+                    f"module.{tensor_name}", "returned")
+
+
+def _refuse_changed(not_a_tensor: str, got: Any, value: Tensor, tensor_name: str, changed: str, what: str) -> None:
+    """PyTorch's ValueError where ``got`` is no tensor, or not of ``value``'s dtype and shape."""
+    if not isinstance(got, Tensor):
+        raise ValueError(f"{not_a_tensor}. Got {type(got).__name__}.")
+    if got.dtype != value.dtype or tuple(got.shape) != tuple(value.shape):
+        raise ValueError(f"{changed}, unless the `unsafe` flag is enabled: module.{tensor_name} is "
+                         f"{tuple(value.shape)} {value.dtype}, {what} {tuple(got.shape)} {got.dtype}")
 
 
 def register_parametrization(module: Module, tensor_name: str, parametrization: Module, *,
