@@ -897,3 +897,28 @@ def test_every_failure_to_read_is_a_snapshot_error(tmp_path):
             Snapshot.load(tmp_path / name)
     with pytest.raises(SnapshotError, match="unsupported snapshot format version 2"):
         Snapshot.load(tmp_path / "v2")
+
+
+def test_a_restored_tape_of_this_sessions_single_op_functions_gives_the_same_gradients(tmp_path):
+    # lerp (a number weight: an op attribute; a weight tensor: an input), mish, hardswish and rsqrt are ops
+    # of the tape's format: stored by name and attributes, replayed with PyTorch's arithmetic
+    def run(ex_seed):
+        model, opt, sched, ex = build(ex_seed)
+        h = model(mg.randn(5, 4))
+        w = mg.full(h.shape, 0.7)
+        mixed = mg.lerp(h, mg.nn.functional.mish(h), 0.9) + mg.lerp(h, mg.nn.functional.hardswish(h), w)
+        loss = (mg.rsqrt(mixed * mixed + 1.0)).mean()
+        ex.record(loss)
+        return model, ex, loss
+
+    model, ex, loss = run(0)
+    from minigrad_ckpt.tape import walk
+    names = {n.op.name for n in walk(loss)}
+    path = Snapshot.from_executor_with_config(ex, 1, SnapshotConfig.for_training()).save(tmp_path / "l.mgsnap")
+    loss.backward()
+    reference = grads(model)
+    model2, ex2, _ = run(9)
+    Snapshot.load(path).restore_into(ex2)
+    ex2.tape.backward()
+    assert grads(model2) == reference
+    assert {"Lerp", "LerpByTensor", "Mish", "Hardswish", "Rsqrt"} <= names
