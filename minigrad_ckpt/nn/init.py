@@ -14,7 +14,7 @@ from .. import random as _random
 from ..backend import as_dtype
 from ..creation import check_normal_std
 from ..functional.errors import ComplexNotImplemented, RefusedArgument
-from ..functional.random_fills import _below, _check_uniform_bounds, _require_float
+from ..functional.random_fills import _require_float
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 
@@ -93,13 +93,6 @@ def _fill(t: Tensor, values: Any) -> Tensor:
     return t
 
 
-def _complex_fill(fill: Any, *args: float, generator: Any) -> Any:
-    """A complex tensor filled as PyTorch's ``nn.init`` fills it: by the tensor's own
-    ``uniform_``/``normal_``, which draw both parts (its real view) from the law."""
-    with no_grad():
-        return fill(*args, generator=generator)
-
-
 def _real_only(tensor: Tensor, name: str) -> None:
     if tensor.dtype.kind == "c":  # PyTorch's refuse it too (a truncation or a sign needs an order)
         raise ComplexNotImplemented(f"{name} is not implemented for a complex tensor ({tensor.dtype})")
@@ -107,30 +100,18 @@ def _real_only(tensor: Tensor, name: str) -> None:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with samples from U(a, b), drawn from ``generator`` (a :class:`mg.Generator`) or the engine's
-    (of a complex tensor, both parts)."""
-    if tensor.dtype.kind == "c":
-        return _complex_fill(tensor.uniform_, a, b, generator=generator)
-    _require_float(tensor, "uniform_")  # PyTorch's fills of an integer or bool tensor raise
-    _check_uniform_bounds(a, b, tensor.dtype)
-    if a > b:  # (a negative gain of xavier_uniform_ too)
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
-    xp = tensor.device.xp
-    values = _random.uniform(xp, _random.key_from(generator, "uniform_"), tensor.shape, tensor.dtype) * (b - a) + a
-    top = _below(b, tensor.dtype)
-    if top >= a:  # rounded to the dtype a draw can reach b (float32's U(1000, 1001)); PyTorch's stay below it
-        values = xp.minimum(values, top)
-    return _fill(tensor, values)
+    (of a complex tensor, both parts): the tensor's own ``uniform_`` (the same checks and draws),
+    not recorded -- PyTorch's ``nn.init`` fills under ``no_grad``."""
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with samples from N(mean, std^2), drawn from ``generator`` or the engine's (of a complex
-    tensor, PyTorch's complex normal: each part N(mean, std^2 / 2))."""
-    check_normal_std(std)
-    if tensor.dtype.kind == "c":
-        return _complex_fill(tensor.normal_, mean, std, generator=generator)
-    _require_float(tensor, "normal_")
-    z = _random.normal(tensor.device.xp, _random.key_from(generator, "normal_"), tensor.shape, tensor.dtype)
-    return _fill(tensor, z * std + mean)
+    tensor, PyTorch's complex normal: each part N(mean, std^2 / 2)): the tensor's own ``normal_``,
+    not recorded."""
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
