@@ -1558,12 +1558,8 @@ class Tensor:
                 return
         if isinstance(value, Tensor) and value._device is not self._device:
             value = self._setitem_value_here(value, idx)
-        elif isinstance(value, Tensor) and value._data.ndim and not any(_index_kind(it) in "ao" for it in idx):
-            refuse_partial_overlap("__setitem__", self, value, self._data[idx])  # (PyTorch's copy_ into the view;
-            # a zero-dim value is its fill_, which reads the one number first)
-        elif isinstance(value, Tensor) and any(_index_kind(it) == "a" for it in idx) and not (
-                value._data.size == 1 and getattr(getattr(index, "dtype", None), "kind", None) == "b"):
-            refuse_overlap("__setitem__", self, (value,))  # (PyTorch's index_put_; one mask and one number: its fill)
+        elif isinstance(value, Tensor):
+            self._refuse_setitem_overlap(index, idx, value)
         try:
             if records:
                 self._rebase(out_of_place_writes["setitem"](self, value, idx), "__setitem__")
@@ -1575,6 +1571,17 @@ class Tensor:
         except (ValueError, TypeError) as error:  # NumPy's words for a value that does not fit the region
             refuse_value_shape(self, idx, value, error)
             raise
+
+    def _refuse_setitem_overlap(self, index: Any, idx: tuple, value: Tensor) -> None:
+        """``x[i] = v`` where ``v`` shares memory with ``x``: refused where PyTorch's write would be
+        undefined -- a basic index is its ``copy_`` into the view (a zero-dim ``v`` its ``fill_``, which
+        reads the one number first), an advanced one its ``index_put_`` (one mask and one number: its fill)."""
+        kinds = [_index_kind(it) for it in idx]  # (one scan of the index for both rules)
+        if value._data.ndim and "a" not in kinds and "o" not in kinds:
+            refuse_partial_overlap("__setitem__", self, value, self._data[idx])
+        elif "a" in kinds and not (
+                value._data.size == 1 and getattr(getattr(index, "dtype", None), "kind", None) == "b"):
+            refuse_overlap("__setitem__", self, (value,))
 
     def _set_at_bare_bool(self, index: bool, value: Any) -> None:
         """PyTorch's ``x[True] = v`` and ``x[False] = v`` (the bool alone, not in a tuple): True writes
