@@ -43,3 +43,19 @@ def test_a_fill_tensor_of_one_or_more_dimensions_is_not_a_number(device):
                  lambda v: x.new_full((3,), v)):
         with pytest.raises(TypeError, match="must be Number, not Tensor"):
             make(mg.tensor([2.5], device=device))
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_a_fill_tensor_that_requires_grad_is_refused_not_its_gradient_lost(device):
+    # PyTorch's TypeError, in grad mode or not: the value would be read as a number and the
+    # result would not require grad, its gradient silently lost
+    w = mg.tensor(1.5, requires_grad=True, device=device)
+    x = mg.zeros(2, device=device)
+    for make in (lambda v: mg.full((2,), v, device=device), lambda v: mg.full_like(x, v),
+                 lambda v: x.new_full((3,), v)):
+        for value in (w, w * 2):
+            with pytest.raises(TypeError, match="requires grad"):
+                make(value)
+        with mg.no_grad(), pytest.raises(TypeError, match="requires grad"):
+            make(w)
+        np.testing.assert_array_equal(make(w.detach()).cpu().numpy(), 1.5)  # its value, detached: a number
