@@ -101,31 +101,6 @@ class Segment:
         _counter[0] += 1
         self.index = _counter[0]
         self.label = label
-        # ``keep(node) -> bool``: nodes whose outputs are kept from the forward pass, so replay
-        # takes them as they are instead of recomputing them (``remat``'s policies)
-        self.keep = keep
-        self._kept_outputs: dict[Node, Any] = {}
-        # the ledger holds the kept outputs: this segment's forward pass ended (a nested one's, while
-        # the function around it goes on, which may still drop them -- see drop_unreachable)
-        self._outputs_held = False
-        self._kept_result_bytes: dict[Node, int] = {}  # (the bytes _count_kept_results took back)
-        # The tensors the function was called with (``remat``'s), while it records: a node whose
-        # inputs that require grad all come from them is marked ``from_arguments`` -- recorded only
-        # where the arguments require grad (``mg.func.grad`` makes them) -- and a policy segment
-        # names each node by class and place (``remat_key``, see _remat_key)
-        self._arguments: list[Tensor] | None = None if arguments is None else _tensors_in(arguments)
-        self._argument_nodes: set[Node] = set()
-        self._key_counts = [0, 0]
-        self._ceiling = float("inf")  # forward mode's when the function started (see _remat_key)
-        # Nodes of this segment whose outputs are the results of checkpointed chain blocks
-        # (``keep_result``): kept from when they are computed until their own backward.
-        self._result_nodes: set[Node] = set()
-        # Those of them an enclosing segment's replay made (not kept from the forward pass): they
-        # belong to that backward pass and go after their node's backward even when it retains
-        # the graph -- the next pass's replay makes them again (PyTorch: recomputed tensors are
-        # cleared as they are used, retain_graph=True or not).
-        self._replayed_results: set[Node] = set()
-        self._block_result: Node | None = None  # the node whose output is this segment's kept result
         self.stats = stats
         self.check = determinism_check
         self.parent: Segment | None = None
@@ -149,6 +124,52 @@ class Segment:
         self._reported = False
         self._raised: str | None = None  # the exception the function raised, by name
         self.recording = False  # between __enter__ and __exit__: the forward pass is still running
+        # Which of (out, *inputs) the tape saved for each node: replay re-fills exactly those,
+        # so the save rule (tape._record) is applied in one place only.
+        self._saved_slots: dict[Node, tuple[bool, ...]] = {}
+        self.forward_time = 0.0
+        self._outer_recorder: Any = None
+        self._t0 = 0.0
+        # the ledger's tracking its kept values were counted in (None: none was on)
+        self._ledger_session: Any = None
+        self._init_policy_state(keep, arguments)
+        self._init_block_results()
+        self._init_byte_counts()
+        self._init_liveness()
+        self._init_write_watch()
+
+    def _init_policy_state(self, keep: Any, arguments: Any) -> None:
+        """What a policy segment (``remat``'s) keeps, and the arguments it names nodes by."""
+        # ``keep(node) -> bool``: nodes whose outputs are kept from the forward pass, so replay
+        # takes them as they are instead of recomputing them (``remat``'s policies)
+        self.keep = keep
+        self._kept_outputs: dict[Node, Any] = {}
+        # the ledger holds the kept outputs: this segment's forward pass ended (a nested one's, while
+        # the function around it goes on, which may still drop them -- see drop_unreachable)
+        self._outputs_held = False
+        self._kept_result_bytes: dict[Node, int] = {}  # (the bytes _count_kept_results took back)
+        # The tensors the function was called with (``remat``'s), while it records: a node whose
+        # inputs that require grad all come from them is marked ``from_arguments`` -- recorded only
+        # where the arguments require grad (``mg.func.grad`` makes them) -- and a policy segment
+        # names each node by class and place (``remat_key``, see _remat_key)
+        self._arguments: list[Tensor] | None = None if arguments is None else _tensors_in(arguments)
+        self._argument_nodes: set[Node] = set()
+        self._key_counts = [0, 0]
+        self._ceiling = float("inf")  # forward mode's when the function started (see _remat_key)
+
+    def _init_block_results(self) -> None:
+        """Nodes of this segment whose outputs are the results of checkpointed chain blocks
+        (``keep_result``): kept from when they are computed until their own backward."""
+        self._result_nodes: set[Node] = set()
+        # Those of them an enclosing segment's replay made (not kept from the forward pass): they
+        # belong to that backward pass and go after their node's backward even when it retains
+        # the graph -- the next pass's replay makes them again (PyTorch: recomputed tensors are
+        # cleared as they are used, retain_graph=True or not).
+        self._replayed_results: set[Node] = set()
+        self._block_result: Node | None = None  # the node whose output is this segment's kept result
+
+    def _init_byte_counts(self) -> None:
+        """What the statistics report: the bytes the forward pass dropped and kept, each buffer once."""
         self.dropped_bytes = 0
         self.kept_bytes = 0
         self.replay_extra_bytes = 0
@@ -166,6 +187,9 @@ class Segment:
         # in, weakly, and the buffers it saves (output, inputs), to tell, when the function has
         # returned, what a run without checkpointing still holds (see _note_saves)
         self._saves: dict[Node, tuple[Any, tuple, tuple]] = {}
+
+    def _init_liveness(self) -> None:
+        """(On the root) what tells whether a node's output, or a returned tensor, is still alive."""
         # (On the root) tensors that tell whether their node's output is alive, weakly, where its
         # memory cannot: a kept output's (the kept array holds the memory), as ops read them or
         # ``name`` tags them; a tensor given another array (``t.data = v``, ``set_``), whose node's
@@ -173,12 +197,21 @@ class Segment:
         self._tensors_of: dict[Node, list[weakref.ref]] = {}
         # (On the root) tensors that took a node's history after the op that made it (see adopted)
         self._adopted: dict[Node, list[weakref.ref]] = {}
-        # Which of (out, *inputs) the tape saved for each node: replay re-fills exactly those,
-        # so the save rule (tape._record) is applied in one place only.
-        self._saved_slots: dict[Node, tuple[bool, ...]] = {}
         # The arrays nodes of this segment (as the root, of its whole tree) produced in the
         # forward pass, by id, so a detached copy of one is recognised; cleared on exit.
         self._outputs: dict[int, tuple[weakref.ref, Node]] = {}
+        # (On the root) the tensors the tree's functions returned, weakly, with their nodes: while
+        # one of them is alive and its backward has not run, the tree keeps what replay needs
+        # (see _awaits_backward); ``_in_backward``: a backward pass is inside the tree right now;
+        # ``_waiting``: a backward pass left it waiting for the backward of one of them.
+        self._returned: list[tuple[Node, weakref.ref]] = []
+        # (On the root) the nodes that saved nothing whose backward ran: they stay runnable (see
+        # release) and count as passed, as a freed node does, for _awaits_backward
+        self._passed_empty: set[Node] = set()
+        self._in_backward = self._waiting = False
+
+    def _init_write_watch(self) -> None:
+        """(On the root) the memory of kept values and outputs watched for writes in place."""
         # Kept values that a write in place could still change while the forward pass runs (the
         # root segment's, for its whole tree): those kept since the last write, and the earlier
         # ones by the memory they view, indexed when a write comes (see _copy_before_write).
@@ -200,20 +233,6 @@ class Segment:
         # whose kept outputs are recomputed, not taken
         self._watched_memory: set[int] = set()
         self._written_outputs: set[Node] = set()
-        self.forward_time = 0.0
-        # (On the root) the tensors the tree's functions returned, weakly, with their nodes: while
-        # one of them is alive and its backward has not run, the tree keeps what replay needs
-        # (see _awaits_backward); ``_in_backward``: a backward pass is inside the tree right now;
-        # ``_waiting``: a backward pass left it waiting for the backward of one of them.
-        self._returned: list[tuple[Node, weakref.ref]] = []
-        # (On the root) the nodes that saved nothing whose backward ran: they stay runnable (see
-        # release) and count as passed, as a freed node does, for _awaits_backward
-        self._passed_empty: set[Node] = set()
-        self._in_backward = self._waiting = False
-        self._outer_recorder: Any = None
-        self._t0 = 0.0
-        # the ledger's tracking its kept values were counted in (None: none was on)
-        self._ledger_session: Any = None
 
     # ---------------------------------------------------------------- forward
     def __enter__(self) -> Segment:
