@@ -336,6 +336,19 @@ def lerp_by_tensor_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int
     return Sample(R["LerpByTensor"](), (start, end, weight), _diff(draw, [fl, fl, fl]))
 
 
+def addc_sampler(name: str) -> Sampler:
+    """``addcmul``/``addcdiv`` of three broadcastable arrays by a number ``value`` (1 is PyTorch's
+    ``maybe_multiply`` skip in the tangent); ``addcdiv``'s divisor away from 0."""
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        sx, s1, s2 = _bshapes(draw, 3, max_size)
+        divisor = Dom(0.5, 4.0, gap=0.5) if name == "Addcdiv" else REAL
+        x, t1, t2 = _arr(draw, sx, dtype), _arr(draw, s1, dtype), _arr(draw, s2, dtype, divisor)
+        value = draw(st.sampled_from([1, 0.3, -2.7, 2]))
+        fl = _float(dtype)
+        return Sample(R[name](value=value), (x, t1, t2), _diff(draw, [fl, fl, fl]))
+    return sampler
+
+
 def logical_binary(cls: type) -> Sampler:
     def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
         sx, sy = _bshapes(draw, 2, max_size)
@@ -1446,6 +1459,8 @@ SPECS: list[OpSpec] = [
     _spec("Where", where_sampler, forward_dtypes=INT_FWD),
     _spec("Lerp", lerp_sampler),
     _spec("LerpByTensor", lerp_by_tensor_sampler),
+    _spec("Addcmul", addc_sampler("Addcmul")),
+    _spec("Addcdiv", addc_sampler("Addcdiv")),
     # unary math
     _spec("Neg", unary(R["Neg"]), forward_dtypes=INT_FWD),
     _spec("Exp", unary(R["Exp"])),

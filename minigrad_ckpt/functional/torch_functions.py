@@ -17,6 +17,8 @@ from typing import Any
 
 from ..backend import Device, as_dtype, cpp_type_name, fill_scalar, get_default_dtype, host_numpy, scalar_type_name
 from ..backend import get_device as _resolve_device
+from ..ops import pointwise as _pw
+from ..tape import apply
 from ..tensor import Tensor
 from . import linalg as la
 from . import linalg_derived as lad
@@ -26,7 +28,7 @@ from . import special as sp
 from . import special_extended as spx
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
-from .arguments import as_tensor, in_default_float, in_float32_if_half, normalize_axis, numpy_keywords, one_device
+from .arguments import as_tensor, in_default_float, normalize_axis, numpy_keywords, one_device
 from .conversion import clone
 from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument, WrongTensorKind
 from .indexing import _index_array
@@ -306,16 +308,18 @@ addbmm = _fused_form("addbmm", (3, 3), lambda a, b: ti.sum(mf.matmul(a, b), dim=
                      _BLAS_DTYPES)
 
 
-@in_float32_if_half  # the product overflows float16: addcmul(-65504, 300, 301) was inf
 def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:  # noqa: A002
     """``input + value * tensor1 * tensor2``, rounded in PyTorch's order (``torch.addcmul``); bools
-    throughout are PyTorch's ``NotImplementedError`` (it has no bool kernel)."""
+    throughout are PyTorch's ``NotImplementedError`` (it has no bool kernel).  Floating and complex
+    tensors are one op, PyTorch's kernel and derivatives (:class:`~minigrad_ckpt.ops.pointwise.Addcmul`)."""
     t1 = as_tensor(tensor1)
     if isinstance(input, Tensor) and isinstance(tensor2, Tensor) and input.dtype.kind == t1.dtype.kind == \
             tensor2.dtype.kind == "b":
         raise DtypeNotImplemented("\"addcmul_cpu_out\" not implemented for 'Bool'")
     x, t1, t2 = promotion.promoted(as_tensor(input, t1), t1, as_tensor(tensor2, t1))
     value = _coefficient_in("addcmul", value, x.dtype, x)
+    if x.dtype.kind in "fc":
+        return apply(_pw.Addcmul(value=value), x, t1, t2)
     return x + (t1 if value == 1 else value * t1) * t2
 
 
@@ -324,10 +328,11 @@ def _coefficient_in(name: str, value: Any, dtype: Any, x: Tensor) -> Any:
     (the operands' common one, so ``value * tensor1`` is never rounded or wrapped in ``tensor1``'s
     own): a complex one beside real tensors by :func:`promotion.real_coefficient`, a float for an
     integer sum truncated, as C's cast (``value=1.7`` scales integers by 1)."""
-    value = fill_scalar(name, promotion.real_coefficient(name, value, x), dtype)  # (one it cannot hold: an error)
+    kernel_dtype = host_numpy.float32 if dtype == host_numpy.float16 else dtype  # (PyTorch's half kernel: float)
+    value = fill_scalar(name, promotion.real_coefficient(name, value, x), kernel_dtype)  # (out of range: an error)
     if dtype.kind in "iu" and isinstance(value, (float, host_numpy.floating)):
         return int(value)
-    return value
+    return value.item() if isinstance(value, host_numpy.generic) else value  # (an op's attribute: a Python number)
 
 
 _ADDCDIV_OF_INTEGERS = (
@@ -338,15 +343,17 @@ _ADDCDIV_OF_INTEGERS = (
     "tensor2), for all dtypes.")
 
 
-@in_float32_if_half  # the quotient rounded to float16 first: addcdiv(-1, 300, 301) was 3% off
 def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:  # noqa: A002
     """``input + value * tensor1 / tensor2``, rounded in PyTorch's order (``torch.addcdiv``); two
-    integral ``tensor1`` and ``tensor2`` are PyTorch's refusal (its old truncating division)."""
+    integral ``tensor1`` and ``tensor2`` are PyTorch's refusal (its old truncating division).  One op,
+    PyTorch's kernel and derivatives (:class:`~minigrad_ckpt.ops.pointwise.Addcdiv`)."""
     t1 = as_tensor(tensor1)
     if t1.dtype.kind in "biu" and as_tensor(tensor2, t1).dtype.kind in "biu":
         raise RuntimeError(_ADDCDIV_OF_INTEGERS)
     x, t1, t2 = promotion.promoted(as_tensor(input, t1), t1, as_tensor(tensor2, t1))
     value = _coefficient_in("addcdiv", value, x.dtype, x)
+    if x.dtype.kind in "fc":
+        return apply(_pw.Addcdiv(value=value), x, t1, t2)
     return x + (t1 if value == 1 else value * t1) / t2
 
 

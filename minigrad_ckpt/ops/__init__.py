@@ -26,6 +26,7 @@ from . import (  # noqa: F401
     matrix_exp,
     norm,
     orthogonal_polynomials,
+    pointwise,
     recurrent,
     reduction,
     regression_loss,
