@@ -402,6 +402,17 @@ class Div(BinaryElementwise):
                 return v / y if y != 0 and y == y else xp.where(v != 0, v / y, v * 0)  # (the singular rule)
             return divided_by_local(xp, v, y)
 
+    def jvp(self, xp, tangents, out, x, y):
+        # PyTorch's tangent of a quotient, (x_t - y_t * out) / y: as x_t / y + y_t * (-(x / y) / y),
+        # the sum of the two partials' terms, half the tangents were a unit off its (and of the
+        # tangents of softsign, normalize, cosine_similarity, which divide)
+        tx, ty = tangents
+        if ty is None or isinstance(y, _CONST):
+            return None if tx is None else self.times_d_first(xp, tx, out, x, y)
+        with xp.errstate(**_QUIET):
+            moved = ty * out
+            return divided_by_local(xp, -moved if tx is None else tx - moved, y)
+
     def d_second(self, xp, out, x, y):
         # (x / y) / y, as PyTorch's: y * y overflows (|y| > 1e154) or underflows (|y| < 1e-162; float32
         # at 1e19 and 1e-23) where the quotient does not -- x / x at 1e-200 had d/dy -inf, not -1e200
