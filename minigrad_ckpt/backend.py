@@ -62,6 +62,7 @@ __all__ = [
     "cpp_type_name",
     "get_default_dtype",
     "half_in_float32",
+    "rounded_to_half",
     "number_beside_half",
     "BroadcastMismatch",
     "refuse_unbroadcastable",
@@ -627,6 +628,15 @@ def number_beside_half(other: Any, ndim: int) -> bool:
     return kind == "f" and other.ndim == 0 < ndim and other.dtype is not HALF
 
 
+def rounded_to_half(a: Any) -> Any:
+    """``a`` (computed in float32) rounded to float16 once, as PyTorch's half kernels round their
+    float "opmath" result: beyond 65504 is inf, silently.  The one rounding rule of
+    :func:`half_in_float32`, the float16 ops of :mod:`~minigrad_ckpt.ops.elementwise` and
+    :mod:`~minigrad_ckpt.ops.interpolation`."""
+    with numpy.errstate(over="ignore"):
+        return a.astype(numpy.float16)
+
+
 def half_in_float32(fn: Any) -> Any:
     """Compute ``fn`` (a kernel ``fn(xp, ...)`` or an op's method ``fn(self, xp, ...)``) of float16
     arrays in float32 and round the result to float16.
@@ -651,9 +661,7 @@ def half_in_float32(fn: Any) -> Any:
         else:
             return fn(*args, **kwargs)
         wide = [a.astype(numpy.float32) if is_half(a) else a for a in args]
-        out = fn(*wide, **kwargs)
-        with numpy.errstate(over="ignore"):  # beyond 65504 is inf, as PyTorch's rounding to half
-            return out.astype(numpy.float16)
+        return rounded_to_half(fn(*wide, **kwargs))
 
     widened.__name__, widened.__qualname__, widened.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
     widened.__wrapped__ = fn

@@ -45,7 +45,7 @@ import math
 import operator
 from typing import Any, ClassVar
 
-from ..backend import HALF, half_in_float32, host_numpy, register_kernel
+from ..backend import HALF, half_in_float32, host_numpy, register_kernel, rounded_to_half
 from .base import FunctionOp, Op, add_tangents
 from .complex_numbers import complex_from_parts
 
@@ -448,8 +448,7 @@ def _to_half(v: Any) -> Any:
         return tuple(map(_to_half, v))
     if getattr(v, "dtype", None) != host_numpy.float32:
         return v
-    with host_numpy.errstate(over="ignore"):  # beyond 65504 is inf, as PyTorch's rounding to half
-        return v.astype(host_numpy.float16)
+    return rounded_to_half(v)
 
 
 class MulInFloat32(Mul):

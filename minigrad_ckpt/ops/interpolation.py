@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import HALF, half_in_float32, host_numpy
+from ..backend import HALF, half_in_float32, host_numpy, rounded_to_half
 from .base import Op
 from .elementwise import _to_float32 as _widened  # (float16 arrays in float32, others as they are)
 
@@ -34,8 +34,7 @@ def _interpolate(xp: Any, start: Any, end: Any, w: Any) -> Any:
 def _narrowed(a: Any, like: Any) -> Any:
     if getattr(like, "dtype", None) is not HALF:
         return a
-    with host_numpy.errstate(over="ignore"):  # beyond 65504 is inf, as PyTorch's rounding to half
-        return a.astype(host_numpy.float16)
+    return rounded_to_half(a)
 
 
 def _in_dtype_of(weight: Any, like: Any) -> Any:
