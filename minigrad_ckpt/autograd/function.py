@@ -513,6 +513,7 @@ class FunctionNode(Op):
                     outs[j]._version = [outs[j]._version[0]]
                 if not self.ctx.materialize_grads:
                     self._watch_pieces(outs)
+            self._hand_out_forwards_own_tensors(outs, args)
         for j, last in self.repeated.items():  # one tensor returned twice is one output, as PyTorch's
             outs[j] = outs[last]
         for o in outs:  # a non-differentiable output made by forward (an argument stays as it is)
@@ -534,6 +535,18 @@ class FunctionNode(Op):
             outs = self._rebind_dirty(outs, args, packed, node)
         self.outputs = None
         return outs[0] if self.single else tuple(outs)
+
+    def _hand_out_forwards_own_tensors(self, outs: list, args: tuple) -> None:
+        """Each differentiable output *is* the tensor ``forward`` made and returned, as in PyTorch,
+        which gives that very object the node's history: code that keeps it on ``ctx`` as an attribute
+        (``ctx.result = result``, the forward-AD tutorial's ``jvp``) reads the output, with its history,
+        so a gradient built from it with ``create_graph=True`` differentiates through the function again.
+        A tensor that shares memory (a view of an argument, of another output) or came in as an argument
+        is not taken: the handed-out tensor stays (that memory has other holders to keep apart)."""
+        made = [self.outputs[j] for j, *_ in self.parts]
+        for k, (j, *_) in enumerate(self.parts):
+            if sum(m is made[k] for m in made) == 1 and _adopt_history(made[k], outs[j], args):
+                outs[j] = made[k]  # (one tensor at two positions the mg.func transforms keep apart: not taken)
 
     def _watch_pieces(self, outs: list) -> None:
         """``set_materialize_grads(False)`` with several outputs: the node's gradient is one packed
@@ -740,6 +753,8 @@ class FunctionNode(Op):
         graph = isinstance(out, Tensor)
         ts = self._input_tangents(tangents, inputs)
         ctx = self.ctx
+        if graph and len(self.parts) == 1 and self.outputs is not None:  # (jvp reads ctx.result as the output)
+            _adopt_history(self.outputs[self.parts[0][0]], out, inputs)
         ctx._unpacked = self._unpack(self.saved_forward, out, inputs, graph)
         # under an mg.func transform, none (torch.func's jvp level needs no gradient); under forward_ad's
         # dual numbers alone, whether each requires grad
@@ -789,6 +804,24 @@ class FunctionNode(Op):
                 raise RuntimeError(f"Function's jvp returned a gradient at position {j}, but  the corresponding "
                                    f"forward output is not a differentiable Tensor.You should return None at "
                                    f"that position instead.")  # (torch 2.13's words)
+
+
+def _adopt_history(made: Any, given: Tensor, args: tuple) -> bool:
+    """Give ``made``, a tensor a Function's ``forward`` made and returned, the output ``given``'s
+    array, node, version box and tangents, so the two are one output (see
+    ``FunctionNode._hand_out_forwards_own_tensors``); False where ``made`` is not taken."""
+    if given._node is None or made._node is not given._node:  # (not adopted already, by jvp)
+        if (made.__class__ is not given.__class__ or made._node is not None or made._requires_grad
+                or _index(args, made) is not None or made._memory_is_shared()):
+            return False
+    made._data, made._node, made._version = given._data, given._node, given._version
+    made._requires_grad, made._tangents = given._requires_grad, given._tangents
+    made._custom_function_view, made._dual_lineage = given._custom_function_view, given._dual_lineage
+    made.__dict__.pop("_born", None)  # (a constant's mark, set at birth inside a transform)
+    if "_born" in given.__dict__:
+        made._born = given._born
+    made._tell_segment_of_history()  # (a checkpoint segment follows this tensor's life, not given's)
+    return True
 
 
 def _view_refusal(k: int, function: str, several: bool) -> str:
