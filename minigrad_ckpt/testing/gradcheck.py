@@ -59,9 +59,11 @@ __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "ForwardModeNotChecke
 MODES = ("rev", "fwd")
 
 
-class GradcheckError(AssertionError):
+class GradcheckError(AssertionError, RuntimeError):
     """Raised by :func:`gradcheck` / :func:`gradgradcheck` when analytic and numeric
-    derivatives disagree (or backward misbehaves).
+    derivatives disagree (or backward misbehaves).  An ``AssertionError`` (a failed check, as test
+    code catches it) and a ``RuntimeError``, PyTorch's class for its ``GradcheckError``, so that a
+    program written for ``torch.autograd.gradcheck`` (``except RuntimeError``) catches it too.
 
     For a Jacobian mismatch the attributes say where: ``order`` (1 for
     gradcheck, 2 for gradgradcheck), ``mode`` (``"rev"`` or ``"fwd"``),
