@@ -164,3 +164,19 @@ def test_normal_draws_pytorchs_complex_normal(device):
     x = mg.normal(2.0, 3.0, (5,), device=device).numpy()
     mg.manual_seed(9)
     np.testing.assert_array_equal(x, mg.randn(5, device=device).numpy() * 3.0 + 2.0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_sparse_init_draws_a_complex_weight_in_both_parts(device):
+    """torch 2.13: nn.init.sparse_ of a complex weight fills it by tensor.normal_(0, std), each
+    part N(0, std^2 / 2); here the real part was N(0, std^2) and the imaginary part 0 (a real
+    draw cast to complex)."""
+    mg.manual_seed(9)
+    w = mg.nn.Parameter(mg.zeros(400, 500, dtype="complex64", device=device))
+    out = mg.nn.init.sparse_(w, 0.3, std=0.5)
+    assert out is w and w.dtype == mg.complex64 and w.requires_grad and w.grad_fn is None
+    a = w.numpy()
+    assert ((a == 0).sum(axis=0) == 120).all()  # ceil(0.3 * 400) zeros in every column, as before
+    kept = a[a != 0]
+    for part in (kept.real.astype(np.float64), kept.imag.astype(np.float64)):
+        _near(part, 0.0, 0.25 / 2)

@@ -272,7 +272,8 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
     """Fill a 2-D tensor as a sparse matrix (Martens 2010, PyTorch's ``sparse_``): values from
-    N(0, std^2), then in each column ``ceil(sparsity * rows)`` rows, chosen at random, set to 0."""
+    N(0, std^2) (of a complex tensor, the complex normal of ``normal_``), then in each column
+    ``ceil(sparsity * rows)`` rows, chosen at random, set to 0."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     _require_float(tensor, "sparse_")
@@ -282,7 +283,10 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     # to it, and a negative one counts from the end (sparsity -0.5 of 4 rows zeroes 2 per column)
     zeros = len(range(rows)[:math.ceil(sparsity * rows)])
     xp = tensor.device.xp
-    values = _random.normal(xp, _random.key_from(generator, "sparse_"), tensor.shape, tensor.dtype) * std
+    if tensor.dtype.kind == "c":  # PyTorch's tensor.normal_: each part N(0, std^2 / 2), not a real draw cast
+        values = _complex_fill(tensor.normal_, 0.0, std, generator=generator)._data
+    else:
+        values = _random.normal(xp, _random.key_from(generator, "sparse_"), tensor.shape, tensor.dtype) * std
     # the top 53 bits of uniform draws, as integers: a float64 uniform's order without a float64
     # array (which a float32 model on a device need not hold)
     bits = _random.uniform_bits(xp, _random.key_from(generator, "sparse_"), rows * cols)
