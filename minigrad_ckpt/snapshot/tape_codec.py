@@ -12,6 +12,7 @@ with an unknown attribute (say ``backward``) or a value of the wrong type is a
 Encoding of attribute values (JSON-like, msgpack-friendly)::
 
     None, bool, int, float, str, list      as themselves
+    complex                                {"t": "complex", "v": [real, imag]}
     tuple                                  {"t": "tuple", "v": [...]}
     slice                                  {"t": "slice", "v": [start, stop, step]}
     Ellipsis                               {"t": "ellipsis"}
@@ -58,7 +59,11 @@ def _enc(v: Any, arrays: _Arrays) -> Any:
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
     if isinstance(v, host_numpy.generic):
-        return v.item()
+        v = v.item()
+        if not isinstance(v, complex):
+            return v
+    if isinstance(v, complex):  # a complex constant (z * 1j): msgpack has no complex type
+        return {"t": "complex", "v": [v.real, v.imag]}
     if isinstance(v, tuple):
         return {"t": "tuple", "v": [_enc(x, arrays) for x in v]}
     if isinstance(v, list):
@@ -88,6 +93,10 @@ def _dec(v: Any, arrays: dict[str, Any] | None, xp: Any) -> Any:
             return slice(*parts)
         if tag == "ellipsis":
             return Ellipsis
+        if tag == "complex" and isinstance(v.get("v"), list) and len(v["v"]) == 2:
+            if not all(isinstance(p, float) for p in v["v"]):
+                raise SnapshotError("tape: a complex attribute has non-float parts")
+            return complex(*v["v"])
         if tag == "array" and isinstance(v.get("v"), str):
             if arrays is None:
                 return _ArrayRef()
