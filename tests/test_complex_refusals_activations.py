@@ -158,3 +158,80 @@ def test_clamping_activations_refuse_complex(name, fn, device, dtype):
     with pytest.raises(TypeError, match=f"{name}: complex numbers have no order"):
         fn(z)
     np.testing.assert_array_equal(z.numpy(), before)  # an in-place form wrote nothing
+
+
+#: functions whose PyTorch kernel has no complex version (torch 2.13: '"hardswish_cpu" not implemented for
+#: 'ComplexFloat''), by the kernel PyTorch names.  They answered: hardswish, prelu and rrelu's training slopes
+#: by comparing real parts (prelu([-2+0.5j]) was -0.5+0.125j), glu and the average pools with a value, mish
+#: and binary_cross_entropy with a leaked NumPy/Python error, elu, softplus and the shrinks naming a
+#: comparison inside them (less_equal) rather than themselves
+KERNELS_WITHOUT_COMPLEX = [
+    ("hardswish_cpu", lambda z: F.hardswish(z)), ("hardswish_cpu", lambda z: F.hardswish(z, inplace=True)),
+    ("hardswish_cpu", lambda z: mg.nn.Hardswish()(z)),
+    ("prelu_cpu", lambda z: F.prelu(z, mg.tensor([0.25], dtype=z.dtype, device=z.device))),
+    ("prelu_cpu", lambda z: mg.nn.PReLU(dtype=z.dtype).to(z.device)(z)),
+    ("glu_cpu", lambda z: F.glu(z, dim=-1)), ("glu_cpu", lambda z: mg.nn.GLU()(z)),
+    ("mish_cpu", lambda z: F.mish(z)), ("mish_cpu", lambda z: mg.nn.Mish()(z)),
+    ("softplus_cpu", lambda z: F.softplus(z)), ("softplus_cpu", lambda z: F.softplus(z, beta=2.0)),
+    ("elu_cpu", lambda z: F.elu(z)), ("elu_cpu", lambda z: F.elu_(z)), ("elu_cpu", lambda z: F.selu(z)),
+    ("elu_cpu", lambda z: F.celu(z)), ("elu_cpu", lambda z: mg.nn.ELU()(z)),
+    ("hardsigmoid_cpu", lambda z: F.hardsigmoid(z)), ("hardsigmoid_cpu", lambda z: mg.nn.Hardsigmoid()(z)),
+    ("hardshrink_cpu", lambda z: F.hardshrink(z)), ("softshrink_check", lambda z: F.softshrink(z)),
+    ("threshold_cpu", lambda z: F.threshold(z, 0.1, 0.0)), ("threshold_cpu", lambda z: F.threshold_(z, 0.1, 0.0)),
+    ("binary_cross_entropy", lambda z: F.binary_cross_entropy(z, z)),
+    ("avg_pool2d", lambda z: F.avg_pool1d(z, 2)), ("avg_pool2d", lambda z: F.avg_pool2d(z[None], 2)),
+    ("avg_pool2d", lambda z: mg.nn.AvgPool1d(2)(z)),
+    ("avg_pool3d_out_frame", lambda z: F.avg_pool3d(z[None, None], 2)),
+    ("adaptive_avg_pool2d", lambda z: F.adaptive_avg_pool1d(z, 2)),
+    ("adaptive_avg_pool2d", lambda z: F.adaptive_avg_pool2d(z[None], 2)),
+    ("adaptive_avg_pool3d_cpu", lambda z: F.adaptive_avg_pool3d(z[None, None], 2)),
+]
+
+
+@pytest.mark.parametrize("device, dtype", [("cpu", "complex64"), ("cpu", "complex128"), ("strict", "complex128"),
+                                           ("strict-f32", "complex64")])
+@pytest.mark.parametrize("case", range(len(KERNELS_WITHOUT_COMPLEX)))
+def test_functions_without_a_complex_kernel_refuse_complex_as_pytorchs(case, device, dtype):
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+    kernel, fn = KERNELS_WITHOUT_COMPLEX[case]
+    name = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}[dtype]
+    z = mg.tensor(np.array([[1 + 1j, -2 + 0.5j, -3.5 - 1j, 4 + 2j]] * 2), dtype=dtype, device=device)
+    before = z.numpy().copy()
+    with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for '{name}'") as caught:
+        fn(z)
+    assert isinstance(caught.value, TypeError)
+    np.testing.assert_array_equal(z.numpy(), before)  # an in-place form wrote nothing
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+@pytest.mark.parametrize("training", [False, True])
+def test_rrelu_refuses_complex_in_training_too(training, inplace):
+    # in training it drew slopes and answered slope * z where Re(z) < 0 (an order of the real parts)
+    z = mg.tensor([1 + 1j, -2 + 0.5j])
+    with pytest.raises(TypeError, match="rrelu: complex numbers have no order"):
+        F.rrelu(z, training=training, inplace=inplace)
+    np.testing.assert_array_equal(z.numpy(), np.array([1 + 1j, -2 + 0.5j], dtype=np.complex64))
+
+
+@pytest.mark.parametrize("name, fn, axes", [
+    ("adaptive_avg_pool1d", lambda z: F.adaptive_avg_pool1d(z[0], 1), (-1,)),
+    ("adaptive_avg_pool2d", lambda z: F.adaptive_avg_pool2d(z, 1), (-2, -1)),
+    ("adaptive_avg_pool2d pair", lambda z: mg.nn.AdaptiveAvgPool2d((1, 1))(z), (-2, -1)),
+    ("adaptive_avg_pool3d", lambda z: F.adaptive_avg_pool3d(z[None], 1), (-3, -2, -1)),
+    ("adaptive_avg_pool3d triple", lambda z: F.adaptive_avg_pool3d(z[None], (1, 1, 1)), (-3, -2, -1)),
+])
+def test_a_global_adaptive_average_of_complex_numbers_is_their_mean(name, fn, axes):
+    # torch 2.13 computes an output of ones as a mean, which takes complex numbers (its pool kernels do
+    # not); adaptive_avg_pool3d refused it with interpolate's error ("expected a floating input")
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((1, 2, 3, 4)) + 1j * rng.standard_normal((1, 2, 3, 4))
+    z = mg.tensor(a, requires_grad=True)
+    out = fn(z)
+    source = a[0] if name == "adaptive_avg_pool1d" else a[None] if "3d" in name else a
+    want = source.mean(axis=axes, keepdims=True)
+    assert out.dtype == mg.complex128 and out.shape == want.shape
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-14)
+    (out * (2 - 1j)).real.sum().backward()  # d/dz of Re((2 - i) mean z) is (2 + i) / n in the convention
+    n = np.prod([source.shape[ax] for ax in axes])
+    np.testing.assert_allclose(z.grad.numpy(), np.full(a.shape, (2 + 1j) / n))

@@ -26,7 +26,7 @@ from ...ops import activation as _act
 from ...ops import dropout as _drop
 from ...tape import apply
 from ...tensor import Tensor
-from .inputs import _axis, _check_input_dtype, floating_kernel, no_kernel, written_in_place
+from .inputs import NO_COMPLEX, _axis, _check_input_dtype, floating_kernel, no_kernel, written_in_place
 
 __all__ = [
     "relu", "leaky_relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "softplus", "logsigmoid",
@@ -160,7 +160,7 @@ def log_softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype
     return apply(_act.LogSoftmax(axis=_softmax_axis("log_softmax", input, axis, dim, _stacklevel)), input)
 
 
-@floating_kernel("softplus_cpu")
+@floating_kernel("softplus_cpu", NO_COMPLEX)
 @_half_in_float32
 def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, and ``input`` itself where ``beta * x > threshold``.
@@ -191,7 +191,7 @@ def logsigmoid(input: Any) -> Tensor:
 _MISH, _HARDSWISH = _act.Mish(), _act.Hardswish()
 
 
-@floating_kernel("mish_cpu")
+@floating_kernel("mish_cpu", NO_COMPLEX)
 def mish(input: Any, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``: one op, PyTorch's kernel and ``mish_backward``
     (:class:`~minigrad_ckpt.ops.activation.Mish`); float16 in float32, rounded once."""
@@ -200,7 +200,7 @@ def mish(input: Any, inplace: bool = False) -> Tensor:
     return apply(_MISH, _tensor(input))
 
 
-@floating_kernel("elu_cpu")
+@floating_kernel("elu_cpu", NO_COMPLEX)
 @_half_in_float32
 def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``input`` for ``x > 0``, else ``alpha * (exp(x) - 1)``; the derivative at 0 is ``alpha`` (PyTorch)."""
@@ -245,7 +245,7 @@ def relu6(input: Any, inplace: bool = False) -> Tensor:
     return hardtanh(input, 0.0, 6.0)
 
 
-@floating_kernel("prelu_cpu")
+@floating_kernel("prelu_cpu", NO_COMPLEX)
 def prelu(input: Any, weight: Any) -> Tensor:
     """``input`` for ``x > 0``, else ``weight * x``; ``weight`` has one value or one per channel (axis 1)."""
     input = _tensor(input)
@@ -276,7 +276,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-@floating_kernel("elu_cpu")
+@floating_kernel("elu_cpu", NO_COMPLEX)
 @_half_in_float32
 def selu(input: Any, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalizing constants ``alpha = 1.6733``, ``scale = 1.0507``."""
@@ -285,7 +285,7 @@ def selu(input: Any, inplace: bool = False) -> Tensor:
     return elu(input, _SELU_ALPHA) * _SELU_SCALE
 
 
-@floating_kernel("elu_cpu")
+@floating_kernel("elu_cpu", NO_COMPLEX)
 @_half_in_float32
 def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: an ELU with a derivative of 1 at 0."""
@@ -299,7 +299,7 @@ def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return mf.where(pos, input, mf.expm1(neg * (1.0 / alpha)) * alpha)
 
 
-@floating_kernel("glu_cpu")
+@floating_kernel("glu_cpu", NO_COMPLEX)
 def glu(input: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
     """The gated linear unit: ``a * sigmoid(b)`` for the two halves ``a``, ``b`` of ``input`` along ``axis``."""
     input = _tensor(input)
@@ -312,7 +312,7 @@ def glu(input: Any, axis: int | None = None, *, dim: int | None = None) -> Tenso
     return a * mf.sigmoid(b)
 
 
-@floating_kernel("hardswish_cpu")
+@floating_kernel("hardswish_cpu", NO_COMPLEX)
 def hardswish(input: Any, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``, one op as PyTorch's kernel computes it (-0.0 up to -3, NaN at -inf,
     ``x * 6 / 6`` from 3 on) with its ``hardswish_backward`` -- 0 up to -3, 1 from 3 on
@@ -322,7 +322,7 @@ def hardswish(input: Any, inplace: bool = False) -> Tensor:
     return apply(_HARDSWISH, _tensor(input))
 
 
-@floating_kernel("hardsigmoid_cpu")
+@floating_kernel("hardsigmoid_cpu", NO_COMPLEX)
 @_half_in_float32
 def hardsigmoid(input: Any, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, the derivative 0 at and beyond +-3 (PyTorch);
@@ -355,7 +355,7 @@ def threshold(input: Any, threshold: float, value: float, inplace: bool = False)
     """``input`` where ``x > threshold``, else ``value`` (PyTorch's argument order); NaN stays NaN.
     Integer input stays integer, ``value`` cast to it (truncated), as PyTorch's."""
     input = _tensor(input)
-    if input._data.dtype.kind == "b":  # PyTorch's kernel takes numbers only (integers stay integer)
+    if input._data.dtype.kind in "bc":  # PyTorch's kernel takes real numbers only (integers stay integer)
         raise no_kernel("threshold_cpu", input)
     fill = int(value) if input.dtype.kind in "iu" else float(value)
 
@@ -367,7 +367,7 @@ def threshold(input: Any, threshold: float, value: float, inplace: bool = False)
     return written_in_place("threshold", input, thresholded) if inplace else thresholded(input)
 
 
-@floating_kernel("softshrink_check")
+@floating_kernel("softshrink_check", NO_COMPLEX)
 def softshrink(input: Any, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between; NaN stays NaN."""
     if lambd < 0:
@@ -379,7 +379,7 @@ def softshrink(input: Any, lambd: float = 0.5) -> Tensor:
     return mf.where(input < -lambd, input + lambd, mf.where(input <= lambd, 0.0, input - lambd))
 
 
-@floating_kernel("hardshrink_cpu")
+@floating_kernel("hardshrink_cpu", NO_COMPLEX)
 def hardshrink(input: Any, lambd: float = 0.5) -> Tensor:
     """``input`` where ``|x| > lambd``, else 0; NaN stays NaN (PyTorch's)."""
     input = _tensor(input)
@@ -399,6 +399,7 @@ def rrelu(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: 
     if not 0 <= lower <= upper:
         raise InputMismatch(f"rrelu: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
     input = _tensor(input)
+    refuse_complex("rrelu", input)  # (a slope for x < 0: the noisy slopes would answer by the real part)
     if not training:  # PyTorch's leaky_relu with the mean slope (its backward on the input's graph: leaky_relu's)
         return leaky_relu(input, (lower + upper) / 2)
     u = _random.uniform(input.device.xp, _random.next_key(), input.shape, input.dtype)

@@ -18,7 +18,7 @@ from ...functional import _tensor
 from ...functional.errors import InputMismatch
 from ...tensor import Tensor
 from .conv import _batched, _conv_transpose, _ntuple, conv2d
-from .inputs import _check_input_dtype, refuse_integer_average
+from .inputs import _check_input_dtype, refuse_average_without_kernel
 from .interpolation import interpolate
 from .pooling import _adaptive_sizes
 
@@ -104,7 +104,10 @@ def conv_transpose3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
 def adaptive_avg_pool3d(input: Any, output_size: Any) -> Tensor:
     """Average over PyTorch's adaptive windows of (N, C, D, H, W) or (C, D, H, W) so the output is
     ``output_size`` (an int or a triple; ``None`` keeps that axis)."""
-    refuse_integer_average("adaptive_avg_pool3d_cpu", input, output_size)
+    refuse_average_without_kernel("adaptive_avg_pool3d_cpu", input, output_size)
     input, unbatched = _batched(_tensor(input), "adaptive_avg_pool3d", 3)
-    out = interpolate(input, size=_adaptive_sizes(input, output_size, "adaptive_avg_pool3d"), mode="area")
+    if input.dtype.kind == "c":  # an output of ones (refused otherwise): PyTorch's complex global mean
+        out = mf.mean(input, axis=(-3, -2, -1), keepdims=True)
+    else:
+        out = interpolate(input, size=_adaptive_sizes(input, output_size, "adaptive_avg_pool3d"), mode="area")
     return mf.squeeze(out, 0) if unbatched else out

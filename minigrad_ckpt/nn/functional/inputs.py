@@ -26,12 +26,19 @@ def no_kernel(kernel: str, x: Tensor) -> DtypeNotImplemented:
     return DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(x._data.dtype)}'")
 
 
+#: ``floating_kernel``'s ``refused`` for a kernel built for real floating types only: PyTorch has no
+#: complex kernel for it (``"hardswish_cpu" not implemented for 'ComplexFloat'``), and NumPy's
+#: comparisons would answer with an order of the real parts
+NO_COMPLEX = "biuc"
+
+
 def floating_kernel(kernel: str | None = None, refused: Any = "biu", message: str | None = None) -> Callable[..., Any]:
     """A layer function under PyTorch's dtype rule: its kernel is built for floating types (and, for
-    some, int64: ``refused`` names the dtype kinds or names it lacks), so an input of a ``refused``
-    dtype is PyTorch's ``NotImplementedError`` naming ``kernel`` -- or, where PyTorch's function
-    reduces with ``mean`` first, its ``RuntimeError`` ``message`` (``{type}``: the dtype's name) --
-    where NumPy's promotion would answer in a float."""
+    some, int64 or complex: ``refused`` names the dtype kinds or names it lacks, :data:`NO_COMPLEX`
+    where it has no complex kernel), so an input of a ``refused`` dtype is PyTorch's
+    ``NotImplementedError`` naming ``kernel`` -- or, where PyTorch's function reduces with ``mean``
+    first, its ``RuntimeError`` ``message`` (``{type}``: the dtype's name) -- where NumPy's promotion
+    would answer in a float."""
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
         def checked(input: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
@@ -39,7 +46,7 @@ def floating_kernel(kernel: str | None = None, refused: Any = "biu", message: st
                 dt = input._data.dtype
                 # floats first: no kernel refuses them, and dtype.name is a slow NumPy property (a
                 # third of a linear call's extra cost); ~80k instructions an MLP step (three linears)
-                if dt.kind not in "fc" and (dt.kind in refused or dt.name in refused):
+                if dt.kind != "f" and (dt.kind in refused or dt.name in refused):
                     if kernel is not None:
                         raise no_kernel(kernel, input)
                     raise NeedsFloatingInput(str(message).format(type=scalar_type_name(dt)))
@@ -53,12 +60,15 @@ MEAN_OF_INTEGERS = ("mean(): could not infer output dtype. Input dtype must be e
                     "dtype. Got: {type}")
 
 
-def refuse_integer_average(kernel: str, x: Any, output_size: Any) -> None:
-    """PyTorch's adaptive average pools of an integer or bool ``x``: its mean's refusal where every
-    output size is 1 (a global mean, which it computes as one), else ``kernel``'s."""
-    if isinstance(x, Tensor) and x._data.dtype.kind in "biu":
+def refuse_average_without_kernel(kernel: str, x: Any, output_size: Any) -> None:
+    """PyTorch's adaptive average pools of an integer, bool or complex ``x``: where every output
+    size is 1 it computes a global mean, which refuses integers and bools and takes complex
+    numbers; else ``kernel``, which has none of them, refuses."""
+    if isinstance(x, Tensor) and x._data.dtype.kind in "biuc":
         sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size,)
         if all(size == 1 for size in sizes):
+            if x._data.dtype.kind == "c":
+                return
             raise NeedsFloatingInput(MEAN_OF_INTEGERS.format(type=scalar_type_name(x._data.dtype)))
         raise no_kernel(kernel, x)
 

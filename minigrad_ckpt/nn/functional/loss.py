@@ -31,7 +31,7 @@ from ...ops import regression_loss as _regression
 from ...tape import apply, device_mismatch
 from ...tensor import Tensor
 from .activation import log_softmax
-from .inputs import MEAN_OF_INTEGERS, _zeros_like, check_index_dtype, floating_kernel
+from .inputs import MEAN_OF_INTEGERS, NO_COMPLEX, _zeros_like, check_index_dtype, floating_kernel
 
 __all__ = [
     "cross_entropy", "nll_loss", "mse_loss", "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss",
@@ -479,7 +479,7 @@ def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 
     return apply(_regression.HuberLoss(delta=float(delta), reduction=reduction), x, y)
 
 
-@floating_kernel("binary_cross_entropy")
+@floating_kernel("binary_cross_entropy", NO_COMPLEX)
 def binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> Tensor:
     """``-[y log p + (1 - y) log(1 - p)]`` on probabilities ``p`` in [0, 1]; each log is clamped

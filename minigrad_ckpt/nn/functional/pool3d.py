@@ -117,7 +117,7 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     return result, (mf.squeeze(flat, 0) if unbatched else flat)
 
 
-@floating_kernel("avg_pool3d_out_frame", ('b', 'int8', 'int16', 'int32', 'uint8'))
+@floating_kernel("avg_pool3d_out_frame", ('b', 'int8', 'int16', 'int32', 'uint8', 'c'))
 def avg_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Mean over 3-D windows with PyTorch's divisors (``count_include_pad``, ``ceil_mode``'s clipped

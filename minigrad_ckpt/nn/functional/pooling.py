@@ -16,7 +16,7 @@ from ...ops import conv as _conv
 from ...tape import apply
 from ...tensor import Tensor
 from .conv import _as_2d, _batched, _from_2d, _ntuple, _pair, _single
-from .inputs import _zeros_like, check_index_dtype, floating_kernel, refuse_integer_average
+from .inputs import _zeros_like, check_index_dtype, floating_kernel, refuse_average_without_kernel
 
 __all__ = [
     "max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
@@ -139,7 +139,7 @@ def _truncated_integer_mean(pool: Any, input: Tensor, *args: Any) -> Tensor:
     return mf.astype(mf.trunc(pool(mf.astype(input, "float64"), *args)), input.dtype)
 
 
-@floating_kernel("avg_pool2d", ('b', 'int8', 'int16', 'int32', 'uint8'))
+@floating_kernel("avg_pool2d", ('b', 'int8', 'int16', 'int32', 'uint8', 'c'))
 @in_float32_if_half  # window sums of float16 overflow (two 65504s): PyTorch's half kernel sums in float
 def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
@@ -205,7 +205,7 @@ def max_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     return _from_2d(out, unbatched)
 
 
-@floating_kernel("avg_pool2d", ('b', 'int8', 'int16', 'int32', 'uint8'))
+@floating_kernel("avg_pool2d", ('b', 'int8', 'int16', 'int32', 'uint8', 'c'))
 @in_float32_if_half
 def avg_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
@@ -295,9 +295,9 @@ def _adaptive_max_pool(name: str, x: Any, output_size: Any, return_indices: bool
 def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
     """Average over PyTorch's adaptive windows so the output is ``output_size`` (an int, a pair,
     ``None`` keeps that axis); evenly dividing sizes are one ``avg_pool2d``."""
-    refuse_integer_average("adaptive_avg_pool2d", input, output_size)
+    refuse_average_without_kernel("adaptive_avg_pool2d", input, output_size)
     xt = _tensor(input)
-    if xt.ndim in (3, 4):
+    if xt.ndim in (3, 4) and xt.dtype.kind != "c":  # (complex: a global mean, not avg_pool2d's kernel)
         h, w = xt.shape[-2:]
         size = (output_size, output_size) if isinstance(output_size, (int, host_numpy.integer)) else output_size
         oh, ow = (h if size[0] is None else int(size[0])), (w if size[1] is None else int(size[1]))
