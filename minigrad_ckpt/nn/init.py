@@ -284,7 +284,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     zeros = len(range(rows)[:math.ceil(sparsity * rows)])
     xp = tensor.device.xp
     if tensor.dtype.kind == "c":  # PyTorch's tensor.normal_: each part N(0, std^2 / 2), not a real draw cast
-        values = _complex_fill(tensor.normal_, 0.0, std, generator=generator)._data
+        values = normal_(tensor, 0.0, std, generator=generator)._data
     else:
         values = _random.normal(xp, _random.key_from(generator, "sparse_"), tensor.shape, tensor.dtype) * std
     # the top 53 bits of uniform draws, as integers: a float64 uniform's order without a float64
