@@ -101,7 +101,9 @@ def test_snapshot_resume_is_bitwise_exact(pair, tmp_path):
     assert sched2.get_last_lr() == [g["lr"] for g in opt2.param_groups]
 
 
-@pytest.mark.parametrize("pair", sorted(PAIRS))
+# NAdam's is not, in PyTorch either: load_state_dict casts mu_product to the float64 parameters' dtype and the
+# product is taken in float64 from then on (tests/test_optim_nadam_mu_product_after_load.py); a snapshot keeps it
+@pytest.mark.parametrize("pair", sorted(set(PAIRS) - {"nadam_warm_restarts"}))
 def test_state_dict_round_trip_is_bitwise_exact(pair):
     model, opt, sched = _build(pair, 0)
     _train(model, opt, sched, 0, 7)

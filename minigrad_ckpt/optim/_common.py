@@ -56,9 +56,13 @@ def scalar_state(value: float, times: float | None = None) -> float:
     """``value`` (times ``times``) as PyTorch keeps a scalar of an optimizer's state (ASGD's ``eta`` and
     ``mu``, NAdam's ``mu_product``): a 0-d tensor of float64 when the default dtype is float64, of
     float32 otherwise -- so under a float32 default it is rounded, and a product is taken in float32.
-    A tensor ``value`` or ``times`` (from a tensor lr or beta) is read as its number."""
+    A tensor ``value`` or ``times`` (from a tensor lr or beta) is read as its number; a NumPy
+    floating ``value`` (``Optimizer.scalar_products``: the state tensor's own dtype, which a loaded
+    state dict may have widened) keeps its dtype, the product taken in it as PyTorch's in-place one."""
     value = value.item() if isinstance(value, Tensor) else value
     times = times.item() if isinstance(times, Tensor) else times
+    if isinstance(value, host_numpy.floating):
+        return float(value if times is None else value * value.dtype.type(times))
     if host_numpy.dtype(get_default_dtype()) == host_numpy.float64:
         return float(value) if times is None else float(value) * times
     narrow = host_numpy.float32(value)

@@ -22,8 +22,9 @@ class NAdam(Optimizer):
         p = p - lr * (1 - mu_t) / (1 - prod) * g / denom
               - lr * mu_{t+1} / (1 - prod * mu_{t+1}) * m / denom
 
-    ``mu_product`` is per-parameter state (a Python float), rounded to float32 under a float32 default
-    dtype as PyTorch's 0-d state tensor is.
+    ``mu_product`` is per-parameter state, a 0-d tensor as PyTorch's: float32 under a float32 default
+    dtype, and the product is taken in the tensor's own dtype (a state dict loaded for float64
+    parameters makes it float64, as PyTorch's ``load_state_dict`` does).
     """
 
     # PyTorch's order of the defaults
@@ -42,6 +43,7 @@ class NAdam(Optimizer):
                                           differentiable=differentiable)))
 
     scalar_state_keys = ("step", "mu_product")
+    scalar_products = ("mu_product",)
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         return {"step": 0, "mu_product": 1.0, "exp_avg": zeros_state(p), "exp_avg_sq": zeros_state(p)}
@@ -50,7 +52,7 @@ class NAdam(Optimizer):
         lr, (b1, b2), md, t = group["lr"], group["betas"], group["momentum_decay"], state["step"]
         mu = b1 * (1.0 - 0.5 * (0.96 ** (t * md)))
         mu_next = b1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * md)))
-        state["mu_product"] = scalar_state(state["mu_product"], mu)  # float32 under a float32 default
+        state["mu_product"] = scalar_state(state["mu_product"], mu)  # in its state tensor's dtype
         prod = state["mu_product"]
         m, v = update_moments(state, g, b1, b2)
         # tensor betas or lr: the scalars are computed in their dtype, then read as numbers (PyTorch's values)

@@ -63,6 +63,9 @@ class Optimizer:
     state_holds_lists: bool = False
     # The state entries PyTorch keeps as 0-d tensors (``scalar_tensor``); the rules read them as numbers.
     scalar_state_keys: tuple[str, ...] = ("step",)
+    # Those of them the rule multiplies in place in the state tensor's own dtype (NAdam's ``mu_product *= mu``:
+    # float64 once ``load_state_dict`` cast it to a float64 parameter's dtype); read as NumPy scalars of it.
+    scalar_products: tuple[str, ...] = ()
     # Whether update_one applies weight_decay itself (Adafactor reads the parameter's
     # norm before decaying it), so the shared step leaves it to the rule.
     decays_in_rule: bool = False
@@ -251,7 +254,8 @@ class Optimizer:
         work = _state_as_real(state) if p.dtype.kind == "c" else dict(state)
         for k in self.scalar_state_keys:
             if isinstance(work.get(k), Tensor):
-                work[k] = work[k].item()
+                number = work[k].item()
+                work[k] = host_numpy.dtype(work[k].dtype).type(number) if k in self.scalar_products else number
         return work
 
     def _file_rule_changes(self, state: dict[str, Any], given: dict[str, Any], work: dict[str, Any],
