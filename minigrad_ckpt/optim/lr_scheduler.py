@@ -118,7 +118,17 @@ class LRScheduler:
             self.last_epoch = epoch
             closed = getattr(self, "_get_closed_form_lr", None)
             lrs = closed() if closed is not None else self._new_lrs(self.get_lr)
-        for g, lr in zip(self.optimizer.param_groups, lrs):
+        self._set_lrs(lrs)
+
+    def _set_lrs(self, lrs: list[Any]) -> None:
+        """Each group's lr from ``lrs``, one per group or none set: PyTorch zips them strictly (a
+        closed form of the base lrs after ``add_param_group``, a ``get_lr`` of the wrong length)."""
+        groups = self.optimizer.param_groups
+        if len(lrs) != len(groups):
+            self._base_lrs()  # a group added since the scheduler was built: its words say so
+            raise ValueError(f"{type(self).__name__}: {len(lrs)} learning rates for the optimizer's {len(groups)} "
+                             f"parameter groups (get_lr() must give one per group)")
+        for g, lr in zip(groups, lrs):
             _set_group_value(g, "lr", lr)
         self._last_lr = _group_values(self.optimizer, "lr")
 
@@ -512,9 +522,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur = epoch
         # (PyTorch's step here neither counts _step_count nor warns: its state_dict keeps the 0 of construction)
         self.last_epoch = math.floor(epoch)
-        for g, lr in zip(self.optimizer.param_groups, self._new_lrs(self.get_lr)):
-            _set_group_value(g, "lr", lr)
-        self._last_lr = _group_values(self.optimizer, "lr")
+        self._set_lrs(self._new_lrs(self.get_lr))
 
 
 class OneCycleLR(LRScheduler):
