@@ -192,8 +192,11 @@ class Executor:
             if list(st) != _restored_order(st):
                 order[name] = list(st)
             # ... and one the optimizer does not declare a scalar of its state (LBFGS's H_diag, a hand-written
-            # optimizer's) is named with its dtype, so that the restore gives a tensor back, not a number
-            kept = {k: v.dtype.name for k, v in st.items() if isinstance(v, Tensor) and v.ndim == 0 and k not in known}
+            # optimizer's) is named with its dtype, so that the restore gives a tensor back, not a number; so is a
+            # declared one of another dtype than the restore would make (load_state_dict cast NAdam's mu_product
+            # to float64 parameters' dtype, and the rule multiplies it in float64 from then on)
+            kept = {k: v.dtype.name for k, v in st.items() if isinstance(v, Tensor) and v.ndim == 0
+                    and (k not in known or v.dtype != _restored_scalar_dtype())}
             if kept:
                 zero_d[name] = kept
         out = {"type": type(self.optimizer).__name__, "param_groups": groups, "scalars": scalars}
@@ -597,6 +600,14 @@ def _with_tensor_scalars(state: dict[int, dict], kinds: Any, names: list[str]) -
                                  f"tensor's dtype ({dtype!r:.100})")
             own[key] = Tensor.constant(host_numpy.asarray(value, dtype=dtype))
     return state
+
+
+def _restored_scalar_dtype() -> Any:
+    """The dtype the restore gives a declared scalar of the state that the snapshot holds as a number
+    (``scalar_tensor``'s: float64 under a float64 default dtype, float32 otherwise)."""
+    from .optim._common import scalar_tensor  # the optimizers import the engine: not at import time
+
+    return scalar_tensor(0).dtype
 
 
 # the dtypes a 0-d state tensor of a snapshot's header may name
