@@ -673,7 +673,7 @@ def _watch_saved_values(node: Node, args: tuple, grads: tuple, start: int) -> No
     by a second backward that never reaches ``node`` itself, and the second
     derivative would silently use the new values.
     """
-    wrappers = {id(a._version) for a in args if isinstance(a, Tensor)}
+    wrappers = {id(a._version_box) for a in args if isinstance(a, Tensor)}
     stack = [gi._node for gi in grads if isinstance(gi, Tensor) and gi._node is not None and gi._node.seq > start]
     seen: set[Node] = set()
     while stack:

@@ -80,9 +80,9 @@ def _packed(pack_hook: Any, t: Tensor) -> Any:
     """What ``pack_hook`` makes of the saved value ``t`` (a Tensor on the saved memory), which it must not
     write in place: the tensor the op computed with, and every view of it, would change under the
     graph where the engine cannot see it (PyTorch's refusal, in its words)."""
-    before = t._version[0]
+    before = t._version_box[0]
     packed = pack_hook(t)
-    if t._version[0] != before:
+    if t._version_box[0] != before:
         raise RuntimeError("A saved tensor pack hook is modifying its input in place. Tensors provided as input "
                            "to pack hook cannot be modified by in-place operations as this can lead to unexpected "
                            "side-effects. Please open an issue if you need to perform in-place operations on the "
@@ -531,7 +531,7 @@ def apply(op: Any, *args: Any) -> Any:
     t = _new_tensor(Tensor)
     t._data = out
     t._device = device
-    t._version = _view_version(args[0], t) if op.is_view else [0]
+    t._version_box = _view_version(args[0], t) if op.is_view else [0]
     if needs_grad and (_grad_off.active == 0 or _grad_state.enabled) and op.differentiable:
         t._node = _record(op, args, arrays, out, t, xp)
         t._requires_grad = True
@@ -693,7 +693,7 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, t: Any, xp: A
         x = args[0]
         edges = (x._node or x,)
         if which is True or (which is not False and 0 in which):
-            saved, versions = (out_saved, arrays[0]), (x._version,)
+            saved, versions = (out_saved, arrays[0]), (x._version_box,)
         else:
             saved, versions = (out_saved, None), ()
     elif n == 2 and not isinstance(y := args[1], Tensor):  # ``x * 2``: the commonest binary op, inline
@@ -706,11 +706,11 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, t: Any, xp: A
             saved = (out_saved, arrays[0] if keep_x else None, y)
         else:
             saved = (out_saved, None, None) if which is False else _saved_by_rule(which, out_saved, arrays)
-        versions = (x._version,) if keep_x else ()
+        versions = (x._version_box,) if keep_x else ()
     else:
         edges, saved, versions, out_saved = _slots(op, args, arrays, which, out_saved)
     if out_saved is not None:
-        versions += (t._version,)
+        versions += (t._version_box,)
     node = _new_node(Node)
     node.op, node.inputs, node.saved = op, edges, saved  # (three at a time: no tuple is built)
     node.versions, node.seq, node.xp = versions, next(_seq), xp
@@ -751,7 +751,7 @@ def _slots(op: Any, args: tuple, arrays: Sequence[Any], which: Any, out_saved: A
         if isinstance(a, Tensor):
             edges.append((a._node or a) if a._requires_grad else None)
             if which is True or (which is not False and i in which):
-                versions.append(a._version)
+                versions.append(a._version_box)
         else:
             edges.append(None)
             constant_at = i
@@ -781,7 +781,7 @@ def watch_versions(out: Any, tensors: Iterable[Any]) -> Any:
     """
     node = out._node
     if node is not None:
-        boxes = tuple(t._version for t in tensors)
+        boxes = tuple(t._version_box for t in tensors)
         if boxes:
             node.versions = node.versions + boxes
     return out

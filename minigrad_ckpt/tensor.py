@@ -7,10 +7,10 @@ above the tape use the public API below, never the fields)
 ``_device``         the :class:`~minigrad_ckpt.backend.Device` it lives on: ``device``
 ``_requires_grad``  whether gradients flow to it: ``requires_grad``
 ``_node``           the tape node that produced it (``None`` for a leaf): ``grad_fn``
-``_version``        a one-element list holding its *version stamp* (see
+``_version_box``    a one-element list holding its *version stamp* (see
                     :data:`_seq`), shared with its views, restamped by every
                     in-place change -- so a value saved for backward cannot
-                    change silently
+                    change silently (``_version``: the stamp, an int, PyTorch's name)
 ``grad``            the accumulated gradient (a Tensor) after ``backward``
 ``_tangents``       forward mode (:mod:`minigrad_ckpt.func`): ``{level: tangent}``
                     for the ``mg.func.jvp`` calls this tensor takes part in
@@ -315,7 +315,7 @@ def shared_version(source: Tensor, new: Tensor) -> list:
     *live* tensor sharing the old would not see, so then it refuses (a view that is gone is no
     obstacle: ``x[i] = x[i] + v``).  A parameter's views are not listed (``w.T`` in every step):
     their in-place changes are refused, as PyTorch refuses them."""
-    box = source._version
+    box = source._version_box
     if len(box) == 1:
         box.append(_leaf_views(source) if source._node is None and source._requires_grad
                    else [weakref.ref(source)])
@@ -345,8 +345,8 @@ def fresh_result(result: Tensor, *inputs: Any) -> Tensor:
     of it (whose base it is).  It keeps the shared version box, so a write into it still reaches the
     nodes that saved the temporaries' values.  A view of one of ``inputs`` (its box) is a true view, as
     PyTorch's (``reshape`` of a contiguous tensor): left as it is."""
-    box = result._version
-    if len(box) > 1 and box[1].__class__ is list and all(box is not getattr(x, "_version", None) for x in inputs):
+    box = result._version_box
+    if len(box) > 1 and box[1].__class__ is list and all(box is not getattr(x, "_version_box", None) for x in inputs):
         result._fresh_result = True
     return result
 
@@ -357,13 +357,13 @@ def untie_copy(result: Tensor, source: Tensor) -> Tensor:
     as PyTorch's copy is: a version of its own (a write into ``source`` no longer marks the values a
     node saved of ``result`` as changed), not listed among the tensors sharing ``source``'s memory,
     and no view (``detach_`` takes it)."""
-    box = source._version
+    box = source._version_box
     if len(box) > 1 and box[1].__class__ is list:
         box[1][:] = [r for r in box[1] if r() is not result]
     group = result._alias_group
     if group.__class__ is AliasGroup:  # (a parameter's memory lists a detached alias's views there)
         group.members[:] = [r for r in group.members if r() is not result]
-    result._version = [0]
+    result._version_box = [0]
     for name in ("_alias_group", "_no_grad_view", "_custom_function_view"):
         result.__dict__.pop(name, None)
     result._fresh_result = True
@@ -416,7 +416,7 @@ def _leaf_views(leaf: Tensor) -> tuple:
 
 def _shares_memory(t: Tensor) -> bool:
     """Whether another live tensor shares ``t``'s memory (see :func:`shared_version`)."""
-    box = t._version
+    box = t._version_box
     if len(box) == 1:
         return False
     return box[1].__class__ is tuple or any((o := r()) is not None and o is not t for r in box[1])
@@ -495,7 +495,7 @@ def refuse_overlap(what: str, dest: Tensor, operands: tuple) -> None:
 def _views_a_leaf_that_requires_grad(t: Tensor) -> bool:
     """Whether ``t`` is a view (not a detached alias) of a leaf that requires grad: PyTorch refuses
     its recorded in-place changes, which would change the leaf."""
-    box = t._version
+    box = t._version_box
     if len(box) == 1:
         return False
     if box[1].__class__ is tuple:  # a parameter's memory: its group is named there
@@ -507,7 +507,7 @@ def history_sharers(t: Tensor) -> list[Tensor]:
     """The live tensors other than ``t`` that share its memory *and* its history: listed in the
     memory's version box, of ``t``'s alias group (a parameter's views are not listed: none, but the
     members of a detached alias's group, which it lists, :class:`AliasGroup`)."""
-    box = t._version
+    box = t._version_box
     if len(box) == 1:
         return []
     group = t._alias_group
@@ -524,7 +524,7 @@ def history_root(t: Tensor) -> Tensor | None:
     first), ``t`` itself where it is that one or shares its memory with no one, and None where that
     one may be gone (a dead reference before it, whose group can no longer be told, or a first that
     was itself a view of a base now gone: :meth:`Tensor._rebase` marks it)."""
-    box = t._version
+    box = t._version_box
     if len(box) == 1:
         return t
     group = t._alias_group
@@ -745,7 +745,7 @@ class Tensor:
     # Hot fields are slots (a tensor is created per op); ``_grad`` and
     # ``_hooks`` are set on few tensors, so they live in ``__dict__`` and read
     # as the class default ``None`` until set.
-    __slots__ = ("_data", "_node", "_requires_grad", "_version", "_device", "__dict__", "__weakref__")
+    __slots__ = ("_data", "_node", "_requires_grad", "_version_box", "_device", "__dict__", "__weakref__")
     _grad: Tensor | None = None
     _hooks: list | None = None
     _post_hooks: list | None = None
@@ -783,7 +783,7 @@ class Tensor:
         typed ones, ``mg.LongTensor(*args)``."""
         source = _legacy_source(args, dtype, device)
         if isinstance(source, Tensor):  # PyTorch's Tensor(t): t itself; here an alias of it (a view)
-            self._data, self._node, self._version, self._device = (source._data, source._node, source._version,
+            self._data, self._node, self._version_box, self._device = (source._data, source._node, source._version_box,
                                                                    source._device)
             self._requires_grad = source._requires_grad
             self._tangents = source._tangents  # forward mode: the alias carries the tangents too
@@ -811,7 +811,7 @@ class Tensor:
         self._data = arr
         self._device = dev
         self._node = None
-        self._version = [0]
+        self._version_box = [0]
         self._requires_grad = False
         if transform_births:
             self._born = transform_births[-1]
@@ -830,7 +830,7 @@ class Tensor:
         t._data = array
         t._node = node
         t._requires_grad = node is not None
-        t._version = [0]
+        t._version_box = [0]
         t._device = device if device is not None else device_of(array)
         if transform_births:  # (inside an mg.func transform: the tensor is the function's own)
             t._born = transform_births[-1]
@@ -921,7 +921,15 @@ class Tensor:
 
     def version(self) -> int:
         """The version stamp: the engine clock's value at the latest in-place change (0: never)."""
-        return self._version[0]
+        return self._version_box[0]
+
+    @property
+    def _version(self) -> int:
+        """PyTorch's ``Tensor._version``, read-only: an int that changes with every in-place change of
+        the tensor's memory (through it or any view of it), so ``v = t._version; ...; t._version != v``
+        tells whether ``t`` was written.  It is the engine clock's value at the latest change (see
+        :meth:`version`), not a count of changes as PyTorch's: compare versions, do not count them."""
+        return self._version_box[0]
 
     # ------------------------------------------------------------------ data
     @property
@@ -941,7 +949,7 @@ class Tensor:
         alias._data = self._data
         alias._node = None
         alias._requires_grad = False
-        alias._version = [0]
+        alias._version_box = [0]
         alias._device = self._device
         alias._alias_group = AliasGroup(alias)  # a recorded write into it goes into the memory, as PyTorch's
         if transform_births:  # the same memory: captured by a transform where this tensor is
@@ -1183,7 +1191,7 @@ class Tensor:
     def detach(self) -> Tensor:
         """The same values (shared memory), cut off from the tape."""
         t = Tensor._wrap(self._data, None, self._device)
-        t._version = shared_version(self, t)  # shares memory, so shares the version stamp
+        t._version_box = shared_version(self, t)  # shares memory, so shares the version stamp
         t._alias_group = AliasGroup(t)  # but not the history: a recorded write into it stays its own
         t._dual_lineage = (None, self._dual_lineage)  # nor the tangents: forward mode's writes stay its own
         return t
@@ -1206,7 +1214,7 @@ class Tensor:
         """Whether a view op made this tensor off the tape (of a tensor that needs no gradient, or
         under no_grad): it shows memory another tensor first held (its box's first entry), and is
         not a detached alias (``detach()``, ``.data``, which head their own group)."""
-        box = self._version
+        box = self._version_box
         if len(box) == 1 or box[1].__class__ is not list or box[1][0]() is self:
             return False
         group = self._alias_group
@@ -1309,7 +1317,7 @@ class Tensor:
     def _bump_version(self) -> None:
         # The version is the sequence number of the latest in-place change, so
         # a node can tell "changed after I saved it" by comparing with its own seq.
-        self._version[0] = next(_seq)
+        self._version_box[0] = next(_seq)
 
     def _records_write(self, value: Any = None) -> bool:
         """Whether an in-place change of this tensor by ``value`` must be recorded: grad mode is
@@ -1358,13 +1366,13 @@ class Tensor:
         (as after a recorded in-place change).  A view op's result keeps its layout: PyTorch refuses to
         view it across its strides, and so does ``view`` (a tensor that ever shared memory has a
         version box of two entries, see :func:`shared_version`)."""
-        box = self._version
+        box = self._version_box
         if self._data.flags.c_contiguous or (len(box) > 1 and not self.__dict__.get("_fresh_result")) \
                 or self._memory_is_shared():
             return
         self._data = self._device.xp.ascontiguousarray(self._data)
         if len(box) > 1:  # a fresh result (:func:`fresh_result`): its new memory is its own, as its stamp
-            self._version = [box[0]]
+            self._version_box = [box[0]]
         segment = self._node.segment if self._node is not None else None
         if segment is not None:  # a checkpoint recording: its value lives here now (a write off the tape
             segment.now_shows(self._node, self._data)  # marks it written; the tensor is alive while this is)
@@ -1414,15 +1422,15 @@ class Tensor:
             return write_into_shared_memory(self, result, what)
         if _shares_memory(result):  # a view of the value (copy_ of a tensor): memory of its own
             result = result.clone()
-        old = self._version
+        old = self._version_box
         if len(old) > 1 and old[1].__class__ is list and old[1][0]() is not self \
                 and not self.__dict__.get("_fresh_result"):
             # a view whose base is gone: PyTorch's stays a view of it, so views taken of this one later
             # are not its views but the base's, whose history theirs is (see :func:`history_root`)
             self._view_of_a_gone_base = True
-        box = result._version  # the result's own box: a node that saved it sees later changes of this tensor
+        box = result._version_box  # the result's own box: a node that saved it sees later changes of this tensor
         box[0] = result._node.seq if result._node is not None else next(_seq)  # a newer stamp, not newer than
-        self._data, self._version = result._data, box  # the node's own (no false error)
+        self._data, self._version_box = result._data, box  # the node's own (no false error)
         return self._take_history(result)
 
     def _take_history(self, result: Tensor) -> Tensor:
@@ -1855,7 +1863,7 @@ class Tensor:
                                "t.detach() for the values")
         new = type(self).__new__(type(self))
         memo[id(self)] = new
-        new._device, new._node, new._version, new._requires_grad = self._device, None, [0], self._requires_grad
+        new._device, new._node, new._version_box, new._requires_grad = self._device, None, [0], self._requires_grad
         new._data = _deep_copied_memory(self, new, memo)
         if transform_births:  # new memory, made inside the innermost open mg.func transform
             new._born = transform_births[-1]
@@ -1920,7 +1928,7 @@ def _deep_copied_memory(t: Tensor, new: Tensor, memo: dict[Any, Any]) -> Any:
         memo[key] = owner, new, owner.copy(order="K")
     _, first, copied = memo[key]
     if first is not new:  # the same memory, but no view of the first copy (PyTorch's are no views:
-        new._version = shared_version(first, new)  # _is_view() is False): its history stays its own,
+        new._version_box = shared_version(first, new)  # _is_view() is False): its history stays its own,
         new._alias_group = AliasGroup(new)  # as a detached alias's (detach_() takes it, a write moves no other)
     if arr is owner:
         return copied

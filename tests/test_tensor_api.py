@@ -19,7 +19,7 @@ import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict device)
 from minigrad_ckpt import nn, optim
 
 PACKAGE = Path(mg.__file__).parent
-FIELDS = {"_data", "_device", "_node", "_requires_grad", "_version"}
+FIELDS = {"_data", "_device", "_node", "_requires_grad", "_version_box"}
 ENGINE_ONLY = {"_wrap", "_bump_version"}
 # The engine: the Tensor itself, the tape and the backward pass that build Tensors and nodes, the
 # creation functions and the public math (they build constants with _wrap),
@@ -60,7 +60,7 @@ def test_no_outer_layer_writes_tensor_fields():
 
 
 def test_the_scan_catches_each_kind_of_offence():
-    src = "p._data -= 1\np._version = [0]\np._data[...] = 0\nt = Tensor._wrap(a, None, d)\np._bump_version()\n"
+    src = "p._data -= 1\np._version_box = [0]\np._data[...] = 0\nt = Tensor._wrap(a, None, d)\np._bump_version()\n"
     assert len(_offences(src)) == 5
     assert _offences("x = p._data\nself._bump_version()\nq.data[...] = 1\n") == []
 

@@ -489,7 +489,7 @@ class FunctionNode(Op):
             elif any(t is o for o in self.outputs) and _last_index(self.outputs, t) in parts:
                 out.append(("out", parts[_last_index(self.outputs, t)]))
             else:
-                out.append(("const", Tensor._wrap(t._data, None, t._device), t._version))
+                out.append(("const", Tensor._wrap(t._data, None, t._device), t._version_box))
         return tuple(out)
 
     # ------------------------------------------------------------------ handing out
@@ -510,7 +510,7 @@ class FunctionNode(Op):
                         outs[j]._node.__dict__["output_of"] = (packed._node, j)  # (tape.output_of)
                     # a version stamp of its own, as PyTorch's outputs are tensors of their own: a write
                     # into one output is no change of another that backward reads (_settle_versions)
-                    outs[j]._version = [outs[j]._version[0]]
+                    outs[j]._version_box = [outs[j]._version_box[0]]
                 if not self.ctx.materialize_grads:
                     self._watch_pieces(outs)
             self._hand_out_forwards_own_tensors(outs, args)
@@ -564,10 +564,10 @@ class FunctionNode(Op):
         one piece changes no other), not the packed output's."""
         boxes = tuple(d[2] for d in self.saved if d[0] == "const")
         if self.save_output and (not self.user_saved_output or len(self.parts) > 1):  # (not read, or by piece)
-            node.versions = tuple(b for b in node.versions if b is not packed._version)
+            node.versions = tuple(b for b in node.versions if b is not packed._version_box)
         if self.user_saved_output and len(self.parts) > 1:
             read = sorted({d[1] for d in self.saved if d[0] == "out"})
-            boxes = boxes + tuple(outs[self.parts[k][0]]._version for k in read)
+            boxes = boxes + tuple(outs[self.parts[k][0]]._version_box for k in read)
         node.versions = node.versions + boxes
         if node.saved is _tape.DROPPED:  # checkpointed: the replay rebuilds the intermediates
             self.saved = tuple(_DROPPED_CONSTANT if d[0] == "const" else d for d in self.saved)
@@ -594,7 +594,7 @@ class FunctionNode(Op):
             if (node is not None or packed._tangents) and x._memory_is_shared():
                 _follow_write_through_shared_memory(x, packed, node)
             if node is not None:
-                node.versions = tuple(x._version if b is packed._version else b for b in node.versions)
+                node.versions = tuple(x._version_box if b is packed._version_box else b for b in node.versions)
                 x._node, x._requires_grad = node, True
             x._tangents = packed._tangents
             outs[self.parts[0][0]] = x
@@ -814,7 +814,7 @@ def _adopt_history(made: Any, given: Tensor, args: tuple) -> bool:
         if (made.__class__ is not given.__class__ or made._node is not None or made._requires_grad
                 or _index(args, made) is not None or made._memory_is_shared()):
             return False
-    made._data, made._node, made._version = given._data, given._node, given._version
+    made._data, made._node, made._version_box = given._data, given._node, given._version_box
     made._requires_grad, made._tangents = given._requires_grad, given._tangents
     made._custom_function_view, made._dual_lineage = given._custom_function_view, given._dual_lineage
     made.__dict__.pop("_born", None)  # (a constant's mark, set at birth inside a transform)
@@ -859,8 +859,8 @@ def _share_version_with_viewed_argument(out: Tensor, args: tuple, node: Any) -> 
     for a in args:
         if isinstance(a, Tensor) and xp.memory_owner(a._data) is memory:
             if node is not None:
-                node.versions = tuple(a._version if b is out._version else b for b in node.versions)
-            out._version = shared_version(a, out)
+                node.versions = tuple(a._version_box if b is out._version_box else b for b in node.versions)
+            out._version_box = shared_version(a, out)
             return True
     return False
 
@@ -875,7 +875,7 @@ def _follow_write_through_shared_memory(x: Tensor, packed: Tensor, node: Any) ->
         x._check_rebase("mark_dirty")  # PyTorch's refusals: a view of a leaf that requires grad, ...
     x._rebase(packed, "mark_dirty")  # into the memory (the same values), the sharers following
     if node is not None:  # the write's version stamp is newer than the node that saved the output,
-        x._version[0] = node.seq  # which is this very change: only a later change makes backward refuse
+        x._version_box[0] = node.seq  # which is this very change: only a later change makes backward refuse
 
 
 def _missing_jvp(node: str, function: str) -> MissingJvpError:

@@ -514,13 +514,13 @@ class Segment:
                     and producer not in root._written):
                 sources.append(producer)  # recomputed by replay
                 if is_tensor:
-                    producer.segment._out_boxes.setdefault(producer, a._version)
+                    producer.segment._out_boxes.setdefault(producer, a._version_box)
                     if producer in producer.segment._kept_outputs:
                         root.note_tensor_of(producer, a)
                 continue
             is_param = is_tensor and (a._requires_grad if a._node is None else is_parameter_edge(a._node))
             if is_tensor:
-                k = _Kept(v, a._version, is_param, a._device.xp)
+                k = _Kept(v, a._version_box, is_param, a._device.xp)
                 root._unindexed.append((self, k))
             else:
                 k = _Kept(v, None, False)

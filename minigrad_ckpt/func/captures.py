@@ -126,7 +126,7 @@ class CaptureScope:
     def __init__(self, passed: Any) -> None:
         self.start = next(_seq)
         self.passed = [t for t in flatten(passed)[0] if isinstance(t, Tensor)]
-        self.own_memory = {id(t._version) for t in self.passed}
+        self.own_memory = {id(t._version_box) for t in self.passed}
         self.differentiated: list[Tensor] = []  # see differentiate
         self.reverse: Any = None  # a reverse-mode transform's Scope (func.reverse); None in forward mode
         self.plain = False  # opened by mg.autograd.functional: PyTorch's is plain autograd, with no levels
@@ -153,7 +153,7 @@ class CaptureScope:
     def refuse_write_into_handle(self, t: Tensor, what: str) -> None:
         """PyTorch's refusal of a recorded write into a differentiated argument or a view of one."""
         for h in self.differentiated:
-            if t._version is h._version and t._alias_group is h._alias_group:
+            if t._version_box is h._version_box and t._alias_group is h._alias_group:
                 which = "a leaf Variable" if t is h else "a view of a leaf Variable"
                 raise RuntimeError(f"{what}: {which} that requires grad is being used in an in-place operation "
                                    f"(PyTorch's refusal: the argument a transform differentiates with respect "
@@ -161,7 +161,7 @@ class CaptureScope:
 
     def captured(self, t: Tensor) -> bool:
         """Whether ``t``'s memory is one the function closes over (the module docstring)."""
-        return id(t._version) not in self.own_memory and memory_made_before(t, self.start)
+        return id(t._version_box) not in self.own_memory and memory_made_before(t, self.start)
 
     def close(self) -> None:
         """A passed tensor the function wrote with the transform's history keeps the values and
@@ -204,7 +204,7 @@ def memory_made_before(t: Tensor, start: int) -> bool:
     live tensor that shares its memory was (``t`` a view made later of an older tensor)."""
     if birth_of(t) < start:
         return True
-    box = t._version
+    box = t._version_box
     if len(box) > 1 and box[1].__class__ is list:
         return any((o := r()) is not None and birth_of(o) < start for r in box[1])
     return False

@@ -143,7 +143,7 @@ def make_dual(primal: Tensor, tangent: Tensor | dict[int, Tensor], level: int | 
         dual = _alias(primal)
     else:
         dual = Tensor._wrap(primal._data, None, primal._device)
-        dual._version = shared_version(primal, dual)
+        dual._version_box = shared_version(primal, dual)
         if primal._tangents:
             dual._tangents = dict(primal._tangents)
     new = tangent if level is None else {level: tangent}
@@ -173,7 +173,7 @@ def without_level(t: Tensor, level: int) -> Tensor:
             primal = _alias(t)
         else:
             primal = Tensor._wrap(t._data, None, t._device)
-            primal._version = shared_version(t, primal)
+            primal._version_box = shared_version(t, primal)
     finally:
         unhide_levels(hidden)
     primal._dual_lineage = (frozenset((level,)), t._dual_lineage)  # PyTorch's: a write into it leaves t's tangent

@@ -106,13 +106,13 @@ def _sharers(target: Tensor, levels: set) -> list[Tensor] | None:
     """The live tensors that share ``target``'s memory and version box and must follow the write
     (views, bases of the same lineage at one of ``levels`` or at a level of their own), or None if
     something else holds the box (a node that saved the value)."""
-    box = target._version
+    box = target._version_box
     if len(box) == 1:
         listed: list[Tensor] = []
     elif not isinstance(box[1], list):  # a parameter's views are not listed
         return None
     else:
-        listed = [o for r in box[1] if (o := r()) is not None and o is not target and o._version is box]
+        listed = [o for r in box[1] if (o := r()) is not None and o is not target and o._version_box is box]
     # references: ``box`` here, getrefcount's argument, the target's slot, each listed tensor's slot
     held = sys.getrefcount(box) - 3 - len(listed)
     if held and held != _stamp_readers(box, [target, *listed]):

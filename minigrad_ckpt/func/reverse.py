@@ -72,7 +72,7 @@ class Scope:
         if p._requires_grad and _grad_state.enabled:
             return _alias(p)
         x = Tensor._wrap(p._data, None, p._device)
-        x._version = shared_version(p, x)
+        x._version_box = shared_version(p, x)
         x._alias_group = object()  # a leaf of its own: a write through its views never reaches p's history
         x._requires_grad = True
         if p._tangents:
@@ -187,7 +187,7 @@ class Scope:
             d = _alias(t)
         else:
             d = Tensor._wrap(t._data, None, t._device)
-            d._version = shared_version(t, d)
+            d._version_box = shared_version(t, d)
             d._alias_group = AliasGroup(d)  # a detached alias of t, as detach() makes
         d._tangents = {k: self.hand_out(v) for k, v in open_tangents.items()} if open_tangents else None
         if d._node is not None:

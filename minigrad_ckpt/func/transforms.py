@@ -702,10 +702,10 @@ def _on_copies(f: Callable, primals: list[Tensor], written: dict[int, Tensor] | 
     """
     def run(*handles: Tensor) -> Any:
         copies = [_F.clone(h) for h in handles]
-        before = [c._version[0] for c in copies]
+        before = [c._version_box[0] for c in copies]
         result = f(*copies)
         for i, (p, c, v) in enumerate(zip(primals, copies, before)):
-            if c._version[0] != v:
+            if c._version_box[0] != v:
                 if written is not None:
                     written[i] = _F.clone(p)
                 with no_grad():

@@ -65,7 +65,7 @@ class BatchScope:
 
     def __init__(self, mapped: list[Tensor]) -> None:
         self.start = next(_seq)
-        self.mapped = {id(t._version) for t in mapped}
+        self.mapped = {id(t._version_box) for t in mapped}
 
     def __enter__(self) -> BatchScope:
         _vmaps.push(self)
@@ -77,7 +77,7 @@ class BatchScope:
     def unbatched(self, t: Tensor) -> bool:
         """Whether ``t``'s memory is the same for every example: not a mapped argument's, and made
         before the loop began (itself, or a live tensor sharing its memory)."""
-        return id(t._version) not in self.mapped and memory_made_before(t, self.start)
+        return id(t._version_box) not in self.mapped and memory_made_before(t, self.start)
 
     def check(self, target: Tensor, what: str, value: Any) -> None:
         if not self.unbatched(target):

@@ -46,7 +46,7 @@ def capture(ex: Executor, iteration: int | None, config: SnapshotConfig, *, copy
             tensors[name] = copy_keeping_layout(t._data)
         else:
             tensors[name] = t._data
-            versions[name] = (t._version, t._version[0])
+            versions[name] = (t._version_box, t._version_box[0])
     own = set(tensors)
     state = _sections.capture_in_order(ex, config, tensors)
     if copy:  # the tape's saved arrays too: they are the live memory of tensors an optimizer step changes
