@@ -161,17 +161,12 @@ def fill_number(name: str, fill_value: Any) -> Any:
     """``fill_value`` as a host number: a 0-d tensor of any device is read as PyTorch reads a Scalar
     argument (one explicit transfer, to a NumPy scalar of its dtype, so a float64 value too big for
     the result's dtype is still refused); any other tensor, or one that requires grad, is PyTorch's
-    TypeError.  (Left to NumPy,
+    TypeError (:func:`~minigrad_ckpt.functional.arguments.check_tensor_number`).  (Left to NumPy,
     a tensor would be converted implicitly -- which a GPU tensor refuses -- and a 1-d one broadcast.)"""
     if not isinstance(fill_value, Tensor):
         return fill_value
-    if fill_value.ndim != 0:
-        raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, not Tensor "
-                        f"(a tensor of shape {tuple(fill_value.shape)}; only a 0-d tensor reads as a number)")
-    if fill_value.requires_grad:  # its number would be read and its gradient lost: PyTorch refuses it too
-        raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, not Tensor (a tensor "
-                        f"that requires grad: its gradient would be lost; pass .detach() for its value, or "
-                        f"differentiate through x.new_zeros(shape) + value)")
+    from .functional.arguments import check_tensor_number  # (here: functional imports this module)
+    check_tensor_number(name, "fill_value", fill_value)
     return to_host(fill_value._data)[()]
 
 

@@ -32,7 +32,8 @@ __all__ = [
     "as_tensor", "operand", "binary", "normalize_axis", "one_axis", "shape_arg", "broadcast_shapes",
     "tensor_list", "check_nonempty", "int_tuple", "paired_axes", "complex_operand", "refuse_complex", "refuse_bool",
     "in_default_float", "is_integral", "in_default_float_pair", "float_binary", "promoted_operands", "same_dtype",
-    "one_device", "as_index", "in_float32_if_half", "beside_number_in_float32", "is_half_tensor",
+    "one_device", "as_index", "in_float32_if_half", "beside_number_in_float32", "is_half_tensor", "number",
+    "numbers",
 ]
 
 _PY_SCALARS = (int, float, bool)
@@ -240,6 +241,53 @@ def numpy_keywords(fn: Callable[..., Any]) -> Callable[..., Any]:
                 kwargs[torch] = kwargs.pop(numpy)
         return fn(*args, **kwargs)
     return wrapper
+
+
+def number(name: str, param: str, value: Any, kind: str = "Number") -> Any:
+    """``value`` of a parameter that PyTorch types as a number (its ``Scalar``, ``float`` or ``int``:
+    ``alpha``, ``eps``, ``negative_slope``, ``p``, a ``diagonal`` offset, ...), read as PyTorch's
+    argument parser reads it.  A number passes through untouched (one test: the common call pays
+    nothing more).  A tensor is read as its number only where PyTorch reads it so -- one of zero
+    dims that does not require grad (an ``int`` parameter: one integer element, of any dims) --
+    and is otherwise PyTorch's ``TypeError``: read as a number, a tensor that requires grad
+    would lose its gradient silently (``F.leaky_relu(x, w)`` did), or be differentiated through
+    where PyTorch refuses (``x.add(y, alpha=w)``)."""
+    if not isinstance(value, Tensor):
+        return value
+    return _tensor_number(name, param, value, kind)
+
+
+def numbers(name: str, kind: str = "Number", **values: Any) -> Any:
+    """:func:`number` of each keyword's value, in order (a tuple; one value alone if one is given):
+    ``eps, momentum = numbers("batch_norm", "float", eps=eps, momentum=momentum)``."""
+    read = tuple(number(name, param, v, kind) for param, v in values.items())
+    return read[0] if len(read) == 1 else read
+
+
+def _tensor_number(name: str, param: str, value: Tensor, kind: str) -> Any:
+    """:func:`number`'s tensor branch: PyTorch's number (``.item()``: a Python number of the tensor's
+    kind, the one explicit transfer from a device), or its refusal."""
+    check_tensor_number(name, param, value, kind)
+    read = value.item()
+    return float(read) if kind == "float" and not isinstance(read, complex) else read
+
+
+def check_tensor_number(name: str, param: str, value: Tensor, kind: str = "Number") -> None:
+    """PyTorch's refusal of ``value``, a tensor, for a parameter typed as a number (``kind``: ``Number``,
+    ``float`` or ``int``), as its argument parser refuses it: a ``TypeError`` unless it has zero dims
+    and does not require grad (an ``int``: unless it is an integer tensor of one element)."""
+    if kind == "int":
+        if value._data.dtype.kind not in "iu" or value._data.size != 1:
+            raise TypeError(f"{name}(): argument '{param}' must be int, not Tensor (a tensor of dtype "
+                            f"{value._data.dtype} and shape {tuple(value.shape)}: only an integer tensor of one "
+                            f"element reads as an int)")
+        return
+    if value._data.ndim != 0:
+        raise TypeError(f"{name}(): argument '{param}' must be {kind}, not Tensor (a tensor of shape "
+                        f"{tuple(value.shape)}; only a 0-d tensor reads as a number)")
+    if value.requires_grad:
+        raise TypeError(f"{name}(): argument '{param}' must be {kind}, not Tensor (a tensor that requires "
+                        f"grad: read as a number, its gradient would be lost; pass .detach() for its value)")
 
 
 def as_index(v: Any) -> Any:

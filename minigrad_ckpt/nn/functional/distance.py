@@ -14,7 +14,7 @@ from ... import functional as mf
 from ...backend import host_numpy, scalar_type_name
 from ...functional import _tensor
 from ...functional import linalg as _linalg
-from ...functional.arguments import broadcast_shapes
+from ...functional.arguments import broadcast_shapes, number
 from ...functional.errors import InputMismatch, NeedsFloatingInput, WrongTensorKind, dimension_out_of_range
 from ...functional.linalg_derived import vector_norm
 from ...functional.promotion import promoted
@@ -36,6 +36,7 @@ def normalize(input: Any, p: float = 2.0, axis: int | None = None, eps: float = 
     for every dim, and dim 0 of a 0-d tensor too, as PyTorch's vector norm takes them).  ``p`` is
     what ``Tensor.norm`` takes, as in PyTorch, whose ``normalize`` calls it: a number, ``"fro"`` or
     ``"nuc"``."""
+    p = p if isinstance(p, str) else number("normalize", "p", p)
     input = _tensor(input)
     ax = _axis(axis, dim, default=1)
     norm = input.norm(p, ax, keepdim=True) if isinstance(p, str) else vector_norm(input, float(p), ax, keepdim=True)
@@ -46,6 +47,7 @@ def cosine_similarity(x1: Any, x2: Any, axis: int | None = None, eps: float = 1e
                       dim: int | None = None) -> Tensor:
     """The cosine of the angle between ``x1`` and ``x2`` along ``axis`` (default 1), broadcast
     together: ``sum(x1/max(||x1||, eps) * x2/max(||x2||, eps))`` (PyTorch's formula)."""
+    eps = number("cosine_similarity", "eps", eps, "float")
     a = _tensor(x1)
     b = _tensor(x2, a)
     if a.dtype.kind == "c" or b.dtype.kind == "c":
@@ -81,6 +83,7 @@ def clamped_keeping_gradient(x: Tensor, eps: float) -> Tensor:
 def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """``||x1 - x2 + eps||_p`` over the last axis (broadcast together; PyTorch's ``eps`` keeps the
     distance of equal points off the norm's kink)."""
+    p, eps = number("pairwise_distance", "p", p, "float"), number("pairwise_distance", "eps", eps, "float")
     a = _tensor(x1)
     b = _tensor(x2, a)
     d = a - b + eps
@@ -92,6 +95,7 @@ def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6, keepd
 def pdist(input: Any, p: float = 2.0) -> Tensor:
     """The ``p``-norm distances between the rows of an (N, M) ``input``, upper triangle row by row:
     ``N (N - 1) / 2`` values."""
+    p = number("pdist", "p", p, "float")
     input = _tensor(input)
     if input.ndim != 2:
         raise InputMismatch(f"pdist: expected a 2-D (N, M) input, got shape {input.shape}")
@@ -109,6 +113,7 @@ def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_eucl
     (..., R, M): (..., P, R), batch axes broadcast.  ``compute_mode`` is accepted; the
     distances are always the direct differences (no matrix-product shortcut, whose
     rounding PyTorch's ``"use_mm..."`` modes trade for speed)."""
+    p = number("cdist", "p", p, "float")
     a = _tensor(x1)
     b = _tensor(x2, a)
     if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-1]:

@@ -12,6 +12,7 @@ from typing import Any
 from ... import random as _random
 from ...backend import scalar_type_name
 from ...functional import _tensor
+from ...functional.arguments import number
 from ...ops import dropout as _drop
 from ...tape import apply
 from ...tensor import Tensor
@@ -22,11 +23,14 @@ __all__ = [
 ]
 
 
-def _tensor_and_probability(name: str, x: Any, p: float) -> Tensor:
-    """``x`` as a tensor, once ``p`` is checked to be a probability (a ValueError naming ``name``)."""
+def _tensor_and_probability(name: str, x: Any, p: float) -> tuple[Tensor, float]:
+    """``x`` as a tensor and ``p`` as a number (PyTorch's ``float``:
+    :func:`~minigrad_ckpt.functional.arguments.number`), once ``p`` is checked to be a probability (a
+    ValueError naming ``name``)."""
+    p = number(name, "p", p, "float")
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"{name}: p must be in [0, 1], got {p}")
-    return _tensor(x)
+    return _tensor(x), p
 
 
 def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
@@ -37,7 +41,7 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = F
     """
     if inplace:
         return written_in_place("dropout", input, dropout, p, training)
-    input = _tensor_and_probability("dropout", input, p)
+    input, p = _tensor_and_probability("dropout", input, p)
     if not training or p == 0.0:
         return input
     if p == 1.0:
@@ -80,7 +84,7 @@ def dropout1d(input: Any, p: float = 0.5, training: bool = True, inplace: bool =
     """Zero whole channels (axis 1 of (N, C, L), axis 0 of (C, L)) with probability ``p``."""
     if inplace:
         return written_in_place("dropout1d", input, dropout1d, p, training)
-    x = _tensor_and_probability("dropout1d", input, p)
+    x, p = _tensor_and_probability("dropout1d", input, p)
     if x.ndim not in (2, 3):
         raise RuntimeError(
             f"dropout1d: Expected 2D or 3D input, but received a {x.ndim}D input. "
@@ -100,7 +104,7 @@ def dropout2d(input: Any, p: float = 0.5, training: bool = True, inplace: bool =
     """
     if inplace:
         return written_in_place("dropout2d", input, dropout2d, p, training)
-    x = _tensor_and_probability("dropout2d", input, p)
+    x, p = _tensor_and_probability("dropout2d", input, p)
     if x.ndim not in (3, 4):
         _warn_dims("dropout2d", x.ndim, 2)
     if x.ndim == 3:
@@ -120,7 +124,7 @@ def dropout3d(input: Any, p: float = 0.5, training: bool = True, inplace: bool =
     other input is deprecated (PyTorch's warning) and read as unbatched, dropped per index of axis 0."""
     if inplace:
         return written_in_place("dropout3d", input, dropout3d, p, training)
-    x = _tensor_and_probability("dropout3d", input, p)
+    x, p = _tensor_and_probability("dropout3d", input, p)
     if x.ndim not in (4, 5):
         _warn_dims("dropout3d", x.ndim, 3)
     return _feature_dropout(x, p, training, batched=x.ndim == 5)
@@ -136,7 +140,7 @@ def alpha_dropout(input: Any, p: float = 0.5, training: bool = False, inplace: b
     ``a = ((1 - p) (1 + p alpha'^2))^(-1/2)``); identity outside training."""
     if inplace:
         return written_in_place("alpha_dropout", input, alpha_dropout, p, training)
-    input = _tensor_and_probability("alpha_dropout", input, p)
+    input, p = _tensor_and_probability("alpha_dropout", input, p)
     if not training or p == 0.0:
         return input
     if p == 1.0:
@@ -151,7 +155,7 @@ def feature_alpha_dropout(input: Any, p: float = 0.5, training: bool = False, in
     """Alpha dropout of whole channels: the mask is drawn per ``(N, C)`` pair (axes 0 and 1, as
     PyTorch's, also for a 2-D input) and broadcast over the rest; :func:`alpha_dropout`'s affine
     map."""
-    input = _tensor_and_probability("feature_alpha_dropout", input, p)
+    input, p = _tensor_and_probability("feature_alpha_dropout", input, p)
     if inplace:
         return written_in_place("feature_alpha_dropout", input, feature_alpha_dropout, p, training)
     if input.ndim < 2:

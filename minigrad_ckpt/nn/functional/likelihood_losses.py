@@ -9,6 +9,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import cpp_type_name
 from ...functional import _tensor
+from ...functional.arguments import number
 from ...tensor import Tensor
 from .distance import clamped_keeping_gradient
 from .loss import _check_reduction, _reduce, _reduction_of
@@ -23,6 +24,7 @@ def poisson_nll_loss(input: Any, target: Any, log_input: bool = True, full: bool
     """The Poisson negative log-likelihood of ``target`` counts: ``exp(input) - target * input``
     (``log_input=True``) or ``input - target * log(input + eps)``; ``full=True`` adds the Stirling
     term ``target log(target) - target + log(2 pi target) / 2`` where ``target > 1``."""
+    eps = number("poisson_nll_loss", "eps", eps, "float")
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x = _tensor(input)

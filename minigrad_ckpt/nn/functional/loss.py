@@ -14,7 +14,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
-from ...functional.arguments import in_float32_if_half, one_device
+from ...functional.arguments import in_float32_if_half, number, one_device
 from ...functional.elementwise import refuse_bool_subtraction
 from ...functional.errors import (
     ComplexNotImplemented,
@@ -216,6 +216,7 @@ def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = No
     ``ignore_index`` contribute nothing; ``"mean"`` divides by the total weight
     of the targets that count, as in PyTorch.
     """
+    ignore_index = number("nll_loss", "ignore_index", ignore_index, "int")
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x = _tensor(input)
@@ -257,6 +258,8 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
     (``(1 - e) * nll + e * mean_c(-log p_c)``), as PyTorch does.  With float
     ``target`` of ``input``'s shape, targets are probabilities.
     """
+    ignore_index = number("cross_entropy", "ignore_index", ignore_index, "int")
+    label_smoothing = number("cross_entropy", "label_smoothing", label_smoothing, "float")
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
@@ -453,6 +456,7 @@ def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = Non
 def smooth_l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input - target``)."""
+    beta = number("smooth_l1_loss", "beta", beta, "float")
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     if beta < 0:
@@ -468,6 +472,7 @@ def smooth_l1_loss(input: Any, target: Any, size_average: Any = None, reduce: An
 def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0, weight: Any = None) -> Tensor:
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``; ``weight`` (the input's
     shape) weighs each element, and the mean stays over the count (PyTorch's, unlike mse's)."""
+    delta = number("huber_loss", "delta", delta, "float")
     _check_reduction(reduction)
     if delta <= 0:
         raise RefusedArgument(f"huber_loss: delta must be > 0, got {delta}")  # (PyTorch's RuntimeError)

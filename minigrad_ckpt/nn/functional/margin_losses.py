@@ -17,6 +17,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.arguments import number, numbers
 from ...functional.elementwise import refuse_bool_subtraction
 from ...functional.errors import InputMismatch, NeedsFloatingInput
 from ...functional.indexing import take_along_axis_in_range
@@ -36,6 +37,7 @@ __all__ = [
 def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: float = 0.0,
                         size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``max(0, -target * (input1 - input2) + margin)``: ``target = 1`` asks ``input1`` to rank higher."""
+    margin = number("margin_ranking_loss", "margin", margin, "float")
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     a = _tensor(input1)
@@ -67,6 +69,7 @@ def hinge_embedding_loss(input: Any, target: Any, margin: float = 1.0, size_aver
     """``input`` where ``target == 1``, ``max(0, margin - input)`` where ``target == -1`` (PyTorch adds
     both terms for any other target value).  An integer ``input`` is computed in its dtype, as
     PyTorch's: the margin truncated to it, ``uint8`` wrapping; only its ``mean`` is refused."""
+    margin = number("hinge_embedding_loss", "margin", margin, "float")
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x = _tensor(input)
@@ -193,6 +196,8 @@ def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: float
                         reduction: str = "mean") -> Tensor:
     """``max(margin + d(a, p) - d(a, n), 0)`` with ``d`` the ``pairwise_distance`` (``p``, ``eps``);
     ``swap=True`` uses ``min(d(a, n), d(p, n))`` as the negative distance."""
+    margin, p, eps = numbers("triplet_margin_loss", "float", margin=margin, p=p, eps=eps)
+
     def dist(u: Any, v: Any) -> Tensor:
         return pairwise_distance(u, v, p, eps)
     return triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=dist, margin=margin,

@@ -8,7 +8,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import get_default_dtype, host_numpy
 from ...functional import _tensor
-from ...functional.arguments import in_float32_if_half
+from ...functional.arguments import in_float32_if_half, number, numbers
 from ...functional.errors import InputMismatch
 from ...grad_mode import no_grad
 from ...ops import norm as _norm
@@ -36,6 +36,7 @@ def _real_input(name: str, x: Any) -> Tensor:
 def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
                eps: float = 1e-5) -> Tensor:
     """Normalize over the trailing ``normalized_shape`` axes, then ``* weight + bias``."""
+    eps = number("layer_norm", "eps", eps, "float")
     input = _real_input("layer_norm", input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
@@ -66,6 +67,7 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
     ``momentum`` convention: ``new = (1 - momentum) * old + momentum * batch``).
     In evaluation, normalize with the running statistics.
     """
+    momentum, eps = numbers("batch_norm", "float", momentum=momentum, eps=eps)
     input = _real_input("batch_norm", input)
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected at least 2-D input (N, C, ...), got {input.shape}")
@@ -105,6 +107,7 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
 @floating_kernel("GroupNormKernelImpl")
 def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Tensor:
     """Normalize over groups of channels (axis 1) and all spatial axes, then ``* weight + bias`` per channel."""
+    num_groups, eps = number("group_norm", "num_groups", num_groups, "int"), number("group_norm", "eps", eps, "float")
     input = _real_input("group_norm", input)
     if input.ndim < 2 or input.shape[1] % num_groups:
         raise InputMismatch(f"group_norm: input of shape {input.shape} needs channels (axis 1) divisible by "
@@ -142,7 +145,7 @@ def rms_norm(input: Any, normalized_shape: Any, weight: Any = None, eps: float |
     if k == 0 or input.shape[input.ndim - k:] != shape:
         raise InputMismatch(f"rms_norm: input of shape {input.shape} does not end with normalized_shape {shape}")
     _check_input_dtype("rms_norm", input, weight if isinstance(weight, Tensor) else None)
-    e = float(host_numpy.finfo(input.dtype).eps) if eps is None else float(eps)
+    e = float(host_numpy.finfo(input.dtype).eps) if eps is None else number("rms_norm", "eps", eps, "float")
     axes = tuple(range(input.ndim - k, input.ndim))
     out = input * (1 / mf.sqrt(mf.mean(input * input, axis=axes, keepdims=True) + e))
     if weight is not None:
@@ -159,6 +162,7 @@ def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None,
     statistics are updated in place with their mean over the batch (unbiased variances, PyTorch's
     ``momentum``); without, the running statistics normalize (evaluation).
     """
+    momentum, eps = numbers("instance_norm", "float", momentum=momentum, eps=eps)
     input = _real_input("instance_norm", input)
     if input.ndim < 3:
         raise ValueError(f"instance_norm: expected (N, C, *spatial) input with a spatial axis, got {input.shape}")
@@ -193,6 +197,8 @@ def local_response_norm(input: Any, size: int, alpha: float = 1e-4, beta: float 
     integers (the mean truncated) and the rest is in the default float dtype; the other integer
     dtypes, bool, and float16 beyond 3-D have no pool kernel there (its ``NotImplementedError``).
     An empty ``x`` is returned itself, as PyTorch's."""
+    size = number("local_response_norm", "size", size, "int")
+    alpha, beta, k = numbers("local_response_norm", "float", alpha=alpha, beta=beta, k=k)
     input = _real_input("local_response_norm", input)
     if input.ndim < 3:
         raise ValueError(f"local_response_norm: expected (N, C, *spatial) input, got shape {input.shape}")
