@@ -1746,17 +1746,21 @@ class Tensor:
 
     def add_(self, other: Any, alpha: float = 1) -> Tensor:
         if alpha.__class__ is not int:  # (an alpha of 1.0, 1+0j, True is checked too: PyTorch reads its type)
-            self._refuse_alpha(other, alpha)
+            alpha = self._refuse_alpha(other, alpha, "add_")
         if alpha != 1 or alpha is True:  # (alpha * other is already in the dtype PyTorch computes the sum in)
             return self._arith_inplace(self._scaled_operand(other, alpha), "add", scaled=True)
         return self._arith_inplace(other, "add")
 
-    def _refuse_alpha(self, other: Any, alpha: Any) -> None:
-        """PyTorch's checks of ``add_``/``sub_``'s ``alpha`` against the dtype of the whole sum."""
+    def _refuse_alpha(self, other: Any, alpha: Any, name: str) -> Any:
+        """``add_``/``sub_``'s ``alpha`` read as PyTorch reads its Scalar (a tensor: its number, or, requiring
+        grad or of 1+ dims, its TypeError) and checked against the dtype of the whole sum."""
+        from .functional.arguments import number  # (here: functional imports this module)
+        alpha = number(name, "alpha", alpha)
         if isinstance(other, host_numpy.generic):
             other = other.item()
         its = other.dtype if isinstance(other, Tensor) else _WEAK_KIND.get(type(other), self.dtype)
         refuse_alpha(alpha, self.dtype if _CATEGORY[self.dtype.kind] >= _CATEGORY[its.kind] else its)
+        return alpha
 
     def _scaled_operand(self, other: Any, alpha: Any) -> Any:
         """``alpha * other`` for ``add_``/``sub_``, computed where PyTorch computes it: in the dtype of
@@ -1790,7 +1794,7 @@ class Tensor:
             raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you "
                                "are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
         if alpha.__class__ is not int:
-            self._refuse_alpha(other, alpha)
+            alpha = self._refuse_alpha(other, alpha, "sub_")
         if alpha != 1 or alpha is True:
             return self._arith_inplace(self._scaled_operand(other, alpha), "subtract", scaled=True)
         return self._arith_inplace(other, "subtract")

@@ -11,7 +11,7 @@ from ..backend import as_dtype, get_default_dtype, get_device
 from ..ops import shape as _sh
 from ..tape import apply
 from ..tensor import Tensor, requires_grad_flag
-from .arguments import as_tensor, one_axis
+from .arguments import as_tensor, number, one_axis
 from .conversion import clone
 from .errors import RefusedArgument, TooFewDims
 from .indexing import index_add
@@ -24,6 +24,7 @@ __all__ = ["eye", "diag", "diagonal", "trace", "tril", "triu"]
 def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
     """The diagonal of the ``(axis1, axis2)`` planes, as the last axis (NumPy's ``diagonal``):
     a view, as PyTorch's -- ``x.t().diagonal().zero_()`` zeroes ``x``'s diagonal."""
+    offset = number("diagonal", "offset", offset, "int")
     x = as_tensor(x)
     if x.ndim < 2:
         raise TooFewDims(f"diagonal: needs at least 2 dimensions, got shape {x.shape}")
@@ -36,6 +37,7 @@ def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
 def diag(v: Any, k: int = 0) -> Tensor:
     """A 1-D ``v`` placed on the ``k``-th diagonal of a square matrix, or a copy of the ``k``-th diagonal of a
     2-D ``v`` (PyTorch's ``diag``; :func:`diagonal` is the view)."""
+    k = number("diag", "diagonal", k, "int")
     v = as_tensor(v)
     k = int(k)
     if v.ndim == 2:  # a copy, as PyTorch's diag (its diagonal() is the view)
@@ -56,6 +58,7 @@ def trace(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
 
 def tril(x: Any, k: int = 0) -> Tensor:
     """Zero above the ``k``-th diagonal of the last two axes."""
+    k = number("tril", "diagonal", k, "int")
     x = as_tensor(x)
     if x.ndim < 2:
         raise TooFewDims(f"tril: needs at least 2 dimensions, got shape {x.shape}")
@@ -64,6 +67,7 @@ def tril(x: Any, k: int = 0) -> Tensor:
 
 def triu(x: Any, k: int = 0) -> Tensor:
     """Zero below the ``k``-th diagonal of the last two axes."""
+    k = number("triu", "diagonal", k, "int")
     x = as_tensor(x)
     if x.ndim < 2:
         raise TooFewDims(f"triu: needs at least 2 dimensions, got shape {x.shape}")

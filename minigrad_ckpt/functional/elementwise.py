@@ -27,6 +27,7 @@ from .arguments import (
     in_float32_if_half,
     is_half_tensor,
     is_integral,
+    number,
     operand,
     ordered_binary,
     refuse_complex,
@@ -107,22 +108,30 @@ def binary_function(name: str, op: Any, doc: str, *, integer_valued: bool = Fals
 def add(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
     """``x + y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x + alpha * y``), the sum
     in ``x`` and ``y``'s dtype, as PyTorch's (``alpha * y`` of a bool ``y`` is no int64 sum)."""
-    if alpha == 1 and alpha is not True:  # (True is PyTorch's bool alpha: :func:`_alpha_operands` checks it)
-        if alpha.__class__ is not int:
-            _refuse_alpha_of_one(x, y, alpha)
+    if alpha.__class__ is int and alpha == 1:  # the common call: nothing to read or check
         return binary(_ADD, x, y)
-    return _in_sum_dtype(binary(_ADD, *_alpha_operands(x, y, alpha)), x, y)
+    return _alpha_sum("add", _ADD, x, y, alpha)
 
 
 def subtract(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
     """``x - y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x - alpha * y``).  A bool
     operand (a tensor or ``True``) is PyTorch's error: ``mask - 1`` is no arithmetic on masks."""
     refuse_bool_subtraction(x, y)
-    if alpha == 1 and alpha is not True:
-        if alpha.__class__ is not int:
-            _refuse_alpha_of_one(x, y, alpha)
+    if alpha.__class__ is int and alpha == 1:
         return binary(_SUB, x, y)
-    return _in_sum_dtype(binary(_SUB, *_alpha_operands(x, y, alpha)), x, y)
+    return _alpha_sum("sub", _SUB, x, y, alpha)
+
+
+def _alpha_sum(name: str, op: Any, x: Any, y: Any, alpha: Any) -> Tensor:
+    """``add``'s or ``sub``'s ``x + alpha * y`` with an ``alpha`` other than the int 1: read as PyTorch reads
+    its Scalar (:func:`~minigrad_ckpt.functional.arguments.number`: a tensor that requires grad is its
+    TypeError, where it was multiplied in -- or read as a number, its gradient lost -- before), then checked
+    against the sum's dtype (True is PyTorch's bool alpha: :func:`_alpha_operands` checks it)."""
+    alpha = number(name, "alpha", alpha)
+    if alpha == 1 and alpha is not True:
+        _refuse_alpha_of_one(x, y, alpha)
+        return binary(op, x, y)
+    return _in_sum_dtype(binary(op, *_alpha_operands(x, y, alpha)), x, y)
 
 
 def _in_sum_dtype(out: Tensor, x: Any, y: Any) -> Tensor:

@@ -29,6 +29,7 @@ from .arguments import (
     in_default_float,
     in_float32_if_half,
     is_half_tensor,
+    numbers,
     one_device,
     operand,
     refuse_complex,
@@ -242,6 +243,7 @@ def nan_to_num(x: Any, nan: float = 0.0, posinf: float | None = None, neginf: fl
     """``x`` with NaN replaced by ``nan`` and ±inf by ``posinf``/``neginf`` (by default the
     dtype's largest and lowest finite values), as NumPy's and PyTorch's ``nan_to_num``; the
     gradient is 1 where ``x`` was finite and 0 where it was replaced."""
+    nan, posinf, neginf = numbers("nan_to_num", "float", nan=nan, posinf=posinf, neginf=neginf)
     x = as_tensor(x)
     if x.dtype.kind not in "fc":
         return mf.clone(x)

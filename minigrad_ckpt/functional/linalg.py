@@ -29,7 +29,7 @@ from ..ops import matrix as _mx
 from ..tape import apply
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, broadcast_shapes, int_tuple, normalize_axis
+from .arguments import as_tensor, broadcast_shapes, int_tuple, normalize_axis, number
 from .complex_numbers import conj, real
 from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument
 from .math import astype, eye, matmul, moveaxis, not_equal, reshape, squeeze, swapaxes, tril, triu
@@ -386,6 +386,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False, *,  
     ``|x|``, but for the matrix 2, -2 and nuclear norms, which are of its
     (complex) singular value decomposition.  ``dtype`` casts ``x`` first (PyTorch's keyword).
     """
+    ord = number("linalg.norm", "ord", ord)  # noqa: A001
     x = as_tensor(x)
     matrix = (ord is not None and x.ndim == 2) if axis is None else len(int_tuple(axis)) == 2
     x = norm_input("linalg.matrix_norm" if matrix else "linalg.vector_norm", x, dtype)

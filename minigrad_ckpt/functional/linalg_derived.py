@@ -24,7 +24,7 @@ from . import linalg as _la
 from . import math as mf
 from . import products as _products
 from . import torch_idioms as ti
-from .arguments import as_tensor, normalize_axis, reduction_dims
+from .arguments import as_tensor, normalize_axis, number, reduction_dims
 from .complex_numbers import conj
 from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument
 from .indexing import take_along_axis_in_range
@@ -34,6 +34,7 @@ def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
                 dtype: Any = None) -> Tensor:
     """The ``ord``-norm of ``x`` over ``dim`` (all axes for None) as a vector: ``inf``, ``-inf``, 0 (a
     count) or any number ``p``, ``sum(|x|^p)^(1/p)``; ``dtype`` casts first (PyTorch's signature)."""
+    ord = number("linalg.vector_norm", "ord", ord)  # noqa: A001
     x = _la.norm_input("linalg.vector_norm", as_tensor(x), dtype)
     if x.dtype.kind == "c":
         x = mf.abs(x)
@@ -52,6 +53,7 @@ def matrix_norm(a: Any, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = F
                 dtype: Any = None) -> Tensor:
     """The ``ord`` norm of each matrix over the axis pair ``dim``: ``'fro'``, ``'nuc'``, 1, -1, 2, -2,
     ``inf``, ``-inf`` (``linalg.norm``'s matrix norms, PyTorch's signature)."""
+    ord = number("linalg.matrix_norm", "ord", ord)  # noqa: A001
     a = _la.norm_input("linalg.matrix_norm", as_tensor(a), dtype)
     if a.ndim < 2:
         raise InputMismatch(f"linalg.matrix_norm: expected a matrix or a stack of them, got shape {a.shape}")
@@ -130,6 +132,7 @@ def cond(a: Any, p: Any = None) -> Tensor:
     """The condition number ``||A||_p ||A^-1||_p``: for ``p`` None/2 (-2) the ratio of the largest
     to the smallest singular value (its inverse); for ``'fro'``, ``'nuc'``, ``inf``, ``-inf``, 1, -1
     through the inverse (square ``A``; inf where it is singular).  0 for an empty matrix, as PyTorch."""
+    p = number("linalg.cond", "p", p)
     a = as_tensor(a)
     if a.ndim < 2:
         raise InputMismatch(f"linalg.cond: expected a matrix or a stack of them, got shape {a.shape}")
@@ -523,4 +526,5 @@ def vander(x: Any, *, N: int | None = None) -> Tensor:  # noqa: N803
 def diagonal(A: Any, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: N803
     """The diagonals of the matrices (``torch.linalg.diagonal``): ``mg.diagonal`` with the last
     two dims as the default plane."""
+    offset = number("linalg.diagonal", "offset", offset, "int")
     return mf.diagonal(A, offset, dim1, dim2)

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from ..backend import host_numpy
 from ..tensor import Tensor, fresh_result
 from . import math as mf
-from .arguments import as_tensor, numpy_keywords, one_axis, refuse_bool, refuse_complex
+from .arguments import as_tensor, number, numpy_keywords, one_axis, refuse_bool, refuse_complex
 from .elementwise_compositions import lerp
 from .errors import DtypeNotImplemented, IndexOutOfBounds, InputMismatch, NeedsFloatingInput, RefusedArgument
 from .indexing import index_add, take_along_axis_in_range
@@ -645,6 +645,7 @@ def histc(input: Any, bins: int = 100, min: float = 0, max: float = 0) -> Tensor
     data's own range if they are equal, as PyTorch's kernel, not only both 0 as its documentation
     says; widened by 1 each way if it is one value), values outside
     ignored, as ``torch.histc``.  Counts in ``input``'s dtype; no gradient."""
+    bins, min, max = number("histc", "bins", bins, "int"), number("histc", "min", min), number("histc", "max", max)  # noqa: A001
     refuse_complex("histc", input)
     x = as_tensor(input)
     if x.dtype.kind != "f":

@@ -19,7 +19,7 @@ from ..tape import apply
 from ..tensor import Tensor, fresh_result
 from . import math as mf
 from . import namespace
-from .arguments import as_tensor, broadcast_shapes, one_axis, paired_axes
+from .arguments import as_tensor, broadcast_shapes, number, one_axis, paired_axes
 from .errors import IndexOutOfBounds, RefusedArgument, TooFewDims, WrongTensorKind
 from .indexing import index_add
 from .scatter import constant
@@ -120,6 +120,7 @@ def diag_embed(input: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
 
 def diagflat(input: Any, offset: int = 0) -> Tensor:  # noqa: A002
     """A 2-D matrix with ``input``, flattened, on its ``offset`` diagonal (``diagflat``)."""
+    offset = number("diagflat", "offset", offset, "int")
     x = as_tensor(input)
     return fresh_result(mf.diag(mf.ravel(x), offset), x)  # (a view of the square diag fills: a new tensor)
 

@@ -19,7 +19,15 @@ from ..tensor import Tensor
 from . import linalg
 from . import math as mf
 from . import torch_idioms as ti
-from .arguments import as_tensor, in_default_float, in_float32_if_half, normalize_axis, reduction_dims, refuse_complex
+from .arguments import (
+    as_tensor,
+    in_default_float,
+    in_float32_if_half,
+    normalize_axis,
+    number,
+    reduction_dims,
+    refuse_complex,
+)
 from .complex_numbers import conj, real
 from .errors import RefusedArgument, TooFewDims
 from .linalg_derived import vector_norm
@@ -189,6 +197,7 @@ def renorm(input: Any, p: float, dim: int, maxnorm: float) -> Tensor:  # noqa: A
     """Each slice along ``dim`` (the tensor with that index fixed) whose ``p``-norm exceeds
     ``maxnorm`` scaled down to norm ``maxnorm`` (``torch.renorm``; the scale is
     ``maxnorm / (norm + 1e-7)``, as PyTorch's); differentiable through the norm too."""
+    p, maxnorm = number("renorm", "p", p), number("renorm", "maxnorm", maxnorm)
     x = as_tensor(input)
     linalg.floating_only("linalg.vector_norm", x)  # PyTorch's renorm is its vector norm's
     if x.ndim < 2:  # (PyTorch's RuntimeError: a slice of a vector is a number)

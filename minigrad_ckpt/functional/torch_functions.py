@@ -28,7 +28,7 @@ from . import special as sp
 from . import special_extended as spx
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
-from .arguments import as_tensor, in_default_float, normalize_axis, numpy_keywords, one_device
+from .arguments import as_tensor, in_default_float, normalize_axis, number, numpy_keywords, one_device
 from .conversion import clone
 from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument, WrongTensorKind
 from .indexing import _index_array
@@ -95,6 +95,7 @@ def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,  # 
     """``torch.norm``'s routing: a number ``p`` (None: 2) is the vector norm over ``dim`` (every
     element for None); ``'fro'`` over at most two dims is the vector 2-norm; ``'nuc'`` (and
     ``'fro'`` over more dims) is the matrix norm over ``dim`` (all dims for None)."""
+    p = number("norm", "p", p)
     x = as_tensor(input)
     if dtype is None:
         ti.floating("norm", x)
@@ -111,6 +112,7 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,  #
     """``input == other``, or a finite ``|input - other| <= atol + rtol * |other|``: a bool
     constant (``torch.isclose``: equal infinities are close, NaNs only with ``equal_nan``; a tensor
     ``other`` of another dtype is its error, a number is taken in ``input``'s dtype)."""
+    rtol, atol = number("isclose", "rtol", rtol, "float"), number("isclose", "atol", atol, "float")
     x, y = one_device("isclose", as_tensor(input), other)
     if isinstance(y, Tensor) and y.dtype != x.dtype:  # PyTorch's check (a number takes x's dtype)
         raise RuntimeError(f"{tmeth.scalar_type_name(x.dtype)} did not match {tmeth.scalar_type_name(y.dtype)}")
@@ -208,6 +210,7 @@ _BLAS_REAL_DTYPES = ("float32", "float64")
 
 def _scaled_sum(name: str, input: Any, product: Tensor, beta: Any, alpha: Any,  # noqa: A002
                 skips: tuple[str, ...] = ()) -> Tensor:
+    beta, alpha = number(name, "beta", beta), number(name, "alpha", alpha)  # (PyTorch's Scalars: no tensor's grad)
     beta, alpha = (promotion.real_coefficient(name, v, input, product) for v in (beta, alpha))
     if product.dtype.kind in "iu":
         beta, alpha = (_integral_coefficient(name, w, v) for w, v in (("beta", beta), ("alpha", alpha)))
@@ -327,7 +330,9 @@ def _coefficient_in(name: str, value: Any, dtype: Any, x: Tensor) -> Any:
     """``addcmul``'s and ``addcdiv``'s ``value`` as PyTorch converts it to the dtype they compute in
     (the operands' common one, so ``value * tensor1`` is never rounded or wrapped in ``tensor1``'s
     own): a complex one beside real tensors by :func:`promotion.real_coefficient`, a float for an
-    integer sum truncated, as C's cast (``value=1.7`` scales integers by 1)."""
+    integer sum truncated, as C's cast (``value=1.7`` scales integers by 1).  A tensor is read as PyTorch
+    reads a Scalar (:func:`~.arguments.number`): one that requires grad is its TypeError."""
+    value = number(name, "value", value)
     kernel_dtype = host_numpy.float32 if dtype == host_numpy.float16 else dtype  # (PyTorch's half kernel: float)
     value = fill_scalar(name, promotion.real_coefficient(name, value, x), kernel_dtype)  # (out of range: an error)
     if dtype.kind in "iu" and isinstance(value, (float, host_numpy.floating)):
@@ -374,6 +379,7 @@ def logdet(input: Any) -> Tensor:  # noqa: A002
 
 def dist(input: Any, other: Any, p: float = 2) -> Tensor:  # noqa: A002
     """The ``p``-norm of ``input - other`` over every element (``torch.dist``)."""
+    p = number("dist", "p", p)
     diff = as_tensor(input) - other
     if diff.dtype.kind in "biu":  # PyTorch's own words (its linalg's say "linalg.vector_norm: ...")
         raise NeedsFloatingInput("norm(): input dtype should be either floating point or complex. Got "
