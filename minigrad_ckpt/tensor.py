@@ -101,8 +101,11 @@ class _HookHandle:
         self._fn = fn
 
     def remove(self) -> None:
-        if self._fn in self._hooks:
-            self._hooks.remove(self._fn)
+        hooks, fn = self._hooks, self._fn
+        if hooks and hooks[-1] is fn:  # the last registered (handles removed newest first, a `with`):
+            hooks.pop()  # no scan -- a scan each made removing 10^4 hooks take 2.5 s
+        elif fn in hooks:
+            hooks.remove(fn)
 
     def __enter__(self) -> _HookHandle:
         return self
@@ -136,6 +139,17 @@ def hook_rank(hook: Callable) -> int:
     return getattr(type(hook), "hook_rank", 0)
 
 
+def ranked_place(hooks: list, fn: Callable) -> int:
+    """Where ``fn`` goes among ``hooks`` (kept in :func:`hook_rank` order, each rank in registration
+    order): after the last hook of its rank or an earlier one.  Found from the end -- the hooks of a later
+    rank are a short tail (a ``retain_grad``, a pre-hook), if any -- so registering n hooks on one tensor
+    costs O(n) in all, not O(n^2) (10^4 hooks on one leaf took 16 s)."""
+    rank, i = hook_rank(fn), len(hooks)
+    while i and hook_rank(hooks[i - 1]) > rank:
+        i -= 1
+    return i
+
+
 class CountedHooks(list):
     """A list of hooks that keeps ``count[0]`` -- how many lists of its kind are not empty -- current
     (the first hook added, the last removed, cleared, or the list dying with hooks in it), so that
@@ -155,6 +169,12 @@ class CountedHooks(list):
         super().remove(fn)
         if not self:
             self.count[0] -= 1
+
+    def pop(self, i: int = -1) -> Callable:
+        fn = super().pop(i)
+        if not self:
+            self.count[0] -= 1
+        return fn
 
     def clear(self) -> None:
         if self:
@@ -178,8 +198,7 @@ class _PostHooks(CountedHooks):
 
     def place(self, fn: Callable) -> int:
         # by rank, as tensor hooks: an AccumulateGrad hook runs after every post-accumulate hook
-        rank = hook_rank(fn)
-        return next((i for i, h in enumerate(self) if hook_rank(h) > rank), len(self))
+        return ranked_place(self, fn)
 
 
 #: Called with a tensor just before an in-place write into its array (``None``, the usual
@@ -1271,8 +1290,7 @@ class Tensor:
             hooks = self._hooks
         # PyTorch runs retain_grad's hook after every other hook of the tensor, whenever each was
         # registered (.grad holds the gradient as the hooks left it), and the node's pre-hooks after both
-        rank = hook_rank(fn)
-        hooks.insert(next((i for i, h in enumerate(hooks) if hook_rank(h) > rank), len(hooks)), fn)
+        hooks.insert(ranked_place(hooks, fn), fn)
         return _HookHandle(hooks, fn)
 
     def retain_grad(self) -> None:
