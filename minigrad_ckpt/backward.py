@@ -849,6 +849,12 @@ def _leaf_edge_counts(roots: Sequence[Any]) -> dict[int, int]:
     return counts
 
 
+#: Held while a gradient goes into a leaf's ``.grad``: two threads' backward passes through one
+#: leaf (a shared parameter) accumulate both gradients, as PyTorch's ``AccumulateGrad`` (a mutex per
+#: leaf) -- NumPy lets go of the GIL inside a large ``+=``, and two sums into one array lost updates.
+_accumulating = threading.Lock()
+
+
 def _accumulate(t: Any, g: Any, create_graph: bool) -> None:
     """Add one backward's gradient ``g`` of leaf ``t`` into ``t.grad``.
 
@@ -856,14 +862,15 @@ def _accumulate(t: Any, g: Any, create_graph: bool) -> None:
     ``.grad`` tensor itself (its version bumped), so whoever holds it -- ``g = x.grad`` before a
     second backward, a gradient zeroed by ``zero_grad(set_to_none=False)`` -- sees the total; with
     ``create_graph`` the sum is a new tensor on the tape (the old one stays as it was)."""
-    if t._grad is None:
-        t._grad = _recorded_in_layout_of(t, g) if create_graph else Tensor._wrap(_in_layout_of(t._data, g), None,
-                                                                                   t._device)
-    elif create_graph:
-        t._grad = t._grad + g
-    else:
-        with no_grad():
-            t._grad.add_(Tensor._wrap(g, None, t._device))
+    with _accumulating:
+        if t._grad is None:
+            t._grad = (_recorded_in_layout_of(t, g) if create_graph
+                       else Tensor._wrap(_in_layout_of(t._data, g), None, t._device))
+        elif create_graph:
+            t._grad = t._grad + g
+        else:
+            with no_grad():
+                t._grad.add_(Tensor._wrap(g, None, t._device))
 
 
 def _in_layout_of(leaf: Any, g: Any) -> Any:
