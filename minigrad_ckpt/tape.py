@@ -33,6 +33,7 @@ segment replays the recorded ops to fill it in just before backward needs it.
 from __future__ import annotations
 
 import operator
+import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -46,7 +47,8 @@ from .tensor import CountedHooks, Tensor, _HookHandle, _HookHandles, _seq, share
 
 __all__ = ["Node", "NodePreHook", "AccumulateGradPreHook", "apply", "apply_move", "on_one_device", "device_mismatch",
            "FREED", "DROPPED",
-           "walk", "watch_versions", "PackedSaved", "SavedTensor", "saved_hooks"]
+           "walk", "watch_versions", "PackedSaved", "SavedTensor", "saved_hooks", "push_saved_hooks",
+           "pop_saved_hooks", "this_threads_saved_hooks"]
 
 
 class _Marker:
@@ -71,9 +73,47 @@ DROPPED = _Marker("DROPPED")
 #: so the node's backward sends none (PyTorch's undefined gradient); the hooks after it see None.
 UNDEFINED = _Marker("UNDEFINED")
 
-#: PyTorch's saved-tensor hooks (``mg.autograd.graph.saved_tensors_hooks``): the active
-#: ``(pack_hook, unpack_hook)`` pairs, innermost last; only the innermost one applies, as in PyTorch.
-saved_hooks: list[tuple[Any, Any]] = []
+#: PyTorch's saved-tensor hooks (``mg.autograd.graph.saved_tensors_hooks``), per thread as PyTorch's: the
+#: active ``(thread, pack_hook, unpack_hook)`` of every thread, innermost last; only a thread's innermost
+#: pair applies, to the ops that thread records (:func:`this_threads_saved_hooks`).  One tuple for all
+#: threads, replaced whole (under a lock) as blocks open and close: recording reads one global, empty
+#: where no thread has hooks -- a thread-local read per op would cost every op.
+saved_hooks: tuple = ()
+_saved_hooks_lock = threading.Lock()
+_this_thread = threading.local()
+
+
+def _thread_key() -> Any:
+    """An object of this thread's own, alive as long as something holds it (an id could be reused)."""
+    key = getattr(_this_thread, "key", None)
+    if key is None:
+        key = _this_thread.key = object()
+    return key
+
+
+def push_saved_hooks(pack_hook: Any, unpack_hook: Any) -> None:
+    """Make ``(pack_hook, unpack_hook)`` this thread's innermost saved-tensor hooks."""
+    global saved_hooks
+    with _saved_hooks_lock:
+        saved_hooks = (*saved_hooks, (_thread_key(), pack_hook, unpack_hook))
+
+
+def pop_saved_hooks() -> None:
+    """Take this thread's innermost saved-tensor hooks off (the block that pushed them closes)."""
+    global saved_hooks
+    key = _thread_key()
+    with _saved_hooks_lock:
+        i = max(i for i, entry in enumerate(saved_hooks) if entry[0] is key)
+        saved_hooks = saved_hooks[:i] + saved_hooks[i + 1:]
+
+
+def this_threads_saved_hooks() -> tuple[Any, Any] | None:
+    """``(pack_hook, unpack_hook)``, this thread's innermost saved-tensor hooks, or None."""
+    key = getattr(_this_thread, "key", None)
+    for entry in reversed(saved_hooks):
+        if entry[0] is key:
+            return entry[1], entry[2]
+    return None
 
 
 def _packed(pack_hook: Any, t: Tensor) -> Any:
@@ -718,9 +758,9 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, t: Any, xp: A
     recorder = _grad_state.recorder if _recorders.active else None
     if recorder is not None:
         recorder.record(node, args, arrays, out, t)  # an active checkpoint segment or profiler (t: the output)
-    elif saved_hooks:  # (not inside a checkpoint segment, which replays instead)
+    elif saved_hooks and (hooks := this_threads_saved_hooks()):  # (not in a checkpoint segment: it replays)
         device = next(a._device for a in args if isinstance(a, Tensor))
-        node.saved = PackedSaved.packing(saved, *saved_hooks[-1], device)
+        node.saved = PackedSaved.packing(saved, *hooks, device)
         if _ledger.enabled:  # what the hooks packed is theirs; the tape holds what they left as it is
             _hold_on_the_ledger(node, saved_arrays(node))
     elif _ledger.enabled:

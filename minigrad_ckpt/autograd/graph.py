@@ -20,6 +20,7 @@ of ``t``'s value then, after an in-place write has moved ``t`` on too.
 
 from __future__ import annotations
 
+import threading
 from abc import ABCMeta, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
@@ -31,8 +32,15 @@ from ..tensor import Tensor, _HookHandles
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "increment_version",
            "register_multi_grad_hook", "Node", "GradientEdge", "get_gradient_edge"]
 
-#: error messages of the active disable_saved_tensors_hooks blocks (innermost last)
-_disabled: list[str] = []
+class _Disabled(threading.local):
+    """This thread's error messages of its active disable_saved_tensors_hooks blocks (innermost last):
+    per thread, as PyTorch's."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+
+_disabled = _Disabled()
 
 
 class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
@@ -44,12 +52,12 @@ class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
         self.unpack_hook = unpack_hook
 
     def __enter__(self) -> None:
-        if _disabled:
-            raise RuntimeError(_disabled[-1])
-        tape.saved_hooks.append((self.pack_hook, self.unpack_hook))
+        if _disabled.messages:
+            raise RuntimeError(_disabled.messages[-1])
+        tape.push_saved_hooks(self.pack_hook, self.unpack_hook)
 
     def __exit__(self, *args: Any) -> None:
-        tape.saved_hooks.pop()
+        tape.pop_saved_hooks()
 
 
 class save_on_cpu(saved_tensors_hooks):  # noqa: N801 (PyTorch's name)
@@ -76,12 +84,12 @@ class disable_saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
         self.error_message = error_message
 
     def __enter__(self) -> None:
-        if tape.saved_hooks:
+        if tape.this_threads_saved_hooks():
             raise RuntimeError(self.error_message)
-        _disabled.append(self.error_message)
+        _disabled.messages.append(self.error_message)
 
     def __exit__(self, *args: Any) -> None:
-        _disabled.pop()
+        _disabled.messages.pop()
 
     def __call__(self, fn: Any) -> Any:
         def wrapped(*args: Any, **kwargs: Any) -> Any:
