@@ -27,7 +27,9 @@ naming it; ``timeout`` bounds the wait for one batch.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.queues
 import os
+import pickle
 import queue
 import random as _pyrandom
 import time
@@ -121,12 +123,16 @@ class _KeyErrorMessage(str):
 
 
 class _Failure:
-    """A worker's exception, carried to the main process as its type and formatted traceback."""
+    """A worker's exception, carried to the main process as its type and formatted traceback.
 
-    def __init__(self, worker_id: int, exc: BaseException) -> None:
-        self.exc_type = type(exc)
-        self.message = (f"Caught {type(exc).__name__} in DataLoader worker process {worker_id}.\n"
-                        f"Original {traceback.format_exc()}")
+    ``where`` names the process (PyTorch's words: ``"DataLoader worker process 1"``) and ``note`` is
+    added after the traceback.  An exception whose class does not pickle (one defined inside a
+    function) comes back as a RuntimeError with its message: the class could not travel."""
+
+    def __init__(self, worker_id: int | None, exc: BaseException, where: str | None = None, note: str = "") -> None:
+        self.exc_type = type(exc) if _pickles(type(exc)) else RuntimeError
+        where = where or f"DataLoader worker process {worker_id}"
+        self.message = f"Caught {type(exc).__name__} in {where}.\nOriginal {traceback.format_exc()}{note}"
 
     def reraise(self) -> None:
         # a KeyError's str() is the repr of its argument: PyTorch's KeyErrorMessage keeps the worker's
@@ -137,6 +143,49 @@ class _Failure:
         except Exception:  # an exception type that takes other arguments
             exc = RuntimeError(self.message)
         raise exc
+
+
+def _pickles(cls: type) -> bool:
+    """Whether a class pickles (by its name: a class defined inside a function does not)."""
+    try:
+        pickle.dumps(cls)
+    except Exception:
+        return False
+    return True
+
+
+_UNSENT_NOTE = {
+    "result": ("\nThe batch does not pickle, and a worker's batch reaches the main process pickled: let the dataset "
+               "and the collate_fn return picklable objects (no lambdas, open files, locks, or instances of classes "
+               "defined inside a function)."),
+    "task": ("\nThe sampler's item for this batch does not pickle, and a worker gets its batch's indices pickled: "
+             "let the sampler yield picklable keys."),
+}
+
+
+class _NoticingQueue(multiprocessing.queues.Queue):  # type: ignore[misc]
+    """A queue that reports a batch it cannot send instead of dropping it.
+
+    A multiprocessing queue pickles in a background thread, after ``put`` returned: an item that does not
+    pickle (a lambda a ``collate_fn`` returned, a sampler's key holding a lock) was printed and dropped,
+    and the main process waited for that batch forever (PyTorch's loader does).  Here the batch's place
+    in the results (``results``; this queue itself where it carries them) gets the pickling error, which
+    the loader raises at that batch, and the epoch goes on.  Items are ``(serial, index, ...)`` tuples:
+    a worker's task or a worker's result."""
+
+    def __init__(self, kind: str, ctx: Any, results: Any = None) -> None:
+        super().__init__(ctx=ctx)
+        self._kind, self._results = kind, results
+
+    def _on_queue_feeder_error(self, e: Exception, obj: Any) -> None:
+        kind = getattr(self, "_kind", None)  # (a copy unpickled in a spawned worker has the stock state)
+        if kind is None or not (isinstance(obj, tuple) and len(obj) == 4):
+            super()._on_queue_feeder_error(e, obj)  # (not a batch: printed, as the stock queue does)
+            return
+        info = _worker_info
+        where = "the DataLoader's main process" if kind == "task" or info is None else None
+        failure = _Failure(None if info is None else info.id, e, where, _UNSENT_NOTE[kind])
+        (self._results or self).put((obj[0], obj[1], None, failure))
 
 
 class FailedBatch:
@@ -161,11 +210,19 @@ def _worker_loop(fetch: Callable[[Any], Any], index_q: Any, result_q: Any, worke
     _random.manual_seed(seed)
     host_numpy.random.seed(numpy_seed_state((seed - worker_id) & _random._MASK64, worker_id))
     try:
-        if init_fn is not None:
-            init_fn(worker_id)
-    except Exception as exc:
-        result_q.put((None, -1, None, _Failure(worker_id, exc)))
-        return
+        try:
+            if init_fn is not None:
+                init_fn(worker_id)
+        except Exception as exc:
+            result_q.put((None, -1, None, _Failure(worker_id, exc)))
+            return
+        _serve(fetch, index_q, result_q, worker_id, parent)
+    except KeyboardInterrupt:  # Ctrl-C reaches the whole process group: the main process has its own
+        pass  # (PyTorch's workers leave quietly too; a traceback from each worker was noise)
+
+
+def _serve(fetch: Callable[[Any], Any], index_q: Any, result_q: Any, worker_id: int, parent: int) -> None:
+    """A worker's loop: make each batch asked for, until told to stop or the main process is gone."""
     while True:
         try:
             task = index_q.get(timeout=1.0)
@@ -183,6 +240,29 @@ def _worker_loop(fetch: Callable[[Any], Any], index_q: Any, result_q: Any, worke
             result_q.put((serial, index, None, _Failure(worker_id, exc)))
 
 
+class _SamplerAhead:
+    """An epoch's ``has(i)`` asked ahead of the batch handed out (the workers' prefetch), keeping the
+    sampler's error for its turn: raised once the batches the sampler gave before it are handed out,
+    where ``num_workers=0`` (PyTorch's too) raises it -- raised at once, it ended the epoch at its first
+    ``next()`` and the batches already drawn were lost."""
+
+    def __init__(self, batches: Any) -> None:
+        self.batches, self.error = batches, None
+
+    def has(self, i: int) -> bool:
+        if self.error is not None:
+            return False
+        try:
+            return self.batches.has(i)
+        except Exception as exc:
+            self.error = exc
+            return False
+
+    def raise_error(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+
 class WorkerPool:
     """``num_workers`` processes that turn index lists into batches (see the module docstring)."""
 
@@ -192,8 +272,8 @@ class WorkerPool:
         ctx = _context(context)
         self.timeout = timeout
         self.in_flight = prefetch_factor * num_workers
-        self.result_q = ctx.Queue()
-        self.index_qs = [ctx.Queue() for _ in range(num_workers)]
+        self.result_q = _NoticingQueue("result", ctx)
+        self.index_qs = [_NoticingQueue("task", ctx, self.result_q) for _ in range(num_workers)]
         self.workers = []
         for i in range(num_workers):
             p = ctx.Process(target=_worker_loop, name=f"dataloader-worker-{i}", daemon=True,
@@ -213,7 +293,8 @@ class WorkerPool:
         serial, nw = self.serial, len(self.index_qs)
         sent = batches.position
         ready: dict[int, tuple[Any, _Failure | None]] = {}
-        while sent - batches.position < self.in_flight and batches.has(sent):
+        more = _SamplerAhead(batches)
+        while sent - batches.position < self.in_flight and more.has(sent):
             self.index_qs[sent % nw].put((serial, sent, batches.batch(sent), batch_seed(base_seed, sent)))
             sent += 1
         while batches.position < sent:
@@ -226,10 +307,11 @@ class WorkerPool:
                     ready[index] = (data, failure)
             data, failure = ready.pop(want)
             batches.position += 1  # (a batch that failed uses its place, as in PyTorch)
-            if batches.has(sent):
+            if more.has(sent):
                 self.index_qs[sent % nw].put((serial, sent, batches.batch(sent), batch_seed(base_seed, sent)))
                 sent += 1
             yield data if failure is None else FailedBatch(failure)
+        more.raise_error()
 
     def run_iterable(self, base_seed: int) -> Iterator[Any]:
         """An IterableDataset's batches as PyTorch's workers give them: each worker iterates its own copy

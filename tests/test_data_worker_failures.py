@@ -1,0 +1,181 @@
+"""utils.data: what goes wrong in or around a DataLoader's worker processes is an error at its batch,
+never a hang, and the batches that were fine still come (PyTorch 2.13's loader as the reference;
+where it hangs -- a batch that does not pickle -- ours raises).
+
+Every test starts processes, so each runs under a deadline: a hang is a failure, not a stuck suite.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+
+import pytest
+from timeouts import deadline
+
+from minigrad_ckpt.utils.data import DataLoader, Dataset, IterableDataset, get_worker_info
+
+
+def _outcomes(iterator, most=20):
+    """What each ``next()`` gave: the batch as a list, ``(type name, message)`` for an error, ``"stop"``."""
+    out = []
+    for _ in range(most):
+        try:
+            batch = next(iterator)
+        except StopIteration:
+            return [*out, "stop"]
+        except Exception as exc:
+            out.append((type(exc).__name__, str(exc)))
+        else:
+            out.append(batch.tolist() if hasattr(batch, "tolist") else batch)
+    return out
+
+
+def _unpicklable_at_one(batch):
+    """A collate_fn whose batch 1 cannot be sent back: a lambda does not pickle."""
+    if batch == [1]:
+        return lambda: batch
+    return batch
+
+
+class _Numbers(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return i
+
+
+def _raise_local_exception(i):
+    class ReaderError(Exception):  # a class of a function's own: pickle cannot find it by name
+        pass
+
+    raise ReaderError(f"record {i} is damaged")
+
+
+class _DamagedAtTwo(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        if i == 2:
+            _raise_local_exception(i)
+        return i
+
+
+class _Stream(IterableDataset):
+    """Worker ``w`` yields ``10 w, 10 w + 1, 10 w + 2``; worker 0's second sample does not pickle."""
+
+    def __iter__(self):
+        w = get_worker_info().id
+        for k in range(3):
+            yield (lambda k=k: k) if (w, k) == (0, 1) else 10 * w + k
+
+
+@pytest.mark.parametrize("persistent", [False, True])
+def test_a_batch_that_does_not_pickle_is_an_error_at_its_place_not_a_hang(persistent):
+    # the stock queue pickles in a background thread after put() returned: it printed the error and
+    # dropped the batch, and the main process waited for it forever (PyTorch's does)
+    with deadline(30, "a DataLoader whose batch does not pickle"):
+        loader = DataLoader(_Numbers(), batch_size=1, num_workers=2, collate_fn=_unpicklable_at_one,
+                            persistent_workers=persistent, timeout=20)
+        for _ in range(2):  # (a persistent pool goes on serving the next epoch)
+            out = _outcomes(iter(loader))
+            assert out[0] == [0] and out[2:] == [[2], [3], "stop"]
+            kind, message = out[1]
+            assert "DataLoader worker process 1" in message and "pickle" in message and "timed out" not in message
+
+
+def test_an_exception_of_a_local_class_is_raised_with_its_message_not_a_hang():
+    with deadline(30, "a DataLoader whose worker raised an exception that does not pickle"):
+        out = _outcomes(iter(DataLoader(_DamagedAtTwo(), batch_size=None, num_workers=2, timeout=20)))
+    assert out[:2] == [0, 1] and out[3:] == [3, "stop"]
+    kind, message = out[2]
+    assert kind == "RuntimeError" and "timed out" not in message
+    assert "ReaderError" in message and "record 2 is damaged" in message and "worker process 0" in message
+
+
+def test_an_iterable_datasets_sample_that_does_not_pickle_is_an_error_not_a_hang():
+    with deadline(30, "an IterableDataset whose sample does not pickle"):
+        out = _outcomes(iter(DataLoader(_Stream(), batch_size=None, num_workers=2, timeout=20)))
+    # (taken from the workers in turn; worker 0's iterator goes on after the sample that did not pickle)
+    assert out[:2] == [0, 10] and out[3:] == [11, 2, 12, "stop"]
+    assert "pickle" in out[2][1] and "worker process 0" in out[2][1]
+
+
+class _KeyedBy(Dataset):
+    """Samples keyed by ``(i, anything)`` (a sampler's own keys): the sample is ``i``."""
+
+    def __getitem__(self, key):
+        return key[0]
+
+
+class _KeysWithALambdaAtOne:
+    def __len__(self):
+        return 4
+
+    def __iter__(self):
+        return iter([(0, None), (1, lambda: 1), (2, None), (3, None)])
+
+
+def test_a_samplers_key_that_does_not_pickle_is_an_error_at_its_batch_not_a_hang():
+    # the main process sends a batch's keys to its worker pickled: the same dropped item, the same wait
+    with deadline(30, "a DataLoader whose sampler's key does not pickle"):
+        loader = DataLoader(_KeyedBy(), batch_size=None, sampler=_KeysWithALambdaAtOne(), num_workers=2, timeout=20)
+        out = _outcomes(iter(loader))
+    assert out[0] == 0 and out[2:] == [2, 3, "stop"]
+    assert "main process" in out[1][1] and "sampler" in out[1][1] and "timed out" not in out[1][1]
+
+
+class _Plenty(Dataset):
+    def __len__(self):
+        return 400
+
+    def __getitem__(self, i):
+        time.sleep(0.001)
+        return i
+
+
+def test_ctrl_c_in_a_worker_ends_it_quietly_and_the_loop_is_told(capfd):
+    # Ctrl-C reaches every process of the terminal's group: PyTorch's workers leave quietly (the main
+    # process has its own KeyboardInterrupt); each of ours printed a traceback
+    with deadline(30, "a DataLoader whose worker got SIGINT"):
+        before = set(multiprocessing.active_children())
+        it = iter(DataLoader(_Plenty(), batch_size=1, num_workers=2))
+        next(it)
+        worker = next(p for p in multiprocessing.active_children() if p not in before)
+        os.kill(worker.pid, signal.SIGINT)
+        with pytest.raises(RuntimeError, match="exited unexpectedly"):
+            for _ in it:
+                pass
+    err = capfd.readouterr().err
+    assert "KeyboardInterrupt" not in err and "Traceback" not in err
+
+
+class _SamplerFailingAt:
+    """Yields ``0..n-1`` and raises at ``n`` (a sampler reading a damaged index file)."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n + 2
+
+    def __iter__(self):
+        yield from range(self.n)
+        raise IndexError("index file is damaged")
+
+
+@pytest.mark.parametrize("workers", [0, 1, 2])
+def test_a_samplers_error_comes_after_the_batches_it_gave(workers):
+    # the workers' loader asks the sampler ahead (prefetch): its error ended the epoch at the first
+    # next(), and the batches the sampler had given were lost -- num_workers=0 hands them out first,
+    # PyTorch's too (its workers' loader raises at iter() or out of order, dropping or keeping batches)
+    with deadline(30, "a DataLoader whose sampler raised"):
+        loader = DataLoader(list(range(10)), batch_size=None, sampler=_SamplerFailingAt(5), num_workers=workers)
+        assert _outcomes(iter(loader)) == [0, 1, 2, 3, 4, ("IndexError", "index file is damaged"), "stop"]
+        loader = DataLoader(list(range(10)), batch_size=2, sampler=_SamplerFailingAt(5), num_workers=workers)
+        # (the batch sampler loses the [4] it was gathering when the sampler raised, as PyTorch's)
+        assert _outcomes(iter(loader)) == [[0, 1], [2, 3], ("IndexError", "index file is damaged"), "stop"]
