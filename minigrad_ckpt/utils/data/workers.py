@@ -32,6 +32,7 @@ import os
 import pickle
 import queue
 import random as _pyrandom
+import signal
 import time
 import traceback
 from collections import deque
@@ -177,9 +178,17 @@ class _NoticingQueue(multiprocessing.queues.Queue):  # type: ignore[misc]
         super().__init__(ctx=ctx)
         self._kind, self._results = kind, results
 
+    def __getstate__(self) -> tuple[Any, str]:  # (a spawned worker gets the queue pickled: keep its kind)
+        return super().__getstate__(), self._kind
+
+    def __setstate__(self, state: tuple[Any, str]) -> None:
+        base, self._kind = state
+        super().__setstate__(base)
+        self._results = None  # (a worker puts on the results queue only: it is its own)
+
     def _on_queue_feeder_error(self, e: Exception, obj: Any) -> None:
-        kind = getattr(self, "_kind", None)  # (a copy unpickled in a spawned worker has the stock state)
-        if kind is None or not (isinstance(obj, tuple) and len(obj) == 4):
+        kind = self._kind
+        if not (isinstance(obj, tuple) and len(obj) == 4):
             super()._on_queue_feeder_error(e, obj)  # (not a batch: printed, as the stock queue does)
             return
         info = _worker_info
@@ -203,31 +212,34 @@ class FailedBatch:
 
 
 def _worker_loop(fetch: Callable[[Any], Any], index_q: Any, result_q: Any, worker_id: int, num_workers: int,
-                 seed: int, dataset: Any, init_fn: Callable[[int], None] | None, parent: int) -> None:
+                 seed: int, dataset: Any, init_fn: Callable[[int], None] | None, main: tuple[int, bool]) -> None:
+    """A worker process, serving until told to stop or the main process is gone: ``main`` is its pid,
+    and whether it is the worker's parent (see :func:`_is_alive`)."""
     global _worker_info
+    # Ctrl-C reaches the terminal's whole process group: the main process decides (its KeyboardInterrupt
+    # ends the loop, which stops the workers; a loop that catches it goes on with its workers). Each
+    # worker raising its own printed a traceback, and left the loop without its batches.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
     _pyrandom.seed(seed)
     _random.manual_seed(seed)
     host_numpy.random.seed(numpy_seed_state((seed - worker_id) & _random._MASK64, worker_id))
     try:
-        try:
-            if init_fn is not None:
-                init_fn(worker_id)
-        except Exception as exc:
-            result_q.put((None, -1, None, _Failure(worker_id, exc)))
-            return
-        _serve(fetch, index_q, result_q, worker_id, parent)
-    except KeyboardInterrupt:  # Ctrl-C reaches the whole process group: the main process has its own
-        pass  # (PyTorch's workers leave quietly too; a traceback from each worker was noise)
+        if init_fn is not None:
+            init_fn(worker_id)
+    except Exception as exc:
+        result_q.put((None, -1, None, _Failure(worker_id, exc)))
+        return
+    _serve(fetch, index_q, result_q, worker_id, main)
 
 
-def _serve(fetch: Callable[[Any], Any], index_q: Any, result_q: Any, worker_id: int, parent: int) -> None:
+def _serve(fetch: Callable[[Any], Any], index_q: Any, result_q: Any, worker_id: int, main: tuple[int, bool]) -> None:
     """A worker's loop: make each batch asked for, until told to stop or the main process is gone."""
     while True:
         try:
             task = index_q.get(timeout=1.0)
         except queue.Empty:
-            if os.getppid() != parent:  # the main process is gone: nobody will read our batches
+            if not _is_alive(*main):  # nobody will read our batches
                 return
             continue
         if task is None:
@@ -263,6 +275,23 @@ class _SamplerAhead:
             raise self.error
 
 
+def _is_alive(main: int, is_parent: bool) -> bool:
+    """Whether the main process (pid ``main``) still runs.  A worker it started (``fork``, ``spawn``) is
+    its child, and an orphan's parent changes.  A ``forkserver`` worker is the fork server's child, and
+    the fork server outlives the main process while a worker lives (each holds the pipe whose end would
+    end it): the main process's pid is asked about -- with the parent's compared, every such worker
+    left after a second's wait for a batch, and once the main process was killed none ever left."""
+    if is_parent:
+        return os.getppid() == main
+    try:
+        os.kill(main, 0)  # (signal 0: only whether the process exists)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, as another user's (its pid reused: the main process is gone)
+        return False
+    return True
+
+
 class WorkerPool:
     """``num_workers`` processes that turn index lists into batches (see the module docstring)."""
 
@@ -275,10 +304,11 @@ class WorkerPool:
         self.result_q = _NoticingQueue("result", ctx)
         self.index_qs = [_NoticingQueue("task", ctx, self.result_q) for _ in range(num_workers)]
         self.workers = []
+        main = (os.getpid(), ctx.get_start_method() != "forkserver")
         for i in range(num_workers):
             p = ctx.Process(target=_worker_loop, name=f"dataloader-worker-{i}", daemon=True,
                             args=(fetch, self.index_qs[i], self.result_q, i, num_workers,
-                                  (base_seed + i) & _random._MASK64, dataset, worker_init_fn, os.getpid()))
+                                  (base_seed + i) & _random._MASK64, dataset, worker_init_fn, main))
             p.start()
             self.workers.append(p)
         self.serial = 0
