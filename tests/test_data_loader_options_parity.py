@@ -66,6 +66,34 @@ def test_multiprocessing_context_is_checked_and_kept_as_a_context():
     assert DataLoader(DATA).multiprocessing_context is None
 
 
+def test_multiprocessing_context_is_checked_when_set_after_construction():
+    # torch: the attribute is a property whose setter checks as the constructor does and keeps a name as
+    # its context; before, any value was taken -- 'bogus' failed at iter() with multiprocessing's own
+    # error, and on a loader without workers the context was silently unused
+    loader = DataLoader(DATA, num_workers=1)
+    loader.multiprocessing_context = "spawn"
+    assert loader.multiprocessing_context.get_start_method() == "spawn"
+    with pytest.raises(ValueError, match="should specify a valid start method"):
+        loader.multiprocessing_context = "bogus"
+    with pytest.raises(TypeError, match="valid context object or a string"):
+        loader.multiprocessing_context = 3
+    assert loader.multiprocessing_context.get_start_method() == "spawn"  # (a refused value changes nothing)
+    loader.multiprocessing_context = None
+    assert loader.multiprocessing_context is None
+    with pytest.raises(ValueError, match="multiprocessing_context can only be used with multi-process loading"):
+        DataLoader(DATA).multiprocessing_context = "fork"
+
+
+@pytest.mark.parametrize("value", [2.5, 2.0, "2"])
+def test_a_prefetch_factor_that_is_not_an_int_is_a_type_error(value):
+    # torch: TypeError ('float' object cannot be interpreted as an integer) -- a kind of value, not a
+    # wrong number (before: ValueError, where num_workers=1.0 was already a TypeError)
+    with pytest.raises(TypeError, match="prefetch_factor must be an int"):
+        DataLoader(DATA, num_workers=1, prefetch_factor=value)
+    with pytest.raises(ValueError, match="prefetch_factor must be a positive int"):
+        DataLoader(DATA, num_workers=1, prefetch_factor=-1)
+
+
 def test_a_float_number_of_workers_is_a_type_error():
     # torch: TypeError("'float' object cannot be interpreted as an integer"); a negative int a ValueError
     with pytest.raises(TypeError, match="num_workers must be an int"):

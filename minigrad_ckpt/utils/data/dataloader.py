@@ -526,6 +526,18 @@ class DataLoader:
         super().__setattr__(name, value)
 
     @property
+    def multiprocessing_context(self) -> Any:
+        """How worker processes start: a ``multiprocessing`` context, or None (``fork`` where the platform
+        has it).  Checked when set, as PyTorch's: a start method's name becomes its context; set without
+        workers, or to an unknown start method, it is refused (it was taken, and failed at ``iter()`` or
+        was silently unused)."""
+        return self.__dict__.get("_multiprocessing_context")
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, context: Any) -> None:
+        self._multiprocessing_context = _worker_context(context, self.num_workers)
+
+    @property
     def _fetch(self) -> _Fetcher:
         """How a sampler item becomes a batch, with the ``collate_fn`` set now (PyTorch's loader reads it
         at each ``iter()``, so setting it after construction takes effect)."""
@@ -959,7 +971,9 @@ def _check_worker_options(num_workers: Any, timeout: Any, prefetch_factor: Any, 
         raise ValueError(f"DataLoader: timeout must be a number of seconds >= 0, got {timeout!r}")
     if num_workers == 0 and prefetch_factor is not None:
         raise ValueError("DataLoader: prefetch_factor is for worker processes; it needs num_workers > 0")
-    if prefetch_factor is not None and (not _is_int(prefetch_factor) or prefetch_factor < 1):
+    if prefetch_factor is not None and not _is_int(prefetch_factor):  # (PyTorch's TypeError, at iter())
+        raise TypeError(f"DataLoader: prefetch_factor must be an int, got {prefetch_factor!r}")
+    if prefetch_factor is not None and prefetch_factor < 1:
         raise ValueError(f"DataLoader: prefetch_factor must be a positive int, got {prefetch_factor!r}")
     if num_workers == 0 and persistent:
         raise ValueError("DataLoader: persistent_workers=True needs num_workers > 0")
