@@ -21,7 +21,10 @@ resume exactly).
 
 Nothing hangs: a worker's exception is raised again in the main process with
 the worker's traceback; a worker that dies (killed, out of memory) is an error
-naming it; ``timeout`` bounds the wait for one batch.
+naming it; a batch that does not pickle is an error at its place
+(:class:`_NoticingQueue`); ``timeout`` bounds the wait for one batch.  A worker
+ignores Ctrl-C (the main process's ``KeyboardInterrupt`` ends the loop, which
+stops the workers) and ends by itself once the main process is gone.
 """
 
 from __future__ import annotations
