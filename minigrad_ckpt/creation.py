@@ -170,6 +170,13 @@ def fill_number(name: str, fill_value: Any) -> Any:
     return to_host(fill_value._data)[()]
 
 
+def _numbers(name: str, kind: str = "Number", **values: Any) -> Any:
+    """:func:`~minigrad_ckpt.functional.arguments.numbers` (imported here, where a tensor is given:
+    functional imports this module)."""
+    from .functional.arguments import numbers
+    return numbers(name, kind, **values)
+
+
 def _fill_dtype(fill_value: Any) -> Any:
     """PyTorch's dtype for ``full``'s fill value, by its kind alone: a bool's ``bool``, any integer's
     ``int64`` (a NumPy ``int32`` or a 0-d ``int8`` tensor too), a complex number's the default complex
@@ -195,6 +202,8 @@ def arange(start: Any = None, stop: Any = None, step: Any = 1, dtype: Any = None
         start = 0
     if stop is None:
         start, stop = 0, start
+    if isinstance(start, Tensor) or isinstance(stop, Tensor) or isinstance(step, Tensor):
+        start, stop, step = _numbers("arange", start=start, end=stop, step=step)
     if dtype is None:  # by kind, as PyTorch's: np.float32(2.5) and a 0-d float tensor are floats too
         is_float = any(_number_kind(v) == "f" for v in (start, stop, step))
         dtype = _default_dtype[0] if is_float else host_numpy.dtype("int64")
@@ -267,6 +276,10 @@ def _spaced(name: str, ends: tuple[Any, Any], dtype: Any) -> tuple[tuple[Any, An
     """The endpoints of ``linspace``/``logspace`` as numbers (0-d tensors read), and the dtype:
     complex endpoints make the default float's complex type, and a real dtype refuses them
     (PyTorch's rule; a cast would drop their imaginary parts)."""
+    for param, v in zip(("start", "end"), ends):
+        if isinstance(v, Tensor) and v.ndim:  # (one that requires grad is read: its Tensor overloads take it)
+            raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {param} with "
+                               f"{v.ndim} dimension(s).")
     ends = tuple(v.item() if isinstance(v, Tensor) else v for v in ends)
     is_complex = any(isinstance(v, (complex, host_numpy.complexfloating)) for v in ends)
     if dtype is None:
@@ -429,6 +442,8 @@ def _check_random_bounds(low: int, high: int, dt: Any) -> None:
 def randperm(n: int, dtype: Any = "int64", device: Any = None, *,
              generator: _random.Generator | None = None, requires_grad: bool = False) -> Tensor:
     """A random permutation of ``0..n-1`` from the engine generator (one key per call)."""
+    if isinstance(n, Tensor):
+        n = _numbers("randperm", "SymInt", n=n)
     if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool) or n < 0:
         raise ValueError(f"randperm: n must be a non-negative int, got {n!r}")
     dev = get_device(device)
@@ -471,6 +486,8 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the exponent
     (``torch.logspace``)."""
     steps = int_argument("logspace", "steps", 3, steps)
+    if isinstance(base, Tensor):
+        base = _numbers("logspace", "float", base=base)
     dev = get_device(device)
     (start, end), dt = _spaced("logspace", (start, end), dtype)
     if dt.kind == "c":
@@ -544,6 +561,8 @@ def _in_scalar_type(v: Any, dt: Any) -> Any:
 
 def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A 0-d tensor holding ``s``, of the default float dtype unless given (``torch.scalar_tensor``)."""
+    if isinstance(s, Tensor):
+        s = _numbers("scalar_tensor", s=s)
     return Tensor._from_data(float(s) if dtype is None else s, dtype=_dtype_or_default(dtype), device=device,
                   requires_grad=requires_grad)
 

@@ -248,8 +248,10 @@ def number(name: str, param: str, value: Any, kind: str = "Number") -> Any:
     ``alpha``, ``eps``, ``negative_slope``, ``p``, a ``diagonal`` offset, ...), read as PyTorch's
     argument parser reads it.  A number passes through untouched (one test: the common call pays
     nothing more).  A tensor is read as its number only where PyTorch reads it so -- one of zero
-    dims that does not require grad (an ``int`` parameter: one integer element, of any dims) --
-    and is otherwise PyTorch's ``TypeError``: read as a number, a tensor that requires grad
+    dims that does not require grad (an ``int`` parameter: an integer one; a ``SymInt`` -- PyTorch's
+    type of a size-like int: ``triu``'s ``diagonal``, ``kthvalue``'s ``k``, a ``groups`` -- an
+    integer tensor of one element, of any dims) -- and is otherwise PyTorch's ``TypeError``:
+    read as a number, a tensor that requires grad
     would lose its gradient silently (``F.leaky_relu(x, w)`` did), or be differentiated through
     where PyTorch refuses (``x.add(y, alpha=w)``)."""
     if not isinstance(value, Tensor):
@@ -274,13 +276,15 @@ def _tensor_number(name: str, param: str, value: Tensor, kind: str) -> Any:
 
 def check_tensor_number(name: str, param: str, value: Tensor, kind: str = "Number") -> None:
     """PyTorch's refusal of ``value``, a tensor, for a parameter typed as a number (``kind``: ``Number``,
-    ``float`` or ``int``), as its argument parser refuses it: a ``TypeError`` unless it has zero dims
-    and does not require grad (an ``int``: unless it is an integer tensor of one element)."""
-    if kind == "int":
-        if value._data.dtype.kind not in "iu" or value._data.size != 1:
+    ``float``, ``int`` or ``SymInt``), as its argument parser refuses it: a ``TypeError`` unless it has
+    zero dims and does not require grad (an ``int``: unless it is a 0-d integer tensor; a ``SymInt``:
+    unless it is an integer tensor of one element -- the parser reads ``numel() == 1`` there)."""
+    if kind in ("int", "SymInt"):
+        data = value._data
+        if data.dtype.kind not in "iu" or data.size != 1 or (kind == "int" and data.ndim):
+            which = "a 0-d integer tensor" if kind == "int" else "an integer tensor of one element"
             raise TypeError(f"{name}(): argument '{param}' must be int, not Tensor (a tensor of dtype "
-                            f"{value._data.dtype} and shape {tuple(value.shape)}: only an integer tensor of one "
-                            f"element reads as an int)")
+                            f"{data.dtype} and shape {tuple(value.shape)}: only {which} reads as an int)")
         return
     if value._data.ndim != 0:
         raise TypeError(f"{name}(): argument '{param}' must be {kind}, not Tensor (a tensor of shape "

@@ -58,7 +58,7 @@ def trace(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
 
 def tril(x: Any, k: int = 0) -> Tensor:
     """Zero above the ``k``-th diagonal of the last two axes."""
-    k = number("tril", "diagonal", k, "int")
+    k = number("tril", "diagonal", k, "SymInt")
     x = as_tensor(x)
     if x.ndim < 2:
         raise TooFewDims(f"tril: needs at least 2 dimensions, got shape {x.shape}")
@@ -67,7 +67,7 @@ def tril(x: Any, k: int = 0) -> Tensor:
 
 def triu(x: Any, k: int = 0) -> Tensor:
     """Zero below the ``k``-th diagonal of the last two axes."""
-    k = number("triu", "diagonal", k, "int")
+    k = number("triu", "diagonal", k, "SymInt")
     x = as_tensor(x)
     if x.ndim < 2:
         raise TooFewDims(f"triu: needs at least 2 dimensions, got shape {x.shape}")

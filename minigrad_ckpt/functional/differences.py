@@ -15,7 +15,7 @@ from typing import Any
 from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, in_default_float, in_float32_if_half, one_axis, operand
+from .arguments import as_tensor, in_default_float, in_float32_if_half, number, one_axis, operand
 from .errors import RefusedArgument, TooFewDims, WrongTensorKind
 from .scatter import constant, host
 
@@ -136,7 +136,10 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1, spaci
     a list.  PyTorch's (``spacing=``/``dim=``): always a tuple, one tensor per dim."""
     x = in_default_float(f)  # integers in the default float dtype, as torch.gradient (NumPy: float64)
     torch_spelling = spacing is not _UNSET or dim is not _UNSET
-    axes_given = axis if dim is _UNSET else dim
+    axes_given = axis if dim is _UNSET else number("gradient", "dim", dim, "int")
+    edge_order = number("gradient", "edge_order", edge_order, "int")
+    if isinstance(spacing, Tensor):  # PyTorch's Scalar (a list holds coordinates, a tensor per dim)
+        spacing = number("gradient", "spacing", spacing)
     if x.ndim == 0:
         raise ValueError("gradient: needs at least one dim, got a 0-d tensor")
     if axes_given is None:
@@ -176,6 +179,7 @@ def _integrand(name: str, y: Any, x: Any, dx: Any, axis: Any, dim: Any) -> tuple
     if isinstance(y, Tensor) and y.dtype.kind == "b":  # (PyTorch's RuntimeError; NumPy's answer is a count)
         raise WrongTensorKind(f"{name}: received a bool input for `y`, but bool is not supported")
     ys = in_default_float(y)  # integers in the default float dtype, as PyTorch's (NumPy: float64)
+    dx = number(name, "dx", dx)
     if x is not None and dx is not None:
         raise TypeError(f"{name}: pass either x or dx, not both")
     ax = _axis(name, ys, axis, dim)

@@ -22,7 +22,7 @@ from ..backend import as_dtype, get_default_dtype, get_device, host_numpy
 from ..ops import fft as _fft
 from ..tape import apply
 from ..tensor import Tensor
-from .arguments import as_tensor, normalize_axis, one_axis
+from .arguments import as_tensor, normalize_axis, number, one_axis
 from .complex_numbers import conj
 from .errors import RealInputRequired, SpectralArgumentError
 from .math import astype, clone, getitem, pad, roll
@@ -314,6 +314,7 @@ def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
     """The sample frequencies of :func:`fft`'s outputs for ``n`` samples ``d`` apart
     (a constant, in the default float dtype unless ``dtype`` is given; a leaf that
     requires grad with ``requires_grad=True``): ``[0, 1, ..., -(n // 2), ..., -1] / (n * d)``."""
+    n, d = number("fftfreq", "n", n, "int"), number("fftfreq", "d", d, "float")
     n = _count("fftfreq", n)
     steps = host_numpy.arange(n)
     steps[(n + 1) // 2:] -= n
@@ -323,6 +324,7 @@ def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
 def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
     """The sample frequencies of :func:`rfft`'s outputs (the ``n // 2 + 1`` non-negative ones)."""
+    n, d = number("rfftfreq", "n", n, "int"), number("rfftfreq", "d", d, "float")
     n = _count("rfftfreq", n)
     return _frequencies("rfftfreq", host_numpy.arange(n // 2 + 1), n, d, dtype, device, requires_grad)
 

@@ -24,6 +24,7 @@ import builtins
 from typing import Any, NamedTuple
 
 from ..backend import as_dtype, host_numpy, scalar_type_name
+from ..grad_mode import is_grad_enabled
 from ..ops import linalg_failure as _failure
 from ..ops import matrix as _mx
 from ..tape import apply
@@ -521,11 +522,22 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, atol: Any = None
     if rcond is not None and rtol is not None:
         raise ValueError("linalg.pinv: give rcond or rtol, not both")
     tol = rcond if rcond is not None else rtol
+    if isinstance(atol, Tensor) or isinstance(tol, Tensor):
+        _refuse_differentiable_tolerance(atol, tol)
     if per_matrix(atol) or per_matrix(tol):
         return _pinv_per_matrix(a, atol, tol, bool(hermitian))
     tol = (_default_rtol(a) if atol is None else 0.0) if tol is None else float(tol)
     op = _mx.Pinv(rcond=tol, atol=0.0 if atol is None else float(atol), hermitian=bool(hermitian))
     return _factored("linalg.svd", a, _failure.non_finite, _failure.svd_not_converged, op, a)
+
+
+def _refuse_differentiable_tolerance(atol: Any, rtol: Any) -> None:
+    """PyTorch's refusal of a tolerance tensor that requires grad, where gradients are recorded: ``pinv``
+    is not differentiable in it (read as a number, its gradient was lost silently)."""
+    for name, t in (("atol", atol), ("rtol", rtol)):
+        if isinstance(t, Tensor) and t.requires_grad and is_grad_enabled():
+            raise RuntimeError(f"The function 'linalg_pinv' is not differentiable with respect to argument "
+                               f"'{name}'. This input cannot have requires_grad True.")
 
 
 def per_matrix(tolerance: Any) -> bool:
@@ -548,6 +560,7 @@ def _pinv_per_matrix(a: Tensor, atol: Any, rtol: Any, hermitian: bool) -> Tensor
 
 def matrix_power(a: Any, n: int) -> Tensor:
     """``a`` multiplied by itself ``n`` times (the identity for 0, powers of the inverse below 0)."""
+    n = number("matrix_power", "n", n, "int")
     a = _matrices("matrix_power", a, square=True)
     if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool):
         raise TypeError(f"linalg.matrix_power: the exponent must be an int, got {n!r}")
@@ -591,6 +604,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
     ``residuals``, ``rank`` and ``singular_values`` are filled, as PyTorch's: the others are
     empty; the solution is the same minimum-norm one (LAPACK's drivers differ in method).
     """
+    rcond = number("linalg_lstsq", "rcond", rcond, "float")
     if driver is not None and driver not in _LSTSQ_DRIVER_FIELDS:
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     a = as_tensor(a)

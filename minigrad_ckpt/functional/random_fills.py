@@ -19,6 +19,8 @@ from .. import creation
 from .. import random as _random
 from ..backend import cpp_type_name, host_numpy, scalar_type_name
 from ..tensor import Tensor
+from .arguments import number, numbers
+from .elementwise_compositions import zero_link
 from .errors import ComplexNotImplemented, DtypeNotImplemented
 
 
@@ -51,6 +53,7 @@ def _uniform01(x: Tensor, generator: _random.Generator | None) -> Tensor:
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
             generator: _random.Generator | None = None) -> Tensor:
     """Fill with samples of N(mean, std^2) (a complex tensor: PyTorch's complex normal)."""
+    mean, std = numbers("normal_", "float", mean=mean, std=std)
     _require_float(self, "normal_")
     creation.check_normal_std(std)
     z = creation.randn(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
@@ -65,6 +68,7 @@ def uniform_(self: Tensor, *args: float, generator: _random.Generator | None = N
     if len(args) > 2 or set(bounds) - set(names) or any(n in bounds for n in names[:len(args)]):
         raise TypeError(f"uniform_(from=0, to=1, *, generator=None): got {args} and {sorted(bounds)}")
     low, high = (*args, *(bounds.get(n, d) for n, d in zip(names[len(args):], (0.0, 1.0)[len(args):])))
+    low, high = numbers("uniform_", "float", **{"from": low, "to": high})
     if self.dtype.kind == "f":
         _check_uniform_bounds(low, high, self.dtype)
     if low > high:
@@ -107,12 +111,15 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: _random.Generator | Non
         if not bool(prob.device.xp.scalar(inside.all())):
             raise RuntimeError("bernoulli_ expects every p of the tensor to be in [0, 1] (PyTorch's "
                                "'Expected p_in >= 0 && p_in <= 1 to be true')")
-    below = _uniform01(self, generator) < (prob.detach() if isinstance(prob, Tensor) else prob)
-    return self.copy_(below.to(self.dtype))
+    below = (_uniform01(self, generator) < (prob.detach() if isinstance(prob, Tensor) else prob)).to(self.dtype)
+    if isinstance(prob, Tensor) and prob.requires_grad and self.dtype.kind == "f":
+        below = below + zero_link(prob, self.dtype)  # PyTorch's p, a tensor, is differentiated: gradient 0
+    return self.copy_(below)
 
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator: _random.Generator | None = None) -> Tensor:
     """Fill with samples of the exponential law of rate ``lambd``: ``-log(1 - u) / lambd``."""
+    lambd = number("exponential_", "lambd", lambd, "float")
     _require_real(self, "exponential_")
     _require_float(self, "exponential_")
     if not lambd > 0:
@@ -122,6 +129,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: _random.Generat
 
 def geometric_(self: Tensor, p: float, *, generator: _random.Generator | None = None) -> Tensor:
     """Fill with the number of Bernoulli(``p``) trials up to the first success (1, 2, ...)."""
+    p = number("geometric_", "p", p, "float")
     _require_real(self, "geometric_")
     if self.dtype.kind == "b":  # (every draw is True: PyTorch has no such kernel)
         raise DtypeNotImplemented("geometric_ is not implemented for a bool tensor (PyTorch's \"geometric_cpu\" "
@@ -135,6 +143,7 @@ def geometric_(self: Tensor, p: float, *, generator: _random.Generator | None = 
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
                 generator: _random.Generator | None = None) -> Tensor:
     """Fill with ``exp(N(mean, std^2))``."""
+    mean, std = numbers("log_normal_", "float", mean=mean, std=std)
     _require_real(self, "log_normal_")
     _require_float(self, "log_normal_")
     if not std > 0:
@@ -146,6 +155,7 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
             generator: _random.Generator | None = None) -> Tensor:
     """Fill with samples of the Cauchy law: ``median + sigma * tan(pi * (u - 1/2))``."""
+    median, sigma = numbers("cauchy_", "float", median=median, sigma=sigma)
     _require_real(self, "cauchy_")
     _require_float(self, "cauchy_")
     if not sigma > 0:

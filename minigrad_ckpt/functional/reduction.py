@@ -15,7 +15,7 @@ from ..ops import comparison as _cmp
 from ..ops import reduction as _red
 from ..tape import apply
 from ..tensor import Tensor
-from .arguments import as_tensor, check_nonempty, in_default_float, normalize_axis, one_axis, refuse_complex
+from .arguments import as_tensor, check_nonempty, in_default_float, normalize_axis, number, one_axis, refuse_complex
 from .conversion import astype
 
 __all__ = ["sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "cumsum", "argmax", "argmin", "cumprod"]
@@ -105,7 +105,9 @@ def prod(x: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None,
 
 def _ddof(name: str, ddof: Any) -> int | float:
     """``ddof`` as the op keeps it: an int stays an int, a real number (``1.3``) stays real --
-    NumPy and PyTorch divide by ``N - ddof`` for any real ``ddof``."""
+    NumPy and PyTorch divide by ``N - ddof`` for any real ``ddof``.  A 0-d tensor is its number
+    (PyTorch's ``correction``, a Scalar: :func:`~.arguments.number`)."""
+    ddof = number(name, "correction", ddof)
     if isinstance(ddof, bool) or not isinstance(ddof, (int, float, host_numpy.integer, host_numpy.floating)):
         raise TypeError(f"{name}: ddof must be a number, got {ddof!r}")
     return int(ddof) if float(ddof).is_integer() else float(ddof)

@@ -30,7 +30,7 @@ from ..backend import ValueOverflow, checked_int, host_numpy
 from ..tape import watch_versions
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, broadcast_shapes, one_device, operand
+from .arguments import as_tensor, broadcast_shapes, number, one_device, operand
 from .complex_numbers import real
 from .errors import (
     BoolMaskRequired,
@@ -377,6 +377,7 @@ def index_add_along(input: Any, dim: int, index: Any, source: Any, *, alpha: Any
     along ``dim`` (``source`` is ``input``'s shape with ``len(index)`` rows there); repeated
     indices accumulate.  (``mg.index_add`` is this; ``mg.functional.index_add`` is the
     adjoint of indexing, ``index_add(shape, index, values)``.)"""
+    alpha = number("index_add", "alpha", alpha)
     x = as_tensor(input)
     tgt, d = _along("index_add", x, dim, index)
     s = _matching_source("index_add", x, source, tgt, d)

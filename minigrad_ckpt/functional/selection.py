@@ -79,6 +79,7 @@ def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False) -> Values
     is on the CPU the one PyTorch's CPU kernel picks (see :func:`_kth_index_as_pytorch`), on
     another device the stable sort's first (nothing is read back to choose; PyTorch's CUDA kernel
     picks by another algorithm again)."""
+    k = number("kthvalue", "k", k, "SymInt")
     refuse_complex("kthvalue", input)
     x0 = as_tensor(input)
     if x0.ndim:  # (a 0-d tensor is its own k-th value, of any dtype: PyTorch answers before its kernel)

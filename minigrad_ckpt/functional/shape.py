@@ -245,7 +245,9 @@ def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
 
 
 def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Tensor]:
-    """Split into pieces along ``axis`` (NumPy's ``split``: a count or split points)."""
+    """Split into pieces along ``axis`` (NumPy's ``split``: a count or split points; a 0-d integer
+    tensor is its count, as NumPy reads a 0-d array)."""
+    indices_or_sections = as_index(indices_or_sections)
     x = as_tensor(x)
     ax = one_axis(axis, x.ndim)
     n = x.shape[ax]

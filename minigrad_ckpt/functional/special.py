@@ -19,7 +19,7 @@ from ..ops import special as _sp
 from ..tape import apply
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, binary, in_default_float, in_default_float_pair
+from .arguments import as_tensor, binary, in_default_float, in_default_float_pair, number
 
 _GAMMALN, _DIGAMMA, _GAMMA = _sp.Gammaln(), _sp.Digamma(), _sp.Gamma()
 _ERFC, _ERFINV, _ERFCINV, _LOGIT = _sp.Erfc(), _sp.Erfinv(), _sp.Erfcinv(), _sp.Logit()
@@ -58,6 +58,7 @@ psi = digamma
 def polygamma(n: int, x: Any) -> Tensor:
     """``psi^(n)(x)``, the n-th derivative of digamma (``n = 0``: digamma); for ``n >= 1``
     defined for ``x > 0`` (+-inf at 0, NaN below)."""
+    n = number("polygamma", "n", n, "int")
     if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool) or n < 0:
         raise TypeError(f"special.polygamma: n must be a non-negative int, got {n!r}")
     if n == 0:
@@ -92,6 +93,7 @@ def erfcinv(z: Any) -> Tensor:
 def logit(p: Any, eps: float | None = None) -> Tensor:
     """``log(p / (1 - p))`` on ``[0, 1]`` (``-+inf`` at 0 and 1, NaN outside); PyTorch's ``eps``
     clamps ``p`` to ``[eps, 1 - eps]`` first (the gradient is 0 where it clamps)."""
+    eps = number("logit", "eps", eps, "float")
     _real_only("logit", p)
     p = in_default_float(p)
     # a negative eps clamps nothing, as PyTorch's (which then answers as without eps)

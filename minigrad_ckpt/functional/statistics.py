@@ -142,7 +142,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     correction=1, fweights, aweights)`` means the same.  0-d for one variable."""
     x = _observations(m, y, rowvar)
     if correction is not _UNSET:
-        ddof = correction
+        ddof = number("cov", "correction", correction, "int")
     if ddof is None:
         ddof = 0 if bias else 1
     w = None

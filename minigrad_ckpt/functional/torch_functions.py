@@ -592,7 +592,7 @@ def pinverse(input: Any, rcond: float = 1e-15) -> Tensor:
     """PyTorch's ``torch.pinverse``: the pseudo-inverse, singular values below ``rcond`` times the
     largest taken as zero (``rcond`` 1e-15 by default, where ``linalg.pinv``'s tolerance grows
     with the size)."""
-    return la.pinv(input, rcond)
+    return la.pinv(input, number("pinverse", "rcond", rcond, "float"))
 
 
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:

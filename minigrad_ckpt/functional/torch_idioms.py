@@ -324,6 +324,9 @@ def split_sizes(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[T
         raise TooFewDims("split expects at least a 1-dimensional tensor")
     d = _one_dim("split", x, dim)
     n = x.shape[d]
+    if isinstance(split_size_or_sections, Tensor) and split_size_or_sections.numel() == 1:
+        # PyTorch's Tensor.split reads int(split_size) first, as Python does: any one-element tensor
+        split_size_or_sections = int(split_size_or_sections.item())
     split_size_or_sections = as_index(split_size_or_sections)
     if isinstance(split_size_or_sections, (int, host_numpy.integer)):
         size = int(split_size_or_sections)

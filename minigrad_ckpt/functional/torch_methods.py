@@ -40,7 +40,16 @@ from . import math as mf
 from . import selection as sel
 from . import statistics as stats
 from . import torch_idioms as ti
-from .arguments import as_index, as_tensor, int_tuple, normalize_axis, numpy_keywords, one_axis, refuse_complex
+from .arguments import (
+    as_index,
+    as_tensor,
+    int_tuple,
+    normalize_axis,
+    number,
+    numpy_keywords,
+    one_axis,
+    refuse_complex,
+)
 from .errors import DtypeNotImplemented, IndexRefused, InputMismatch, WrongTensorKind
 from .products import one_product_dtype, same_batches
 from .promotion import result_type
@@ -80,8 +89,7 @@ def fill_diagonal_method(self: Tensor, fill_value: Any, wrap: bool = False) -> T
     step = sum(math.prod(shape[k + 1:]) for k in range(len(shape)))  # one more along every dim
     end = size if wrap and len(shape) == 2 else min(size, shape[-1] * step)
     flat = host_numpy.arange(0, end, step)
-    if isinstance(fill_value, Tensor):  # PyTorch's Scalar argument: a one-element tensor's value, in x's dtype
-        fill_value = fill_value.reshape(()).to(self.dtype)
+    fill_value = number("fill_diagonal_", "fill_value", fill_value)
     self[tuple(as_tensor(i) for i in host_numpy.unravel_index(flat, shape))] = fill_value
     return self
 

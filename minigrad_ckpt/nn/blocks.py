@@ -12,7 +12,7 @@ from ..creation import ones, zeros
 from ..functional.arguments import as_tensor
 from ..tensor import Tensor
 from . import functional as F
-from .conv import _check_groups, _check_padding_mode, _checked_padding, _ConvTransposeNd, _PlainConvNd
+from .conv import _check_groups, _check_padding_mode, _checked_padding, _ConvTransposeNd, _PlainConvNd, size_entry
 from .function_layer import FunctionLayer
 from .module import Module, Parameter, _empty
 from .normalization import _batches_tracked_default
@@ -214,7 +214,8 @@ class ConvTranspose1d(_ConvTransposeNd):
 
 
 def _triple(v: Any) -> tuple[int, int, int]:
-    return (int(v),) * 3 if isinstance(v, int) else tuple(int(a) for a in v)  # type: ignore[return-value]
+    v = size_entry(v, "Conv3d")
+    return (int(v),) * 3 if isinstance(v, int) else tuple(int(size_entry(a, "Conv3d")) for a in v)  # type: ignore[return-value]
 
 
 class Conv3d(_PlainConvNd):
@@ -226,7 +227,7 @@ class Conv3d(_PlainConvNd):
                  dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        _check_groups("Conv3d", in_channels, out_channels, groups)
+        groups = _check_groups("Conv3d", in_channels, out_channels, groups)
         self.padding_mode = _check_padding_mode("Conv3d", padding_mode)
         self.output_padding = (0, 0, 0)  # PyTorch's attribute of a plain convolution
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from ..functional.arguments import as_tensor
+from ..functional.arguments import as_tensor, number
 from ..functional.errors import InputMismatch
 from ..tensor import Tensor
 from . import functional as F
@@ -25,16 +25,29 @@ __all__ = [
 ]
 
 
+def size_entry(v: Any, layer: str = "conv") -> Any:
+    """A layer's size argument (``kernel_size``, ``stride``, ...) or its entry: a tensor as PyTorch's
+    convolution reads one -- an integer tensor of one element is its int; a float one, or one that
+    requires grad, is its TypeError (``int()`` of it truncated ``1.5`` and dropped a gradient)."""
+    return number(layer, "kernel_size, stride, padding or dilation", v, "SymInt") if isinstance(v, Tensor) else v
+
+
 def _pair(v: Any) -> tuple[int, int]:
-    return (int(v), int(v)) if isinstance(v, int) else (int(v[0]), int(v[1]))
+    v = size_entry(v, "Conv2d")
+    if isinstance(v, int):
+        return (int(v), int(v))
+    return int(size_entry(v[0], "Conv2d")), int(size_entry(v[1 if len(v) > 1 else 0], "Conv2d"))
 
 
-def _check_groups(layer: str, in_channels: int, out_channels: int, groups: int) -> None:
+def _check_groups(layer: str, in_channels: int, out_channels: int, groups: int) -> int:
+    """``groups``, checked against the channels, as an int (a tensor read as PyTorch's ``SymInt``)."""
+    groups = number(layer, "groups", groups, "SymInt")
     if int(groups) < 1:
         raise ValueError(f"{layer}: groups must be a positive integer, got {groups}")
     if in_channels % groups or out_channels % groups:
         raise ValueError(f"{layer}: groups={groups} must divide in_channels={in_channels} "
                          f"and out_channels={out_channels}")
+    return groups
 
 
 PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -148,7 +161,7 @@ class Conv2d(_PlainConvNd):
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        _check_groups("Conv2d", in_channels, out_channels, groups)
+        groups = _check_groups("Conv2d", in_channels, out_channels, groups)
         self.padding_mode = _check_padding_mode("Conv2d", padding_mode)
         self.output_padding = (0,) * 2  # PyTorch's attribute of a plain convolution
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
@@ -163,7 +176,7 @@ class Conv2d(_PlainConvNd):
 
 
 def _single(v: Any) -> int:
-    return int(v[0]) if isinstance(v, (tuple, list)) else int(v)
+    return int(size_entry(v[0] if isinstance(v, (tuple, list)) else v, "Conv1d"))
 
 
 class Conv1d(_PlainConvNd):
@@ -177,7 +190,7 @@ class Conv1d(_PlainConvNd):
         super().__init__()
         self.padding_mode = _check_padding_mode("Conv1d", padding_mode)
         self.output_padding = (0,) * 1  # PyTorch's attribute of a plain convolution
-        _check_groups("Conv1d", in_channels, out_channels, groups)
+        groups = _check_groups("Conv1d", in_channels, out_channels, groups)
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
         # one-element tuples, as PyTorch's Conv1d keeps them (conv.kernel_size[0] is how programs read them)
         self.kernel_size, self.stride = (_single(kernel_size),), (_single(stride),)
@@ -210,7 +223,7 @@ class _ConvTransposeNd(_ConvNd):
         if padding_mode != "zeros":
             raise ValueError(f"{name}: only padding_mode='zeros' is supported, got {padding_mode!r}")
         self.padding_mode = padding_mode  # PyTorch's attribute
-        _check_groups(name, in_channels, out_channels, groups)
+        groups = _check_groups(name, in_channels, out_channels, groups)
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
         self.kernel_size = _ntuple(kernel_size, n, "kernel_size", name)
         self.stride, self.padding = _ntuple(stride, n, "stride", name), _ntuple(padding, n, "padding", name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..functional.arguments import number
 from ..tensor import Tensor
 from . import functional as F
 from .function_layer import FunctionLayer
@@ -44,7 +45,7 @@ class PixelShuffle(FunctionLayer):
     options = ("upscale_factor",)
 
     def __init__(self, upscale_factor: Any) -> None:
-        super().__init__(upscale_factor=int(upscale_factor))
+        super().__init__(upscale_factor=int(number("PixelShuffle", "upscale_factor", upscale_factor, "int")))
 
 
 class PixelUnshuffle(FunctionLayer):
@@ -54,7 +55,7 @@ class PixelUnshuffle(FunctionLayer):
     options = ("downscale_factor",)
 
     def __init__(self, downscale_factor: Any) -> None:
-        super().__init__(downscale_factor=int(downscale_factor))
+        super().__init__(downscale_factor=int(number("PixelUnshuffle", "downscale_factor", downscale_factor, "int")))
 
 
 class ChannelShuffle(FunctionLayer):
@@ -64,4 +65,4 @@ class ChannelShuffle(FunctionLayer):
     options = ("groups",)
 
     def __init__(self, groups: int) -> None:
-        super().__init__(groups=int(groups))
+        super().__init__(groups=int(number("ChannelShuffle", "groups", groups, "SymInt")))

@@ -3,6 +3,7 @@ identities in eval mode."""
 
 from __future__ import annotations
 
+from ..functional.arguments import number
 from . import functional as F
 from .function_layer import FunctionLayer
 
@@ -19,6 +20,7 @@ class _Dropout(FunctionLayer):
     shown = ("p",)
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        p = number(type(self).__name__, "p", p, "float")  # (float() read a tensor's value, its gradient lost)
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"{type(self).__name__}: p must be in [0, 1], got {p}")
         super().__init__(p=float(p), inplace=bool(inplace))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..creation import ones, zeros
-from ..functional.arguments import as_tensor
+from ..functional.arguments import as_tensor, number
 from ..functional.errors import InputMismatch
 from ..grad_mode import no_grad
 from ..tensor import Tensor
@@ -26,7 +26,7 @@ class LayerNorm(Module):
                  bias: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-        self.normalized_shape, self.eps = shape, float(eps)
+        self.normalized_shape, self.eps = shape, float(number(type(self).__name__, "eps", eps, "float"))
         self.elementwise_affine = elementwise_affine  # PyTorch's attribute
         self.weight = Parameter(ones(*shape, dtype=dtype, device=device)) if elementwise_affine else None
         self.bias = (Parameter(zeros(*shape, dtype=dtype, device=device))
@@ -56,7 +56,8 @@ class _BatchNorm(Module):
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
                  dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()
-        self.num_features, self.eps, self.momentum = int(num_features), float(eps), momentum
+        self.num_features, self.momentum = int(num_features), momentum
+        self.eps = float(number(type(self).__name__, "eps", eps, "float"))
         self.affine, self.track_running_stats = affine, track_running_stats
         self.weight = Parameter(ones(num_features, dtype=dtype, device=device)) if affine else None
         # PyTorch's keyword-only ``bias=False``: an affine scale without a shift
@@ -149,6 +150,7 @@ class GroupNorm(Module):
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
                  device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()
+        num_groups = number("GroupNorm", "num_groups", num_groups, "int")
         if num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels={num_channels} must be divisible by num_groups={num_groups}")
         self.num_groups, self.num_channels, self.eps, self.affine = int(num_groups), int(num_channels), eps, affine

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from ..functional.arguments import number
 from . import functional as F
 from .function_layer import FunctionLayer
 
@@ -51,7 +52,7 @@ class _Pad(FunctionLayer):
 
 class _ConstantPad(_Pad):
     def __init__(self, padding: Any, value: float) -> None:
-        super().__init__(padding, float(value))
+        super().__init__(padding, float(number(type(self).__name__, "value", value, "float")))
 
     def extra_repr(self) -> str:
         return f"padding={self.padding}, value={self.value}"

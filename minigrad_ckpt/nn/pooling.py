@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..functional.arguments import as_tensor
+from ..tensor import Tensor
 from . import functional as F
 from .function_layer import FunctionLayer
 from .functional.conv import _ntuple
@@ -148,6 +150,13 @@ class _LPPool(FunctionLayer):
 
     def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> None:
         super().__init__(norm_type=norm_type, kernel_size=kernel_size, stride=stride, ceil_mode=ceil_mode)
+
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
+        # PyTorch's layer hands its function float(norm_type): a tensor's value, never differentiated (the
+        # function itself differentiates a tensor norm_type, as PyTorch's F.lp_pool* does)
+        norm = self.norm_type
+        return type(self).fn(as_tensor(input), float(norm) if isinstance(norm, Tensor) else norm, self.kernel_size,
+                             self.stride, self.ceil_mode)
 
 
 class LPPool1d(_LPPool):

@@ -6,14 +6,15 @@ from typing import Any
 
 from ..backend import host_numpy
 from ..creation import get_default_dtype
+from ..functional.arguments import number
 from ..tensor import Tensor
 
 
 def zeros_state(p: Tensor, fill: float = 0.0) -> Tensor:
     """A state tensor like ``p`` (same shape, dtype, device), filled with ``fill``."""
     arr = p.device.xp.zeros_like(p._data)
-    if isinstance(fill, Tensor):  # a tensor lr (Rprop's first step sizes): its value, as torch.full_like takes it
-        fill = fill.item()
+    if isinstance(fill, Tensor):  # a tensor lr (Rprop's first step sizes): read as torch.full_like reads it
+        fill = number("full_like", "fill_value", fill)
     if fill:
         arr += fill
     return Tensor.constant(arr, p.device)

@@ -41,7 +41,7 @@ class Adadelta(Optimizer):
         return {"step": 0, "square_avg": zeros_state(p), "acc_delta": zeros_state(p)}
 
     def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
-        xp, rho, eps = p.device.xp, group["rho"], group["eps"]
+        xp, rho, eps = p.device.xp, group["rho"], as_number(group["eps"])  # (NumPy takes no Tensor eps)
         square_avg, acc_delta = state["square_avg"], state["acc_delta"]
         square_avg.mul_(rho).add_((1 - rho) * g * g)  # in place under no_grad: restamped
         std = xp.sqrt(square_avg._data + eps)

@@ -51,5 +51,5 @@ class Adagrad(Optimizer):
         clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
         state["sum"].add_(g * g)  # in place under no_grad: each update restamps the version
         std = p.device.xp.sqrt(state["sum"]._data)
-        std += group["eps"]
+        std += as_number(group["eps"])  # (a tensor eps as its number: NumPy takes no Tensor)
         p.sub_(as_number(clr) * (g / std))  # (a tensor lr as its number: see Adam)

@@ -41,6 +41,6 @@ class Adamax(Optimizer):
         # tensor would round a 0-d parameter's update, NumPy scalars, to float32; see update_moments)
         exp_avg.add_(as_number(1 - b1) * (g - m))
         exp_inf.mul_(b2)
-        exp_inf.copy_(xp.maximum(u, xp.abs(g) + group["eps"]))
+        exp_inf.copy_(xp.maximum(u, xp.abs(g) + as_number(group["eps"])))  # (NumPy takes no Tensor eps)
         clr = group["lr"] / (1 - b1 ** state["step"])
         p.sub_(as_number(clr) * (m / u))  # (a tensor lr as its number: see Adam)

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import host_numpy, to_host
+from ..functional.arguments import number
 from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
-from ._common import as_number
 from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -252,7 +252,8 @@ class LBFGS(Optimizer):
             memory.direction(g, state["n_iter"] == 1, group["history_size"], state.get("al"))
             memory.prev_loss = loss
             memory.prev_grad = g.copy()
-            lr = as_number(group["lr"])  # a tensor lr (PyTorch takes one) as its value: t scales arrays
+            # a tensor lr as its value (t scales arrays), read as PyTorch's step reads it (its add_'s alpha)
+            lr = number("LBFGS", "lr", group["lr"])
             t = memory.first_step(g, lr) if state["n_iter"] == 1 else lr
             gtd = _number(g.dot(memory.d))
             if gtd > -group["tolerance_change"]:

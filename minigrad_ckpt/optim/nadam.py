@@ -57,6 +57,6 @@ class NAdam(Optimizer):
         m, v = update_moments(state, g, b1, b2)
         # tensor betas or lr: the scalars are computed in their dtype, then read as numbers (PyTorch's values)
         denom = p.device.xp.sqrt(v / as_number(1 - b2**t))
-        denom += group["eps"]
+        denom += as_number(group["eps"])  # (a tensor eps as its number: NumPy takes no Tensor)
         p.add_(as_number(-lr * (1.0 - mu) / (1.0 - prod)) * (g / denom))
         p.add_(as_number((-lr * mu_next) / (1.0 - prod * mu_next)) * (m / denom))

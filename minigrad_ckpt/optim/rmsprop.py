@@ -54,7 +54,7 @@ class RMSprop(Optimizer):
             avg = xp.sqrt(v - ga * ga)
         else:
             avg = xp.sqrt(v)
-        avg += group["eps"]
+        avg += as_number(group["eps"])  # (a tensor eps as its number: NumPy takes no Tensor)
         if mom > 0:
             buf = state["momentum_buffer"]
             buf.mul_(mom).add_(g / avg)

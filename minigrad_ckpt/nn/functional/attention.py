@@ -9,7 +9,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import cpp_type_name, host_numpy
 from ...functional import _tensor
-from ...functional.arguments import in_float32_if_half
+from ...functional.arguments import in_float32_if_half, numbers
 from ...functional.errors import ComplexNotImplemented, InputMismatch, MaskDtypeError, NeedsFloatingInput
 from ...ops.activation import ScaledSoftmax
 from ...ops.shape import TrilFill
@@ -43,6 +43,7 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     rounds once, as PyTorch's half kernel: step by step the scores of entries ~60 (head dim 64)
     overflowed float16 and the whole output was NaN, and smaller ones lost about 1%.
     """
+    dropout_p, scale = numbers("scaled_dot_product_attention", "float", dropout_p=dropout_p, scale=scale)
     q, k, v = _tensor(query), _tensor(key, query), _tensor(value, query)
     check_backend_enabled(q, k, v, dropout_p if training else 0.0)  # mg.nn.attention.sdpa_kernel's choice
     if enable_gqa:

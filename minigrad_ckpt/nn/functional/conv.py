@@ -12,6 +12,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.arguments import number
 from ...functional.errors import InputMismatch
 from ...ops import conv as _conv
 from ...tape import apply
@@ -27,19 +28,30 @@ _COUNT_WORDS = {1: "a 1-tuple", 2: "a pair", 3: "a triple"}
 
 
 def _ntuple(v: Any, n: int, name: str, fn: str = "") -> tuple[int, ...]:
-    """``v`` as ``n`` ints: an int is repeated, a sequence must have ``n`` entries (``fn`` prefixes the error)."""
+    """``v`` as ``n`` ints: an int is repeated, a sequence must have ``n`` entries (``fn`` prefixes the error).
+    A tensor, alone or an entry, is read as PyTorch's int list reads one: an integer tensor of one element
+    (:func:`~minigrad_ckpt.functional.arguments.number`); a float one, or one that requires grad, is its
+    TypeError (``int()`` of it truncated ``1.5`` and dropped a gradient silently)."""
     if isinstance(v, str):  # ("same" for a transposed convolution: int() of its letters said "invalid literal")
         raise TypeError(f"{fn or 'conv'}: argument '{name}' must be tuple of ints, not str")
+    if isinstance(v, Tensor):
+        v = number(fn or "conv", name, v, "SymInt")
     if isinstance(v, (int, host_numpy.integer)):
         v = (int(v),) * n
-    v = tuple(int(a) for a in v)
+    v = tuple(int(a) if not isinstance(a, Tensor) else number(fn or "conv", name, a, "SymInt") for a in v)
     if len(v) != n:
         raise InputMismatch(f"{fn + ': ' if fn else ''}{name} must be an int or {_COUNT_WORDS[n]}, got {v}")
     return v
 
 
-def _pair(v: Any, name: str) -> tuple[int, int]:
-    return _ntuple(v, 2, name)  # type: ignore[return-value]
+def _pair(v: Any, name: str, fn: str = "") -> tuple[int, int]:
+    return _ntuple(v, 2, name, fn)  # type: ignore[return-value]
+
+
+def no_stride(stride: Any) -> bool:
+    """Whether a pool's ``stride`` is left out (None, or PyTorch's empty list): the kernel size is its stride
+    then.  (Not ``stride == ()``: a tensor given for it compares elementwise.)"""
+    return stride is None or (isinstance(stride, (tuple, list)) and not stride)
 
 
 _AXES = {1: "L", 2: "H, W", 3: "D, H, W"}
@@ -83,16 +95,17 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     ``padding`` is an int, a pair, ``"valid"`` (0) or ``"same"`` (stride 1 only; with an even
     effective kernel the extra row/column of zeros goes on the bottom/right, as in PyTorch).
     """
+    groups = number("conv2d", "groups", groups, "SymInt")
     input, unbatched = _batched(_tensor(input), "conv2d")
     w = _tensor(weight, input)
     if w.ndim != 4:
         raise InputMismatch(f"conv2d: expected a 4-D weight (O, C/groups, KH, KW), got shape {w.shape}")
     _check_input_dtype("conv2d", input, w)
-    st, dl = _pair(stride, "stride"), _pair(dilation, "dilation")
+    st, dl = _pair(stride, "stride", "conv2d"), _pair(dilation, "dilation", "conv2d")
     if isinstance(padding, str):
         input, pd = _string_padding(input, padding, st, dl, w.shape[2:])
     else:
-        pd = _pair(padding, "padding")
+        pd = _pair(padding, "padding", "conv2d")
     if min(st) < 1 or min(dl) < 1 or min(pd) < 0:
         raise InputMismatch(f"conv2d: stride and dilation must be >= 1 and padding >= 0, got "
                          f"stride={st}, dilation={dl}, padding={pd}")
@@ -120,14 +133,15 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     return mf.squeeze(out, 0) if unbatched else out
 
 
-def _single(v: Any, name: str) -> int:
+def _single(v: Any, name: str, fn: str = "conv1d") -> int:
+    """``v``, an int or a 1-tuple, as an int (a tensor read as in :func:`_ntuple`)."""
     if isinstance(v, str):  # (PyTorch's TypeError; int() of "same" said "invalid literal")
         raise TypeError(f"argument '{name}' must be tuple of ints, not str")
     if isinstance(v, (tuple, list)):
         if len(v) != 1:
             raise InputMismatch(f"{name} must be an int or a 1-tuple, got {v}")
         v = v[0]
-    return int(v)
+    return int(v) if not isinstance(v, Tensor) else number(fn, name, v, "SymInt")
 
 
 def _as_2d(x: Tensor, name: str) -> tuple[Tensor, bool]:
@@ -151,6 +165,7 @@ def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
 
     Runs ``conv2d`` on a height of 1 (``padding`` is an int, ``"valid"`` or ``"same"``).
     """
+    groups = number("conv1d", "groups", groups, "SymInt")
     input = _tensor(input)
     w = _tensor(weight, input)
     if w.ndim != 3:
@@ -194,6 +209,7 @@ def _conv_transpose(name: str, conv: Any, x: Any, weight: Any, bias: Any, stride
     inserted between input elements (``stride - 1`` of them), the result is padded by
     ``dilation * (k - 1) - padding`` (plus ``output_padding`` at the end), and ``conv`` (stride 1)
     correlates it with the flipped kernel, in and out channels swapped within each group."""
+    groups = number(name, "groups", groups, "SymInt")
     x, unbatched = _batched(_tensor(x), name, spatial)
     w = _tensor(weight, x)
     _check_input_dtype(name, x, w)

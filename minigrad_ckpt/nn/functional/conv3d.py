@@ -15,6 +15,7 @@ from typing import Any
 
 from ... import functional as mf
 from ...functional import _tensor
+from ...functional.arguments import number
 from ...functional.errors import InputMismatch
 from ...tensor import Tensor
 from .conv import _batched, _conv_transpose, _ntuple, conv2d
@@ -55,6 +56,7 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
            groups: int = 1) -> Tensor:
     """3-D cross-correlation: ``input`` (N, C, D, H, W) or (C, D, H, W), ``weight`` (O, C/groups, kd, kh, kw);
     ``padding`` an int, a triple, ``"valid"`` or ``"same"`` (stride 1)."""
+    groups = number("conv3d", "groups", groups, "SymInt")
     input = _tensor(input)
     w = _tensor(weight, input)
     if w.ndim != 5:

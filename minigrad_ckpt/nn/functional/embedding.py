@@ -8,6 +8,7 @@ from ... import functional as mf
 from ...backend import host_numpy as np
 from ...creation import int_argument
 from ...functional import _tensor
+from ...functional.arguments import number
 from ...functional.errors import ClassValueOutOfRange, InputMismatch, PaddingIdxOutOfRange, WrongTensorKind
 from ...functional.indexing import getitem_in_range
 from ...functional.linalg_derived import vector_norm
@@ -33,6 +34,7 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm:
     PyTorch. ``scale_grad_by_freq`` divides the gradient each looked-up row sends back by how
     often its id occurs in ``input`` (PyTorch's; forward mode is not scaled, as PyTorch's is not).
     """
+    padding_idx = number("embedding", "padding_idx", padding_idx, "SymInt")
     if sparse:
         raise ValueError("embedding: sparse gradients are not supported")
     w = _tensor(weight)

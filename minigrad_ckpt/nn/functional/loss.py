@@ -216,7 +216,7 @@ def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = No
     ``ignore_index`` contribute nothing; ``"mean"`` divides by the total weight
     of the targets that count, as in PyTorch.
     """
-    ignore_index = number("nll_loss", "ignore_index", ignore_index, "int")
+    ignore_index = number("nll_loss", "ignore_index", ignore_index, "SymInt")
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x = _tensor(input)
@@ -258,7 +258,7 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
     (``(1 - e) * nll + e * mean_c(-log p_c)``), as PyTorch does.  With float
     ``target`` of ``input``'s shape, targets are probabilities.
     """
-    ignore_index = number("cross_entropy", "ignore_index", ignore_index, "int")
+    ignore_index = number("cross_entropy", "ignore_index", ignore_index, "SymInt")
     label_smoothing = number("cross_entropy", "label_smoothing", label_smoothing, "float")
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)

@@ -8,6 +8,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.arguments import number
 from ...functional.errors import DtypeNotImplemented, InputMismatch, ModeNotImplemented
 from ...tensor import Tensor
 
@@ -29,6 +30,7 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: float | None = None
     input = _tensor(input)
     if not isinstance(mode, str):  # pad(x, pad, 1.5): the value, as this function once took it third
         mode, value = "constant", mode
+    value = number("pad", "value", value, "float")
     pad = _widths(pad)
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise InputMismatch(f"pad: expected an even number of values, at most 2 * ndim, got {pad}")

@@ -8,6 +8,7 @@ from typing import Any
 
 from ... import functional as mf
 from ...functional import _tensor
+from ...functional.arguments import number
 from ...functional.errors import InputMismatch
 from ...tensor import Tensor
 
@@ -17,6 +18,7 @@ __all__ = [
 
 
 def _factor(name: str, r: Any) -> int:
+    r = number(name, "upscale_factor" if name == "pixel_shuffle" else "downscale_factor", r, "int")
     if isinstance(r, bool) or not hasattr(r, "__index__"):  # (int() took 1.5 as 1, True as 1)
         what = "upscale_factor" if name == "pixel_shuffle" else "downscale_factor"
         raise TypeError(f"{name}(): argument '{what}' (position 2) must be int, not {type(r).__name__}")
@@ -56,6 +58,7 @@ def pixel_unshuffle(input: Any, downscale_factor: int) -> Tensor:
 def channel_shuffle(input: Any, groups: int) -> Tensor:
     """Interleave the channels (axis 1) of ``groups`` groups: (N, g * k, *) viewed as (N, g, k, *),
     the two swapped, viewed back (PyTorch's ``F.channel_shuffle``, ShuffleNet's)."""
+    groups = number("channel_shuffle", "groups", groups, "SymInt")
     input = _tensor(input)
     g = int(groups)
     if input.ndim < 3 or g <= 0 or input.shape[1] % g:

@@ -22,7 +22,7 @@ from ...functional.errors import InputMismatch
 from ...functional.indexing import take_along_axis_in_range
 from ...ops import conv as _conv
 from ...tensor import Tensor
-from .conv import _batched, _ntuple
+from .conv import _batched, _ntuple, no_stride
 from .inputs import floating_kernel
 from .pooling import (
     _adaptive_max_pool,
@@ -44,7 +44,7 @@ def _triple(v: Any, name: str, fn: str) -> tuple[int, int, int]:
 
 def _geometry(fn: str, x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool):
     k = _triple(kernel_size, "kernel_size", fn)
-    s = k if stride is None or stride == () or stride == [] else _triple(stride, "stride", fn)
+    s = k if no_stride(stride) else _triple(stride, "stride", fn)
     p, d = _triple(padding, "padding", fn), _triple(dilation, "dilation", fn)
     if min(k) < 1 or min(s) < 1 or min(d) < 1:
         raise InputMismatch(f"{fn}: kernel_size, stride and dilation must be >= 1")

@@ -15,7 +15,7 @@ from ...functional.scatter import scatter
 from ...ops import conv as _conv
 from ...tape import apply
 from ...tensor import Tensor
-from .conv import _as_2d, _batched, _from_2d, _ntuple, _pair, _single
+from .conv import _as_2d, _batched, _from_2d, _ntuple, _pair, _single, no_stride
 from .inputs import _zeros_like, check_index_dtype, floating_kernel, refuse_average_without_kernel
 
 __all__ = [
@@ -26,10 +26,10 @@ __all__ = [
 
 def _pool_args(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, name: str,
                ceil_mode: bool = False):
-    k = _pair(kernel_size, "kernel_size")
-    s = k if stride is None or stride == () or stride == [] else _pair(stride, "stride")
-    p = _pair(padding, "padding")
-    d = _pair(dilation, "dilation")
+    k = _pair(kernel_size, "kernel_size", name)
+    s = k if no_stride(stride) else _pair(stride, "stride", name)
+    p = _pair(padding, "padding", name)
+    d = _pair(dilation, "dilation", name)
     if min(k) < 1 or min(s) < 1 or min(d) < 1:
         raise InputMismatch(f"{name}: kernel_size, stride and dilation must be >= 1")
     if p[0] > k[0] // 2 or p[1] > k[1] // 2 or min(p) < 0:
@@ -196,9 +196,10 @@ def max_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     (``return_indices`` gives positions along L)."""
     refuse_complex("max_pool1d", input)
     x2, unbatched = _as_2d(_tensor(input), "max_pool1d")
-    k = _single(kernel_size, "kernel_size")
-    s = k if stride is None or stride == () or stride == [] else _single(stride, "stride")
-    out = max_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding")), (1, _single(dilation, "dilation")),
+    k = _single(kernel_size, "kernel_size", "max_pool1d")
+    s = k if no_stride(stride) else _single(stride, "stride", "max_pool1d")
+    out = max_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding", "max_pool1d")),
+                     (1, _single(dilation, "dilation", "max_pool1d")),
                      ceil_mode=ceil_mode, return_indices=return_indices)
     if return_indices:
         return _from_2d(out[0], unbatched), _from_2d(out[1], unbatched)
@@ -211,9 +212,9 @@ def avg_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
                count_include_pad: bool = True) -> Tensor:
     """Mean over windows of the last axis of (N, C, L) or (C, L); the keywords as ``avg_pool2d``'s."""
     x2, unbatched = _as_2d(_tensor(input), "avg_pool1d")
-    k = _single(kernel_size, "kernel_size")
-    s = k if stride is None or stride == () or stride == [] else _single(stride, "stride")
-    out = avg_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding")), ceil_mode=ceil_mode,
+    k = _single(kernel_size, "kernel_size", "avg_pool1d")
+    s = k if no_stride(stride) else _single(stride, "stride", "avg_pool1d")
+    out = avg_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding", "avg_pool1d")), ceil_mode=ceil_mode,
                      count_include_pad=count_include_pad)
     return _from_2d(out, unbatched)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...functional.arguments import number
 from ...tensor import Tensor
 from .dropout import alpha_dropout as _alpha_dropout
 from .dropout import dropout as _dropout
@@ -70,6 +71,7 @@ def embedding(weight: Tensor, indices: Any, padding_idx: int = -1, scale_grad_by
               sparse: bool = False) -> Tensor:
     """``torch.embedding(weight, indices)``: ``F.embedding(indices, weight)``; a negative
     ``padding_idx`` (the default -1) means no padding row, as ATen's."""
+    padding_idx = number("embedding", "padding_idx", padding_idx, "SymInt")
     return _embedding(indices, weight, padding_idx=None if padding_idx < 0 else padding_idx,
                       scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
@@ -77,13 +79,13 @@ def embedding(weight: Tensor, indices: Any, padding_idx: int = -1, scale_grad_by
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,  # noqa: A002
                ceil_mode: bool = False) -> Tensor:
     """``torch.max_pool1d``: ``F.max_pool1d`` (an empty ``stride``, the default, is the kernel's)."""
-    return _max_pool1d(input, kernel_size, stride if stride not in ((), []) else None, padding, dilation, ceil_mode)
+    return _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)  # (an empty stride: the kernel's)
 
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,  # noqa: A002
                ceil_mode: bool = False) -> Tensor:
     """``torch.max_pool2d``: ``F.max_pool2d`` (an empty ``stride``, the default, is the kernel's)."""
-    return _max_pool2d(input, kernel_size, stride if stride not in ((), []) else None, padding, dilation, ceil_mode)
+    return _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)  # (an empty stride: the kernel's)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:  # noqa: A002
@@ -93,4 +95,5 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor
 
 def constant_pad_nd(input: Tensor, pad: Any, value: float = 0) -> Tensor:  # noqa: A002
     """``torch.constant_pad_nd``: ``F.pad(input, pad, value=value)``."""
+    value = number("constant_pad_nd", "value", value)
     return _pad(input, pad, "constant", value)
