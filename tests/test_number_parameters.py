@@ -76,7 +76,7 @@ CASES = [
     ("kthvalue", lambda x, w: mg.kthvalue(x, w).values, 2, "SymInt"),
     ("polygamma", lambda x, w: mg.polygamma(w, x.abs() + 1), 2, "int"),
     ("matrix_power", lambda x, w: mg.matrix_power(x, w), 2, "int"),
-    ("hsplit", lambda x, w: mg.hsplit(x, w)[0], 3, "int"),
+    ("chunk", lambda x, w: mg.chunk(x, w)[0], 3, "int"),
     ("trapezoid dx", lambda x, w: mg.trapezoid(x, dx=w), 0.5, "Number"),
     ("cumulative_trapezoid dx", lambda x, w: mg.cumulative_trapezoid(x, dx=w), 0.5, "Number"),
     ("gradient spacing", lambda x, w: mg.gradient(x, spacing=w)[0], 2.0, "Number"),
@@ -234,6 +234,12 @@ def test_tensor_split_reads_a_one_element_tensor_as_int_does():
         assert [p.shape for p in x.split(size)] == [(1, 3)] * 3
     assert [p.shape for p in mg.split(x, mg.tensor(3))] == [(1, 3)] * 3  # NumPy's split: a 0-d count
     assert [p.shape for p in x.vsplit(mg.tensor(3))] == [(1, 3)] * 3
+    for split in (mg.hsplit, mg.vsplit):  # sections, an int: a 0-d integer tensor (a 1-D one: split points)
+        with pytest.raises(TypeError, match="must be int, not Tensor"):
+            split(x, mg.tensor(3.0))
+        with pytest.raises(TypeError, match="must be int, not Tensor"):
+            split(x, mg.tensor(3.0, requires_grad=True))
+        assert [p.shape[0] + p.shape[1] for p in split(x, mg.tensor([1]))] == [4, 5]
 
 
 def test_a_tuple_of_size_tensors_reads_each_entry():
@@ -281,6 +287,9 @@ def test_an_optimizer_number_read_by_the_parser_refuses_a_tensor_that_requires_g
         _optimizer_run(cls, **{hyper: mg.tensor(value, requires_grad=True)})
     np.testing.assert_array_equal(_optimizer_run(cls, **{hyper: mg.tensor(value)}),
                                   _optimizer_run(cls, **{hyper: value}))
+    if cls is not mg.optim.Adagrad:  # PyTorch's lr of one element of any dims is its value (_to_scalar)
+        np.testing.assert_array_equal(_optimizer_run(cls, **{hyper: mg.tensor([value])}),
+                                      _optimizer_run(cls, **{hyper: value}))
 
 
 @pytest.mark.parametrize("layer, fn, x", [

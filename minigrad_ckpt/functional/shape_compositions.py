@@ -254,8 +254,9 @@ def _split_along(name: str, axis: int, min_ndim: int) -> Any:
             raise TooFewDims(f"{name}: needs at least {min_ndim} dims, got {x.ndim}")
         ax = 0 if name == "hsplit" and x.ndim == 1 else axis
         # PyTorch's x.hsplit(1, 2): the split points as separate arguments
-        ios = [indices_or_sections, *more_indices] if more_indices else number(name, "sections",
-                                                                                 indices_or_sections, "int")
+        ios = [indices_or_sections, *more_indices] if more_indices else indices_or_sections
+        if isinstance(ios, Tensor) and ios.ndim == 0:  # a count, as PyTorch's int (a 1-D one: split points)
+            ios = number(name, "sections", ios, "int")
         if isinstance(ios, (int, host_numpy.integer)) and x.shape[ax] % int(ios):
             raise ValueError(f"{name}: {ios} sections do not divide dim {ax} of length {x.shape[ax]} evenly")
         return tuple(mf.split(x, list(ios) if isinstance(ios, (list, tuple)) else ios, ax))

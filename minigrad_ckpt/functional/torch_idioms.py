@@ -33,6 +33,7 @@ from .arguments import (
     as_index,
     as_tensor,
     normalize_axis,
+    number,
     numpy_keywords,
     one_axis,
     reduction_dims,
@@ -344,6 +345,7 @@ def split_sizes(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[T
 @numpy_keywords
 def chunk(input: Any, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
     """PyTorch's ``chunk``: at most ``chunks`` pieces of ``ceil(n / chunks)`` along ``dim``, a tuple."""
+    chunks = number("chunk", "chunks", chunks, "int")
     x = as_tensor(input)
     if x.ndim == 0:  # PyTorch's first check, then the count: RuntimeErrors (ValueErrors here before)
         raise TooFewDims("chunk expects at least a 1-dimensional tensor")

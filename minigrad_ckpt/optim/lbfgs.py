@@ -20,6 +20,7 @@ from ..backend import host_numpy, to_host
 from ..functional.arguments import number
 from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
+from ._common import as_one_value
 from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -253,7 +254,7 @@ class LBFGS(Optimizer):
             memory.prev_loss = loss
             memory.prev_grad = g.copy()
             # a tensor lr as its value (t scales arrays), read as PyTorch's step reads it (its add_'s alpha)
-            lr = number("LBFGS", "lr", group["lr"])
+            lr = number("LBFGS", "lr", as_one_value(group["lr"]))  # (one element of any dims, as PyTorch's)
             t = memory.first_step(g, lr) if state["n_iter"] == 1 else lr
             gtd = _number(g.dot(memory.d))
             if gtd > -group["tolerance_change"]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..ops.elementwise import abs_slope
 from ..tensor import Tensor
-from ._common import kernel_flags, zeros_state
+from ._common import as_one_value, kernel_flags, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["Rprop"]
@@ -38,7 +38,7 @@ class Rprop(Optimizer):
             "Rprop", capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)))
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
-        return {"step": 0, "prev": zeros_state(p), "step_size": zeros_state(p, group["lr"])}
+        return {"step": 0, "prev": zeros_state(p), "step_size": zeros_state(p, as_one_value(group["lr"]))}
 
     def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         xp = p.device.xp

@@ -197,7 +197,7 @@ def local_response_norm(input: Any, size: int, alpha: float = 1e-4, beta: float 
     integers (the mean truncated) and the rest is in the default float dtype; the other integer
     dtypes, bool, and float16 beyond 3-D have no pool kernel there (its ``NotImplementedError``).
     An empty ``x`` is returned itself, as PyTorch's."""
-    size = number("local_response_norm", "size", size, "int")
+    size = number("local_response_norm", "size", size, "SymInt")  # (PyTorch's Python: one element reads)
     alpha, beta, k = numbers("local_response_norm", "float", alpha=alpha, beta=beta, k=k)
     input = _real_input("local_response_norm", input)
     if input.ndim < 3:
