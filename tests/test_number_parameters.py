@@ -77,6 +77,7 @@ CASES = [
     ("polygamma", lambda x, w: mg.polygamma(w, x.abs() + 1), 2, "int"),
     ("matrix_power", lambda x, w: mg.matrix_power(x, w), 2, "int"),
     ("chunk", lambda x, w: mg.chunk(x, w)[0], 3, "int"),
+    ("rot90", lambda x, w: mg.rot90(x, w), 1, "int"),
     ("trapezoid dx", lambda x, w: mg.trapezoid(x, dx=w), 0.5, "Number"),
     ("cumulative_trapezoid dx", lambda x, w: mg.cumulative_trapezoid(x, dx=w), 0.5, "Number"),
     ("gradient spacing", lambda x, w: mg.gradient(x, spacing=w)[0], 2.0, "Number"),

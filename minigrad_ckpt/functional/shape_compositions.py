@@ -128,6 +128,7 @@ def diagflat(input: Any, offset: int = 0) -> Tensor:  # noqa: A002
 def rot90(input: Any, k: int = 1, dims: Sequence[int] = (0, 1), *, axes: Any = None) -> Tensor:  # noqa: A002
     """Rotated by ``k`` quarter turns in the plane of ``dims`` (NumPy: ``axes``), from the first
     towards the second, as NumPy's and PyTorch's ``rot90``."""
+    k = number("rot90", "k", k, "int")
     x = as_tensor(input)
     dims = tuple(axes if axes is not None else dims)
     if len(dims) != 2:  # each refusal PyTorch's RuntimeError, and the ValueError NumPy's is
