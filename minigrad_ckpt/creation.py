@@ -45,7 +45,7 @@ from .backend import (
 from .ops import elementwise as _elementwise
 from .out_arguments import CREATION, RANGE, with_out
 from .tape import apply
-from .tensor import Tensor, requires_grad_flag
+from .tensor import Tensor, check_tensor_number, number, requires_grad_flag
 
 __all__ = [
     "tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "zeros_like",
@@ -161,20 +161,19 @@ def fill_number(name: str, fill_value: Any) -> Any:
     """``fill_value`` as a host number: a 0-d tensor of any device is read as PyTorch reads a Scalar
     argument (one explicit transfer, to a NumPy scalar of its dtype, so a float64 value too big for
     the result's dtype is still refused); any other tensor, or one that requires grad, is PyTorch's
-    TypeError (:func:`~minigrad_ckpt.functional.arguments.check_tensor_number`).  (Left to NumPy,
+    TypeError (:func:`~minigrad_ckpt.tensor.check_tensor_number`).  (Left to NumPy,
     a tensor would be converted implicitly -- which a GPU tensor refuses -- and a 1-d one broadcast.)"""
     if not isinstance(fill_value, Tensor):
         return fill_value
-    from .functional.arguments import check_tensor_number  # (here: functional imports this module)
     check_tensor_number(name, "fill_value", fill_value)
     return to_host(fill_value._data)[()]
 
 
 def _numbers(name: str, kind: str = "Number", **values: Any) -> Any:
-    """:func:`~minigrad_ckpt.functional.arguments.numbers` (imported here, where a tensor is given:
-    functional imports this module)."""
-    from .functional.arguments import numbers
-    return numbers(name, kind, **values)
+    """:func:`~minigrad_ckpt.tensor.number` of each keyword's value, in order (one value alone if one
+    is given), as :func:`~minigrad_ckpt.functional.arguments.numbers`."""
+    read = tuple(number(name, param, v, kind) for param, v in values.items())
+    return read[0] if len(read) == 1 else read
 
 
 def _fill_dtype(fill_value: Any) -> Any:

@@ -80,7 +80,7 @@ from .grad_mode import forward_mode as _forward
 from .grad_mode import state as _grad_state
 from .printing import format_array
 
-__all__ = ["Tensor", "normalize_index"]
+__all__ = ["Tensor", "normalize_index", "number", "check_tensor_number"]
 
 #: The engine's one clock.  Every recorded node takes its ``seq`` from it, and
 #: every in-place change stamps the changed tensor's version with it.  So a
@@ -1772,7 +1772,6 @@ class Tensor:
     def _refuse_alpha(self, other: Any, alpha: Any, name: str) -> Any:
         """``add_``/``sub_``'s ``alpha`` read as PyTorch reads its Scalar (a tensor: its number, or, requiring
         grad or of 1+ dims, its TypeError) and checked against the dtype of the whole sum."""
-        from .functional.arguments import number  # (here: functional imports this module)
         alpha = number(name, "alpha", alpha)
         if isinstance(other, host_numpy.generic):
             other = other.item()
@@ -2092,6 +2091,53 @@ def refuse_index_put_cast(x: Tensor, idx: tuple, value: Tensor) -> None:
     raise RuntimeError(f"Index put requires the source and destination dtypes match, got {x.dtype} for "
                        f"the destination and {value.dtype} for the source (PyTorch's rule; cast the "
                        f"value: value.to({x.dtype.name}))")
+
+
+# ---------------------------------------------------------------------------
+# A tensor where PyTorch types a number
+# ---------------------------------------------------------------------------
+def number(name: str, param: str, value: Any, kind: str = "Number") -> Any:
+    """``value`` of a parameter that PyTorch types as a number (its ``Scalar``, ``float`` or ``int``:
+    ``alpha``, ``eps``, ``negative_slope``, ``p``, a ``diagonal`` offset, ...), read as PyTorch's
+    argument parser reads it.  A number passes through untouched (one test: the common call pays
+    nothing more).  A tensor is read as its number only where PyTorch reads it so -- one of zero
+    dims that does not require grad (an ``int`` parameter: an integer one; a ``SymInt`` -- PyTorch's
+    type of a size-like int: ``triu``'s ``diagonal``, ``kthvalue``'s ``k``, a ``groups`` -- an
+    integer tensor of one element, of any dims) -- and is otherwise PyTorch's ``TypeError``:
+    read as a number, a tensor that requires grad
+    would lose its gradient silently (``F.leaky_relu(x, w)`` did), or be differentiated through
+    where PyTorch refuses (``x.add(y, alpha=w)``)."""
+    if not isinstance(value, Tensor):
+        return value
+    return _tensor_number(name, param, value, kind)
+
+
+def _tensor_number(name: str, param: str, value: Tensor, kind: str) -> Any:
+    """:func:`number`'s tensor branch: PyTorch's number (``.item()``: a Python number of the tensor's
+    kind, the one explicit transfer from a device), or its refusal."""
+    check_tensor_number(name, param, value, kind)
+    read = value.item()
+    return float(read) if kind == "float" and not isinstance(read, complex) else read
+
+
+def check_tensor_number(name: str, param: str, value: Tensor, kind: str = "Number") -> None:
+    """PyTorch's refusal of ``value``, a tensor, for a parameter typed as a number (``kind``: ``Number``,
+    ``float``, ``int`` or ``SymInt``), as its argument parser refuses it: a ``TypeError`` unless it has
+    zero dims and does not require grad (an ``int``: unless it is a 0-d integer tensor; a ``SymInt``:
+    unless it is an integer tensor of one element -- the parser reads ``numel() == 1`` there)."""
+    if kind in ("int", "SymInt"):
+        data = value._data
+        if data.dtype.kind not in "iu" or data.size != 1 or (kind == "int" and data.ndim):
+            which = "a 0-d integer tensor" if kind == "int" else "an integer tensor of one element"
+            raise TypeError(f"{name}(): argument '{param}' must be int, not Tensor (a tensor of dtype "
+                            f"{data.dtype} and shape {tuple(value.shape)}: only {which} reads as an int)")
+        return
+    if value._data.ndim != 0:
+        raise TypeError(f"{name}(): argument '{param}' must be {kind}, not Tensor (a tensor of shape "
+                        f"{tuple(value.shape)}; only a 0-d tensor reads as a number)")
+    if value.requires_grad:
+        raise TypeError(f"{name}(): argument '{param}' must be {kind}, not Tensor (a tensor that requires "
+                        f"grad: read as a number, its gradient would be lost; pass .detach() for its value)")
 
 
 def normalize_index(index: Any, x: Tensor, check_arrays: bool = False) -> tuple:

@@ -17,7 +17,7 @@ from typing import Any
 from ..backend import device_of, get_default_dtype, host_numpy, is_array, number_beside_half
 from ..ops.shape import AsType
 from ..tape import apply, on_one_device
-from ..tensor import Tensor
+from ..tensor import Tensor, number
 from .errors import (
     DimensionOutOfRange,
     DtypeNotImplemented,
@@ -243,55 +243,11 @@ def numpy_keywords(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def number(name: str, param: str, value: Any, kind: str = "Number") -> Any:
-    """``value`` of a parameter that PyTorch types as a number (its ``Scalar``, ``float`` or ``int``:
-    ``alpha``, ``eps``, ``negative_slope``, ``p``, a ``diagonal`` offset, ...), read as PyTorch's
-    argument parser reads it.  A number passes through untouched (one test: the common call pays
-    nothing more).  A tensor is read as its number only where PyTorch reads it so -- one of zero
-    dims that does not require grad (an ``int`` parameter: an integer one; a ``SymInt`` -- PyTorch's
-    type of a size-like int: ``triu``'s ``diagonal``, ``kthvalue``'s ``k``, a ``groups`` -- an
-    integer tensor of one element, of any dims) -- and is otherwise PyTorch's ``TypeError``:
-    read as a number, a tensor that requires grad
-    would lose its gradient silently (``F.leaky_relu(x, w)`` did), or be differentiated through
-    where PyTorch refuses (``x.add(y, alpha=w)``)."""
-    if not isinstance(value, Tensor):
-        return value
-    return _tensor_number(name, param, value, kind)
-
-
 def numbers(name: str, kind: str = "Number", **values: Any) -> Any:
     """:func:`number` of each keyword's value, in order (a tuple; one value alone if one is given):
     ``eps, momentum = numbers("batch_norm", "float", eps=eps, momentum=momentum)``."""
     read = tuple(number(name, param, v, kind) for param, v in values.items())
     return read[0] if len(read) == 1 else read
-
-
-def _tensor_number(name: str, param: str, value: Tensor, kind: str) -> Any:
-    """:func:`number`'s tensor branch: PyTorch's number (``.item()``: a Python number of the tensor's
-    kind, the one explicit transfer from a device), or its refusal."""
-    check_tensor_number(name, param, value, kind)
-    read = value.item()
-    return float(read) if kind == "float" and not isinstance(read, complex) else read
-
-
-def check_tensor_number(name: str, param: str, value: Tensor, kind: str = "Number") -> None:
-    """PyTorch's refusal of ``value``, a tensor, for a parameter typed as a number (``kind``: ``Number``,
-    ``float``, ``int`` or ``SymInt``), as its argument parser refuses it: a ``TypeError`` unless it has
-    zero dims and does not require grad (an ``int``: unless it is a 0-d integer tensor; a ``SymInt``:
-    unless it is an integer tensor of one element -- the parser reads ``numel() == 1`` there)."""
-    if kind in ("int", "SymInt"):
-        data = value._data
-        if data.dtype.kind not in "iu" or data.size != 1 or (kind == "int" and data.ndim):
-            which = "a 0-d integer tensor" if kind == "int" else "an integer tensor of one element"
-            raise TypeError(f"{name}(): argument '{param}' must be int, not Tensor (a tensor of dtype "
-                            f"{data.dtype} and shape {tuple(value.shape)}: only {which} reads as an int)")
-        return
-    if value._data.ndim != 0:
-        raise TypeError(f"{name}(): argument '{param}' must be {kind}, not Tensor (a tensor of shape "
-                        f"{tuple(value.shape)}; only a 0-d tensor reads as a number)")
-    if value.requires_grad:
-        raise TypeError(f"{name}(): argument '{param}' must be {kind}, not Tensor (a tensor that requires "
-                        f"grad: read as a number, its gradient would be lost; pass .detach() for its value)")
 
 
 def as_index(v: Any) -> Any:
