@@ -97,8 +97,9 @@ def from_numpy(array: Any) -> Tensor:
 
 from . import (  # noqa: E402  (need the names above)
     accelerator, amp, autograd, backends, checkpoint, cuda, distributed, distributions, fft, func, jit, linalg, memory,
-    multiprocessing, nn, optim, snapshot, special, testing, utils, viz,
+    multiprocessing, nn, optim, profiler, snapshot, special, testing, utils, viz,
 )
+from .autograd import profiler as _autograd_profiler  # noqa: E402, F401  (mg.autograd.profiler, PyTorch's legacy API)
 from .amp import autocast  # noqa: E402  (PyTorch's torch.autocast)
 from .compiler import compile  # noqa: E402, A004  (PyTorch's torch.compile; kept out of ``import *``: a builtin)
 from .executor import Executor  # noqa: E402
@@ -170,5 +171,5 @@ __all__ = [
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",
     "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape", "anomaly", "autograd", "backends",
-    "distributions", "amp", "autocast", "jit",
+    "distributions", "amp", "autocast", "jit", "profiler",
 ]
