@@ -34,6 +34,8 @@ MODULES = [
     ("minigrad_ckpt.func", "mg.func"),
     ("minigrad_ckpt.autograd", "mg.autograd"),
     ("minigrad_ckpt.autograd.functional", "mg.autograd.functional"),
+    ("minigrad_ckpt.autograd.profiler", "mg.autograd.profiler"),
+    ("minigrad_ckpt.profiler", "mg.profiler"),
     ("minigrad_ckpt.backends", "mg.backends"),
     ("minigrad_ckpt.distributions", "mg.distributions"),
     ("minigrad_ckpt.amp", "mg.amp"),

@@ -20,6 +20,8 @@ import os
 from collections import defaultdict
 from typing import Any
 
+from .table import _format_time, build_table
+
 __all__ = ["Interval", "FunctionEvent", "FunctionEventAvg", "EventList"]
 
 #: ``FunctionEvent.scope``: PyTorch's ``at::RecordScope`` values the engine uses.
@@ -35,31 +37,6 @@ class Interval:
 
     def elapsed_us(self) -> float:
         return self.end - self.start
-
-
-def _format_time(time_us: float) -> str:
-    if time_us >= 1e6:
-        return f"{time_us / 1e6:.3f}s"
-    if time_us >= 1e3:
-        return f"{time_us / 1e3:.3f}ms"
-    return f"{time_us:.3f}us"
-
-
-def _format_time_share(time_us: float, total_time_us: float) -> str:
-    if total_time_us == 0:
-        return "NaN"
-    return f"{time_us * 100.0 / total_time_us:.2f}%"
-
-
-def _format_memory(nbytes: int) -> str:
-    kb, mb, gb = 1024, 1024 ** 2, 1024 ** 3
-    if abs(nbytes) >= gb:
-        return f"{nbytes * 1.0 / gb:.2f} GB"
-    if abs(nbytes) >= mb:
-        return f"{nbytes * 1.0 / mb:.2f} MB"
-    if abs(nbytes) >= kb:
-        return f"{nbytes * 1.0 / kb:.2f} KB"
-    return f"{nbytes} B"
 
 
 class _Times:
@@ -264,7 +241,6 @@ class EventList(list):
         attribute, largest first: ``"self_cpu_time_total"``, ``"cpu_time_total"``, ``"cpu_time"``,
         ``"count"``, ``"cpu_memory_usage"``, ``"self_cpu_memory_usage"`` (``cuda`` spellings read the
         device columns, zero here)."""
-        from .table import build_table
         return build_table(self, sort_by=sort_by, row_limit=row_limit, max_src_column_width=max_src_column_width,
                            max_name_column_width=max_name_column_width,
                            max_shapes_column_width=max_shapes_column_width, header=header,

@@ -5,7 +5,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from .events import _format_memory, _format_time, _format_time_share
+
+def _format_time(time_us: float) -> str:
+    if time_us >= 1e6:
+        return f"{time_us / 1e6:.3f}s"
+    if time_us >= 1e3:
+        return f"{time_us / 1e3:.3f}ms"
+    return f"{time_us:.3f}us"
+
+
+def _format_time_share(time_us: float, total_time_us: float) -> str:
+    if total_time_us == 0:
+        return "NaN"
+    return f"{time_us * 100.0 / total_time_us:.2f}%"
+
+
+def _format_memory(nbytes: int) -> str:
+    kb, mb, gb = 1024, 1024 ** 2, 1024 ** 3
+    if abs(nbytes) >= gb:
+        return f"{nbytes * 1.0 / gb:.2f} GB"
+    if abs(nbytes) >= mb:
+        return f"{nbytes * 1.0 / mb:.2f} MB"
+    if abs(nbytes) >= kb:
+        return f"{nbytes * 1.0 / kb:.2f} KB"
+    return f"{nbytes} B"
+
 
 _SPACING = 2
 _COLUMN = 12  # PyTorch's DEFAULT_COLUMN_WIDTH
