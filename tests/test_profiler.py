@@ -188,6 +188,14 @@ def test_profile_memory_counts_the_bytes_each_op_made_and_parents_include_childr
     assert "CPU Mem" in prof.key_averages().table()
 
 
+def test_profile_memory_counts_no_bytes_for_a_view():
+    x = mg.ones(4, 3, dtype="float64")
+    with legacy.profile(profile_memory=True) as prof:
+        x.reshape(12)
+        x.T.reshape(12)  # not a view: a copy
+    assert [e.cpu_memory_usage for e in prof.function_events if e.name == "aten::reshape"] == [0, 96]
+
+
 # ------------------------------------------------------------------ schedule
 @pytest.mark.parametrize("kwargs, actions", [  # torch 2.13's schedule, steps 0..13
     (dict(wait=1, warmup=1, active=2, repeat=2), "NWRSNWRSNNNNNN"),

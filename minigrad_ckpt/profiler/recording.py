@@ -55,7 +55,7 @@ class Range:
     """One open or finished range, as recorded (the profiler turns it into a ``FunctionEvent``)."""
 
     __slots__ = ("name", "trace_name", "start", "end", "parent", "shapes", "own_bytes", "stack", "scope",
-                 "collectors", "thread", "user")
+                 "collectors", "thread", "user", "memory")
 
     def __init__(self, name: str, scope: int, user: bool = False, trace_name: str | None = None) -> None:
         self.name, self.scope, self.user, self.trace_name = name, scope, user, trace_name
@@ -96,6 +96,7 @@ def begin(name: str, scope: int = FUNCTION, inputs: Any = None, user: bool = Fal
     """Open a range in this thread (``inputs``: what to take shapes of, where asked)."""
     r = Range(name, scope, user, trace_name)
     collectors = r.collectors = _local.collectors
+    r.memory = any(c.profile_memory for c in collectors)
     if inputs is not None and any(c.record_shapes for c in collectors):
         r.shapes = [list(a.shape) if hasattr(a, "shape") else [] for a in inputs]
     if any(c.with_stack for c in collectors):
@@ -139,6 +140,19 @@ def _nbytes(value: Any) -> int:
         return sum(_nbytes(v) for v in value)
     n = getattr(value, "nbytes", 0)
     return n if isinstance(n, int) else 0
+
+
+def _made_bytes(out: Any, inputs: tuple) -> int:
+    """Bytes of the array a forward made: none for a view of one of its inputs (a reshape, a
+    slice), whose memory the input already holds -- PyTorch's count for a view is 0 too."""
+    base = getattr(out, "base", None)
+    if base is not None:
+        owners = {id(a) for a in inputs} | {id(b) for a in inputs if (b := getattr(a, "base", None)) is not None}
+        while base is not None:
+            if id(base) in owners:
+                return 0
+            base = getattr(base, "base", None)
+    return _nbytes(out)
 
 
 def _new_bytes(grads: Any, g: Any) -> int:
@@ -298,7 +312,8 @@ def _timed_forward(cls: type, forward: Callable, function_node: type) -> Callabl
         r = begin(name, FUNCTION, args[1:])
         try:
             out = forward(self, *args, **kwargs)
-            r.own_bytes = _nbytes(out)
+            if r.memory:
+                r.own_bytes = _made_bytes(out, args[1:])
             return out
         finally:
             end(r)
@@ -315,7 +330,8 @@ def _timed_backward(cls: type, backward: Callable) -> Callable:
             inner = begin(name, BACKWARD_FUNCTION, (g,))
             try:
                 grads = backward(self, xp, g, *args, **kwargs)
-                inner.own_bytes = _new_bytes(grads, g)
+                if inner.memory:
+                    inner.own_bytes = _new_bytes(grads, g)
                 return grads
             finally:
                 end(inner)
