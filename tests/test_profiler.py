@@ -106,6 +106,13 @@ def test_forward_and_backward_events_are_named_as_pytorch_names_them(dtype):
     assert names.count("torch::autograd::AccumulateGrad") >= 2  # x and w
 
 
+def test_indexing_is_named_select_slice_or_index_as_pytorch_names_it():
+    x = mg.randn(4, 3)
+    with legacy.profile() as prof:
+        x[0], x[1:3], x[mg.tensor([0, 2])]
+    assert _names(prof.function_events) == ["aten::select", "aten::slice", "aten::index"]  # torch 2.13's
+
+
 def test_backward_events_carry_the_name_grad_fn_name_gives():
     x = mg.randn(3, requires_grad=True)
     y = mg.lerp(x, x * 3, 0.5).sum()

@@ -302,13 +302,22 @@ def _restore() -> None:
     _owners.clear()
 
 
+def _basic_index_name(op: Any) -> str:
+    """``x[0]`` is PyTorch's ``aten::select``, ``x[1:3]`` its ``aten::slice``, an index array ``aten::index``."""
+    index = op.index
+    if any(hasattr(i, "shape") for i in index):
+        return "aten::index"
+    return "aten::select" if any(type(i) is int for i in index) else "aten::slice"
+
+
 def _timed_forward(cls: type, forward: Callable, function_node: type) -> Callable:
-    fixed = None if issubclass(cls, function_node) else forward_name(cls)
+    fixed = None if issubclass(cls, function_node) or cls.__name__ == "GetItem" else forward_name(cls)
+    namer = _basic_index_name if cls.__name__ == "GetItem" else lambda op: op.function.__name__
 
     def timed_forward(self: Any, *args: Any, **kwargs: Any) -> Any:
         if not _local.collectors or _owner(type(self), "forward") is not cls:
             return forward(self, *args, **kwargs)
-        name = fixed if fixed is not None else self.function.__name__  # a custom Function: its class's name
+        name = fixed if fixed is not None else namer(self)  # a custom Function: its class's name
         r = begin(name, FUNCTION, args[1:])
         try:
             out = forward(self, *args, **kwargs)
