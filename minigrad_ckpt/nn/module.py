@@ -971,7 +971,7 @@ class Module:
         slots = {key: (m, name, t) for key, m, name, t in self._live_slots()}
         for k, v in plan:
             m, name, t = slots[k]
-            m._load_one(name, t, v, assign)
+            m._load_one(name, t, v, assign, k)
         for key, m in extras.items():
             if key in state_dict:
                 m.set_extra_state(state_dict[key])
@@ -1001,9 +1001,16 @@ class Module:
                 placed.append((rank[prefix], key != prefix + "_extra_state", position, key))
         return [key for *_, key in sorted(placed)]
 
-    def _load_one(self, name: str, target: Tensor, value: Tensor, assign: bool) -> None:
-        """Load ``value`` (checked against ``target``, this module's ``name``): copied into it, or with
-        ``assign`` put in its place (a parameter's keeps the old one's ``requires_grad``, as PyTorch)."""
+    def _load_one(self, name: str, target: Tensor, value: Tensor, assign: bool, key: str) -> None:
+        """Load ``value`` (checked against ``target``, this module's ``name``, the state dict's ``key``):
+        copied into it, or with ``assign`` put in its place (a parameter's keeps the old one's
+        ``requires_grad``, as PyTorch)."""
+        if not assign and target.is_meta and not value.is_meta:
+            # A copy into a tensor without memory keeps nothing: PyTorch says so and points to assign=True
+            warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter in "
+                          "the current model, which is a no-op. (Did you mean to pass `assign=True` to assign items "
+                          "in the state dictionary to their corresponding key in the module instead of copying "
+                          "them in place?)", UserWarning, stacklevel=2)
         with no_grad():
             if assign:
                 if isinstance(target, Parameter):
@@ -1033,7 +1040,7 @@ class Module:
         plan = self._load_plan({prefix + n: t for n, t in local.items()}, state_dict, error_msgs)
         for key, value in plan:
             self._load_one(key[len(prefix):], local[key[len(prefix):]], value,
-                           bool(local_metadata.get("assign_to_params_buffers", False)))
+                           bool(local_metadata.get("assign_to_params_buffers", False)), key)
         if strict:
             missing_keys.extend(prefix + n for n in local if prefix + n not in state_dict)
         extra = prefix + "_extra_state"
