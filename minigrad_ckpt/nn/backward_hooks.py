@@ -19,6 +19,7 @@ when a gradient reaches only some of the inputs, and lets a hook replace any num
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,12 @@ from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 
 __all__ = ["call_with_backward_hooks", "hook_output_node"]
+
+
+# PyTorch's words (BackwardHook) when the hooks see grad_input of Nones: a user may have meant the inputs
+_FIRING_ON_OUTPUTS = ("Full backward hook is firing when gradients are computed with respect to module outputs since "
+                      "no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
+                      "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.")
 
 
 class _HookedCall:
@@ -49,6 +56,7 @@ class _HookedCall:
                                     "pre hook", "grad_output")
         self.grad_outputs = grad_outputs
         if self.input_index is None:  # no input asks for a gradient: PyTorch calls the hooks here
+            warnings.warn(_FIRING_ON_OUTPUTS, UserWarning, stacklevel=2)
             grad_input = (None,) * self.n_inputs
             for hook in self.hooks:
                 r = hook(self.module, grad_input, grad_outputs)
