@@ -441,8 +441,7 @@ def _check_random_bounds(low: int, high: int, dt: Any) -> None:
 def randperm(n: int, dtype: Any = "int64", device: Any = None, *,
              generator: _random.Generator | None = None, requires_grad: bool = False) -> Tensor:
     """A random permutation of ``0..n-1`` from the engine generator (one key per call)."""
-    if isinstance(n, Tensor):
-        n = _numbers("randperm", "SymInt", n=n)
+    n = _numbers("randperm", "SymInt", n=n)  # (a tensor, a NumPy int; a float or bool: PyTorch's TypeError)
     if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool) or n < 0:
         raise ValueError(f"randperm: n must be a non-negative int, got {n!r}")
     dev = get_device(device)

@@ -2099,17 +2099,38 @@ def refuse_index_put_cast(x: Tensor, idx: tuple, value: Tensor) -> None:
 def number(name: str, param: str, value: Any, kind: str = "Number") -> Any:
     """``value`` of a parameter that PyTorch types as a number (its ``Scalar``, ``float`` or ``int``:
     ``alpha``, ``eps``, ``negative_slope``, ``p``, a ``diagonal`` offset, ...), read as PyTorch's
-    argument parser reads it.  A number passes through untouched (one test: the common call pays
-    nothing more).  A tensor is read as its number only where PyTorch reads it so -- one of zero
+    argument parser reads it.  A Python int or float passes through untouched (the common call pays
+    a test or two).  A tensor is read as its number only where PyTorch reads it so -- one of zero
     dims that does not require grad (an ``int`` parameter: an integer one; a ``SymInt`` -- PyTorch's
     type of a size-like int: ``triu``'s ``diagonal``, ``kthvalue``'s ``k``, a ``groups`` -- an
     integer tensor of one element, of any dims) -- and is otherwise PyTorch's ``TypeError``:
     read as a number, a tensor that requires grad
     would lose its gradient silently (``F.leaky_relu(x, w)`` did), or be differentiated through
-    where PyTorch refuses (``x.add(y, alpha=w)``)."""
-    if not isinstance(value, Tensor):
+    where PyTorch refuses (``x.add(y, alpha=w)``).  A NumPy number is read as its Python number, as
+    PyTorch's parser reads it (an op keeps no ``np.float64`` that would widen a float32 result); an
+    ``int`` or ``SymInt`` parameter refuses a float or a bool, as PyTorch's (its number was truncated)."""
+    cls = value.__class__
+    if cls is int or (cls is float and kind not in _INTEGRAL_KINDS):  # the common call
         return value
-    return _tensor_number(name, param, value, kind)
+    if isinstance(value, Tensor):
+        return _tensor_number(name, param, value, kind)
+    return _plain_number(name, param, value, kind)
+
+
+#: The parameter kinds PyTorch's parser reads as an integer (refusing a float or a bool).
+_INTEGRAL_KINDS = ("int", "SymInt")
+
+
+def _plain_number(name: str, param: str, value: Any, kind: str) -> Any:
+    """:func:`number` of what is not a Python int or float nor a tensor: a NumPy number becomes its
+    Python number; a float or bool where an ``int`` is typed is PyTorch's ``TypeError``; anything
+    else (None, a bool or complex where it may be one) passes as it is, for the caller to judge."""
+    if kind in _INTEGRAL_KINDS and isinstance(value, (float, bool, complex, host_numpy.floating, host_numpy.bool_,
+                                                      host_numpy.complexfloating)):
+        raise TypeError(f"{name}(): argument '{param}' must be int, not {type(value).__name__} ({value!r})")
+    if isinstance(value, host_numpy.number):
+        return value.item()
+    return value
 
 
 def _tensor_number(name: str, param: str, value: Tensor, kind: str) -> Any:

@@ -170,6 +170,35 @@ def test_a_number_parameter_reads_a_zero_dim_tensor_as_its_number(name, call, va
             np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64])
+@pytest.mark.parametrize("name, call, value, kind", CASES, ids=IDS)
+def test_a_number_parameter_reads_a_numpy_number_as_its_python_number(name, call, value, kind, dtype):
+    """PyTorch's parser reads a NumPy scalar as the Python number it holds: the same result, the same
+    dtype (``F.hardtanh(x32, np.float32(-0.5))`` was refused as not a float, and ``np.float64(-0.5)``
+    made a float64 result of a float32 input)."""
+    x = mg.tensor(X, dtype=dtype)
+    spellings = (np.int64, np.int32) if kind in INTS else (np.float32, np.float64)
+    if kind not in INTS and float(value).is_integer():
+        spellings += (np.int64,)
+    for w in (spelling(value) for spelling in spellings):
+        got, expected = call(x, w), call(x, w.item())
+        if isinstance(got, mg.Tensor):
+            assert got.dtype == expected.dtype
+        for a, b in zip(_values(got), _values(expected)):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name, call, value, kind", [c for c in CASES if c[3] in INTS],
+                         ids=[c[0] for c in CASES if c[3] in INTS])
+def test_an_int_parameter_refuses_a_float_or_a_bool(name, call, value, kind):
+    """An ``int`` (or ``SymInt``) parameter given a float or a bool -- Python's or NumPy's -- is PyTorch's
+    TypeError (``torch.tril(x, 0.5)``: "argument 'diagonal' must be int, not float"); it was truncated."""
+    x = mg.tensor(X, dtype=mg.float32)
+    for w in (float(value), np.float64(value), np.float32(value), True, np.bool_(True)):
+        with pytest.raises(TypeError, match="must be int, not"):
+            call(x, w)
+
+
 def test_a_number_read_from_a_tensor_keeps_the_inputs_gradient():
     # read as a number, the parameter leaves the input's own gradient as with the Python number
     x = mg.tensor(X, requires_grad=True)

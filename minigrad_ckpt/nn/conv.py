@@ -28,8 +28,9 @@ __all__ = [
 def size_entry(v: Any, layer: str = "conv") -> Any:
     """A layer's size argument (``kernel_size``, ``stride``, ...) or its entry: a tensor as PyTorch's
     convolution reads one -- an integer tensor of one element is its int; a float one, or one that
-    requires grad, is its TypeError (``int()`` of it truncated ``1.5`` and dropped a gradient)."""
-    return number(layer, "kernel_size, stride, padding or dilation", v, "SymInt") if isinstance(v, Tensor) else v
+    requires grad, is its TypeError (``int()`` of it truncated ``1.5`` and dropped a gradient); so is a
+    float or a bool, and a NumPy int is its int (``stride=np.int64(2)`` failed as an index)."""
+    return number(layer, "kernel_size, stride, padding or dilation", v, "SymInt")
 
 
 def _pair(v: Any) -> tuple[int, int]:

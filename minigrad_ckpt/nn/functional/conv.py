@@ -34,11 +34,11 @@ def _ntuple(v: Any, n: int, name: str, fn: str = "") -> tuple[int, ...]:
     TypeError (``int()`` of it truncated ``1.5`` and dropped a gradient silently)."""
     if isinstance(v, str):  # ("same" for a transposed convolution: int() of its letters said "invalid literal")
         raise TypeError(f"{fn or 'conv'}: argument '{name}' must be tuple of ints, not str")
-    if isinstance(v, Tensor):
+    if not isinstance(v, (tuple, list)):  # (a float or a bool, alone or an entry, is PyTorch's TypeError)
         v = number(fn or "conv", name, v, "SymInt")
     if isinstance(v, (int, host_numpy.integer)):
         v = (int(v),) * n
-    v = tuple(int(a) if not isinstance(a, Tensor) else number(fn or "conv", name, a, "SymInt") for a in v)
+    v = tuple(int(number(fn or "conv", name, a, "SymInt")) for a in v)
     if len(v) != n:
         raise InputMismatch(f"{fn + ': ' if fn else ''}{name} must be an int or {_COUNT_WORDS[n]}, got {v}")
     return v
@@ -141,7 +141,7 @@ def _single(v: Any, name: str, fn: str = "conv1d") -> int:
         if len(v) != 1:
             raise InputMismatch(f"{name} must be an int or a 1-tuple, got {v}")
         v = v[0]
-    return int(v) if not isinstance(v, Tensor) else number(fn, name, v, "SymInt")
+    return int(number(fn, name, v, "SymInt"))
 
 
 def _as_2d(x: Tensor, name: str) -> tuple[Tensor, bool]:
