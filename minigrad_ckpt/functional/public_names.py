@@ -432,7 +432,7 @@ SECTIONS: tuple[Section, ...] = (
         public("asinh", mf.arcsinh, AS_METHOD, in_place=True),
         public("atanh", mf.arctanh, AS_METHOD, in_place=True),
         public("absolute", mf.abs, _ABS_METHOD, in_place=True),
-        public("concat", ti.concat),
+        public("concat", ti.cat, out=CAT),  # torch.concat is torch.cat
         public("t", ti.t, tmeth.t_method),
         public("numel", ti.numel, lambda self: int(self._data.size)),
     )),

@@ -544,11 +544,6 @@ acos, asin, atan, atan2 = mf.arccos, mf.arcsin, mf.arctan, mf.arctan2
 acosh, asinh, atanh, absolute = mf.arccosh, mf.arcsinh, mf.arctanh, mf.abs
 
 
-def concat(tensors: Any, dim: int = 0) -> Tensor:
-    """PyTorch's ``concat`` (``cat``): ``tensors`` joined along ``dim``."""
-    return concatenate(tensors, dim=dim)
-
-
 def t(x: Any) -> Tensor:
     """PyTorch's ``t``: a 2-D tensor transposed; 0-d and 1-D tensors as they are."""
     x = as_tensor(x)
@@ -641,6 +636,9 @@ def cat(tensors: Sequence[Any], dim: int = 0, *, axis: int | None = None) -> Ten
     if axis is not None and dim != 0 and axis != dim:
         raise TypeError("cat: pass either axis= or dim=, not both")
     return mf.concatenate(tensors, axis=dim if axis is None else axis)
+
+
+concat = cat  # PyTorch's other name for it: one function, so the two take the same arguments (out= too)
 
 
 @numpy_keywords
