@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..backend import host_numpy
+from ..backend import host_numpy, scalar_type_name
 from ..ops import incomplete_gamma as _ig
 from ..ops import scaled_special as _ss
 from ..ops import special as _sp
@@ -23,6 +23,8 @@ from ..ops import zeta as _zeta
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, binary, in_default_float, in_default_float_pair
+from .errors import DtypeNotImplemented
+from .promotion import result_type
 from .special import _of_reals, _real_only, erfc, erfcinv, gammaln
 
 _ERFCX, _I0E, _I1E, _I0, _I1 = _ss.Erfcx(), _ss.I0e(), _ss.I1e(), _ss.I0(), _ss.I1()
@@ -152,11 +154,23 @@ def _one_float_dtype(x: Any, y: Any) -> tuple[Tensor, Tensor]:
 def gammainc(a: Any, x: Any) -> Tensor:
     """The regularized lower incomplete gamma function ``P(a, x) = gamma(a, x) / Gamma(a)`` for
     ``a > 0``, ``x >= 0``; differentiable in ``x`` (``x^(a-1) e^-x / Gamma(a)``), not in ``a`` (a
-    gradient that must reach ``a`` raises ``NotImplementedError`` when asked for, as PyTorch's)."""
+    gradient that must reach ``a`` raises ``NotImplementedError`` when asked for, as PyTorch's).
+    Two integral operands are PyTorch's ``NotImplementedError`` (its ``igamma`` kernel is floating only)."""
+    _refuse_integral_pair("igamma_cpu", a, x)
     return binary(_GAMMAINC, *_one_float_dtype(a, x))
 
 
 def gammaincc(a: Any, x: Any) -> Tensor:
     """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``; differentiable in
-    ``x``, not in ``a``."""
+    ``x``, not in ``a``; two integral operands refused, as :func:`gammainc`'s."""
+    _refuse_integral_pair("igammac_cpu", a, x)
     return binary(_GAMMAINCC, *_one_float_dtype(a, x))
+
+
+def _refuse_integral_pair(kernel: str, a: Any, x: Any) -> None:
+    """PyTorch's refusal where two integral (or bool) operands meet a floating-only kernel: it picks
+    the kernel by the promoted dtype (an int64 ``a`` beside a float32 ``x`` is a float32 igamma)."""
+    dtype = result_type(a, x)
+    if dtype.kind in "biu":
+        raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}' (convert an "
+                                  f"operand with .float() for a float answer)")
