@@ -45,7 +45,7 @@ from .backend import (
 from .ops import elementwise as _elementwise
 from .out_arguments import CREATION, RANGE, with_out
 from .tape import apply
-from .tensor import Tensor, check_tensor_number, number, requires_grad_flag
+from .tensor import Tensor, check_tensor_number, numbers, requires_grad_flag
 
 __all__ = [
     "tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "zeros_like",
@@ -169,13 +169,6 @@ def fill_number(name: str, fill_value: Any) -> Any:
     return to_host(fill_value._data)[()]
 
 
-def _numbers(name: str, kind: str = "Number", **values: Any) -> Any:
-    """:func:`~minigrad_ckpt.tensor.number` of each keyword's value, in order (one value alone if one
-    is given), as :func:`~minigrad_ckpt.functional.arguments.numbers`."""
-    read = tuple(number(name, param, v, kind) for param, v in values.items())
-    return read[0] if len(read) == 1 else read
-
-
 def _fill_dtype(fill_value: Any) -> Any:
     """PyTorch's dtype for ``full``'s fill value, by its kind alone: a bool's ``bool``, any integer's
     ``int64`` (a NumPy ``int32`` or a 0-d ``int8`` tensor too), a complex number's the default complex
@@ -202,7 +195,7 @@ def arange(start: Any = None, stop: Any = None, step: Any = 1, dtype: Any = None
     if stop is None:
         start, stop = 0, start
     if isinstance(start, Tensor) or isinstance(stop, Tensor) or isinstance(step, Tensor):
-        start, stop, step = _numbers("arange", start=start, end=stop, step=step)
+        start, stop, step = numbers("arange", start=start, end=stop, step=step)
     if dtype is None:  # by kind, as PyTorch's: np.float32(2.5) and a 0-d float tensor are floats too
         is_float = any(_number_kind(v) == "f" for v in (start, stop, step))
         dtype = _default_dtype[0] if is_float else host_numpy.dtype("int64")
@@ -441,7 +434,7 @@ def _check_random_bounds(low: int, high: int, dt: Any) -> None:
 def randperm(n: int, dtype: Any = "int64", device: Any = None, *,
              generator: _random.Generator | None = None, requires_grad: bool = False) -> Tensor:
     """A random permutation of ``0..n-1`` from the engine generator (one key per call)."""
-    n = _numbers("randperm", "SymInt", n=n)  # (a tensor, a NumPy int; a float or bool: PyTorch's TypeError)
+    n = numbers("randperm", "SymInt", n=n)  # (a tensor, a NumPy int; a float or bool: PyTorch's TypeError)
     if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool) or n < 0:
         raise ValueError(f"randperm: n must be a non-negative int, got {n!r}")
     dev = get_device(device)
@@ -485,7 +478,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     (``torch.logspace``)."""
     steps = int_argument("logspace", "steps", 3, steps)
     if isinstance(base, Tensor):
-        base = _numbers("logspace", "float", base=base)
+        base = numbers("logspace", "float", base=base)
     dev = get_device(device)
     (start, end), dt = _spaced("logspace", (start, end), dtype)
     if dt.kind == "c":
@@ -560,7 +553,7 @@ def _in_scalar_type(v: Any, dt: Any) -> Any:
 def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A 0-d tensor holding ``s``, of the default float dtype unless given (``torch.scalar_tensor``)."""
     if isinstance(s, Tensor):
-        s = _numbers("scalar_tensor", s=s)
+        s = numbers("scalar_tensor", s=s)
     return Tensor._from_data(float(s) if dtype is None else s, dtype=_dtype_or_default(dtype), device=device,
                   requires_grad=requires_grad)
 

@@ -80,7 +80,7 @@ from .grad_mode import forward_mode as _forward
 from .grad_mode import state as _grad_state
 from .printing import format_array
 
-__all__ = ["Tensor", "normalize_index", "number", "check_tensor_number"]
+__all__ = ["Tensor", "normalize_index", "number", "numbers", "check_tensor_number"]
 
 #: The engine's one clock.  Every recorded node takes its ``seq`` from it, and
 #: every in-place change stamps the changed tensor's version with it.  So a
@@ -2121,6 +2121,13 @@ def number(name: str, param: str, value: Any, kind: str = "Number") -> Any:
 _INTEGRAL_KINDS = ("int", "SymInt")
 
 
+def numbers(name: str, kind: str = "Number", **values: Any) -> Any:
+    """:func:`number` of each keyword's value, in order (a tuple; one value alone if one is given):
+    ``eps, momentum = numbers("batch_norm", "float", eps=eps, momentum=momentum)``."""
+    read = tuple(number(name, param, v, kind) for param, v in values.items())
+    return read[0] if len(read) == 1 else read
+
+
 def _plain_number(name: str, param: str, value: Any, kind: str) -> Any:
     """:func:`number` of what is not a Python int or float nor a tensor: a NumPy number becomes its
     Python number; a float or bool where an ``int`` is typed is PyTorch's ``TypeError``; anything
@@ -2146,7 +2153,7 @@ def check_tensor_number(name: str, param: str, value: Tensor, kind: str = "Numbe
     ``float``, ``int`` or ``SymInt``), as its argument parser refuses it: a ``TypeError`` unless it has
     zero dims and does not require grad (an ``int``: unless it is a 0-d integer tensor; a ``SymInt``:
     unless it is an integer tensor of one element -- the parser reads ``numel() == 1`` there)."""
-    if kind in ("int", "SymInt"):
+    if kind in _INTEGRAL_KINDS:
         data = value._data
         if data.dtype.kind not in "iu" or data.size != 1 or (kind == "int" and data.ndim):
             which = "a 0-d integer tensor" if kind == "int" else "an integer tensor of one element"

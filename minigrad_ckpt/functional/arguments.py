@@ -17,7 +17,7 @@ from typing import Any
 from ..backend import device_of, get_default_dtype, host_numpy, is_array, number_beside_half
 from ..ops.shape import AsType
 from ..tape import apply, on_one_device
-from ..tensor import Tensor, number
+from ..tensor import Tensor, number, numbers
 from .errors import (
     DimensionOutOfRange,
     DtypeNotImplemented,
@@ -241,13 +241,6 @@ def numpy_keywords(fn: Callable[..., Any]) -> Callable[..., Any]:
                 kwargs[torch] = kwargs.pop(numpy)
         return fn(*args, **kwargs)
     return wrapper
-
-
-def numbers(name: str, kind: str = "Number", **values: Any) -> Any:
-    """:func:`number` of each keyword's value, in order (a tuple; one value alone if one is given):
-    ``eps, momentum = numbers("batch_norm", "float", eps=eps, momentum=momentum)``."""
-    read = tuple(number(name, param, v, kind) for param, v in values.items())
-    return read[0] if len(read) == 1 else read
 
 
 def as_index(v: Any) -> Any:
