@@ -333,3 +333,15 @@ def test_an_lp_pool_layer_reads_its_norm_type_tensor_as_a_number(layer, fn, x):
     assert not y.requires_grad
     np.testing.assert_array_equal(y.numpy(), layer(3.0, 2)(x).numpy())
     assert fn(x, w, 2).requires_grad
+
+
+@pytest.mark.parametrize("layer, spatial", [(nn.Conv1d, 1), (nn.Conv2d, 2), (nn.Conv3d, 3)])
+@pytest.mark.parametrize("param", ["kernel_size", "stride", "padding", "dilation"])
+@pytest.mark.parametrize("value", [1.5, True, "tensor"])
+def test_a_conv_layers_size_refusal_names_the_argument_given(layer, spatial, param, value):
+    # the TypeError names the one argument that is wrong, as the transposed layers' do
+    if value == "tensor":
+        value = mg.tensor(2.0)
+    kwargs = {"kernel_size": 1, param: value}
+    with pytest.raises(TypeError, match=f"argument '{param}' must be int"):
+        layer(1, 1, **kwargs)

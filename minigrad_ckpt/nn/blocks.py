@@ -213,9 +213,9 @@ class ConvTranspose1d(_ConvTransposeNd):
     axes = "L"
 
 
-def _triple(v: Any) -> tuple[int, int, int]:
-    v = size_entry(v, "Conv3d")
-    return (int(v),) * 3 if isinstance(v, int) else tuple(int(size_entry(a, "Conv3d")) for a in v)  # type: ignore[return-value]
+def _triple(v: Any, param: str) -> tuple[int, int, int]:
+    v = size_entry(v, "Conv3d", param)
+    return (int(v),) * 3 if isinstance(v, int) else tuple(int(size_entry(a, "Conv3d", param)) for a in v)  # type: ignore[return-value]
 
 
 class Conv3d(_PlainConvNd):
@@ -231,7 +231,8 @@ class Conv3d(_PlainConvNd):
         self.padding_mode = _check_padding_mode("Conv3d", padding_mode)
         self.output_padding = (0, 0, 0)  # PyTorch's attribute of a plain convolution
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
-        self.kernel_size, self.stride, self.dilation = _triple(kernel_size), _triple(stride), _triple(dilation)
+        self.kernel_size = _triple(kernel_size, "kernel_size")
+        self.stride, self.dilation = _triple(stride, "stride"), _triple(dilation, "dilation")
         self.padding = _checked_padding("Conv3d", padding, self.stride, _triple)
         self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype, device=device)
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None

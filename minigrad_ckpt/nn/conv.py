@@ -25,19 +25,19 @@ __all__ = [
 ]
 
 
-def size_entry(v: Any, layer: str = "conv") -> Any:
-    """A layer's size argument (``kernel_size``, ``stride``, ...) or its entry: a tensor as PyTorch's
-    convolution reads one -- an integer tensor of one element is its int; a float one, or one that
-    requires grad, is its TypeError (``int()`` of it truncated ``1.5`` and dropped a gradient); so is a
-    float or a bool, and a NumPy int is its int (``stride=np.int64(2)`` failed as an index)."""
-    return number(layer, "kernel_size, stride, padding or dilation", v, "SymInt")
+def size_entry(v: Any, layer: str, param: str) -> Any:
+    """A layer's size argument ``param`` (``kernel_size``, ``stride``, ...) or its entry: a tensor as
+    PyTorch's convolution reads one -- an integer tensor of one element is its int; a float one, or one
+    that requires grad, is its TypeError (``int()`` of it truncated ``1.5`` and dropped a gradient); so
+    is a float or a bool, and a NumPy int is its int (``stride=np.int64(2)`` failed as an index)."""
+    return number(layer, param, v, "SymInt")
 
 
-def _pair(v: Any) -> tuple[int, int]:
-    v = size_entry(v, "Conv2d")
+def _pair(v: Any, param: str) -> tuple[int, int]:
+    v = size_entry(v, "Conv2d", param)
     if isinstance(v, int):
         return (int(v), int(v))
-    return int(size_entry(v[0], "Conv2d")), int(size_entry(v[1 if len(v) > 1 else 0], "Conv2d"))
+    return int(size_entry(v[0], "Conv2d", param)), int(size_entry(v[1 if len(v) > 1 else 0], "Conv2d", param))
 
 
 def _check_groups(layer: str, in_channels: int, out_channels: int, groups: int) -> int:
@@ -56,9 +56,9 @@ PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 def _checked_padding(layer: str, padding: Any, stride: tuple, as_tuple: Any) -> Any:
     """A plain convolution's ``padding``: a string PyTorch's constructor takes ('same' only unstrided),
-    or ints as a tuple."""
+    or ints as a tuple (``as_tuple(padding, "padding")``)."""
     if not isinstance(padding, str):
-        return as_tuple(padding)
+        return as_tuple(padding, "padding")
     if padding not in ("same", "valid"):
         raise ValueError(f"{layer}: invalid padding string {padding!r}, should be one of 'valid', 'same'")
     if padding == "same" and any(s != 1 for s in stride):
@@ -166,8 +166,8 @@ class Conv2d(_PlainConvNd):
         self.padding_mode = _check_padding_mode("Conv2d", padding_mode)
         self.output_padding = (0,) * 2  # PyTorch's attribute of a plain convolution
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
-        self.kernel_size = _pair(kernel_size)
-        self.stride, self.dilation = _pair(stride), _pair(dilation)
+        self.kernel_size = _pair(kernel_size, "kernel_size")
+        self.stride, self.dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
         self.padding = _checked_padding("Conv2d", padding, self.stride, _pair)
         self.groups = int(groups)
         self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype,
@@ -176,8 +176,8 @@ class Conv2d(_PlainConvNd):
         self.reset_parameters()
 
 
-def _single(v: Any) -> int:
-    return int(size_entry(v[0] if isinstance(v, (tuple, list)) else v, "Conv1d"))
+def _single(v: Any, param: str) -> int:
+    return int(size_entry(v[0] if isinstance(v, (tuple, list)) else v, "Conv1d", param))
 
 
 class Conv1d(_PlainConvNd):
@@ -194,9 +194,9 @@ class Conv1d(_PlainConvNd):
         groups = _check_groups("Conv1d", in_channels, out_channels, groups)
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
         # one-element tuples, as PyTorch's Conv1d keeps them (conv.kernel_size[0] is how programs read them)
-        self.kernel_size, self.stride = (_single(kernel_size),), (_single(stride),)
-        self.dilation = (_single(dilation),)
-        self.padding = _checked_padding("Conv1d", padding, self.stride, lambda p: (_single(p),))
+        self.kernel_size, self.stride = (_single(kernel_size, "kernel_size"),), (_single(stride, "stride"),)
+        self.dilation = (_single(dilation, "dilation"),)
+        self.padding = _checked_padding("Conv1d", padding, self.stride, lambda p, param: (_single(p, param),))
         self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype, device=device)
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()
