@@ -36,7 +36,7 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .events import EventList, FunctionEvent, FunctionEventAvg
+from .events import EventList
 from .recording import record_function
 from .session import Session
 
@@ -283,7 +283,3 @@ def _export_stacks(events: EventList, path: str | os.PathLike, metric: str, with
             value = int(getattr(e, metric.replace("cuda", "device")))
             if e.stack and value > 0:
                 f.write(";".join(entry.translate(table) for entry in reversed(e.stack)) + f" {value}\n")
-
-
-# (the events' classes, as ``torch.autograd.profiler_util`` offers them)
-_ = (FunctionEvent, FunctionEventAvg)

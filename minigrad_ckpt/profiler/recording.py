@@ -26,6 +26,7 @@ Times come from :data:`clock` (``time.perf_counter_ns``); tests replace it with 
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import time
@@ -417,8 +418,6 @@ class record_function:
                 end(r)
 
     def __call__(self, fn: Callable) -> Callable:
-        import functools
-
         @functools.wraps(fn)
         def recorded(*args: Any, **kwargs: Any) -> Any:
             with record_function(self.name, self.args):
