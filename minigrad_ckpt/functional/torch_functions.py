@@ -357,9 +357,7 @@ def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor
         raise RuntimeError(_ADDCDIV_OF_INTEGERS)
     x, t1, t2 = promotion.promoted(as_tensor(input, t1), t1, as_tensor(tensor2, t1))
     value = _coefficient_in("addcdiv", value, x.dtype, x)
-    if x.dtype.kind in "fc":
-        return apply(_pw.Addcdiv(value=value), x, t1, t2)
-    return x + (t1 if value == 1 else value * t1) / t2
+    return apply(_pw.Addcdiv(value=value), x, t1, t2)  # (floating or complex: two integral tensors were refused)
 
 
 # PyTorch's top-level names of Tensor methods (``torch.mm(a, b)`` is ``a.mm(b)``) and small queries.
