@@ -186,6 +186,7 @@ class Executor:
         other = {str(k): _plain(st) for k, st in self.optimizer.state.items() if not isinstance(k, Tensor)}
         scalars, order, zero_d = {}, {}, {}
         known = getattr(self.optimizer, "scalar_state_keys", ("step",))
+        restored_dtype = _restored_scalar_dtype()  # (once: it makes a tensor to read the dtype off)
         for name, st in self._parameter_states():
             # a 0-d state tensor (the step count, as PyTorch keeps it) is a number of the header
             scalars[name] = {k: _plain_state(v) for k, v in st.items() if not _is_state_tensor(v)}
@@ -196,7 +197,7 @@ class Executor:
             # declared one of another dtype than the restore would make (load_state_dict cast NAdam's mu_product
             # to float64 parameters' dtype, and the rule multiplies it in float64 from then on)
             kept = {k: v.dtype.name for k, v in st.items() if isinstance(v, Tensor) and v.ndim == 0
-                    and (k not in known or v.dtype != _restored_scalar_dtype())}
+                    and (k not in known or v.dtype != restored_dtype)}
             if kept:
                 zero_d[name] = kept
         out = {"type": type(self.optimizer).__name__, "param_groups": groups, "scalars": scalars}
