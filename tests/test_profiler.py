@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -394,3 +395,28 @@ def test_disabled_not_reentrant_and_no_results_before_the_end():
         with pytest.raises(RuntimeError, match="not reentrant"):
             p.__enter__()
     assert p.key_averages() == []
+
+
+@pytest.mark.parametrize("which", ["profiler", "autograd"])
+def test_acc_events_keeps_each_cycle_at_its_own_time(which, tmp_path):
+    # each cycle's times are relative to its own start: accumulated, a later cycle's events come
+    # after the earlier's on the one time line (the chrome trace drew them on top of each other)
+    if which == "profiler":
+        p = mg.profiler.profile(schedule=schedule(wait=0, warmup=1, active=1), acc_events=True)
+        with p:
+            for _ in range(4):
+                mg.ones(2) * 2
+                time.sleep(0.02)
+                p.step()
+    else:
+        p = mg.autograd.profiler.profile(acc_events=True)
+        for _ in range(2):
+            with p:
+                mg.ones(2) * 2
+            time.sleep(0.02)
+    muls = [e for e in p.events() if e.name == "aten::mul"] if which == "profiler" else \
+        [e for e in p.function_events if e.name == "aten::mul"]
+    assert len(muls) == 2 and muls[1].time_range.start - muls[0].time_range.end > 15_000  # (microseconds)
+    p.export_chrome_trace(str(tmp_path / "t.json"))
+    ts = [e["ts"] for e in json.load(open(tmp_path / "t.json"))["traceEvents"] if e.get("name") == "aten::mul"]
+    assert ts[1] - ts[0] > 15_000

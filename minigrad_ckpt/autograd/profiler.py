@@ -74,8 +74,7 @@ class profile:
         events = self._session.stop()
         self._session = None
         if self.acc_events and self._function_events is not None:
-            events = EventList([*self._function_events, *events], profile_memory=self.profile_memory,
-                               base_time_ns=events._base_time_ns)
+            events = self._function_events.followed_by(events)
         self._function_events = events
         self.entered = not self.acc_events and self.entered  # (acc_events: may be entered again)
         return False

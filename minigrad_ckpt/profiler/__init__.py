@@ -219,8 +219,7 @@ class profile:
         events = self._session.stop()
         self._session = None
         if self.acc_events and self._events is not None:
-            events = EventList([*self._events, *events], profile_memory=self.profile_memory,
-                               base_time_ns=self._events._base_time_ns)
+            events = self._events.followed_by(events)
         self._events = events
 
     def _trace_ready(self) -> None:

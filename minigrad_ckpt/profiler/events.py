@@ -197,6 +197,16 @@ class EventList(list):
         self._profile_memory = profile_memory
         self._base_time_ns = base_time_ns
 
+    def followed_by(self, later: EventList) -> EventList:
+        """These events and then ``later``'s (a later recording, ``acc_events``) on one time line: each
+        recording's times count from its own start, so ``later``'s are moved by the time between the
+        two starts (and its ids follow these) -- put side by side as they were, the cycles overlapped."""
+        shift_us = (later._base_time_ns - self._base_time_ns) / 1000
+        for e in later:
+            e.time_range = Interval(e.time_range.start + shift_us, e.time_range.end + shift_us)
+            e.id += len(self)
+        return EventList([*self, *later], profile_memory=self._profile_memory, base_time_ns=self._base_time_ns)
+
     def __str__(self) -> str:
         return self.table()
 
