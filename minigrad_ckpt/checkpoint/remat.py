@@ -363,7 +363,9 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
         with leaving_no_trace(), seg:  # BatchNorm's running statistics are put back, too
             result = fn(*args, **kwargs)
         # closing, the segment let go what a run lets go when fn returns: the nodes no live tensor
-        # reaches -- ``result`` holds what fn returned, whatever object it is (see drop_unreachable)
+        # reaches -- ``result`` holds what fn returned, whatever object it is (see drop_unreachable).
+        # The others are held here (the tree holds its nodes weakly): the model reads them all
+        nodes = seg._all_nodes()  # noqa: F841
         del result
         stale_writes.unwatch(seg)  # a measurement: no backward will replay it
         ops = tuple(n.op.name for n in recorded)

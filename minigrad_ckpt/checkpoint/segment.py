@@ -87,11 +87,123 @@ class _Kept:
         self.written = False
 
 
+_ref = weakref.ref
+
+
+class _ByNode(dict):
+    """A dict keyed by nodes, held weakly: what a segment tree notes about its nodes once its
+    forward pass is over (see :meth:`Segment._hold_nodes_weakly`).  The nodes hold their segment;
+    were the segment to hold them too, a graph dropped without its backward would be a reference
+    cycle, freed only when the garbage collector runs.  Looked up by live nodes (the keys are their
+    weak references, equal and hashed as the node while it lives); ``items``, ``keys`` and iteration
+    give the live ones, ``values`` all -- an entry of a node that died stays, with its value, until
+    the segment lets it go, as before (see :meth:`dead_items`)."""
+
+    __slots__ = ()
+
+    def __init__(self, entries: Any = ()) -> None:
+        super().__init__((_ref(n), v) for n, v in (entries.items() if isinstance(entries, Mapping) else entries))
+
+    def __contains__(self, node: Any) -> bool:
+        return dict.__contains__(self, _ref(node))
+
+    def __getitem__(self, node: Any) -> Any:
+        return dict.__getitem__(self, _ref(node))
+
+    def __setitem__(self, node: Any, value: Any) -> None:
+        dict.__setitem__(self, _ref(node), value)
+
+    def get(self, node: Any, default: Any = None) -> Any:
+        return dict.get(self, _ref(node), default)
+
+    def pop(self, node: Any, *default: Any) -> Any:
+        return dict.pop(self, _ref(node), *default)
+
+    def setdefault(self, node: Any, default: Any = None) -> Any:
+        return dict.setdefault(self, _ref(node), default)
+
+    def items(self) -> list[tuple[Node, Any]]:  # type: ignore[override]
+        return [(n, v) for r, v in dict.items(self) if (n := r()) is not None]
+
+    def keys(self) -> list[Node]:  # type: ignore[override]
+        return [n for r in dict.keys(self) if (n := r()) is not None]
+
+    def __iter__(self) -> Any:
+        return iter(self.keys())
+
+    def dead_items(self) -> list[tuple[weakref.ref, Any]]:
+        """The entries of the nodes that died: (their weak reference, the value)."""
+        return [(r, v) for r, v in dict.items(self) if r() is None]
+
+
+class _NodeSet(set):
+    """A set of nodes, held weakly (see :class:`_ByNode`); iteration gives the live ones."""
+
+    __slots__ = ()
+
+    def __init__(self, nodes: Any = ()) -> None:
+        super().__init__(_ref(n) for n in nodes)
+
+    def __contains__(self, node: Any) -> bool:
+        return set.__contains__(self, _ref(node))
+
+    def add(self, node: Any) -> None:
+        set.add(self, _ref(node))
+
+    def discard(self, node: Any) -> None:
+        set.discard(self, _ref(node))
+
+    def __iter__(self) -> Any:
+        return iter([n for r in set.__iter__(self) if (n := r()) is not None])
+
+
+class _WeakList:
+    """A list of nodes (or segments), held weakly, in order; iteration gives the live ones."""
+
+    __slots__ = ("_refs",)
+
+    def __init__(self, items: Any = ()) -> None:
+        self._refs = [_ref(x) for x in items]
+
+    def _live(self) -> list[Any]:
+        return [x for r in self._refs if (x := r()) is not None]
+
+    def __iter__(self) -> Any:
+        return iter(self._live())
+
+    def __reversed__(self) -> Any:
+        return reversed(self._live())
+
+    def __len__(self) -> int:
+        return len(self._live())
+
+    def __bool__(self) -> bool:
+        return any(r() is not None for r in self._refs)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._live()[i]
+
+    def append(self, x: Any) -> None:
+        self._refs.append(_ref(x))
+
+
 _counter = [0]
+
+
+class _Itself:
+    """``Segment._root_segment`` of a root segment whose forward pass is over: the segment itself,
+    without an attribute that refers to it (a reference cycle).  Not a data descriptor, so a
+    segment's own attribute -- a nested segment's root, or the root's while it records, which
+    ``record`` reads once per op -- is found first, as fast as any attribute."""
+
+    def __get__(self, seg: Any, owner: Any = None) -> Any:
+        return self if seg is None else seg
 
 
 class Segment:
     """One checkpointed range of the tape (see the module docstring)."""
+
+    _root_segment = _Itself()
 
     def __init__(self, stats: Any = None, determinism_check: str = "shape", label: str = "",
                  keep: Any = None, replay_context: Any = None, arguments: Any = None) -> None:
@@ -109,13 +221,12 @@ class Segment:
         self.nodes: list[Node] = []          # nodes this segment owns
         self.kept: list[_Kept] = []          # values replay starts from
         self.boundary: dict[Node, Any] = {}  # values an enclosing segment's replay handed over
-        self.first: Node | None = None       # the earliest node of the whole subtree
+        self._first: Any = None              # the earliest node of the whole subtree (weakly: see first)
         self.subtree: list[Node] = []
         self.external: set[Node] = set()     # nodes outside the subtree that it reads
         self.checksums: dict[Node, int] = {}
-        # Nodes the last replay ran for their own saved values alone, and those of them it could
-        # not replay (a value they read was written since): the error, raised if a backward reaches one
-        self._own_only: set[Node] = set()
+        # Nodes a replay ran for their own saved values alone that it could not replay (a value
+        # they read was written since): the error, raised if a backward reaches one
         self._refused: dict[Node, Exception] = {}
         self.replays = 0
         self.freed = False
@@ -143,7 +254,10 @@ class Segment:
         # ``keep(node) -> bool``: nodes whose outputs are kept from the forward pass, so replay
         # takes them as they are instead of recomputing them (``remat``'s policies)
         self.keep = keep
-        self._kept_outputs: dict[Node, Any] = {}
+        self._kept_outputs: _ByNode = _ByNode()
+        # the kept outputs that are views of a parameter, which the ledger does not count: told
+        # when the outputs are held, so the entry of one whose node died is told apart too
+        self._parameter_views: set[weakref.ref] = set()
         # the ledger holds the kept outputs: this segment's forward pass ended (a nested one's, while
         # the function around it goes on, which may still drop them -- see drop_unreachable)
         self._outputs_held = False
@@ -166,7 +280,7 @@ class Segment:
         # the graph -- the next pass's replay makes them again (PyTorch: recomputed tensors are
         # cleared as they are used, retain_graph=True or not).
         self._replayed_results: set[Node] = set()
-        self._block_result: Node | None = None  # the node whose output is this segment's kept result
+        self._block_result_ref: Any = None  # the node whose output is this segment's kept result (weakly)
 
     def _init_byte_counts(self) -> None:
         """What the statistics report: the bytes the forward pass dropped and kept, each buffer once."""
@@ -204,7 +318,7 @@ class Segment:
         # one of them is alive and its backward has not run, the tree keeps what replay needs
         # (see _awaits_backward); ``_in_backward``: a backward pass is inside the tree right now;
         # ``_waiting``: a backward pass left it waiting for the backward of one of them.
-        self._returned: list[tuple[Node, weakref.ref]] = []
+        self._returned: list[tuple[int, weakref.ref, weakref.ref]] = []  # (seq, node, tensor)
         # (On the root) the nodes that saved nothing whose backward ran: they stay runnable (see
         # release) and count as passed, as a freed node does, for _awaits_backward
         self._passed_empty: set[Node] = set()
@@ -233,6 +347,44 @@ class Segment:
         # whose kept outputs are recomputed, not taken
         self._watched_memory: set[int] = set()
         self._written_outputs: set[Node] = set()
+
+    @property
+    def first(self) -> Node | None:
+        """The earliest node of the whole subtree, where a backward pass ends it (held weakly)."""
+        return None if self._first is None else self._first()
+
+    @first.setter
+    def first(self, node: Node | None) -> None:
+        self._first = None if node is None else _ref(node)
+
+    @property
+    def _block_result(self) -> Node | None:
+        return None if self._block_result_ref is None else self._block_result_ref()
+
+    @_block_result.setter
+    def _block_result(self, node: Node | None) -> None:
+        self._block_result_ref = None if node is None else _ref(node)
+
+    def _hold_nodes_weakly(self) -> None:
+        """(The root, its forward pass over) Hold the tree's nodes -- and the segments nested in
+        it -- weakly from now on: its nodes hold their segment, so a segment that held them too
+        made every graph a reference cycle.  Dropped without its backward (a forward pass under
+        grad mode whose result is thrown away, a backward that raised, a graph retained and then
+        dropped), the graph's nodes die with the last tensor that reaches them, as without
+        checkpointing, and each segment with its last node: its ``__del__`` lets its kept values
+        go there and then, not when the garbage collector finds the cycle.  (Recording, the tree
+        holds its nodes strongly: nothing on the tape's hot path pays for this.)"""
+        if self.__dict__.get("_root_segment") is self:
+            del self._root_segment  # (see _Itself)
+        for seg in [self, *self._descendants()]:
+            seg.nodes = _WeakList(seg.nodes)
+            seg.subtree = _WeakList(seg.subtree)
+            seg.children = _WeakList(seg.children)
+            for name in ("_saved_slots", "_out_boxes", "checksums", "_refused", "_result_bytes",
+                         "_kept_result_bytes"):
+                setattr(seg, name, _ByNode(getattr(seg, name)))
+            for name in ("_result_nodes", "_replayed_results", "_written_outputs", "_passed_empty"):
+                setattr(seg, name, _NodeSet(getattr(seg, name)))
 
     # ---------------------------------------------------------------- forward
     def __enter__(self) -> Segment:
@@ -306,6 +458,8 @@ class Segment:
             self._watch_kept_memory()
         elif self.parent is None:
             self._abandon(exc[0])
+        if self.parent is None:
+            self._hold_nodes_weakly()
 
     def _abandon(self, exc_type: Any) -> None:
         """(The root) the function raised: it returned nothing, so no backward is to come, and
@@ -410,7 +564,7 @@ class Segment:
             seg.kept = [k for k in seg.kept if id(k) in used]
             self._let_go_kept(seg, gone)
         self._let_go_held_outputs([e for e in let_go if e[0]._outputs_held])
-        self._returned = [e for e in self._returned if e[0] in live]  # (a nested block's result nothing reads)
+        self._returned = [e for e in self._returned if e[1]() in live]  # (a nested block's result nothing reads)
         for c in self._descendants():
             c._settle()
 
@@ -671,7 +825,7 @@ class Segment:
 
     def _takes_kept(self, node: Node) -> bool:
         """Whether the replay takes ``node``'s kept output as it is (see :meth:`runs_anyway`)."""
-        return node in self._kept_outputs and not self.runs_anyway(node)
+        return bool(self._kept_outputs) and node in self._kept_outputs and not self.runs_anyway(node)
 
     def runs_anyway(self, node: Node) -> bool:
         """Whether a replay that wants ``node``'s output runs it whatever a policy keeps: its
@@ -743,7 +897,9 @@ class Segment:
         read, and let the others go (a policy may select values no backward needs: keeping
         them would only cost memory).  The ledger counts what stays from here on."""
         wanted = self._demand(self._feeds())[2]  # (the values checkpoints nested in it replay from, too)
-        self._kept_outputs = {n: v for n, v in self._kept_outputs.items() if n in wanted and self._takes_kept(n)}
+        self._kept_outputs = _ByNode((n, v) for n, v in self._kept_outputs.items()
+                                     if n in wanted and self._takes_kept(n))
+        self._parameter_views = {_ref(n) for n in self._kept_outputs if is_parameter_edge(n)}
         # what the segment keeps instead of what it dropped: the statistics count it as the ledger does
         kept = self._device_kept_outputs()
         held = self._held_anyway  # (a view of what the tape holds anyway, an input's ``v.t()``, costs nothing)
@@ -844,10 +1000,12 @@ class Segment:
         Without this call the first backward through the segment frees it.
         """
         root = self._root_segment
+        died = _returned_tensor_died(root)
         for t in _tensors_in(out):
             n = t._node
             if n is not None and n.segment is not None and n.segment._root_segment is root:
-                insort(root._returned, (n, weakref.ref(t, root._returned_tensor_died)), key=_seq_of_entry)
+                # (all weakly: the tree must not hold its nodes, nor itself through the callback)
+                insort(root._returned, (n.seq, _ref(n), weakref.ref(t, died)), key=_seq_of_entry)
         return out
 
     # --------------------------------------------------------------- backward
@@ -862,8 +1020,8 @@ class Segment:
                 "Trying to backward through a checkpointed segment a second time after its saved "
                 "inputs were freed; pass retain_graph=True to the first backward."
             )
-        if node is not None and node in self._refused:
-            raise self._refused[node]
+        if node is not None and self._refused and node in self._refused:
+            raise _afresh(self._refused[node])
         if node is not None and node.saved is not DROPPED:
             return node.saved
         if self._root_segment.recording:
@@ -893,8 +1051,8 @@ class Segment:
     def _saved_of(self, node: Node | None) -> Any:
         """``node``'s replayed saved values -- or the error of a node this replay refused (a value
         it holds was written after the forward pass), now that a backward reached it."""
-        if node is not None and node in self._refused:
-            raise self._refused[node]
+        if node is not None and self._refused and node in self._refused:
+            raise _afresh(self._refused[node])
         return None if node is None else node.saved
 
     def _replay_while_recording(self) -> None:
@@ -934,9 +1092,10 @@ class Segment:
                     feeds.setdefault(n, []).append(c)
         return feeds
 
-    def _demand(self, feeds: dict[Node, list[Segment]]) -> tuple[set[Node], set[Node], set[Node]]:
+    def _demand(self, feeds: dict[Node, list[Segment]]) -> tuple[set[Node], set[Node], set[Node], set[Node]]:
         """The nodes whose forward the replay must run (found back to front), those it cannot,
-        and those whose output is wanted (run, or kept from the forward pass).
+        those whose output is wanted (run, or kept from the forward pass), and the nodes of this
+        segment it runs for their own saved values alone.
 
         A node runs if its output is wanted: its own saved output (a node of
         this segment whose backward is still to come), an input a running node
@@ -949,22 +1108,24 @@ class Segment:
         """
         # A nested segment whose backward is over (freed), and what depends on it: those
         # nodes all come later on the tape, so no backward still to run needs them.
+        subtree = list(self.subtree)  # (held while the replay runs)
         dead: set[Node] = set()
-        for n in self.subtree:
+        for n in subtree:
             if n.replay is None or any(type(s) is Node and s in dead for s in n.replay):
                 dead.add(n)
         run: set[Node] = set()
-        wanted: set[Node] = set(feeds) | self.checksums.keys()
+        wanted: set[Node] = set(feeds)
+        wanted.update(self.checksums)
         # the results the blocks nested right inside keep: computed here (unless kept already) and
         # handed over (deeper ones get theirs when the block around them replays)
         wanted.update(r for r in self._child_results() if r not in dead)
-        self._own_only = set()
-        for n in reversed(self.subtree):
+        own_only: set[Node] = set()
+        for n in reversed(subtree):
             if n in dead:
                 continue
             mine = n.segment is self and n.saved is DROPPED
             if mine and n not in wanted:  # (its readers all came before, back to front)
-                self._own_only.add(n)
+                own_only.add(n)
             if mine and self._saved_slots[n][0]:
                 wanted.add(n)
             if n in wanted and not n.segment._takes_kept(n):
@@ -973,24 +1134,25 @@ class Segment:
             for j, src in enumerate(n.replay):
                 if type(src) is Node and (n in run or (j < len(slots) and slots[j])):
                     wanted.add(src)
-        return run, dead, wanted
+        return run, dead, wanted, own_only
 
     def _child_results(self) -> set[Node]:
         return {c._block_result for c in self.children if not c.freed and c._block_result is not None}
 
     def _replay(self, feeds: dict[Node, list[Segment]], run: set[Node], dead: set[Node],
-                wanted: set[Node]) -> None:
+                wanted: set[Node], own_only: set[Node]) -> None:
         """Run the demanded nodes in recording order; fill this segment's nodes' saved values."""
         values: dict[Node, Any] = {}
         child_results = self._child_results()
+        subtree = list(self.subtree)  # (held while the replay runs)
         last_use: dict[Node, int] = {}  # a replayed value is let go after its last reader
-        for pos, n in enumerate(self.subtree):
+        for pos, n in enumerate(subtree):
             for src in n.replay or ():
                 if type(src) is Node:
                     last_use[src] = pos
-        for pos, n in enumerate(self.subtree):
+        for pos, n in enumerate(subtree):
             mine = n.segment is self and n.saved is DROPPED and n not in dead
-            if mine and n in self._own_only and self._refused_until_reached(n, n in run):
+            if mine and n in own_only and self._refused_until_reached(n, n in run):
                 mine = False  # not filled: the error comes if a backward reaches it (rematerialize)
             elif n in run or mine or n in wanted:
                 ins = self._inputs(n, values, n in run) if n in run or mine else []
@@ -1027,7 +1189,10 @@ class Segment:
             return self.boundary.get(src)
         error = _stale_kept_value(n, src)
         if error is not None:
-            raise error
+            try:
+                raise error
+            finally:  # (its traceback holds this frame: a reference cycle, with the graph in it)
+                del error
         return src.value
 
     def _refused_until_reached(self, n: Node, runs: bool) -> bool:
@@ -1112,7 +1277,7 @@ class Segment:
             node.saved = DROPPED if retain_graph else FREED
         elif node.saved is DROPPED and not retain_graph:
             node.saved = FREED
-        if node in self._result_nodes and (not retain_graph or node in self._replayed_results):
+        if self._result_nodes and node in self._result_nodes and (not retain_graph or node in self._replayed_results):
             self._replayed_results.discard(node)
             value = self._kept_outputs.pop(node, None)
             if value is not None and _ledger.enabled:
@@ -1165,10 +1330,10 @@ class Segment:
         # Those done with for good come off the top: a chain of many blocks nested in one asks
         # once per block, in constant time -- a scan of the list made it quadratic.)
         waiting = root._returned  # in recording order: the latest on top
-        while waiting and (waiting[-1][0].saved is FREED or waiting[-1][0] in root._passed_empty
-                           or waiting[-1][1]() is None):
+        while waiting and ((n := waiting[-1][1]()) is None or n.saved is FREED or n in root._passed_empty
+                           or waiting[-1][2]() is None):
             waiting.pop()  # backwarded, or dead: for good
-        return first is not None and bool(waiting) and waiting[-1][0].seq >= first.seq
+        return first is not None and bool(waiting) and waiting[-1][0] >= first.seq
 
     def _free_tree(self) -> None:
         """Free this segment and the ones nested in it (those a later pass only would have reached)."""
@@ -1206,11 +1371,13 @@ class Segment:
         if self._counted_in_ledger():
             _ledger.release([k.value for k in self.kept if not k.param])
             to_host = getattr(self.keep, "to_host", False)
-            _ledger.release([v for n, v in self._kept_outputs.items() if not is_parameter_edge(n) or to_host],
-                            category="host" if to_host else "saved")
+            outputs = [v for n, v in self._kept_outputs.items() if not is_parameter_edge(n) or to_host]
+            # (and those of nodes that died before the segment: a graph dropped without its backward)
+            outputs += [v for r, v in self._kept_outputs.dead_items() if r not in self._parameter_views or to_host]
+            _ledger.release(outputs, category="host" if to_host else "saved")
         self.kept = []
-        self._kept_outputs = {}
-        self._refused = {}
+        self._kept_outputs.clear()
+        self._refused.clear()
         for n in self.nodes:
             if type(n.saved) is tuple and _ledger.enabled:  # replayed, and its backward never came
                 _ledger.release(saved_arrays(n), n)
@@ -1398,8 +1565,19 @@ def _uncount(counted: dict, value: Any) -> int:
     return int(b.nbytes)
 
 
-def _seq_of_entry(entry: tuple[Node, Any]) -> int:
-    return entry[0].seq
+def _seq_of_entry(entry: tuple[int, Any, Any]) -> int:
+    return entry[0]
+
+
+def _returned_tensor_died(root: Segment) -> Any:
+    """The callback for the death of a tensor ``root``'s tree returned: it holds ``root`` weakly."""
+    root_ref = _ref(root)
+
+    def died(ref: weakref.ref) -> None:
+        seg = root_ref()
+        if seg is not None:
+            seg._returned_tensor_died(ref)
+    return died
 
 
 def _tensors_in(out: Any) -> list[Tensor]:
@@ -1436,6 +1614,13 @@ _SCALARS = (str, bytes, int, float, complex, type(None))
 
 def _checksum(a: Any) -> int:
     return zlib.crc32(to_host(a).tobytes())
+
+
+def _afresh(error: Exception) -> Exception:
+    """A new exception like ``error``, which the segment keeps to raise when a backward reaches its
+    node: raising the kept one would give it a traceback, whose frames hold the segment that holds
+    it -- a reference cycle keeping the graph until the garbage collector runs."""
+    return type(error)(*error.args)
 
 
 def _stale_kept_value(n: Node, src: _Kept) -> CheckpointError | None:
