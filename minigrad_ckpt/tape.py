@@ -246,6 +246,7 @@ class Node:
     input_tangents: tuple | None = None  # ... and of its constant inputs, by position
     segment: Any = None             # the checkpoint segment that owns this node
     replay: Any = None              # where replay takes each input from
+    saved_slots: Any = None         # ... and which of (output, *inputs) the tape saved (see Segment.record)
     source: Any = None              # the user's line that called the op (noted in anomaly mode)
     backward_hooks: list | None = None  # grad_fn.register_hook's: called with what the op's backward returned
 

@@ -207,7 +207,7 @@ class _GraphModel:
         self.ops = ops  # what GraphPlan's positions name: the region's nodes as recorded
         self.position = [n.remat_position if n.segment is seg else None for n in nodes]
         self.srcs: list[list[int | None]] = []
-        self.slots: list[tuple[bool, ...]] = [n.segment._saved_slots[n] for n in nodes]
+        self.slots: list[tuple[bool, ...]] = [n.saved_slots for n in nodes]
         self.buf: list[Any] = []
         self.sizes: dict[Any, int] = {}
         self.t: list[float] = []

@@ -101,8 +101,10 @@ class _ByNode(dict):
 
     __slots__ = ()
 
-    def __init__(self, entries: Any = ()) -> None:
-        super().__init__((_ref(n), v) for n, v in (entries.items() if isinstance(entries, Mapping) else entries))
+    @classmethod
+    def of(cls, entries: Any) -> _ByNode:
+        """The entries of ``entries`` (a mapping, or pairs), keyed by node."""
+        return cls((_ref(n), v) for n, v in (entries.items() if isinstance(entries, Mapping) else entries))
 
     def __contains__(self, node: Any) -> bool:
         return dict.__contains__(self, _ref(node))
@@ -141,8 +143,9 @@ class _NodeSet(set):
 
     __slots__ = ()
 
-    def __init__(self, nodes: Any = ()) -> None:
-        super().__init__(_ref(n) for n in nodes)
+    @classmethod
+    def of(cls, nodes: Any) -> _NodeSet:
+        return cls(_ref(n) for n in nodes)
 
     def __contains__(self, node: Any) -> bool:
         return set.__contains__(self, _ref(node))
@@ -235,9 +238,6 @@ class Segment:
         self._reported = False
         self._raised: str | None = None  # the exception the function raised, by name
         self.recording = False  # between __enter__ and __exit__: the forward pass is still running
-        # Which of (out, *inputs) the tape saved for each node: replay re-fills exactly those,
-        # so the save rule (tape._record) is applied in one place only.
-        self._saved_slots: dict[Node, tuple[bool, ...]] = {}
         self.forward_time = 0.0
         self._outer_recorder: Any = None
         self._t0 = 0.0
@@ -380,11 +380,13 @@ class Segment:
             seg.nodes = _WeakList(seg.nodes)
             seg.subtree = _WeakList(seg.subtree)
             seg.children = _WeakList(seg.children)
-            for name in ("_saved_slots", "_out_boxes", "checksums", "_refused", "_result_bytes",
+            for name in ("_out_boxes", "checksums", "_refused", "_result_bytes",
                          "_kept_result_bytes"):
-                setattr(seg, name, _ByNode(getattr(seg, name)))
+                entries = getattr(seg, name)
+                setattr(seg, name, _ByNode.of(entries) if entries else _ByNode())
             for name in ("_result_nodes", "_replayed_results", "_written_outputs", "_passed_empty"):
-                setattr(seg, name, _NodeSet(getattr(seg, name)))
+                nodes = getattr(seg, name)
+                setattr(seg, name, _NodeSet.of(nodes) if nodes else _NodeSet())
 
     # ---------------------------------------------------------------- forward
     def __enter__(self) -> Segment:
@@ -551,7 +553,7 @@ class Segment:
                     if n in seg._kept_outputs:
                         let_go.append((seg, n, seg._kept_outputs.pop(n)))
                     seg.checksums.pop(n, None)
-                    seg._saved_slots.pop(n, None)
+                    n.saved_slots = None
                     seg._out_boxes.pop(n, None)
                     seg._result_nodes.discard(n)
                     if seg._block_result is n:
@@ -621,11 +623,11 @@ class Segment:
         """Bytes of kept values -- inputs, and outputs a ``remat`` policy keeps on the device --
         that no node of this segment saves: during the replay they are held on top of what a
         run without checkpointing holds at that moment."""
-        saved = {id(_base(k.value)) for n in self.nodes for k, slot in zip(n.replay, self._saved_slots[n][1:])
+        saved = {id(_base(k.value)) for n in self.nodes for k, slot in zip(n.replay, n.saved_slots[1:])
                  if slot and type(k) is _Kept and hasattr(k.value, "nbytes")}
         # a kept output its node saves, or a node saves as its input, is what the replay fills anyway
-        saved_outputs = {n for n in self.nodes if self._saved_slots[n][0]}
-        saved_outputs.update(src for n in self.nodes for src, slot in zip(n.replay, self._saved_slots[n][1:])
+        saved_outputs = {n for n in self.nodes if n.saved_slots[0]}
+        saved_outputs.update(src for n in self.nodes for src, slot in zip(n.replay, n.saved_slots[1:])
                              if slot and type(src) is Node)
         unsaved = [k.value for k in self.kept if not k.param and id(_base(k.value)) not in saved
                    and id(_base(k.value)) not in self._held_anyway]
@@ -651,7 +653,9 @@ class Segment:
         ``tensor`` is the output's."""
         node.segment = self
         saved = node.saved
-        self._saved_slots[node] = slots = tuple([v is not None for v in saved])
+        # Which of (out, *inputs) the tape saved: replay re-fills exactly those, so the save rule
+        # (tape._record) is applied in one place only.  (On the node: its segment holds it weakly.)
+        node.saved_slots = slots = tuple([v is not None for v in saved])
         dropped = saved_arrays(node) if any(slots) else None
         node.saved = DROPPED
         root = self._root_segment
@@ -897,8 +901,8 @@ class Segment:
         read, and let the others go (a policy may select values no backward needs: keeping
         them would only cost memory).  The ledger counts what stays from here on."""
         wanted = self._demand(self._feeds())[2]  # (the values checkpoints nested in it replay from, too)
-        self._kept_outputs = _ByNode((n, v) for n, v in self._kept_outputs.items()
-                                     if n in wanted and self._takes_kept(n))
+        self._kept_outputs = _ByNode.of([(n, v) for n, v in self._kept_outputs.items()
+                                         if n in wanted and self._takes_kept(n)])
         self._parameter_views = {_ref(n) for n in self._kept_outputs if is_parameter_edge(n)}
         # what the segment keeps instead of what it dropped: the statistics count it as the ledger does
         kept = self._device_kept_outputs()
@@ -965,7 +969,7 @@ class Segment:
         seg: Segment | None = owner
         while seg is not None and seg is not self:
             seg = seg.parent
-        if seg is None or not owner._saved_slots.get(node, (False,))[0]:
+        if seg is None or not (node.saved_slots or (False,))[0]:
             return  # made outside this segment, or its op does not save it
         owner._result_nodes.add(node)
         self._block_result = node
@@ -1126,11 +1130,11 @@ class Segment:
             mine = n.segment is self and n.saved is DROPPED
             if mine and n not in wanted:  # (its readers all came before, back to front)
                 own_only.add(n)
-            if mine and self._saved_slots[n][0]:
+            if mine and n.saved_slots[0]:
                 wanted.add(n)
             if n in wanted and not n.segment._takes_kept(n):
                 run.add(n)
-            slots = self._saved_slots[n][1:] if mine else ()
+            slots = n.saved_slots[1:] if mine else ()
             for j, src in enumerate(n.replay):
                 if type(src) is Node and (n in run or (j < len(slots) and slots[j])):
                     wanted.add(src)
@@ -1179,7 +1183,7 @@ class Segment:
         if runs:
             return [self._input(n, src, values) for src in n.replay]
         return [self._input(n, src, values) if saved else None
-                for src, saved in zip(n.replay, self._saved_slots[n][1:])]
+                for src, saved in zip(n.replay, n.saved_slots[1:])]
 
     def _input(self, n: Node, src: Any, values: dict[Node, Any]) -> Any:
         """The value input ``src`` of node ``n`` replays from (None where it was not needed)."""
@@ -1204,7 +1208,7 @@ class Segment:
         error = None
         if runs:
             error = next((_version_error(n) for box in n.versions if box[0] > n.seq), None)
-        for src, saved in zip(n.replay, self._saved_slots[n][1:]):
+        for src, saved in zip(n.replay, n.saved_slots[1:]):
             if error is None and type(src) is not Node and (runs or saved):  # (a value it neither
                 error = _stale_kept_value(n, src)  # reads again nor holds: a view's input, say)
         if error is not None:
@@ -1252,7 +1256,7 @@ class Segment:
 
     def _fill_saved(self, n: Node, out: Any, ins: list) -> None:
         """``n.saved`` from replayed values: the slots the tape saved when it recorded ``n``."""
-        n.saved = tuple(v if kept else None for v, kept in zip((out, *ins), self._saved_slots[n]))
+        n.saved = tuple(v if kept else None for v, kept in zip((out, *ins), n.saved_slots))
         if _ledger.enabled:
             _ledger.hold(saved_arrays(n), "saved", n)
 
@@ -1268,7 +1272,7 @@ class Segment:
             # it, each backwarded on its own); no replay ever needs to fill it
             if type(node.saved) is tuple and _ledger.enabled:
                 _ledger.release(saved_arrays(node), node)
-            node.saved = (None,) * len(self._saved_slots[node])
+            node.saved = (None,) * len(node.saved_slots)
             if ran and not retain_graph:  # its backward is over: no wait for it (see _awaits_backward)
                 self._root_segment._passed_empty.add(node)
         elif type(node.saved) is tuple:
@@ -1285,7 +1289,7 @@ class Segment:
 
     def _saves_nothing(self, node: Node) -> bool:
         """Whether ``node`` saved no value and watches no version (``x + 1``, a reshape, a sum)."""
-        slots = self._saved_slots.get(node)
+        slots = node.saved_slots
         return slots is not None and not any(slots) and not node.versions
 
     def backward_done(self, retain_graph: bool) -> None:
@@ -1382,7 +1386,7 @@ class Segment:
             if type(n.saved) is tuple and _ledger.enabled:  # replayed, and its backward never came
                 _ledger.release(saved_arrays(n), n)
             # (a node that saved nothing stays runnable, as without checkpointing: see release)
-            n.saved = (None,) * len(self._saved_slots[n]) if self._saves_nothing(n) else FREED
+            n.saved = (None,) * len(n.saved_slots) if self._saves_nothing(n) else FREED
             n.replay = None
         if self.stats is not None and self._reported:
             self.stats._freed(self)
