@@ -345,3 +345,14 @@ def test_a_conv_layers_size_refusal_names_the_argument_given(layer, spatial, par
     kwargs = {"kernel_size": 1, param: value}
     with pytest.raises(TypeError, match=f"argument '{param}' must be int"):
         layer(1, 1, **kwargs)
+
+
+@pytest.mark.parametrize("layer, wrong", [("Conv1d", (3, 3)), ("Conv2d", (3,)), ("Conv2d", [3]), ("Conv2d", (3, 3, 3)),
+                                          ("Conv3d", (3, 3))])
+@pytest.mark.parametrize("param", ["kernel_size", "stride", "dilation"])
+def test_a_conv_layers_size_tuple_of_another_length_is_refused_not_reshaped(layer, wrong, param):
+    # a 1-tuple was silently taken for a square kernel and a 3-tuple cut short (PyTorch's layer keeps
+    # the tuple and its forward fails): refused when the layer is built, naming the argument
+    args = {"kernel_size": 1, param: wrong}
+    with pytest.raises(ValueError, match=f"{layer}: {param} must be an int or a"):
+        getattr(mg.nn, layer)(1, 1, **args)

@@ -12,8 +12,9 @@ from ..creation import ones, zeros
 from ..functional.arguments import as_tensor
 from ..tensor import Tensor
 from . import functional as F
-from .conv import _check_groups, _check_padding_mode, _checked_padding, _ConvTransposeNd, _PlainConvNd, size_entry
+from .conv import _check_groups, _check_padding_mode, _checked_padding, _ConvTransposeNd, _PlainConvNd
 from .function_layer import FunctionLayer
+from .functional.conv import _ntuple
 from .module import Module, Parameter, _empty
 from .normalization import _batches_tracked_default
 from .pooling import _AdaptiveAvgPool, _AdaptiveMaxPool
@@ -214,8 +215,8 @@ class ConvTranspose1d(_ConvTransposeNd):
 
 
 def _triple(v: Any, param: str) -> tuple[int, int, int]:
-    v = size_entry(v, "Conv3d", param)
-    return (int(v),) * 3 if isinstance(v, int) else tuple(int(size_entry(a, "Conv3d", param)) for a in v)  # type: ignore[return-value]
+    """A Conv3d size argument as three ints (a sequence of another length refused)."""
+    return _ntuple(v, 3, param, "Conv3d")  # type: ignore[return-value]
 
 
 class Conv3d(_PlainConvNd):

@@ -34,10 +34,9 @@ def size_entry(v: Any, layer: str, param: str) -> Any:
 
 
 def _pair(v: Any, param: str) -> tuple[int, int]:
-    v = size_entry(v, "Conv2d", param)
-    if isinstance(v, int):
-        return (int(v), int(v))
-    return int(size_entry(v[0], "Conv2d", param)), int(size_entry(v[1 if len(v) > 1 else 0], "Conv2d", param))
+    """A Conv2d size argument as two ints (:func:`~.functional.conv._ntuple`: a sequence of another
+    length is refused here, where a 1-tuple was silently taken for a square and a 3-tuple cut short)."""
+    return _ntuple(v, 2, param, "Conv2d")  # type: ignore[return-value]
 
 
 def _check_groups(layer: str, in_channels: int, out_channels: int, groups: int) -> int:
@@ -177,7 +176,8 @@ class Conv2d(_PlainConvNd):
 
 
 def _single(v: Any, param: str) -> int:
-    return int(size_entry(v[0] if isinstance(v, (tuple, list)) else v, "Conv1d", param))
+    """A Conv1d size argument, an int or a 1-tuple, as an int (a 2-tuple is refused, not cut short)."""
+    return _ntuple(v, 1, param, "Conv1d")[0]
 
 
 class Conv1d(_PlainConvNd):
