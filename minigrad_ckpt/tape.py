@@ -43,7 +43,7 @@ from .grad_mode import recorders as _recorders
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .memory import saved_arrays
-from .tensor import CountedHooks, Tensor, _HookHandle, _HookHandles, _seq, shared_version, transform_births
+from .tensor import CountedHooks, HookList, Tensor, _HookHandle, _HookHandles, _seq, shared_version, transform_births
 
 __all__ = ["Node", "NodePreHook", "AccumulateGradPreHook", "apply", "apply_move", "on_one_device", "device_mismatch",
            "FREED", "DROPPED",
@@ -241,14 +241,14 @@ class Node:
     __slots__ = ("op", "inputs", "saved", "versions", "seq", "xp", "shape", "dtype",
                  "__dict__", "__weakref__")  # weakly referenced: the memory ledger follows its death
 
-    hooks: list | None = None       # gradient hooks of the output tensor
+    hooks: HookList | None = None   # gradient hooks of the output tensor
     tangents: dict | None = None    # forward-mode tangents of the output (mg.func)
     input_tangents: tuple | None = None  # ... and of its constant inputs, by position
     segment: Any = None             # the checkpoint segment that owns this node
     replay: Any = None              # where replay takes each input from
     saved_slots: Any = None         # ... and which of (output, *inputs) the tape saved (see Segment.record)
     source: Any = None              # the user's line that called the op (noted in anomaly mode)
-    backward_hooks: list | None = None  # grad_fn.register_hook's: called with what the op's backward returned
+    backward_hooks: _NodeHooks | None = None  # grad_fn.register_hook's: called with what the op's backward returned
 
     def __init__(self, op: Any, inputs: tuple, saved: Any, versions: tuple,
                  xp: Any, shape: tuple, dtype: Any) -> None:
@@ -273,10 +273,10 @@ class Node:
         hooks (``register_hook``, ``retain_grad``); it may return a tuple to use instead.  A custom
         Function's node hands one gradient per output of its ``forward`` (its op's ``output_gradients``)."""
         if self.hooks is None:
-            self.hooks = []
+            self.hooks = HookList()
         hook = NodePreHook(fn, self.op if hasattr(self.op, "output_gradients") else None)
-        self.hooks.append(hook)  # last: the tensor's hooks registered later go before it (hook_rank)
-        return _HookHandle(self.hooks, hook)
+        # last: the tensor's hooks registered later go before it (hook_rank)
+        return _HookHandle(self.hooks, self.hooks.add(hook, len(self.hooks)))
 
     def register_hook(self, fn: Any) -> _HookHandle:
         """PyTorch's ``grad_fn.register_hook(fn)``: ``fn(grad_inputs, grad_outputs)`` once the op's
@@ -285,8 +285,7 @@ class Node:
         tuple of ``grad_inputs`` to send on instead."""
         if self.backward_hooks is None:
             self.backward_hooks = _NodeHooks()
-        self.backward_hooks.append(fn)
-        return _HookHandle(self.backward_hooks, fn)
+        return _HookHandle(self.backward_hooks, self.backward_hooks.add(fn))
 
     @property
     def metadata(self) -> dict:
@@ -400,6 +399,9 @@ class _NodeHooks(CountedHooks):
     """A node's ``grad_fn.register_hook`` hooks (keeps :data:`node_hook_count` current)."""
 
     count = node_hook_count
+
+    def place(self, fn: Any) -> int:
+        return len(self)  # in registration order (no ranks among them)
 
 
 class NodePreHook:

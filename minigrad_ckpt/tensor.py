@@ -94,18 +94,15 @@ _seq = itertools.count(1)
 class _HookHandle:
     """Returned by ``register_hook``; ``remove()`` unregisters the hook (twice is harmless), and as a
     context manager (``with t.register_hook(fn): ...``) it removes the hook on exit, as PyTorch's
-    ``RemovableHandle``."""
+    ``RemovableHandle``.  It removes its own registration, found by the token it was given (``id``),
+    not by the function: one function registered twice is two hooks, each handle taking off its own."""
 
-    def __init__(self, hooks: list, fn: Callable) -> None:
+    def __init__(self, hooks: HookList, token: int) -> None:
         self._hooks = hooks
-        self._fn = fn
+        self.id = token
 
     def remove(self) -> None:
-        hooks, fn = self._hooks, self._fn
-        if hooks and hooks[-1] is fn:  # the last registered (handles removed newest first, a `with`):
-            hooks.pop()  # no scan -- a scan each made removing 10^4 hooks take 2.5 s
-        elif fn in hooks:
-            hooks.remove(fn)
+        self._hooks.discard(self.id)
 
     def __enter__(self) -> _HookHandle:
         return self
@@ -150,28 +147,99 @@ def ranked_place(hooks: list, fn: Callable) -> int:
     return i
 
 
-class CountedHooks(list):
+#: Registration tokens: each hook added to a :class:`HookList` gets the next (its handle's ``id``).
+_hook_tokens = itertools.count()
+
+#: How far from the end :meth:`HookList.discard` looks, one entry at a time, before one scan in C: the
+#: newest hooks are there (nested ``with`` blocks, handles removed newest first), behind a short tail of
+#: later-ranked ones (a ``retain_grad``, a pre-hook) at most.
+_NEAR_THE_END = 4
+
+
+class HookList(list):
+    """Hooks in the order they run -- to the backward loop, which only iterates it, a plain list of
+    callables -- with each one's registration token at the same place in ``tokens``.
+
+    A handle removes the entry holding its token, so one function registered twice is two
+    registrations, each removed by its own handle (PyTorch keeps hooks in a dict keyed by the
+    handle's id).  Change it only through these methods, which keep ``tokens`` in step."""
+
+    __slots__ = ("tokens",)
+
+    def __init__(self, hooks: Any = ()) -> None:
+        super().__init__(hooks)
+        self.tokens = [next(_hook_tokens) for _ in range(len(self))]
+
+    def place(self, fn: Callable) -> int:
+        return ranked_place(self, fn)
+
+    def add(self, fn: Callable, i: int | None = None) -> int:
+        """Put ``fn`` at ``i`` (by default its :meth:`place`); the token its handle removes it by."""
+        token = next(_hook_tokens)
+        if i is None:
+            i = self.place(fn)
+        list.insert(self, i, fn)
+        self.tokens.insert(i, token)
+        return token
+
+    def discard(self, token: int) -> None:
+        """Take off the hook registered with ``token``; nothing if it is gone (removed, or cleared)."""
+        tokens = self.tokens
+        i, stop = len(tokens) - 1, max(len(tokens) - 1 - _NEAR_THE_END, -1)
+        while i > stop and tokens[i] is not token:  # newest first: found here, no scan (a scan
+            i -= 1  # each made removing 10^4 hooks take 2.5 s)
+        if i == stop:
+            try:
+                i = tokens.index(token)  # further in: one scan, in C
+            except ValueError:
+                return
+        self._delete(i)
+
+    def subset(self, keep: Callable[[Callable], bool]) -> HookList | None:
+        """A new list of the hooks ``keep`` accepts, with their tokens (None if none)."""
+        out = type(self)()
+        for fn, token in zip(self, self.tokens):
+            if keep(fn):
+                list.append(out, fn)
+                out.tokens.append(token)
+        return out or None
+
+    def _delete(self, i: int) -> Callable:
+        del self.tokens[i]
+        return list.pop(self, i)
+
+    # list's own changes, kept in step with the tokens (nothing in the engine needs more of them)
+    def append(self, fn: Callable) -> None:
+        self.add(fn, len(self))
+
+    def insert(self, i: int, fn: Callable) -> None:
+        self.add(fn, i)
+
+    def remove(self, fn: Callable) -> None:
+        self._delete(self.index(fn))
+
+    def pop(self, i: int = -1) -> Callable:
+        return self._delete(i)
+
+    def clear(self) -> None:
+        super().clear()
+        self.tokens.clear()
+
+
+class CountedHooks(HookList):
     """A list of hooks that keeps ``count[0]`` -- how many lists of its kind are not empty -- current
     (the first hook added, the last removed, cleared, or the list dying with hooks in it), so that
     the backward loop can skip looking for such hooks while the count is 0."""
 
     count: list[int]  # each kind's own counter (a one-element list, read by the backward loop)
 
-    def append(self, fn: Callable) -> None:
+    def add(self, fn: Callable, i: int | None = None) -> int:
         if not self:
             self.count[0] += 1
-        self.insert(self.place(fn), fn)
+        return super().add(fn, i)
 
-    def place(self, fn: Callable) -> int:
-        return len(self)
-
-    def remove(self, fn: Callable) -> None:
-        super().remove(fn)
-        if not self:
-            self.count[0] -= 1
-
-    def pop(self, i: int = -1) -> Callable:
-        fn = super().pop(i)
+    def _delete(self, i: int) -> Callable:
+        fn = super()._delete(i)
         if not self:
             self.count[0] -= 1
         return fn
@@ -192,13 +260,10 @@ post_hook_count = [0]
 
 
 class _PostHooks(CountedHooks):
-    """A leaf's post-accumulate-grad hooks (keeps :data:`post_hook_count` current)."""
+    """A leaf's post-accumulate-grad hooks (keeps :data:`post_hook_count` current), placed by rank as
+    tensor hooks are: an AccumulateGrad hook runs after every post-accumulate hook."""
 
     count = post_hook_count
-
-    def place(self, fn: Callable) -> int:
-        # by rank, as tensor hooks: an AccumulateGrad hook runs after every post-accumulate hook
-        return ranked_place(self, fn)
 
 
 #: Called with a tensor just before an in-place write into its array (``None``, the usual
@@ -767,7 +832,7 @@ class Tensor:
     __slots__ = ("_data", "_node", "_requires_grad", "_version_box", "_device", "__dict__", "__weakref__")
     _grad: Tensor | None = None
     _hooks: list | None = None
-    _post_hooks: list | None = None
+    _post_hooks: _PostHooks | None = None
     _tangents: dict | None = None
     _born: int = 0  # set only inside an mg.func transform (see transform_births)
     _no_grad_view: bool = False  # a view made in no_grad mode of a tensor that requires grad (or of such a view)
@@ -1282,16 +1347,16 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")  # PyTorch's words
         if self._node is not None:
             if self._node.hooks is None:
-                self._node.hooks = []
+                self._node.hooks = HookList()
             hooks = self._node.hooks
         else:
             if self._hooks is None:
-                self._hooks = []
+                self._hooks = HookList()
             hooks = self._hooks
         # PyTorch runs retain_grad's hook after every other hook of the tensor, whenever each was
         # registered (.grad holds the gradient as the hooks left it), and the node's pre-hooks after both
-        hooks.insert(ranked_place(hooks, fn), fn)
-        return _HookHandle(hooks, fn)
+        # (HookList.place: by rank)
+        return _HookHandle(hooks, hooks.add(fn))
 
     def retain_grad(self) -> None:
         """PyTorch's: keep this non-leaf tensor's gradient in ``.grad`` (summed over backward
@@ -1328,8 +1393,7 @@ class Tensor:
         if self._post_hooks is None:
             self._post_hooks = _PostHooks()
             weakref.finalize(self, self._post_hooks.clear)  # a dead tensor's hooks stop counting
-        self._post_hooks.append(fn)
-        return _HookHandle(self._post_hooks, fn)
+        return _HookHandle(self._post_hooks, self._post_hooks.add(fn))
 
     # -------------------------------------------------------------- in place
     def _bump_version(self) -> None:

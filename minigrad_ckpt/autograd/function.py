@@ -58,7 +58,7 @@ from ..grad_mode import no_grad
 from ..grad_mode import state as _grad_state
 from ..ops.base import MissingJvpError, Op
 from ..random import default_generator
-from ..tensor import Tensor, shared_version
+from ..tensor import HookList, Tensor, shared_version
 
 __all__ = ["Function", "FunctionCtx", "FunctionNode", "once_differentiable"]
 
@@ -187,6 +187,13 @@ class Function:
         op.prepare(args)
         packed = _tape.apply(op, *args)
         return op.hand_out(packed, args)
+
+
+def _watch(node: Any, hook: _PieceReached) -> None:
+    """Put ``hook`` last among ``node``'s gradient hooks."""
+    if node.hooks is None:
+        node.hooks = HookList()
+    node.hooks.add(hook, len(node.hooks))
 
 
 class _PieceReached:
@@ -556,7 +563,7 @@ class FunctionNode(Op):
         for k, (j, *_) in enumerate(self.parts):
             node = outs[j]._node
             if node is not None:
-                node.hooks = [*(node.hooks or ()), _PieceReached(self.reached_key, k)]
+                _watch(node, _PieceReached(self.reached_key, k))
 
     def _settle_versions(self, node: Any, packed: Tensor, outs: list) -> None:
         """The version stamps the node checks at backward: its saved inputs', the constants', and
@@ -659,7 +666,7 @@ class FunctionNode(Op):
         piece = self._tensor(self._piece(out, k))
         key = getattr(self, "reached_key", None)
         if graph and key is not None and piece._node is not None:
-            piece._node.hooks = [*(piece._node.hooks or ()), _PieceReached(key, k)]
+            _watch(piece._node, _PieceReached(key, k))
         return piece
 
     def _tensor(self, v: Any) -> Tensor:

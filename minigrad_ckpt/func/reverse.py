@@ -217,7 +217,7 @@ class Scope:
                 continue
             seen.add(n)
             if n.hooks:
-                kept = [h for h in n.hooks if getattr(h, "every_pass", False)] or None
+                kept = n.hooks.subset(lambda h: getattr(h, "every_pass", False))
                 self.hooks.append((n, n.hooks, kept))
                 n.hooks = kept
             stack.extend(e for e in n.inputs if type(e) is Node)
