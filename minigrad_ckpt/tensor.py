@@ -185,10 +185,11 @@ class HookList(list):
     def discard(self, token: int) -> None:
         """Take off the hook registered with ``token``; nothing if it is gone (removed, or cleared)."""
         tokens = self.tokens
-        i, stop = len(tokens) - 1, max(len(tokens) - 1 - _NEAR_THE_END, -1)
-        while i > stop and tokens[i] is not token:  # newest first: found here, no scan (a scan
-            i -= 1  # each made removing 10^4 hooks take 2.5 s)
-        if i == stop:
+        n = len(tokens)
+        for i in range(n - 1, max(n - 1 - _NEAR_THE_END, -1), -1):  # newest first: found here, no scan
+            if tokens[i] is token:  # (a scan each made removing 10^4 hooks take 2.5 s)
+                break
+        else:
             try:
                 i = tokens.index(token)  # further in: one scan, in C
             except ValueError:
