@@ -2161,7 +2161,7 @@ def refuse_index_put_cast(x: Tensor, idx: tuple, value: Tensor) -> None:
 # ---------------------------------------------------------------------------
 # A tensor where PyTorch types a number
 # ---------------------------------------------------------------------------
-def number(name: str, param: str, value: Any, kind: str = "Number") -> Any:
+def number(name: str, param: str, value: Any, kind: str = "Number", *, position: int | None = None) -> Any:
     """``value`` of a parameter that PyTorch types as a number (its ``Scalar``, ``float`` or ``int``:
     ``alpha``, ``eps``, ``negative_slope``, ``p``, a ``diagonal`` offset, ...), read as PyTorch's
     argument parser reads it.  A Python int or float passes through untouched (the common call pays
@@ -2178,8 +2178,8 @@ def number(name: str, param: str, value: Any, kind: str = "Number") -> Any:
     if cls is int or (cls is float and kind not in _INTEGRAL_KINDS):  # the common call
         return value
     if isinstance(value, Tensor):
-        return _tensor_number(name, param, value, kind)
-    return _plain_number(name, param, value, kind)
+        return _tensor_number(name, param, value, kind, position)
+    return _plain_number(name, param, value, kind, position)
 
 
 #: The parameter kinds PyTorch's parser reads as an integer (refusing a float or a bool).
@@ -2193,27 +2193,29 @@ def numbers(name: str, kind: str = "Number", **values: Any) -> Any:
     return read[0] if len(read) == 1 else read
 
 
-def _plain_number(name: str, param: str, value: Any, kind: str) -> Any:
+def _plain_number(name: str, param: str, value: Any, kind: str, position: int | None = None) -> Any:
     """:func:`number` of what is not a Python int or float nor a tensor: a NumPy number becomes its
     Python number; a float or bool where an ``int`` is typed is PyTorch's ``TypeError``; anything
     else (None, a bool or complex where it may be one) passes as it is, for the caller to judge."""
     if kind in _INTEGRAL_KINDS and isinstance(value, (float, bool, complex, host_numpy.floating, host_numpy.bool_,
                                                       host_numpy.complexfloating)):
-        raise TypeError(f"{name}(): argument '{param}' must be int, not {type(value).__name__} ({value!r})")
+        raise TypeError(f"{name}(): argument {_named(param, position)} must be int, not {type(value).__name__} "
+                        f"({value!r})")
     if isinstance(value, host_numpy.number):
         return value.item()
     return value
 
 
-def _tensor_number(name: str, param: str, value: Tensor, kind: str) -> Any:
+def _tensor_number(name: str, param: str, value: Tensor, kind: str, position: int | None = None) -> Any:
     """:func:`number`'s tensor branch: PyTorch's number (``.item()``: a Python number of the tensor's
     kind, the one explicit transfer from a device), or its refusal."""
-    check_tensor_number(name, param, value, kind)
+    check_tensor_number(name, param, value, kind, position=position)
     read = value.item()
     return float(read) if kind == "float" and not isinstance(read, complex) else read
 
 
-def check_tensor_number(name: str, param: str, value: Tensor, kind: str = "Number") -> None:
+def check_tensor_number(name: str, param: str, value: Tensor, kind: str = "Number", *,
+                        position: int | None = None) -> None:
     """PyTorch's refusal of ``value``, a tensor, for a parameter typed as a number (``kind``: ``Number``,
     ``float``, ``int`` or ``SymInt``), as its argument parser refuses it: a ``TypeError`` unless it has
     zero dims and does not require grad (an ``int``: unless it is a 0-d integer tensor; a ``SymInt``:
@@ -2222,15 +2224,15 @@ def check_tensor_number(name: str, param: str, value: Tensor, kind: str = "Numbe
         data = value._data
         if data.dtype.kind not in "iu" or data.size != 1 or (kind == "int" and data.ndim):
             which = "a 0-d integer tensor" if kind == "int" else "an integer tensor of one element"
-            raise TypeError(f"{name}(): argument '{param}' must be int, not Tensor (a tensor of dtype "
+            raise TypeError(f"{name}(): argument {_named(param, position)} must be int, not Tensor (a tensor of dtype "
                             f"{data.dtype} and shape {tuple(value.shape)}: only {which} reads as an int)")
         return
     if value._data.ndim != 0:
-        raise TypeError(f"{name}(): argument '{param}' must be {kind}, not Tensor (a tensor of shape "
+        raise TypeError(f"{name}(): argument {_named(param, position)} must be {kind}, not Tensor (a tensor of shape "
                         f"{tuple(value.shape)}; only a 0-d tensor reads as a number)")
     if value.requires_grad:
-        raise TypeError(f"{name}(): argument '{param}' must be {kind}, not Tensor (a tensor that requires "
-                        f"grad: read as a number, its gradient would be lost; pass .detach() for its value)")
+        raise TypeError(f"{name}(): argument {_named(param, position)} must be {kind}, not Tensor (a tensor that "
+                        f"requires grad: read as a number, its gradient would be lost; pass .detach() for its value)")
 
 
 def normalize_index(index: Any, x: Tensor, check_arrays: bool = False) -> tuple:
@@ -2506,3 +2508,9 @@ def _check_array_bounds(xp: Any, arrays: list[tuple[Any, int, int]], masks: list
             flat = xp.to_host(a).reshape(-1)
             bad = flat[(flat < -n) | (flat >= n)][0]
             raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
+
+
+def _named(param: str, position: int | None) -> str:
+    """A parameter as PyTorch's parser names it in its errors: ``'p'``, or ``'p' (position 2)``."""
+    return f"'{param}'" if position is None else f"'{param}' (position {position})"
+

@@ -18,9 +18,9 @@ __all__ = [
 
 
 def _factor(name: str, r: Any) -> int:
-    r = number(name, "upscale_factor" if name == "pixel_shuffle" else "downscale_factor", r, "int")
-    if isinstance(r, bool) or not hasattr(r, "__index__"):  # (int() took 1.5 as 1, True as 1)
-        what = "upscale_factor" if name == "pixel_shuffle" else "downscale_factor"
+    what = "upscale_factor" if name == "pixel_shuffle" else "downscale_factor"
+    r = number(name, what, r, "int", position=2)  # (a float or a bool is its TypeError: int() took 1.5 as 1)
+    if not hasattr(r, "__index__"):
         raise TypeError(f"{name}(): argument '{what}' (position 2) must be int, not {type(r).__name__}")
     r = operator.index(r)
     if r < 1:
