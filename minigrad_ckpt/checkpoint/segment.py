@@ -225,6 +225,9 @@ class Segment:
         self.kept: list[_Kept] = []          # values replay starts from
         self.boundary: dict[Node, Any] = {}  # values an enclosing segment's replay handed over
         self._first: Any = None              # the earliest node of the whole subtree (weakly: see first)
+        # ... and its place on the tape, which outlives it: a returned tensor made at or after it
+        # may still need the tree when that node died with a tensor the caller dropped
+        self._first_seq: int | None = None
         self.subtree: list[Node] = []
         self.external: set[Node] = set()     # nodes outside the subtree that it reads
         self.checksums: dict[Node, int] = {}
@@ -479,6 +482,7 @@ class Segment:
         the nodes of the tree some node of it reads."""
         self.subtree = sorted(self._all_nodes(), key=lambda n: n.seq)
         self.first = self.subtree[0] if self.subtree else None
+        self._first_seq = self.subtree[0].seq if self.subtree else None
         inside = set(self.subtree)
         consumed: set[Node] = set()
         self.external = set()
@@ -1328,7 +1332,7 @@ class Segment:
         this segment: made at or after its first node (an earlier one cannot read its nodes).
         In one pass through them all, each is freed before the pass gets to this segment's
         first node, so the segment is freed there, as without several outputs."""
-        root, first = self._root_segment, self.first
+        root, first_seq = self._root_segment, self._first_seq
         # (The list is in recording order, so the latest tensor still waiting decides: made at or
         # after the first node, it may read this segment; made before, so were all the others.
         # Those done with for good come off the top: a chain of many blocks nested in one asks
@@ -1337,7 +1341,7 @@ class Segment:
         while waiting and ((n := waiting[-1][1]()) is None or n.saved is FREED or n in root._passed_empty
                            or waiting[-1][2]() is None):
             waiting.pop()  # backwarded, or dead: for good
-        return first is not None and bool(waiting) and waiting[-1][0] >= first.seq
+        return first_seq is not None and bool(waiting) and waiting[-1][0] >= first_seq
 
     def _free_tree(self) -> None:
         """Free this segment and the ones nested in it (those a later pass only would have reached)."""
