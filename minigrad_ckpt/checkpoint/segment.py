@@ -317,11 +317,12 @@ class Segment:
         # The arrays nodes of this segment (as the root, of its whole tree) produced in the
         # forward pass, by id, so a detached copy of one is recognised; cleared on exit.
         self._outputs: dict[int, tuple[weakref.ref, Node]] = {}
-        # (On the root) the tensors the tree's functions returned, weakly, with their nodes: while
-        # one of them is alive and its backward has not run, the tree keeps what replay needs
-        # (see _awaits_backward); ``_in_backward``: a backward pass is inside the tree right now;
-        # ``_waiting``: a backward pass left it waiting for the backward of one of them.
-        self._returned: list[tuple[int, weakref.ref, weakref.ref]] = []  # (seq, node, tensor)
+        # (On the root) the nodes of the tensors the tree's functions returned, weakly: while one
+        # of them is alive -- the tensor, or anything made from it, reaches it -- and its backward
+        # has not run, the tree keeps what replay needs (see _awaits_backward); ``_in_backward``:
+        # a backward pass is inside the tree right now; ``_waiting``: a backward pass left it
+        # waiting for the backward of one of them.
+        self._returned: list[tuple[int, weakref.ref]] = []  # (seq, node)
         # (On the root) the nodes that saved nothing whose backward ran: they stay runnable (see
         # release) and count as passed, as a freed node does, for _awaits_backward
         self._passed_empty: set[Node] = set()
@@ -1004,16 +1005,19 @@ class Segment:
 
         A segment whose function returns several tensors may see a backward through one of them
         first and through another later, as a run without checkpointing may: what replay needs
-        is kept until each returned tensor still alive has had its backward (or has died).
+        is kept until each returned tensor's node still alive has had its backward (or has died).
+        The node, not the tensor: a tensor made from it (``a2 = a * 2; del a``) still reaches it,
+        and a backward through that one is still to come; the tree holds its nodes weakly (see
+        :meth:`_hold_nodes_weakly`), so a node alive is one something outside the tree reaches.
         Without this call the first backward through the segment frees it.
         """
         root = self._root_segment
-        died = _returned_tensor_died(root)
+        died = _returned_node_died(root)
         for t in _tensors_in(out):
             n = t._node
             if n is not None and n.segment is not None and n.segment._root_segment is root:
-                # (all weakly: the tree must not hold its nodes, nor itself through the callback)
-                insort(root._returned, (n.seq, _ref(n), weakref.ref(t, died)), key=_seq_of_entry)
+                # (weakly: the tree must not hold its nodes, nor itself through the callback)
+                insort(root._returned, (n.seq, weakref.ref(n, died)), key=_seq_of_entry)
         return out
 
     # --------------------------------------------------------------- backward
@@ -1338,8 +1342,7 @@ class Segment:
         # Those done with for good come off the top: a chain of many blocks nested in one asks
         # once per block, in constant time -- a scan of the list made it quadratic.)
         waiting = root._returned  # in recording order: the latest on top
-        while waiting and ((n := waiting[-1][1]()) is None or n.saved is FREED or n in root._passed_empty
-                           or waiting[-1][2]() is None):
+        while waiting and ((n := waiting[-1][1]()) is None or n.saved is FREED or n in root._passed_empty):
             waiting.pop()  # backwarded, or dead: for good
         return first_seq is not None and bool(waiting) and waiting[-1][0] >= first_seq
 
@@ -1351,8 +1354,8 @@ class Segment:
                 c._drop_boundary()
                 c._free_kept()
 
-    def _returned_tensor_died(self, ref: weakref.ref) -> None:
-        """(On the root) a returned tensor died: if the tree waited for its backward alone,
+    def _returned_node_died(self, ref: weakref.ref) -> None:
+        """(On the root) a returned tensor's node died: if the tree waited for its backward alone,
         what replay needs goes now rather than when the garbage collector finds the tree."""
         if self._waiting and not self.freed and not self._in_backward and not self._awaits_backward():
             self._free_tree()
@@ -1573,18 +1576,19 @@ def _uncount(counted: dict, value: Any) -> int:
     return int(b.nbytes)
 
 
-def _seq_of_entry(entry: tuple[int, Any, Any]) -> int:
+def _seq_of_entry(entry: tuple[int, Any]) -> int:
     return entry[0]
 
 
-def _returned_tensor_died(root: Segment) -> Any:
-    """The callback for the death of a tensor ``root``'s tree returned: it holds ``root`` weakly."""
+def _returned_node_died(root: Segment) -> Any:
+    """The callback for the death of the node of a tensor ``root``'s tree returned: it holds
+    ``root`` weakly."""
     root_ref = _ref(root)
 
     def died(ref: weakref.ref) -> None:
         seg = root_ref()
         if seg is not None:
-            seg._returned_tensor_died(ref)
+            seg._returned_node_died(ref)
     return died
 
 
