@@ -187,7 +187,7 @@ class HookList(list):
         tokens = self.tokens
         n = len(tokens)
         for i in range(n - 1, max(n - 1 - _NEAR_THE_END, -1), -1):  # newest first: found here, no scan
-            if tokens[i] is token:  # (a scan each made removing 10^4 hooks take 2.5 s)
+            if tokens[i] == token:  # (a scan each made removing 10^4 hooks take 2.5 s)
                 break
         else:
             try:

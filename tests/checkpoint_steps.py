@@ -3,8 +3,10 @@ input and the weight, and the op forwards the replays ran."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import warnings
+from collections.abc import Iterator
 
 import pytest
 
@@ -38,6 +40,21 @@ def plan_step(layers, x, plan):
     return ledger.peak("saved"), grads, ck.statistics().recomputed_ops
 
 
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """The garbage collector off inside the block (and as it was after): what is released dies when
+    its last reference goes, so a test sees what reference counting frees -- a graph freed only by
+    the collector (a reference cycle) stays."""
+    was = gc.isenabled()
+    gc.collect()  # (what earlier tests left is not this test's)
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 @pytest.fixture
 def collector_off():
     """The garbage collector off: cycles are collected where the test says (gc.collect()), not at
@@ -45,8 +62,5 @@ def collector_off():
     checkpointing and one without."""
     gc.collect()
     gc.freeze()  # the survivors out of later collections' walk (see conftest.collect_and_freeze)
-    gc.disable()
-    try:
+    with gc_paused():
         yield
-    finally:
-        gc.enable()

@@ -11,29 +11,16 @@ the graph dies with the last tensor that reaches it.  Every test runs with the c
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import weakref
 
 import numpy as np
 import pytest
+from checkpoint_steps import gc_paused as collector_off  # (tests/checkpoint_steps.py)
 
 import minigrad_ckpt as mg
 import minigrad_ckpt.testing.strict  # noqa: F401 -- registers the "strict" devices
 from minigrad_ckpt import checkpoint as ck
 from minigrad_ckpt.checkpoint import stale_writes
-
-
-@contextlib.contextmanager
-def collector_off():
-    was = gc.isenabled()
-    gc.collect()  # (what earlier tests left is not this test's)
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def block(h):

@@ -7,29 +7,15 @@ compares the gradients, bitwise, with the same program run without checkpointing
 
 from __future__ import annotations
 
-import contextlib
-import gc
-
 import numpy as np
 import pytest
+from checkpoint_steps import gc_paused as collector_off  # (tests/checkpoint_steps.py)
 
 import minigrad_ckpt as mg
 import minigrad_ckpt.testing.strict  # noqa: F401 -- registers the "strict" devices
 from minigrad_ckpt import checkpoint as ck
 
 DEVICES = [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64)]
-
-
-@contextlib.contextmanager
-def collector_off():
-    was = gc.isenabled()
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def leaf(device, dtype):
