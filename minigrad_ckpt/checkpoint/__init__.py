@@ -17,14 +17,11 @@ keyword arguments, dropout (bitwise identical: random ops replay their key).
 from __future__ import annotations
 
 import contextlib
-import gc
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..grad_mode import is_grad_enabled, is_recomputing
 from ..grad_mode import state as _grad_state
-from ..tape import Node
-from ..tape import _seq as _tape_clock
 from .planner import (
     Block,
     ChainProfile,
@@ -226,45 +223,7 @@ def run_plan(layers: Sequence[Callable[[Any], Any]], plan: Plan, x: Any,
             stats = _Tee(_default_stats, config.statistics)
     if not is_grad_enabled():
         return _chain(layers, x)
-    return _run_top_blocks(layers, plan.blocks, x, stats, check)
-
-
-def _run_top_blocks(layers: Sequence[Callable[[Any], Any]], blocks: Sequence[Block], x: Any, stats: Any,
-                    check: str) -> Any:
-    """:func:`_run_blocks` for a plan's top level, plain blocks a layer at a time, letting go of
-    the segments of the blocks before a *cut*: a layer or block whose result's history reaches
-    nothing recorded before it (``.detach()``, a layer run under ``no_grad``).  No backward
-    through the chain reaches what came before a cut; a plain run's nodes there die with their
-    tensors, but a segment and its nodes are a reference cycle, which kept its inputs held (and
-    counted by the ledger) until the garbage collector ran -- so they are collected there and
-    then, as the planner's model says (``LayerProfile.cuts``)."""
-    recorded_segments = False
-    for b in blocks:
-        steps = [Block(i, i + 1, False) for i in range(b.start, b.stop)] if not b.checkpointed else [b]
-        for step in steps:
-            since = next(_tape_clock)
-            x = _run_blocks(layers, (step,), x, stats, check)
-            earlier_dead = recorded_segments and not _reaches_before(x, since)
-            this_dead = step.checkpointed and getattr(x, "_node", None) is None  # (its result has no history)
-            if earlier_dead or this_dead:
-                gc.collect()
-            recorded_segments = (recorded_segments and not earlier_dead) or (step.checkpointed and not this_dead)
-    return x
-
-
-def _reaches_before(t: Any, since: int) -> bool:
-    """Whether ``t``'s history reaches a node recorded before the clock read ``since``: a walk
-    over the nodes recorded after it."""
-    stack, seen = [getattr(t, "_node", None)], set()
-    while stack:
-        n = stack.pop()
-        if type(n) is not Node or id(n) in seen:
-            continue
-        if n.seq < since:
-            return True
-        seen.add(id(n))
-        stack.extend(n.inputs)
-    return False
+    return _run_blocks(layers, plan.blocks, x, stats, check)
 
 
 def _run_blocks(layers: Sequence[Callable[[Any], Any]], blocks: Sequence[Block], x: Any, stats: Any,
