@@ -796,16 +796,7 @@ def test_a_restored_tape_of_float16_products_by_numbers_gives_the_same_gradients
         ex.record(loss)
         return model, ex, loss
 
-    model, ex, loss = run(0)
-    from minigrad_ckpt.tape import walk
-    names = {n.op.name for n in walk(loss)}
-    path = Snapshot.from_executor_with_config(ex, 1, SnapshotConfig.for_training()).save(tmp_path / "h.mgsnap")
-    loss.backward()
-    reference = grads(model)
-    model2, ex2, _ = run(9)
-    Snapshot.load(path).restore_into(ex2)
-    ex2.tape.backward()
-    assert grads(model2) == reference
+    names = _tape_restores_the_same_gradients(tmp_path, run)
     assert {"MulInFloat32", "DivInFloat32"} <= names
 
 
@@ -899,29 +890,40 @@ def test_every_failure_to_read_is_a_snapshot_error(tmp_path):
         Snapshot.load(tmp_path / "v2")
 
 
-def test_a_restored_tape_of_this_sessions_single_op_functions_gives_the_same_gradients(tmp_path):
-    # lerp (a number weight: an op attribute; a weight tensor: an input), mish, hardswish and rsqrt are ops
-    # of the tape's format: stored by name and attributes, replayed with PyTorch's arithmetic
+def test_a_restored_tape_of_single_op_functions_gives_the_same_gradients(tmp_path):
+    # lerp (a number weight: an op attribute; a weight tensor: an input), mish, hardswish, rsqrt, addcmul
+    # and addcdiv (a value: an op attribute) are ops of the tape's format: stored by name and attributes,
+    # replayed with PyTorch's arithmetic
     def run(ex_seed):
         model, opt, sched, ex = build(ex_seed)
         h = model(mg.randn(5, 4))
         w = mg.full(h.shape, 0.7)
         mixed = mg.lerp(h, mg.nn.functional.mish(h), 0.9) + mg.lerp(h, mg.nn.functional.hardswish(h), w)
+        mixed = mg.addcdiv(mg.addcmul(mixed, h, h, value=0.3), h, mixed * mixed + 1.0, value=-1.5)
         loss = (mg.rsqrt(mixed * mixed + 1.0)).mean()
         ex.record(loss)
         return model, ex, loss
 
-    model, ex, loss = run(0)
+    names = _tape_restores_the_same_gradients(tmp_path, run)
+    assert {"Lerp", "LerpByTensor", "Mish", "Hardswish", "Rsqrt", "Addcmul", "Addcdiv"} <= names
+
+
+def _tape_restores_the_same_gradients(tmp_path, run) -> set[str]:
+    """Store ``run(0)``'s recorded tape, restore it into ``run(9)``'s fresh objects and check that its
+    value and its backward's gradients are the stored run's, bitwise; the names of the ops stored."""
     from minigrad_ckpt.tape import walk
+
+    model, ex, loss = run(0)
     names = {n.op.name for n in walk(loss)}
-    path = Snapshot.from_executor_with_config(ex, 1, SnapshotConfig.for_training()).save(tmp_path / "l.mgsnap")
+    path = Snapshot.from_executor_with_config(ex, 1, SnapshotConfig.for_training()).save(tmp_path / "t.mgsnap")
     loss.backward()
     reference = grads(model)
     model2, ex2, _ = run(9)
     Snapshot.load(path).restore_into(ex2)
+    assert same_bits(ex2.tape.numpy(), loss.numpy())
     ex2.tape.backward()
     assert grads(model2) == reference
-    assert {"Lerp", "LerpByTensor", "Mish", "Hardswish", "Rsqrt"} <= names
+    return names
 
 
 _COMPLEX_CONSTANT_LOSSES = {
@@ -947,12 +949,4 @@ def test_a_tape_with_complex_constants_is_stored_and_restores_the_same_gradients
         ex.record(loss)
         return model, ex, loss
 
-    model, ex, loss = run(0)
-    path = Snapshot.from_executor_with_config(ex, 1, SnapshotConfig.for_training()).save(tmp_path / "c.mgsnap")
-    loss.backward()
-    reference = grads(model)
-    model2, ex2, _ = run(9)
-    Snapshot.load(path).restore_into(ex2)
-    assert same_bits(ex2.tape.numpy(), loss.numpy())
-    ex2.tape.backward()
-    assert grads(model2) == reference
+    _tape_restores_the_same_gradients(tmp_path, run)

@@ -37,9 +37,8 @@ def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
 def diag(v: Any, k: int = 0) -> Tensor:
     """A 1-D ``v`` placed on the ``k``-th diagonal of a square matrix, or a copy of the ``k``-th diagonal of a
     2-D ``v`` (PyTorch's ``diag``; :func:`diagonal` is the view)."""
-    k = number("diag", "diagonal", k, "int")
+    k = number("diag", "diagonal", k, "int")  # (an int: a bool or float is refused, a tensor read)
     v = as_tensor(v)
-    k = int(k)
     if v.ndim == 2:  # a copy, as PyTorch's diag (its diagonal() is the view)
         return clone(diagonal(v, k))
     if v.ndim != 1:  # a 0-d input has too few dims; 3-D and more, an argument the kernel refuses
