@@ -12,6 +12,7 @@ import pickle
 import random
 import signal
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -482,3 +483,22 @@ def test_a_loaders_own_generator_is_in_its_snapshot(tmp_path):
     assert resumed == epochs[0]
     assert [b[0].tolist() for b in loader2] == epochs[1]
     assert [b[0].tolist() for b in loader2] == epochs[2]
+
+
+def test_more_workers_than_cpus_warns_once_per_start_as_pytorch():
+    """PyTorch warns when a loader starts more workers than the CPUs the process may run on (they then
+    take turns on the cores); the batches are still right.  A persistent pool warns when it starts only."""
+    cpus = len(os.sched_getaffinity(0))
+    data = TensorDataset(mg.arange(8.0))
+    with deadline(120):
+        with pytest.warns(UserWarning, match=f"create {cpus + 1} worker processes.*suggested max number of worker "
+                                             f"in current system is {cpus}"):
+            batches = [b[0].tolist() for b in DataLoader(data, batch_size=4, num_workers=cpus + 1)]
+        assert batches == [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]
+        loader = DataLoader(data, batch_size=4, num_workers=cpus + 1, persistent_workers=True)
+        with pytest.warns(UserWarning, match="worker processes in total"):
+            list(loader)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert len(list(loader)) == 2  # the same workers: no new start, no warning
+            assert len(list(DataLoader(data, batch_size=4, num_workers=1))) == 2

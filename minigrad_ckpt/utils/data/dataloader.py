@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.context
+import os
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -565,6 +566,8 @@ class DataLoader:
         if self.pin_memory and cuda_device_count() == 0:  # PyTorch's warning, at each iter()
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
                           "memory won't be used.", UserWarning, stacklevel=2)
+        if self.num_workers and (self._pool is None or self._pool.closed):  # as PyTorch, when workers start
+            _warn_if_more_workers_than_cpus(self.num_workers)
         if self.num_workers == 0 and self.timeout != 0:  # PyTorch's single-process iterator refuses it so
             raise AssertionError(f"DataLoader: timeout={self.timeout} bounds the wait for a worker's batch; it "
                                  f"needs num_workers > 0 (with num_workers=0 leave timeout=0)")
@@ -940,6 +943,22 @@ def _check_iterable_options(shuffle: bool, sampler: Any, batch_sampler: Any) -> 
 
 _FIXED_AFTER_INIT = frozenset({"batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
                                "persistent_workers"})
+
+
+def _warn_if_more_workers_than_cpus(num_workers: int) -> None:
+    """PyTorch's warning when a loader starts more workers than the CPUs this process may run on:
+    the workers then take turns on the cores, each batch comes later, and with shared memory tight
+    the machine can stall -- the run is right but slow, so it warns rather than refuses."""
+    try:
+        cpus = len(os.sched_getaffinity(0))  # the CPUs this process may use (a container's share)
+    except AttributeError:  # not on every platform
+        cpus = os.cpu_count() or 0
+    if cpus and num_workers > cpus:
+        warnings.warn(f"This DataLoader will create {num_workers} worker processes in total. Our suggested "
+                      f"max number of worker in current system is {cpus}, which is smaller than what this "
+                      f"DataLoader is going to create. Please be aware that excessive worker creation might "
+                      f"get DataLoader running slow or even freeze, lower the worker number to avoid "
+                      f"potential slowness/freeze if necessary.", UserWarning, stacklevel=3)
 
 
 def _worker_context(context: Any, num_workers: int) -> Any:
