@@ -55,13 +55,15 @@ def diff(a: Any, n: int = 1, axis: Any = _UNSET, prepend: Any = None, append: An
     ax = _axis("diff", x, axis, dim)
     if n < 0:
         raise RefusedArgument(f"diff: the order n must be non-negative, got {n}")  # (PyTorch's RuntimeError)
+    if n == 0:  # the input itself, prepend/append unread (NumPy's and PyTorch's order of checks)
+        return mf.clone(x) if x is a else x
     parts = ([_edge(prepend, x, ax)] if prepend is not None else []) + [x] + (
         [_edge(append, x, ax)] if append is not None else [])
     x = mf.concatenate(parts, axis=ax) if len(parts) > 1 else x
     for _ in range(n):
         hi, lo = _slice(x, ax, 1, None), _slice(x, ax, None, -1)
         x = mf.not_equal(hi, lo) if x.dtype.kind == "b" else hi - lo
-    return mf.clone(x) if x is a else x  # n = 0: a new tensor, as PyTorch's (a write into it stays there)
+    return x
 
 
 def _enough_samples(name: str, n: int, edge_order: int) -> None:

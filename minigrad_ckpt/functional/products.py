@@ -164,15 +164,23 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Tensor:
     return reshape(matmul(a2, b2), tuple(a.shape[i] for i in free_a) + tuple(b.shape[j] for j in free_b))
 
 
+def _same_length(name: str, a: Tensor, b: Tensor, i: int, j: int) -> None:
+    """``dot``/``inner``/``vdot`` contract axes of equal length: unlike ``tensordot``, NumPy's and
+    PyTorch's never broadcast a length-1 axis (dot of lengths 1 and 3 is their error)."""
+    if a.shape[i] != b.shape[j]:
+        raise InputMismatch(f"{name}: shapes {a.shape} and {b.shape} are not aligned: "
+                            f"{a.shape[i]} (axis {i % a.ndim}) != {b.shape[j]} (axis {j % b.ndim})")
+
+
 def dot(a: Any, b: Any) -> Tensor:
     """NumPy's ``dot``: a product for 0-d operands, the inner product of vectors, the
     matrix product, and for N-D the sum over ``a``'s last and ``b``'s second-to-last axis."""
     a, b = _pair(a, b)
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
-    if b.ndim == 1:
-        return tensordot(a, b, ((a.ndim - 1,), (0,)))
-    return tensordot(a, b, ((a.ndim - 1,), (b.ndim - 2,)))
+    j = 0 if b.ndim == 1 else b.ndim - 2
+    _same_length("dot", a, b, -1, j)
+    return tensordot(a, b, ((a.ndim - 1,), (j,)))
 
 
 def inner(a: Any, b: Any) -> Tensor:
@@ -180,6 +188,7 @@ def inner(a: Any, b: Any) -> Tensor:
     a, b = _pair(a, b)
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
+    _same_length("inner", a, b, -1, -1)
     return tensordot(a, b, ((a.ndim - 1,), (b.ndim - 1,)))
 
 

@@ -29,7 +29,7 @@ from .arguments import (
     refuse_complex,
 )
 from .complex_numbers import conj, real
-from .errors import RefusedArgument, TooFewDims
+from .errors import InputMismatch, RefusedArgument, TooFewDims
 from .linalg_derived import vector_norm
 from .scatter import constant
 from .torch_idioms import with_dim
@@ -101,6 +101,10 @@ def _spread_and_mean(name: str) -> Any:
 
     def fn(input: Any, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = False, *,  # noqa: A002
            correction: Any = _UNSET) -> tuple[Tensor, Tensor]:
+        if isinstance(dim, (bool, host_numpy.bool_)):  # torch.var_mean(x, True): the unbiased overload, all of x
+            if unbiased is not _UNSET:
+                raise TypeError(f"{name}(x, unbiased) takes no other correction")
+            dim, unbiased = None, bool(dim)
         c = ti.correction_of(name, _UNSET, correction, unbiased, torch_default=True)
         x = ti.floating(name, as_tensor(input))  # PyTorch's function only: its refusal of integers, as x.var()'s
         dim = ti.reduction_axis(x, dim)
@@ -147,9 +151,9 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
         ddof = 0 if bias else 1
     w = None
     if fweights is not None:
-        w = mf.astype(_on_device_of(fweights, x), x.dtype)
+        w = mf.astype(_checked_weights("fweights", fweights, x), x.dtype)
     if aweights is not None:
-        a = mf.astype(_on_device_of(aweights, x), x.dtype)
+        a = mf.astype(_checked_weights("aweights", aweights, x), x.dtype)
         w = a if w is None else w * a
     if w is None:
         avg, fact = mf.mean(x, axis=1), x.shape[1] - ddof
@@ -166,6 +170,22 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     weighted = centered if w is None else centered * w
     c = mf.matmul(centered, mf.transpose(conj(weighted))) / _degrees_of_freedom(fact)
     return mf.reshape(c, ()) if c.shape == (1, 1) else c
+
+
+def _checked_weights(name: str, weights: Any, x: Tensor) -> Tensor:
+    """One weight per observation, none negative, frequencies whole numbers: NumPy's and PyTorch's
+    refusals (a 2-D or mis-sized weight would otherwise broadcast into a wrong covariance)."""
+    w = _on_device_of(weights, x)
+    if w.ndim > 1:
+        raise InputMismatch(f"cov(): expected {name} to have one or fewer dimensions, got {w.ndim}")
+    if w.size != x.shape[1]:
+        raise InputMismatch(f"cov(): expected {name} to have the same numel as there are observations in "
+                            f"the input ({x.shape[1]}), got {w.size}")
+    if name == "fweights" and w.dtype.kind not in "iub":
+        raise TypeError(f"cov(): expected fweights to have integral dtype, got {w.dtype}")
+    if w.size and bool(mf.min(w) < 0):
+        raise ValueError(f"cov(): {name} cannot be negative")
+    return w
 
 
 def _degrees_of_freedom(fact: Any) -> Any:

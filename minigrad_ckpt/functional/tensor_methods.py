@@ -274,9 +274,10 @@ def _move(self: Tensor, target: Any, dtype: Any) -> Tensor:
 
 
 def cast_method(dtype: str, doc: str) -> Any:
-    def method(self: Tensor) -> Tensor:
-        return to_method(self, dtype=dtype)
-    method.__doc__ = doc
+    # PyTorch's casts take to()'s memory_format (x.float(memory_format=torch.channels_last))
+    def method(self: Tensor, memory_format: Any = preserve_format) -> Tensor:
+        return to_method(self, dtype=dtype, memory_format=memory_format)
+    method.__doc__ = doc + "  ``memory_format`` as :func:`to_method`'s."
     return method
 
 

@@ -113,6 +113,9 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,  #
     constant (``torch.isclose``: equal infinities are close, NaNs only with ``equal_nan``; a tensor
     ``other`` of another dtype is its error, a number is taken in ``input``'s dtype)."""
     rtol, atol = number("isclose", "rtol", rtol, "float"), number("isclose", "atol", atol, "float")
+    for word, tol in (("rtol", rtol), ("atol", atol)):  # a negative one would make nothing close
+        if tol < 0:
+            raise RefusedArgument(f"isclose: {word} must be greater than or equal to zero, but got {tol}")
     x, y = one_device("isclose", as_tensor(input), other)
     if isinstance(y, Tensor) and y.dtype != x.dtype:  # PyTorch's check (a number takes x's dtype)
         raise RuntimeError(f"{tmeth.scalar_type_name(x.dtype)} did not match {tmeth.scalar_type_name(y.dtype)}")

@@ -270,6 +270,11 @@ def _spread(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     def wrapper(x: Any, axis: Any = None, ddof: Any = _UNSET, keepdims: bool = False, *, dim: Any = _UNSET,
                 keepdim: Any = _UNSET, correction: Any = _UNSET, unbiased: Any = _UNSET, **kwargs: Any) -> Tensor:
+        if isinstance(axis, (bool, host_numpy.bool_)):  # PyTorch's torch.std(x, True): unbiased, over all
+            # of x (NumPy's axis is never a bool)
+            if ddof is not _UNSET or unbiased is not _UNSET:
+                raise TypeError(f"{name}(x, unbiased) takes no other correction")
+            axis, unbiased = None, bool(axis)
         if isinstance(ddof, (bool, host_numpy.bool_)):  # PyTorch's positional unbiased, torch.std(x, 1, True):
             # NumPy's third argument is a dtype and a bool is no ddof
             if unbiased is not _UNSET:

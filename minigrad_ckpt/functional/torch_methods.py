@@ -283,6 +283,10 @@ def spread_method(name: str) -> Any:
 
     def method(self: Tensor, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = False, *,
                correction: Any = _UNSET, axis: Any = _UNSET, ddof: Any = _UNSET, keepdims: Any = _UNSET) -> Tensor:
+        if isinstance(dim, (bool, host_numpy.bool_)):  # x.std(True): PyTorch's unbiased overload, all of x
+            if unbiased is not _UNSET:
+                raise TypeError(f"{name}(unbiased) takes no other correction")
+            dim, unbiased = None, bool(dim)
         if ddof is _UNSET:
             dim, keepdim, keepdims = _torch_keepdims(name, dim, keepdim, keepdims, axis)
         if axis is not _UNSET or ddof is not _UNSET or keepdims is not _UNSET:  # NumPy's meaning: ddof=0
