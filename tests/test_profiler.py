@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import threading
 import time
 import warnings
@@ -302,6 +303,34 @@ def test_under_func_transforms():
     assert {"aten::sin", "aten::mul", "MulBackward0", "SinBackward0", "aten::exp"} <= set(names)
     np.testing.assert_allclose(g.numpy(), np.cos(x.numpy()) * x.numpy() + np.sin(x.numpy()))
     np.testing.assert_allclose(t.numpy(), np.exp(x.numpy()), rtol=1e-6)
+
+
+class _WhatAWorkerRecords(mg.utils.data.Dataset):
+    """Each item runs an op and says what the worker's process records: profilers recording in it,
+    ranges held, and whether Mul's forward is still the op's own."""
+
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, i):
+        mg.ones(3) * i
+        held = sum(len(c.ranges) for c in recording._local.collectors)
+        wrapped = hasattr(mg.ops.registry["Mul"].__dict__.get("forward"), "_profiled")
+        return np.array([len(recording._local.collectors), held, wrapped])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_worker_forked_while_profiling_records_nothing():
+    # A DataLoader's workers forked inside a profiler inherited its recording: each op a worker ran
+    # was recorded, for the worker's whole life, into a list nothing read (6 ranges here, growing with
+    # every batch of a persistent worker), through wrappers nothing took off
+    loader = mg.utils.data.DataLoader(_WhatAWorkerRecords(), batch_size=2, num_workers=2,
+                                      multiprocessing_context="fork")
+    with legacy.profile() as prof:
+        batches = [b.numpy() for b in loader]
+        mg.ones(2) * 2
+    assert np.array_equal(np.concatenate(batches), np.zeros((6, 3)))
+    assert "aten::mul" in _names(prof.function_events)  # the parent's own recording goes on
 
 
 def test_create_graph_backward_nests_the_ops_it_records():

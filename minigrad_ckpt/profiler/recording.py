@@ -27,6 +27,7 @@ Times come from :data:`clock` (``time.perf_counter_ns``); tests replace it with 
 from __future__ import annotations
 
 import functools
+import os
 import re
 import threading
 import time
@@ -291,6 +292,24 @@ def uninstall() -> None:
         _users -= 1
         if _users == 0:
             _restore()
+
+
+def _forget_the_parents_profilers() -> None:
+    """In a child made by ``fork`` (a DataLoader's worker): the profilers recording in the parent are
+    the parent's -- their events could never reach it -- so the child records nothing and its classes
+    are as they were.  (Forked while a profiler ran, each worker recorded every op it ran, for its
+    whole life, into a list nobody read, through wrappers nobody took off.)"""
+    global _users, _lock
+    _lock = threading.Lock()  # (another thread of the parent may have held it at the fork)
+    for c in _local.collectors:
+        c.recording, c.ranges = False, []
+    _local.collectors, _local.open = (), []
+    _users = 0
+    _restore()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_the_parents_profilers)
 
 
 def _restore() -> None:
