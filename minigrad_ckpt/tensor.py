@@ -2201,9 +2201,26 @@ def _plain_number(name: str, param: str, value: Any, kind: str, position: int | 
                                                       host_numpy.complexfloating)):
         raise TypeError(f"{name}(): argument {_named(param, position)} must be int, not {type(value).__name__} "
                         f"({value!r})")
-    if isinstance(value, host_numpy.number):
+    if isinstance(value, (host_numpy.number, host_numpy.bool_)):  # (NumPy's bool is not one of its numbers)
         return value.item()
     return value
+
+
+def real_numbers(name: str, **values: Any) -> Any:
+    """:func:`numbers` of Scalar parameters that a kernel for real numbers only reads (an activation's
+    ``alpha``, ``negative_slope``, ``lambd``): a complex one is PyTorch's conversion of its Scalar to
+    the input's real type -- its real part where the imaginary part is 0, else its RuntimeError.
+    (``F.elu(x, alpha=1+1j)`` made a complex result of a real input where PyTorch refuses.)"""
+    read = tuple(_to_real(number(name, param, v)) for param, v in values.items())
+    return read[0] if len(read) == 1 else read
+
+
+def _to_real(value: Any) -> Any:
+    if value.__class__ is not complex:
+        return value
+    if value.imag != 0:
+        raise RuntimeError("value cannot be converted to type float without overflow")  # PyTorch's words
+    return value.real
 
 
 def _tensor_number(name: str, param: str, value: Tensor, kind: str, position: int | None = None) -> Any:

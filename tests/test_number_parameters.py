@@ -356,3 +356,60 @@ def test_a_conv_layers_size_tuple_of_another_length_is_refused_not_reshaped(laye
     args = {"kernel_size": 1, param: wrong}
     with pytest.raises(ValueError, match=f"{layer}: {param} must be an int or a"):
         getattr(mg.nn, layer)(1, 1, **args)
+
+
+# torch 2.13 reads a complex Scalar of a kernel for real numbers as the input's real type: its real part
+# where the imaginary part is 0, else "value cannot be converted to type float without overflow"
+REAL_KERNEL_SCALARS = [
+    ("leaky_relu", lambda x, v: F.leaky_relu(x, v)),
+    ("softplus beta", lambda x, v: F.softplus(x, beta=v)),
+    ("softplus threshold", lambda x, v: F.softplus(x, threshold=v)),
+    ("elu", lambda x, v: F.elu(x, alpha=v)),
+    ("celu", lambda x, v: F.celu(x, alpha=v)),
+    ("threshold value", lambda x, v: F.threshold(x, 0.0, v)),
+    ("softshrink", lambda x, v: F.softshrink(x, v)),
+    ("hardshrink", lambda x, v: F.hardshrink(x, v)),
+    ("rrelu lower", lambda x, v: F.rrelu(x, lower=v, upper=1.5, training=False)),
+]
+
+
+@pytest.mark.parametrize("name, call", REAL_KERNEL_SCALARS, ids=[c[0] for c in REAL_KERNEL_SCALARS])
+def test_a_complex_scalar_of_a_real_kernel_is_its_real_part_or_refused(name, call):
+    # F.elu(x, alpha=1+1j) and celu made a complex result of a real input; leaky_relu, softplus and
+    # threshold refused 1+0j with Python's float() TypeError (torch 2.13: float32 results)
+    x = mg.tensor([-1.5, 0.25, 2.0])
+    expected = call(x, 1.0)
+    for v in (1 + 0j, np.complex128(1 + 0j), mg.tensor(1 + 0j)):
+        got = call(x, v)
+        assert got.dtype == mg.float32
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    for v in (1 + 1j, np.complex64(1 + 1j), mg.tensor(1 + 1j)):
+        with pytest.raises(RuntimeError, match="value cannot be converted to type float without overflow"):
+            call(x, v)
+
+
+NUMPY_BOOL_CALLS = [
+    ("hardtanh min_val", lambda b: F.hardtanh(mg.tensor([-1.5, 0.25, 2.0]), min_val=b)),
+    ("leaky_relu", lambda b: F.leaky_relu(mg.tensor([-1.5, 0.25, 2.0]), b)),
+    ("add alpha, bool", lambda b: mg.tensor([True, False]).add(mg.tensor([False, False]), alpha=b)),
+    ("add alpha, float", lambda b: mg.tensor([1.0, 2.0]).add(mg.tensor([1.0, 2.0]), alpha=b)),
+    ("full", lambda b: mg.full((2,), b)),
+    ("threshold value", lambda b: F.threshold(mg.tensor([-1.5, 0.25, 2.0]), 0.0, b)),
+]
+
+
+@pytest.mark.parametrize("name, call", NUMPY_BOOL_CALLS, ids=[c[0] for c in NUMPY_BOOL_CALLS])
+def test_a_numpy_bool_reads_as_pythons_bool(name, call):
+    # np.bool_ is not one of NumPy's numbers (np.number), so number() let it through as it was:
+    # F.hardtanh(x, min_val=np.True_) failed inside the op ("attribute 'min_val' must be float, got
+    # np.True_"). Now it is Python's True, with True's answer or True's refusal. (torch 2.13's parser
+    # reads a NumPy bool as the float 1.0 -- x.add(y, alpha=np.True_) of float tensors answers there, of
+    # bool tensors is refused, full((2,), np.True_) is float32 -- see docs/from-pytorch.md.)
+    outcomes = []
+    for b in (True, np.bool_(True)):
+        try:
+            r = call(b)
+            outcomes.append((r.dtype, r.tolist()))
+        except RuntimeError as e:
+            outcomes.append(str(e))
+    assert outcomes[0] == outcomes[1]

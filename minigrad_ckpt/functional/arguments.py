@@ -17,7 +17,7 @@ from typing import Any
 from ..backend import device_of, get_default_dtype, host_numpy, is_array, number_beside_half
 from ..ops.shape import AsType
 from ..tape import apply, on_one_device
-from ..tensor import Tensor, number, numbers
+from ..tensor import Tensor, number, numbers, real_numbers
 from .errors import (
     DimensionOutOfRange,
     DtypeNotImplemented,
@@ -33,7 +33,7 @@ __all__ = [
     "tensor_list", "check_nonempty", "int_tuple", "paired_axes", "complex_operand", "refuse_complex", "refuse_bool",
     "in_default_float", "is_integral", "in_default_float_pair", "float_binary", "promoted_operands", "same_dtype",
     "one_device", "as_index", "in_float32_if_half", "beside_number_in_float32", "is_half_tensor", "number",
-    "numbers",
+    "numbers", "real_numbers",
 ]
 
 _PY_SCALARS = (int, float, bool)

@@ -19,7 +19,7 @@ from ... import functional as mf
 from ... import random as _random
 from ...backend import HALF
 from ...functional import _tensor, normalize_axis
-from ...functional.arguments import in_default_float, in_float32_if_half, number, numbers, refuse_complex
+from ...functional.arguments import in_default_float, in_float32_if_half, numbers, real_numbers, refuse_complex
 from ...functional.errors import ComplexNotImplemented, InputMismatch
 from ...functional.torch_methods import refuse_complex_input, refuse_integer_softmax
 from ...ops import activation as _act
@@ -77,7 +77,7 @@ def relu(input: Any, inplace: bool = False) -> Tensor:
 @_half_in_float32
 def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``input`` for positive inputs, ``negative_slope * x`` otherwise (real input only, as PyTorch)."""
-    negative_slope = number("leaky_relu", "negative_slope", negative_slope)
+    negative_slope = real_numbers("leaky_relu", negative_slope=negative_slope)
     if inplace:
         return written_in_place("leaky_relu", input, leaky_relu, negative_slope)
     input = _tensor(input)
@@ -170,7 +170,7 @@ def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     gradient ``sigmoid(beta * x)`` (1/2 at 0).  The 0 is a Python number, not
     an array: a checkpoint keeps nothing for it.
     """
-    beta, threshold = numbers("softplus", beta=beta, threshold=threshold)
+    beta, threshold = real_numbers("softplus", beta=beta, threshold=threshold)
     input = _tensor(input)
     z = input * beta if beta != 1.0 else input
     soft = mf.logaddexp(0.0, z)
@@ -206,7 +206,7 @@ def mish(input: Any, inplace: bool = False) -> Tensor:
 @_half_in_float32
 def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``input`` for ``x > 0``, else ``alpha * (exp(x) - 1)``; the derivative at 0 is ``alpha`` (PyTorch)."""
-    alpha = number("elu", "alpha", alpha)
+    alpha = real_numbers("elu", alpha=alpha)
     if inplace:
         return written_in_place("elu", input, elu, alpha)
     input = _tensor(input)
@@ -292,7 +292,7 @@ def selu(input: Any, inplace: bool = False) -> Tensor:
 @_half_in_float32
 def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: an ELU with a derivative of 1 at 0."""
-    alpha = number("celu", "alpha", alpha)
+    alpha = real_numbers("celu", alpha=alpha)
     if inplace:
         return written_in_place("celu", input, celu, alpha)
     if alpha == 0:
@@ -358,7 +358,7 @@ def tanhshrink(input: Any) -> Tensor:
 def threshold(input: Any, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``input`` where ``x > threshold``, else ``value`` (PyTorch's argument order); NaN stays NaN.
     Integer input stays integer, ``value`` cast to it (truncated), as PyTorch's."""
-    threshold, value = numbers("threshold", threshold=threshold, value=value)
+    threshold, value = real_numbers("threshold", threshold=threshold, value=value)
     input = _tensor(input)
     if input._data.dtype.kind in "bc":  # PyTorch's kernel takes real numbers only (integers stay integer)
         raise no_kernel("threshold_cpu", input)
@@ -375,7 +375,7 @@ def threshold(input: Any, threshold: float, value: float, inplace: bool = False)
 @floating_kernel("softshrink_check", NO_COMPLEX)
 def softshrink(input: Any, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between; NaN stays NaN."""
-    lambd = number("softshrink", "lambd", lambd)
+    lambd = real_numbers("softshrink", lambd=lambd)
     if lambd < 0:
         raise InputMismatch(f"softshrink: lambd must be >= 0, got {lambd}")
     input = _tensor(input)
@@ -388,7 +388,7 @@ def softshrink(input: Any, lambd: float = 0.5) -> Tensor:
 @floating_kernel("hardshrink_cpu", NO_COMPLEX)
 def hardshrink(input: Any, lambd: float = 0.5) -> Tensor:
     """``input`` where ``|x| > lambd``, else 0; NaN stays NaN (PyTorch's)."""
-    lambd = number("hardshrink", "lambd", lambd)
+    lambd = real_numbers("hardshrink", lambd=lambd)
     input = _tensor(input)
     if input.dtype.kind == "f":  # one op, as PyTorch's: its backward stays on the input's graph
         return apply(_act.Hardshrink(lambd=float(lambd)), input)
@@ -401,7 +401,7 @@ def rrelu(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: 
     """The randomized leaky ReLU: ``input`` for ``x > 0``, else ``a * x`` with ``a`` drawn uniformly from
     ``[lower, upper]`` per element in training (from the engine generator) and ``(lower + upper) / 2``
     in evaluation."""
-    lower, upper = numbers("rrelu", lower=lower, upper=upper)
+    lower, upper = real_numbers("rrelu", lower=lower, upper=upper)
     if inplace:
         return written_in_place("rrelu", input, rrelu, lower, upper, training)
     if not 0 <= lower <= upper:
