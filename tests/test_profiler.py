@@ -449,3 +449,17 @@ def test_acc_events_keeps_each_cycle_at_its_own_time(which, tmp_path):
     p.export_chrome_trace(str(tmp_path / "t.json"))
     ts = [e["ts"] for e in json.load(open(tmp_path / "t.json"))["traceEvents"] if e.get("name") == "aten::mul"]
     assert ts[1] - ts[0] > 15_000
+
+
+def test_the_tables_column_limits_may_be_none(fake_clock):
+    # torch 2.13's table takes max_name_column_width=None (and the shapes' and sources' limits) as no
+    # limit; here it was a TypeError (min() of an int and None)
+    fake_clock(0, 0, 10, 11)
+    name = "a_record_function_name_well_beyond_the_fifty_five_character_default"
+    with legacy.profile(record_shapes=True) as prof:
+        with legacy.record_function(name):
+            pass
+    table = prof.key_averages().table(max_name_column_width=None, max_shapes_column_width=None,
+                                      max_src_column_width=None)
+    assert name in table and "..." not in table
+    assert name[:52] + "..." in prof.key_averages().table()

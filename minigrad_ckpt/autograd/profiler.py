@@ -105,9 +105,9 @@ class profile:
         """The sum of the events' self times: the time recorded, counted once (microseconds)."""
         return self._events().self_cpu_time_total
 
-    def table(self, sort_by: str | None = None, row_limit: int = 100, max_src_column_width: int = 75,
-              max_name_column_width: int = 55, max_shapes_column_width: int = 80, header: str | None = None,
-              top_level_events_only: bool = False) -> str:
+    def table(self, sort_by: str | None = None, row_limit: int = 100, max_src_column_width: int | None = 75,
+              max_name_column_width: int | None = 55, max_shapes_column_width: int | None = 80,
+              header: str | None = None, top_level_events_only: bool = False) -> str:
         """The table of every event (see :meth:`EventList.table`); usually wanted of ``key_averages()``."""
         return self._events().table(sort_by=sort_by, row_limit=row_limit, max_src_column_width=max_src_column_width,
                                     max_name_column_width=max_name_column_width,

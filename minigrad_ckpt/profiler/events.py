@@ -242,9 +242,9 @@ class EventList(list):
         total.key = "Total"
         return total
 
-    def table(self, sort_by: str | None = None, row_limit: int = 100, max_src_column_width: int = 75,
-              max_name_column_width: int = 55, max_shapes_column_width: int = 80, header: str | None = None,
-              top_level_events_only: bool = False, time_unit: str | None = None) -> str:
+    def table(self, sort_by: str | None = None, row_limit: int = 100, max_src_column_width: int | None = 75,
+              max_name_column_width: int | None = 55, max_shapes_column_width: int | None = 80,
+              header: str | None = None, top_level_events_only: bool = False, time_unit: str | None = None) -> str:
         """PyTorch's table of these events, a row each: name, self CPU time (and its share of the
         total), CPU time with children, average, memory (with ``profile_memory``), number of calls,
         input shapes (where recorded) and source lines (with ``with_stack``).  ``sort_by`` names an

@@ -62,6 +62,11 @@ def _in_unit(time_us: float, unit: str | None) -> str:
     return _format_time(time_us)
 
 
+def _at_most(width: int, limit: int | None) -> int:
+    """A column's width, cut to ``limit`` (None: no limit, as PyTorch's ``max_*_column_width=None``)."""
+    return width if limit is None else min(width, limit)
+
+
 def _trim_path(path: str, width: int) -> str:
     if len(path) > width:
         path = path[len(path) - width:]
@@ -81,16 +86,17 @@ def _sorted(events: Any, sort_by: str | None) -> list:
 
 
 def build_table(events: Any, sort_by: str | None = None, header: str | None = None, row_limit: int = 100,
-                max_src_column_width: int = 75, max_name_column_width: int = 55, max_shapes_column_width: int = 80,
-                profile_memory: bool = False, top_level_events_only: bool = False, time_unit: str | None = None) -> str:
+                max_src_column_width: int | None = 75, max_name_column_width: int | None = 55,
+                max_shapes_column_width: int | None = 80, profile_memory: bool = False,
+                top_level_events_only: bool = False, time_unit: str | None = None) -> str:
     """The table of ``events`` (see :meth:`EventList.table`); ``""`` for no events, as PyTorch's."""
     if len(events) == 0:
         return ""
     events = _sorted(events, sort_by)
     has_shapes = any(e.input_shapes is not None and len(e.input_shapes) > 0 for e in events)
     stacks = [e.stack for e in events if e.stack]
-    name_width = min(max(len(e.key) for e in events) + 4, max_name_column_width)
-    shapes_width = min(max(len(str(e.input_shapes)) for e in events) + 4, max_shapes_column_width)
+    name_width = _at_most(max(len(e.key) for e in events) + 4, max_name_column_width)
+    shapes_width = _at_most(max(len(str(e.input_shapes)) for e in events) + 4, max_shapes_column_width)
     headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
     if profile_memory:
         headers += ["CPU Mem", "Self CPU Mem"]
@@ -104,7 +110,7 @@ def build_table(events: Any, sort_by: str | None = None, header: str | None = No
         columns.add(shapes_width)
     src_width = 0
     if stacks:
-        src_width = min(max(len(entry) for stack in stacks for entry in stack) + 4, max_src_column_width)
+        src_width = _at_most(max(len(entry) for stack in stacks for entry in stack) + 4, max_src_column_width)
         headers.append("Source Location")
         columns.add(src_width, "<")
     total = sum(e.self_cpu_time_total for e in events)
@@ -128,10 +134,10 @@ def build_table(events: Any, sort_by: str | None = None, header: str | None = No
 
 
 def _rows(e: Any, row_format: str, n_headers: int, total: float, profile_memory: bool, has_shapes: bool,
-          shapes_width: int, src_width: int, max_name_width: int, time_unit: str | None) -> list[str]:
+          shapes_width: int, src_width: int, max_name_width: int | None, time_unit: str | None) -> list[str]:
     """``e``'s row, and with a stack one more row per stack entry and an empty one."""
     name = e.key
-    if len(name) >= max_name_width - 3:
+    if max_name_width is not None and len(name) >= max_name_width - 3:
         name = name[:max_name_width - 3] + "..."
     values: list[Any] = [name, _format_time_share(e.self_cpu_time_total, total),
                          _in_unit(e.self_cpu_time_total, time_unit), _format_time_share(e.cpu_time_total, total),
