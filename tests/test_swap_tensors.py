@@ -9,6 +9,7 @@ import pytest
 
 import minigrad_ckpt as mg
 import minigrad_ckpt.nn as nn
+from minigrad_ckpt.tensor import post_hook_count
 
 
 def test_the_recipes_first_swap():
@@ -69,3 +70,24 @@ def test_refusals():
         y.backward()
     with pytest.raises(TypeError, match="expected t2 to be a Tensor"):
         mg.utils.swap_tensors(mg.ones(1), np.ones(1))
+
+
+def test_post_accumulate_grad_hooks_travel_with_the_contents():
+    # A leaf with a post-accumulate-grad hook was refused ('has weakref associated with it': the
+    # engine's finalizer that clears the hooks when the leaf dies); torch 2.13 swaps it, and the hook
+    # fires for the object that now holds the contents, with that object (t is z)
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    z = mg.tensor([3.0, 4.0], requires_grad=True)
+    seen = []
+    z_id = id(z)
+    x.register_post_accumulate_grad_hook(lambda t: seen.append((id(t) == z_id, t.grad.tolist())))
+    mg.utils.swap_tensors(x, z)
+    (z * 1.0).sum().backward()
+    (x * 1.0).sum().backward()
+    assert seen == [(True, [1.0, 1.0])]   # torch: [(True, [1.0, 1.0])], x's backward fires none
+    del x                                 # the finalizer followed the hooks: x's death leaves z's
+    (z * 2.0).sum().backward()
+    assert seen[1:] == [(True, [3.0, 3.0])]
+    count = post_hook_count[0]
+    del z                                 # and z's death clears them (the count the backward loop reads)
+    assert post_hook_count[0] == count - 1

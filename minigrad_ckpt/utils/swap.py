@@ -12,7 +12,8 @@ autograd graph still holds (PyTorch refuses one saved for backward, and poisons 
 accumulator so that a later backward through the old graph raises; here both are refused at the
 swap, since the graph would otherwise send one tensor's gradient into the other's contents).  Run
 the backward first, or swap before the forward.  The engine's own weak references -- the lists of
-tensors that share memory -- are no obstacle: they are re-pointed to follow the contents.  (A plain
+tensors that share memory, the finalizer that clears a leaf's post-accumulate-grad hooks when it
+dies -- are no obstacle: they are re-pointed to follow the contents.  (A plain
 ``weakref.ref(t)`` of yours is the same object as the engine's and cannot be told apart from it.)
 """
 
@@ -45,6 +46,7 @@ def swap_tensors(t1: Tensor, t2: Tensor) -> None:
     if slots != set(copyreg._slotnames(type(t2))):
         raise RuntimeError("Cannot swap t1 and t2 if they have different slots")
     engine_refs = {id(t): _engine_weakref_lists(t) for t in (t1, t2)}
+    finalizers = {id(t): _hook_finalizers(t) for t in (t1, t2)}
     t1.__class__, t2.__class__ = t2.__class__, t1.__class__
     t1.__dict__, t2.__dict__ = t2.__dict__, t1.__dict__
     for slot in slots - {"__dict__", "__weakref__"}:
@@ -59,6 +61,11 @@ def swap_tensors(t1: Tensor, t2: Tensor) -> None:
     for old, new in ((t1, t2), (t2, t1)):
         for refs in engine_refs[id(old)]:
             refs[:] = [weakref.ref(new) if r() is old else r for r in refs]
+        # The post-accumulate-grad hooks went with the contents: so does the finalizer that clears them
+        # when their holder dies (left on the old object, its death would clear the other's hooks)
+        for f in finalizers[id(old)]:
+            _, clear, _, _ = f.detach()
+            weakref.finalize(new, clear)
 
 
 def _engine_weakref_lists(t: Tensor) -> list[list]:
@@ -74,8 +81,21 @@ def _engine_weakref_lists(t: Tensor) -> list[list]:
     return lists
 
 
+def _hook_finalizers(t: Tensor) -> list[weakref.finalize]:
+    """The engine's finalizers of ``t`` (its post-accumulate-grad hooks' ``clear``, which keeps the
+    count of live hooked tensors the backward loop reads): each holds a weak reference to ``t``."""
+    found = []
+    for r in weakref.getweakrefs(t):
+        f = getattr(r, "__callback__", None)
+        if isinstance(f, weakref.finalize) and (info := f.peek()) is not None and \
+                getattr(info[1], "__self__", None) is t._post_hooks is not None:
+            found.append(f)
+    return found
+
+
 def _engine_weakrefs(t: Tensor) -> list:
-    return [r for refs in _engine_weakref_lists(t) for r in refs if r() is t]
+    refs = [r for refs in _engine_weakref_lists(t) for r in refs if r() is t]
+    return refs + [r for r in weakref.getweakrefs(t) if getattr(r, "__callback__", None) in _hook_finalizers(t)]
 
 
 def _held_by_a_graph(t: Tensor) -> bool:
