@@ -417,7 +417,12 @@ class BackwardPass:
     def release(self, node: Node) -> None:
         """Free what ``node`` saved: its backward ran, or never will (``retain_graph`` keeps it)."""
         seg = node.segment
+        passed_by = self.contributing is not None and node not in self.contributing
+        # passed_by: mg.grad skipped it (no requested input is behind it), and a later pass may still run it:
+        # PyTorch's engine frees only what it executes (grad(out, h), then grad(h, x, g))
         if seg is None:
+            if passed_by:
+                return
             if not self.retain_graph and type(node.saved) is tuple:
                 if self.ledger_on:
                     _ledger.release(saved_arrays(node), node)
@@ -428,7 +433,8 @@ class BackwardPass:
                     _ledger.release(saved_arrays(node), node)
                 node.saved = FREED
             return
-        seg.release(node, self.retain_graph)
+        if not passed_by:
+            seg.release(node, self.retain_graph)
         self.segments[seg] = None
         # Passing a segment's first node ends its backward: its replay
         # inputs can go now rather than at the end of the whole pass.
