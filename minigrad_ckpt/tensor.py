@@ -1263,6 +1263,15 @@ class Tensor:
         return self._node is None
 
     @property
+    def output_nr(self) -> int:
+        """Which output of :attr:`grad_fn` this tensor is (0 for a leaf, and for an op's one output;
+        k for output k of a custom ``autograd.Function``): PyTorch's, for
+        ``GradientEdge(t.grad_fn, t.output_nr)``, the edge ``get_gradient_edge(t)`` gives."""
+        node = self._node
+        shown = None if node is None else node.__dict__.get("output_of")
+        return 0 if shown is None else shown[1]
+
+    @property
     def grad_fn(self) -> Any:
         """The tape node that produced this tensor (``None`` for leaves); for an output of a custom
         ``autograd.Function`` with several, the Function's one node, which they share, as PyTorch's

@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..anomaly import detect_anomaly, set_detect_anomaly
-from ..backward import _gradients_for, backward
+from ..backward import _gradients_for
+from ..backward import backward as _engine_backward
 from ..backward import grad as _engine_grad
 from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from ..tensor import Tensor
@@ -63,6 +64,23 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         # with create_graph a zero that requires grad, as PyTorch's (a penalty on the gradients can backward)
         grads = tuple(zeros_like(x, requires_grad=create_graph) if g is None else g for g, x in zip(grads, listed))
     return grads
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, grad_variables: Any = None, inputs: Any = None) -> None:
+    """PyTorch's ``torch.autograd.backward``: accumulate d(tensors)/d(leaf) into ``.grad`` (see
+    :func:`minigrad_ckpt.backward`).  ``tensors`` and ``inputs`` may hold a ``graph.GradientEdge``
+    (``get_gradient_edge``), as :func:`grad`'s; ``grad_variables`` is PyTorch's deprecated name of
+    ``grad_tensors``."""
+    if grad_variables is not None:
+        if grad_tensors is not None:
+            raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to "
+                               "backward(). Please only use 'grad_tensors'.")
+        grad_tensors = grad_variables
+    tensors = graph.edges_as_tensors(tensors)
+    if inputs is not None:
+        inputs = graph.edges_as_tensors(inputs)
+    _engine_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=inputs)
 
 
 def _batched_grad(outputs: Any, inputs: Any, grad_outputs: Any, retain_graph: bool | None, create_graph: bool,

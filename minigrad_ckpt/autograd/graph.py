@@ -196,8 +196,7 @@ def get_gradient_edge(tensor: Tensor) -> GradientEdge:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
     if tensor._node is None:
         return GradientEdge(tape.AccumulateGrad(tensor), 0)
-    found = tape.output_of(tensor._node)
-    return GradientEdge(tensor.grad_fn, 0 if found is None else found[1])
+    return GradientEdge(tensor.grad_fn, tensor.output_nr)
 
 
 def edge_as_tensor(edge: Any) -> Any:
