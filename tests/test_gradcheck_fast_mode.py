@@ -76,3 +76,21 @@ def test_a_wrong_jvp_fails_fast_mode(scratch_ops):
 def test_complex_inputs_run_the_full_check():
     z = mg.tensor(np.array([1 + 2j, -0.5 + 0.25j]), requires_grad=True)
     assert gradcheck(lambda t: (t * t).real, [z], fast_mode=True)
+
+
+def _hooked_clone(scale_gradient_by):
+    """``x.clone()`` with a tensor hook on the clone: the function needs its input to require grad."""
+    def fn(x):
+        y = x.clone()
+        y.register_hook(lambda g: g * scale_gradient_by)
+        return y
+    return fn
+
+
+@pytest.mark.parametrize("scale, verdict", [(1.0, True), (1.5, False)])
+def test_fast_mode_calls_the_function_with_inputs_that_require_grad(scale, verdict):
+    """PyTorch's gradcheck tests register hooks inside the checked function; fast mode's finite
+    difference passed it inputs that did not require grad ("cannot register a hook on a tensor that
+    doesn't require gradient"), where the full check and PyTorch's pass ones that do."""
+    x = mg.tensor([0.5, -1.0], dtype=mg.float64, requires_grad=True)
+    assert mg.autograd.gradcheck(_hooked_clone(scale), (x,), fast_mode=True, raise_exception=False) is verdict

@@ -584,14 +584,15 @@ def _unit(rng: Any, t: Tensor) -> Any:
 
 
 def _directional(fn: Callable, inputs: tuple, which: list[int], vs: list, us: list, eps: float) -> float:
-    """The central difference of ``<u, f(x)>`` along ``v``."""
+    """The central difference of ``<u, f(x)>`` along ``v``; ``f`` gets perturbed inputs that require
+    grad like the originals, as in the full check (a function may register a hook on what it makes)."""
     __tracebackhide__ = True
     sides = []
     for sign in (1.0, -1.0):
         args = list(inputs)
         for k, v in zip(which, vs):
             x = inputs[k]
-            args[k] = tensor(to_host(x._data) + sign * eps * v, device=x.device)
+            args[k] = tensor(to_host(x._data) + sign * eps * v, device=x.device, requires_grad=True)
         sides.append(sum(float((_real_flat(o) * u.reshape(-1)).sum()) for o, u in zip(_outputs(fn, args), us)))
     return (sides[0] - sides[1]) / (2 * eps)
 
