@@ -1236,6 +1236,11 @@ class Tensor:
             warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
         return self._grad
 
+    @grad.deleter
+    def grad(self) -> None:
+        """``del t.grad``: PyTorch's spelling of ``t.grad = None``."""
+        self.grad = None
+
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
         if value is not None:
@@ -1564,6 +1569,11 @@ class Tensor:
                 f"{what}: a view was created in no_grad mode and is being modified in place with grad mode "
                 f"enabled (PyTorch's refusal: the change would not reach its base's history); make the view "
                 f"and the change both inside the no_grad block, or both outside it")
+        if _grad_state.enabled and not self._requires_grad and _views_a_leaf_that_requires_grad(self):
+            # a view made before its base was set to require grad: the write is unrecorded, and would change the leaf
+            raise RuntimeError(f"{what}: a view of a leaf Variable that requires grad is being used in an "
+                               f"in-place operation (PyTorch's refusal: it would change the leaf); update it "
+                               f"under mg.no_grad()")
         if self._custom_function_view is not None and _grad_state.enabled and self._requires_grad:
             raise RuntimeError(f"{what}: {self._custom_function_view}")
         if _forward.written is None and self._tangents and not _forward.levels.isdisjoint(self._tangents):
