@@ -8,6 +8,7 @@ from typing import Any
 from ..tensor import Tensor
 from ._common import (
     as_number,
+    as_one_value,
     check_betas,
     check_hyper,
     kernel_flags,
@@ -61,7 +62,11 @@ class Adam(Optimizer):
             # PyTorch's check at each step: a tensor lr put into a foreach group after construction
             raise RuntimeError("lr as a Tensor is not supported for capturable=False and foreach=True")
         xp = p.device.xp
-        lr, (b1, b2), eps, t = group["lr"], group["betas"], group["eps"], state["step"]
+        lr, eps, t = group["lr"], group["eps"], state["step"]
+        # a one-element tensor beta of any shape is one value, as PyTorch's Adam squeezes it (its
+        # OptimizerInfo steps betas of shapes (1, 1, 1) and (1, 1)): kept as it is, it broadcast a
+        # parameter of fewer dimensions to its own and the in-place moment update refused the shape
+        b1, b2 = (as_one_value(b) for b in group["betas"])
         m, v = update_moments(state, g, b1, b2)
         step_size = lr / (1 - b1**t)
         # PyTorch's power, in a tensor beta's dtype when betas are tensors, then read as its number: PyTorch
