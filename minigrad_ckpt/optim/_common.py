@@ -46,8 +46,17 @@ def invalid(name: str, key: str, value: Any) -> str:
     return f"{name}: Invalid {words}{value}"
 
 
+def check_lr_elements(lr: Any) -> None:
+    """PyTorch's first check in every optimizer's constructor: a tensor ``lr`` holds one value.  (Left
+    to the range checks, a two-element lr failed as an ambiguous truth value, which names no lr.)"""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+
+
 def check_hyper(name: str, **values: Any) -> None:
-    """Raise PyTorch's ``ValueError`` for the first hyper-parameter that is negative (or NaN)."""
+    """Raise PyTorch's ``ValueError`` for the first hyper-parameter that is negative (or NaN); a
+    tensor ``lr`` of more than one element first (:func:`check_lr_elements`)."""
+    check_lr_elements(values.get("lr"))
     for k, v in values.items():
         if not v >= 0:
             raise ValueError(invalid(name, k, v))

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import as_number, kernel_flags
+from ._common import as_number, check_lr_elements, kernel_flags
 from .optimizer import Optimizer
 
 __all__ = ["Adafactor"]
@@ -33,8 +33,7 @@ class Adafactor(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float | Tensor = 1e-2, beta2_decay: float = -0.8,
                  eps: tuple[float | None, float] = (None, 1e-3), d: float = 1.0, weight_decay: float = 0.0,
                  *, foreach: bool | None = None, maximize: bool = False) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:  # PyTorch's checks, in its order and words
-            raise ValueError("Tensor lr must be 1-element")
+        check_lr_elements(lr)  # PyTorch's checks, in its order and words
         if not 0.0 <= lr:
             raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
         if not 0.0 >= beta2_decay:

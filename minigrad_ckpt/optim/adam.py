@@ -11,6 +11,7 @@ from ._common import (
     as_one_value,
     check_betas,
     check_hyper,
+    check_lr_elements,
     kernel_flags,
     refuse_complex_when_fused,
     update_moments,
@@ -89,8 +90,7 @@ def _check_tensor_lr(lr: Any, foreach: bool | None, capturable: bool) -> None:
     if isinstance(lr, Tensor):
         if foreach and not capturable:
             raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
-        if lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
+        check_lr_elements(lr)
 
 
 def _check_beta_types(betas: tuple[Any, Any], foreach: bool | None, capturable: bool) -> None:

@@ -20,7 +20,7 @@ from ..backend import host_numpy, to_host
 from ..functional.arguments import number
 from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
-from ._common import as_one_value
+from ._common import as_one_value, check_lr_elements
 from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -150,6 +150,7 @@ class LBFGS(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1, max_iter: int = 20, max_eval: int | None = None,
                  tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9, history_size: int = 100,
                  line_search_fn: str | None = None) -> None:
+        check_lr_elements(lr)
         if not lr >= 0:
             raise ValueError(f"LBFGS: Invalid learning rate: {lr}")
         if line_search_fn not in (None, "strong_wolfe"):  # PyTorch's RuntimeError (its step raises it); here at once

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..ops.elementwise import abs_slope
 from ..tensor import Tensor
-from ._common import as_one_value, kernel_flags, zeros_state
+from ._common import as_one_value, check_lr_elements, kernel_flags, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["Rprop"]
@@ -29,6 +29,7 @@ class Rprop(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, etas: tuple[float, float] = (0.5, 1.2),
                  step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:
+        check_lr_elements(lr)
         if not lr >= 0.0:
             raise ValueError(f"Rprop: Invalid learning rate: {lr}")
         etaminus, etaplus = etas

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import as_number, invalid, kernel_flags, refuse_complex_when_fused
+from ._common import as_number, check_lr_elements, invalid, kernel_flags, refuse_complex_when_fused
 from .optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -26,6 +26,7 @@ class SGD(Optimizer):
                  dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
                  maximize: bool = False, foreach: bool | None = None, differentiable: bool = False,
                  fused: bool | None = None) -> None:
+        check_lr_elements(lr)
         for key, value in (("lr", lr), ("momentum", momentum), ("weight_decay", weight_decay)):
             if value < 0:  # PyTorch's SGD test: a NaN passes
                 raise ValueError(invalid("SGD", key, value))
