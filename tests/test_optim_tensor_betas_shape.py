@@ -41,3 +41,22 @@ def test_one_element_betas_of_more_dimensions_than_the_parameter(name, shape):
     # (to round-off: PyTorch's fused multiply-adds, docs/from-pytorch.md)
     np.testing.assert_allclose(p.detach().numpy().reshape(-1), TORCH[name, shape], rtol=1e-6, atol=0)
     assert opt.state[p]["exp_avg"].shape == shape
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+def test_the_group_keeps_one_element_betas_0_d_as_pytorch_s_constructor_does(name):
+    # torch 2.13: [b.shape for b in Adam(ps, betas=(tensor([[[0.9]]]), tensor([[0.99]]))).param_groups[0]["betas"]]
+    # is [torch.Size([]), torch.Size([])] -- what its state_dict() shows
+    opt = getattr(optim, name)([mg.zeros(3, requires_grad=True)], betas=(mg.tensor([[[0.9]]]), mg.tensor([[0.99]])))
+    assert [b.shape for b in opt.state_dict()["param_groups"][0]["betas"]] == [(), ()]
+
+
+def test_betas_of_more_dimensions_put_into_the_group_later_are_one_value_too():
+    # PyTorch's step squeezes them again (its functional adam's _to_scalar)
+    p = mg.arange(1.0, 4.0).requires_grad_()
+    opt = optim.Adam([p], lr=mg.tensor(0.1), amsgrad=True)
+    opt.param_groups[0]["betas"] = (mg.tensor([[[0.9]]]), mg.tensor([[0.99]]))
+    for _ in range(3):
+        p.grad = p.detach() * 0.5 - 1.0
+        opt.step()
+    np.testing.assert_allclose(p.detach().numpy(), TORCH["Adam", (3,)], rtol=1e-6, atol=0)

@@ -43,6 +43,7 @@ class Adam(Optimizer):
         check_hyper(name, lr=lr, eps=eps, weight_decay=weight_decay)
         betas = check_betas(name, betas)
         _check_beta_types(betas, foreach, capturable)
+        betas = tuple(as_one_value(b) for b in betas)  # PyTorch's group keeps a one-element beta 0-d
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       amsgrad=amsgrad, **kernel_flags(
                                           name, foreach=foreach, maximize=maximize, capturable=capturable,
@@ -65,8 +66,9 @@ class Adam(Optimizer):
         xp = p.device.xp
         lr, eps, t = group["lr"], group["eps"], state["step"]
         # a one-element tensor beta of any shape is one value, as PyTorch's Adam squeezes it (its
-        # OptimizerInfo steps betas of shapes (1, 1, 1) and (1, 1)): kept as it is, it broadcast a
-        # parameter of fewer dimensions to its own and the in-place moment update refused the shape
+        # OptimizerInfo steps betas of shapes (1, 1, 1) and (1, 1)), here too when put into the group
+        # after construction: kept as it is, it broadcast a parameter of fewer dimensions to its own
+        # and the in-place moment update refused the shape
         b1, b2 = (as_one_value(b) for b in group["betas"])
         m, v = update_moments(state, g, b1, b2)
         step_size = lr / (1 - b1**t)
