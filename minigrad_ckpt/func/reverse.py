@@ -16,15 +16,20 @@ results may keep their history:
   value it reads -- arguments, closed-over tensors, saved constants -- are
   pushed through it.
 
-A scope answers both by walking the part of the tape recorded since it
-opened: a node older than the scope, or a leaf it did not make, is outside.
-Everything else -- the fresh handles on its own arguments, the nodes of the
-function -- is inside, and a result whose history stays inside is handed out
-cut off the tape (an outer backward has nothing to find there).
+A scope answers both by walking the tape from the values at hand.  Inside
+are the nodes and leaves made while the function ran, and those of the scope's
+own later work (the backward passes it records, the seeds ``linearize``
+makes); everything else is outside -- older than the scope, or made *after*
+the function returned by someone else: ``grad(lambda u: vjp_fn(u).sum())``
+hands the pullback an argument handle of the outer ``grad``, made later than
+the ``vjp``'s recording, and the pass must be recorded for it.  A result whose
+history stays inside is handed out cut off the tape (an outer backward has
+nothing to find there).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,7 +53,9 @@ class Scope:
     """One reverse-mode transform's part of the tape (see the module docstring)."""
 
     def __init__(self) -> None:
-        self.start = next(_seq)                 # nodes recorded from now on are inside
+        self.start = next(_seq)                 # nodes recorded from now on are inside ...
+        self.end = math.inf                     # ... until the function returns (forget_arguments)
+        self.own: list[list[int]] = []          # later [first, last] ranges of the scope's own work
         self.recording = _grad_state.enabled    # whether the caller wants results with history
         # the inside nodes' and handles' gradient hooks (hide_hooks): each holder with all its hooks and
         # the engine's own among them, which every pass keeps
@@ -85,8 +92,22 @@ class Scope:
         self.argument_nodes = {h._node for h in handles if h._node is not None}
 
     def forget_arguments(self) -> None:
-        """The function has run: no custom Function asks :meth:`reaches_arguments` any more."""
+        """The function has run: no custom Function asks :meth:`reaches_arguments` any more, and what
+        is recorded from now on is outside, unless the scope makes it (:meth:`mark`, :meth:`backward`)."""
         self.argument_ids, self.argument_nodes, self._reaches = set(), set(), {}
+        self.end = next(_seq)
+
+    def inside(self, seq: int) -> bool:
+        """Whether the node or leaf stamped ``seq`` is this scope's (see the module docstring)."""
+        if self.start <= seq < self.end:
+            return True
+        return seq > self.end and any(first <= seq <= last for first, last in self.own)
+
+    def _own(self, first: int, last: int) -> None:
+        if self.own and first <= self.own[-1][1] + 1:  # (jacrev's passes follow each other: one range)
+            self.own[-1][1] = last
+        else:
+            self.own.append([first, last])
 
     def reaches_arguments(self, t: Tensor) -> bool:
         """Whether ``t``'s history reaches an argument this transform differentiates: whether ``t``
@@ -97,7 +118,7 @@ class Scope:
         if id(t) in self.argument_ids:
             return True
         root = t._node
-        if root is None or root.seq < self.start:
+        if root is None or not self.inside(root.seq):
             return False
         memo = self._reaches
         path = [(root, iter(root.inputs))]
@@ -110,7 +131,7 @@ class Scope:
                         found = e is not None and id(e) in self.argument_ids
                     elif e in self.argument_nodes or memo.get(e):
                         found = True
-                    elif e.seq >= self.start and e not in memo:
+                    elif self.inside(e.seq) and e not in memo:
                         descend = e
                     if found or descend is not None:
                         break
@@ -127,11 +148,13 @@ class Scope:
 
     def mark(self, leaf: Tensor) -> Tensor:
         """Count ``leaf`` (made by this transform) as inside."""
-        leaf._made_at = next(_seq)
+        leaf._made_at = seq = next(_seq)
+        if seq > self.end:
+            self._own(seq, seq)
         return leaf
 
     def made(self, leaf: Tensor) -> bool:
-        return getattr(leaf, "_made_at", 0) >= self.start
+        return self.inside(getattr(leaf, "_made_at", -1))
 
     # ------------------------------------------------------------- the walk
     def survey(self, tensors: Sequence[Tensor], outside_only: bool = False) -> tuple[bool, bool]:
@@ -153,7 +176,7 @@ class Scope:
                 continue
             seen.add(n)
             moving = moving or _moving(n.tangents) or _constants_move(n)
-            if n.seq < self.start:
+            if not self.inside(n.seq):
                 outside = True
                 continue
             for e in n.inputs:
@@ -213,7 +236,7 @@ class Scope:
         leaves = [t for t in outputs if t._node is None]
         while stack:
             n = stack.pop()
-            if n in seen or n.seq < self.start:
+            if n in seen or not self.inside(n.seq):
                 continue
             seen.add(n)
             if n.hooks:
@@ -246,11 +269,14 @@ class Scope:
         for holder, hooks, _ in self.hooks:
             _set_hooks(holder, hooks)
         self.passing[0] += 1
+        first = next(_seq)
         try:
             with enable_grad():
                 gs = _tape_grad(list(outputs), list(inputs), grad_outputs=list(cotangents),
                                 retain_graph=graph or not last, create_graph=graph, allow_unused=True)
         finally:
+            if graph:  # (the nodes this pass recorded are the scope's own)
+                self._own(first, next(_seq))
             self.passing[0] -= 1
             for holder, _, kept in self.hooks:
                 _set_hooks(holder, kept)

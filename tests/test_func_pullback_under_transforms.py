@@ -1,0 +1,81 @@
+"""A ``vjp_fn`` (or ``linearize``'s ``jvp_fn``) made earlier, called inside another transform.
+
+``vjp_fn(u)`` is ``J^T u``: linear in ``u``, so a transform taken with respect to
+``u`` sees the matrix ``J^T`` (``grad(lambda u: vjp_fn(u)[0].sum())`` is ``J @ 1``).
+The pullback runs the backward pass of a tape recorded before the outer
+transform opened; what the outer transform made -- its argument handles, the
+ops it ran on them -- must count as *outside* that recording, or the pass is
+not recorded and its result is cut off from ``u`` (the derivative came out 0).
+PyTorch's ``test_grad_of_vjp_composition`` and ``test_grad_of_vjp_of_grad_composition``
+(test/functorch/test_eager_transforms.py) are the first two rows.  Each expected value here
+is written by hand: ``f = sin`` elementwise, so ``J = diag(cos x)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import func as F
+
+X = np.array([0.5, 1.0, -0.3])
+U = np.array([2.0, 3.0, -1.5])
+
+
+def t64(values):
+    return mg.tensor(np.asarray(values, dtype=np.float64))
+
+
+def _pullback():
+    return F.vjp(mg.sin, t64(X))[1]
+
+
+def _pullback_of_a_grad():  # vjp of grad(-cos) = sin: the same J
+    return F.vjp(F.grad(lambda x: -mg.cos(x).sum()), t64(X))[1]
+
+
+def _linearized():  # J @ t, the tape's backward differentiated once more
+    return F.linearize(mg.sin, t64(X))[1]
+
+
+def _apply(make):
+    fn = make()
+    return (lambda u: fn(u)[0]) if make is not _linearized else fn
+
+
+COS = np.cos(X)
+CASES = {
+    "grad of vjp_fn": (lambda g: F.grad(lambda u: g(u).sum())(t64(U)), COS),
+    "grad of vjp_fn of a value computed from u": (lambda g: F.grad(lambda u: g(u * u).sum())(t64(U)),
+                                                  2 * U * COS),
+    "jacrev of vjp_fn": (lambda g: F.jacrev(g)(t64(U)), np.diag(COS)),
+    "vjp of vjp_fn": (lambda g: F.vjp(g, t64(U))[1](t64(np.ones(3)))[0], COS),
+    "vmap of grad of vjp_fn": (lambda g: F.vmap(F.grad(lambda u: g(u).sum()))(t64(np.stack([U, -U]))),
+                               np.stack([COS, COS])),
+    "jacfwd of grad of vjp_fn (forward over the pullback)": (
+        lambda g: F.jacfwd(F.grad(lambda u: (g(u) ** 2).sum()))(t64(U)), np.diag(2 * COS ** 2)),
+    "jvp of vjp_fn": (lambda g: F.jvp(g, (t64(U),), (t64(np.ones(3)),))[1], COS),
+}
+
+
+@pytest.mark.parametrize("make", [_pullback, _pullback_of_a_grad, _linearized],
+                         ids=["vjp", "vjp of grad", "linearize"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_pullback_is_differentiable_in_its_cotangent(make, name):
+    run, want = CASES[name]
+    got = run(_apply(make))
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-14, atol=1e-15)
+
+
+def test_the_cotangent_keeps_its_history_under_plain_autograd_too():
+    u = mg.tensor(U, dtype=mg.float64, requires_grad=True)
+    g = _apply(_pullback)(u)
+    (d,) = mg.autograd.grad(g.sum(), u)
+    np.testing.assert_allclose(d.numpy(), COS, rtol=1e-14)
+
+
+def test_a_pullback_under_grad_still_hands_out_plain_results_when_nothing_leads_outside():
+    g = _apply(_pullback)(t64(U))
+    assert not g.requires_grad and g.grad_fn is None
+    np.testing.assert_allclose(g.numpy(), U * COS, rtol=1e-14)
