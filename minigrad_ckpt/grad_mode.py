@@ -7,10 +7,11 @@ block.  The switch is per thread, like PyTorch's.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "is_recomputing", "inference_mode",
@@ -240,6 +241,28 @@ def is_inference_mode_enabled() -> bool:
     """True inside ``inference_mode()`` (and not inside an ``inference_mode(False)`` nested in it),
     as ``torch.is_inference_mode_enabled``."""
     return bool(state.inference)
+
+
+@contextlib.contextmanager
+def inference_mode_lifted() -> Iterator[None]:
+    """Inference mode off for the block, when it was on; grad mode as last requested there.
+
+    An ``mg.func`` transform runs its own function (and its own backward passes) in this:
+    called inside ``inference_mode``, it still differentiates, as ``torch.func``'s do (its
+    grad and jvp report ``is_inference_mode_enabled()`` False inside).  Grad mode stays what
+    the caller asked for (off, in inference mode): ``grad`` switches it on itself, ``jvp``
+    needs no tape.  The function may enter inference mode again for values it wants constant.
+    """
+    if not state.inference:
+        yield
+        return
+    state.inference = False
+    state.enabled = state.requested
+    try:
+        yield
+    finally:
+        state.inference = True
+        state.enabled = state.requested
 
 
 class inference_mode(_GradModeContext):

@@ -42,6 +42,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from ..grad_mode import inference_mode_lifted
 from ..grad_mode import state as _grad_state
 from ..tensor import Tensor, _seq, birth_of, set_capture_guard, transform_births
 from .pytree import flatten
@@ -132,6 +133,8 @@ class CaptureScope:
         self.plain = False  # opened by mg.autograd.functional: PyTorch's is plain autograd, with no levels
 
     def __enter__(self) -> CaptureScope:
+        self.lifted = inference_mode_lifted()  # (a transform differentiates inside inference_mode too)
+        self.lifted.__enter__()
         _transforms.push(self)
         _grad_state.transforms += 1
         return self
@@ -139,6 +142,7 @@ class CaptureScope:
     def __exit__(self, *exc: Any) -> None:
         _transforms.pop(self)
         _grad_state.transforms -= 1
+        self.lifted.__exit__(*exc)
         self.close()
 
     def differentiate(self, handles: list[Tensor], primals: list[Tensor]) -> None:

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..backward import grad as _tape_grad
-from ..grad_mode import enable_grad
+from ..grad_mode import enable_grad, inference_mode_lifted
 from ..grad_mode import forward_mode as _forward
 from ..grad_mode import state as _grad_state
 from ..tape import Node
@@ -271,7 +271,7 @@ class Scope:
         self.passing[0] += 1
         first = next(_seq)
         try:
-            with enable_grad():
+            with inference_mode_lifted(), enable_grad():
                 gs = _tape_grad(list(outputs), list(inputs), grad_outputs=list(cotangents),
                                 retain_graph=graph or not last, create_graph=graph, allow_unused=True)
         finally:

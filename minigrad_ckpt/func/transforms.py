@@ -397,7 +397,7 @@ class _Recording:
     def __init__(self, f: Callable, primals: list[Tensor], has_aux: bool, what: str, passed: Any) -> None:
         self.scope = Scope()
         self.primals = primals
-        with enable_grad(), CaptureScope(passed) as capture:  # (passed: what the caller handed f)
+        with CaptureScope(passed) as capture, enable_grad():  # (passed: what the caller handed f)
             self.ins = [self.scope.input(p) for p in primals]
             self.scope.arguments(self.ins)
             capture.differentiate(self.ins, primals)
