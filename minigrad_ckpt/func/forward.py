@@ -288,6 +288,8 @@ def _tangent(op: Any, args: tuple, tangents: tuple, out: Tensor, level: int) -> 
             r = xp.broadcast_to(r, out._data.shape)
         if r.dtype != out._data.dtype:
             r = r.astype(out._data.dtype)
+        if _passed_through(xp, r, ts, out, args):
+            r = r.copy()
         return Tensor._wrap(r, None, out._device)
     previous = _tls.ceiling
     # this level's own tangent computation is not pushed at this level, nor at its siblings
@@ -304,7 +306,21 @@ def _tangent(op: Any, args: tuple, tangents: tuple, out: Tensor, level: int) -> 
             r = _F.broadcast_to(r, out.shape)
         if r.dtype != out.dtype:
             r = _F.astype(r, out.dtype)
+        if _passed_through(out._device.xp, r._data, [None if t is None else t._data for t in tangents], out, args):
+            r = _F.clone(r)
     finally:
         _tls.ceiling = previous
     return r
 
+
+def _passed_through(xp: Any, r: Any, tangents: Any, out: Tensor, args: tuple) -> bool:
+    """Whether the tangent array ``r`` is the memory of an input's tangent while ``out`` is not
+    that input's memory.  A rule may pass a tangent through (``clone``, ``x + 1``, ``+x``); the
+    output then needs a copy, as PyTorch's has one: a custom Function's ``jvp`` may write into the
+    tangent it gets (for an input marked dirty, PyTorch's documented pattern), and must not write
+    into the caller's.  A view (or the input itself, handed back) keeps its base's tangent."""
+    owner = xp.memory_owner(r)
+    for a, t in zip(args, tangents):
+        if t is not None and xp.memory_owner(t) is owner:
+            return not (isinstance(a, Tensor) and xp.memory_owner(a._data) is xp.memory_owner(out._data))
+    return False
