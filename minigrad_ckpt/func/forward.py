@@ -64,6 +64,10 @@ class _Thread(threading.local):
     # Levels at or above the ceiling are invisible to push: it is lowered
     # while a level's own tangent is computed (see the module docstring).
     ceiling = float("inf")
+    # Levels below the floor are invisible too: it is raised above the open levels while they are
+    # hidden (hide_levels), so that a level opened meanwhile -- a jvp inside a custom Function's
+    # forward -- is seen.
+    floor = 0
 
 
 _tls = _Thread()
@@ -106,26 +110,27 @@ def exit_levels(levels: list[int]) -> None:
             set_forward_push(None)
 
 
-def hide_levels() -> float:
+def hide_levels() -> int:
     """Hide every open level from :func:`push` in this thread (until :func:`unhide_levels` with
-    the value returned): ops run meanwhile carry no tangents.  A custom ``autograd.Function``'s
-    ``forward`` runs so -- its ``jvp`` gives the output's tangent -- without touching forward
-    mode in other threads."""
-    previous = _tls.ceiling
-    _tls.ceiling = 0  # levels are numbered from 1: none is below the ceiling
+    the value returned): ops run meanwhile carry no tangents at those levels.  A custom
+    ``autograd.Function``'s ``forward`` runs so -- its ``jvp`` gives the output's tangent --
+    without touching forward mode in other threads.  A level opened meanwhile is seen (its number
+    is higher): ``mg.func.jvp`` inside that ``forward`` works, as PyTorch's does."""
+    previous = _tls.floor
+    _tls.floor = max(_forward.levels, default=0) + 1
     return previous
 
 
-def unhide_levels(previous: float) -> None:
+def unhide_levels(previous: int) -> None:
     """Undo :func:`hide_levels`."""
-    _tls.ceiling = previous
+    _tls.floor = previous
 
 
 def ceiling() -> float:
     """The level from which open levels are hidden in this thread (``inf``: none is).  It is lower
-    while a level's tangent is computed, or levels are hidden: the ops run then are forward mode's
-    own work, not the function's (a checkpoint's ``GraphPlan`` does not name them)."""
-    return _tls.ceiling
+    while a level's tangent is computed, or levels are hidden (then 0): the ops run then are
+    forward mode's own work, not the function's (a checkpoint's ``GraphPlan`` does not name them)."""
+    return 0 if _tls.floor else _tls.ceiling
 
 
 def make_dual(primal: Tensor, tangent: Tensor | dict[int, Tensor], level: int | None = None) -> Tensor:
@@ -214,13 +219,13 @@ def push(op: Any, args: tuple, out: Tensor) -> None:
     """Give ``out`` the tangents of ``op`` applied to ``args`` (called by ``tape.apply``)."""
     if not op.differentiable or out._data.dtype.kind not in "fc" or _grad_state.inference:
         return  # comparisons, argmax, casts to int: piecewise constant, tangent 0 (and inference mode)
-    ceiling = _tls.ceiling
+    ceiling, floor = _tls.ceiling, _tls.floor
     open_levels = _forward.levels
     levels: set[int] = set()
     for a in args:
         if isinstance(a, Tensor) and a._tangents:
             for level in a._tangents:
-                if level < ceiling and level in open_levels:
+                if floor <= level < ceiling and level in open_levels:
                     levels.add(level)
     if not levels:
         return
@@ -262,7 +267,7 @@ def _needs_graph(values: tuple, level: int) -> bool:
                 return True
             if v._tangents:
                 for k in v._tangents:
-                    if k < ceiling and k in _forward.levels:
+                    if _tls.floor <= k < ceiling and k in _forward.levels:
                         return True
     return False
 
