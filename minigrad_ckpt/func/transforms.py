@@ -40,7 +40,7 @@ from ..random import draws_made, rewind, watching_draws
 from ..tape import SAVED_VALUE_MODIFIED
 from ..tensor import Tensor, _seq
 from .captures import CaptureScope, memory_made_before
-from .forward import enter_levels, exit_levels, make_dual, strip_levels, tangent_of
+from .forward import _alias, enter_levels, exit_levels, make_dual, strip_levels, tangent_of
 from .pytree import Tree, _holds_none, flatten, paths, tensor_leaves, unflatten
 from .reverse import Scope
 
@@ -404,6 +404,7 @@ class _Recording:
             capture.reverse = self.scope
             try:
                 result, aux = _split_aux(f(*self.ins), has_aux, what)
+                result = _map_tensors(result, lambda t: _own_handle(t, capture))
             finally:
                 self.scope.forget_arguments()
         self.outs, self.out_tree = tensor_leaves(result, what, "output")
@@ -425,6 +426,15 @@ class _Recording:
                                  last=last and not self.aux_keeps_history)
         return [_zeros(p.shape, p) if g is None else self.scope.hand_out(g)
                 for p, g in zip(self.primals, gs)]
+
+
+def _own_handle(t: Tensor, capture: CaptureScope) -> Tensor:
+    """An output that is a tensor the caller passed (``y.copy_(x); return y``), on an alias: leaving
+    the transform cuts the passed tensor off the transform's history (:meth:`CaptureScope.close`),
+    which the backward passes of the output still need."""
+    if t._requires_grad and any(t is p for p in capture.passed):
+        return _alias(t)
+    return t
 
 
 def _refuse_integral_outputs(outs: list[Tensor]) -> None:
