@@ -149,3 +149,15 @@ def test_a_complex_jacobian_or_cotangent_is_torchs_runtime_error(call, words):
     # torch 2.13 raises RuntimeError for each (the words beside); the engine raised TypeError
     with pytest.raises(RuntimeError, match=words):
         call()
+
+
+@pytest.mark.parametrize("primals, tangents", [((), ()), (((),), ((),)), (([], {}), ([], {}))],
+                         ids=["no primals", "an empty tuple", "empty containers"])
+def test_jvp_of_primals_without_a_tensor_is_refused(primals, tangents):
+    # torch 2.13: RuntimeError "jvp(f, primals, tangents): Expected primals to contain at least one
+    # Tensor."  It called f with no tangent at all (a TypeError from f with no arguments); found by
+    # porting PyTorch's test_nonempty_primals_and_tangents to a probe.
+    calls = []
+    with pytest.raises(RuntimeError, match="Expected primals to contain at least one Tensor"):
+        F.jvp(lambda *a: calls.append(a) or X, primals, tangents)
+    assert not calls

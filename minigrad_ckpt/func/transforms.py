@@ -300,6 +300,8 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
         raise RuntimeError(f"jvp: got {len(primals)} primals but {len(tangents)} tangents")
     leaves, tree = flatten(primals)
     ps = _differentiable(leaves, tree, "jvp", "primals")
+    if not ps:  # (torch 2.13's words: nothing to push a tangent through)
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to contain at least one Tensor.")
     ts = _matching(tangents, ps, tree, "jvp", "tangents")
 
     def flat(*xs: Tensor) -> Any:
