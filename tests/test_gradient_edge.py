@@ -68,3 +68,19 @@ def test_refusals():
     assert get_gradient_edge(b).output_nr == 1 and get_gradient_edge(a).node is b.grad_fn  # torch's (node, 1)
     with pytest.raises(NotImplementedError, match="several outputs"):  # (torch answers [3., 6.]: not offered here)
         mg.autograd.grad((a * b).sum(), get_gradient_edge(a))
+
+
+def test_materialize_grads_refuses_only_an_unused_edge():
+    # torch 2.13: an edge that the outputs reach is differentiated as usual, and a plain tensor input
+    # beside it that they do not reach gets its zeros; only an unused edge (no tensor to shape zeros
+    # after) is refused
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = mg.tensor([3.0], requires_grad=True)
+    h = x * 2
+    edge = get_gradient_edge(h)
+    (g,) = mg.autograd.grad((h * 3).sum(), edge, materialize_grads=True)
+    assert g.tolist() == [3.0, 3.0]
+    gh, gy = mg.autograd.grad((h * 3).sum(), (edge, y), materialize_grads=True)
+    assert gh.tolist() == [3.0, 3.0] and gy.tolist() == [0.0]
+    with pytest.raises(RuntimeError, match="^materialize_grads cannot be used when the given input is a GradientEdge$"):
+        mg.autograd.grad((y * 3).sum(), (edge, y), materialize_grads=True)

@@ -45,8 +45,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     each gradient has that batch dim in front (``grad(y, x, eye(n), is_grads_batched=True)`` is the
     Jacobian of ``y``, row by row).  An input or output may be a ``graph.GradientEdge`` (``get_gradient_edge``)."""
     del only_inputs  # PyTorch: "deprecated and is ignored now (defaults to True)"
-    if materialize_grads and graph.holds_an_edge(inputs):
-        raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
+    one = not isinstance(inputs, (list, tuple)) or isinstance(inputs, graph.GradientEdge)  # (an edge is a tuple)
+    given = [inputs] if one else list(inputs)
     outputs, inputs = graph.edges_as_tensors(outputs), graph.edges_as_tensors(inputs)  # (get_gradient_edge's)
     if materialize_grads and allow_unused is False:
         raise ValueError("grad: materialize_grads=True needs allow_unused to be None or True")
@@ -61,6 +61,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         from ..creation import zeros_like
 
         listed = [inputs] if not isinstance(inputs, (list, tuple)) else list(inputs)
+        # PyTorch refuses only an unused edge: there is no tensor to shape its zeros after
+        if any(g is None and graph.holds_an_edge([e]) for g, e in zip(grads, given)):
+            raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
         # with create_graph a zero that requires grad, as PyTorch's (a penalty on the gradients can backward)
         grads = tuple(zeros_like(x, requires_grad=create_graph) if g is None else g for g, x in zip(grads, listed))
     return grads
