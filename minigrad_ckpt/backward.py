@@ -205,7 +205,8 @@ class BackwardPass:
                 g = self.receive(node, g)  # hooks, the ledger, mg.grad's targets
                 inline = inline and not tape.node_hook_count[0]  # (a hook may have hooked a node still to come)
             if g is None:  # reached, but no gradient: its inputs are still visited (and freed)
-                grads = (None,) * len(node.inputs)
+                grads = (self.call_without_gradient(node) if node.op.runs_without_gradient and (
+                    self.contributing is None or node in self.contributing) else (None,) * len(node.inputs))
             elif (inline and type(saved := node.saved) is tuple and not (op := node.op).contract_checks_left
                   and op.backward_inline and ((dt := node.dtype) is _FLOAT64 or dt is _FLOAT32)
                   and g.__class__ is node.xp.array_type):  # call_backward's case of real values still saved
@@ -326,6 +327,18 @@ class BackwardPass:
         if tape._anomaly is not None:  # mg.detect_anomaly(): a NaN/inf gradient names its node (as PyTorch's,
             tape._anomaly.backward(node, g, grads)  # after the node's hooks: what it sends on is checked)
         return grads
+
+    def call_without_gradient(self, node: Node) -> tuple:
+        """A custom Function's node that no gradient reached: PyTorch calls its backward all the same,
+        with zeros (or None, after ``set_materialize_grads(False)``), and sends on what it returns."""
+        g = node.xp.zeros(node.shape, dtype=node.dtype)
+        if self.create_graph:
+            g = Tensor._wrap(g, None, node.op.device)
+        node.op.nothing_reached = True
+        try:
+            return self.call_backward(node, g)
+        finally:
+            node.op.nothing_reached = False
 
     def _recorded_backward(self, node: Node, g: Tensor, args: tuple) -> Any:
         """``node``'s backward on Tensors (``create_graph``), run with ``g``'s device as the

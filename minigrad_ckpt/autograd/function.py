@@ -280,6 +280,8 @@ class FunctionNode(Op):
 
     abstract = True  # not registered (see above); apply needs no registration
     holomorphic = False  # the user's backward gets the gradient as PyTorch passes it
+    runs_without_gradient = True  # PyTorch calls the user's backward when no gradient reached it too
+    nothing_reached = False  # (set by the pass around that call: every output's gradient is None)
     function: Any
 
     @property
@@ -695,6 +697,8 @@ class FunctionNode(Op):
         # None: every piece counts as reached; else the pieces this pass reached (_PieceReached)
         key, bp = getattr(self, "reached_key", None), current_pass()
         reached = None if key is None or bp is None else bp.hook_state.get(key, ())
+        if self.nothing_reached:
+            reached = ()
         for k, (j, *_) in enumerate(self.parts):
             if reached is None or k in reached:
                 grads[j] = self._piece(g, k)

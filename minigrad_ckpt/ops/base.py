@@ -168,6 +168,10 @@ class Op:
     #: basic index (``GetItem``): the backward pass adds ``g`` into a gradient the input already has
     #: instead, where no one else sees that array (``backward._add_at``: unbinding T steps is O(T), not O(T^2)).
     places_gradient_at_index: ClassVar[bool] = False
+    #: ``backward`` is called even when no gradient reached the node (a custom Function, whose
+    #: user-written backward PyTorch calls with zeros, or with None after ``set_materialize_grads(False)``):
+    #: the pass calls it with zeros and ``nothing_reached(True)`` around the call.
+    runs_without_gradient: ClassVar[bool] = False
     #: Derived per class: the backward pass may call ``backward`` on its shortest path (neither of the two
     #: above) -- one attribute its loop reads per node, not two.
     backward_inline: ClassVar[bool] = True
