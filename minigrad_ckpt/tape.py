@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import operator
 import threading
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -308,6 +309,14 @@ class Node:
             raise RuntimeError(_FREED_SAVED_MSG if saved is FREED else _DROPPED_SAVED_MSG)
         values = saved.unpack() if type(saved) is PackedSaved else saved
         return read(self, values[0], tuple(values[1:]))
+
+    @property
+    def saved_variables(self) -> tuple:
+        """PyTorch's deprecated name of :attr:`saved_tensors` (with its DeprecationWarning)."""
+        if getattr(self.op, "saved_tensors_of", None) is None:  # (an AttributeError, as saved_tensors')
+            raise AttributeError(f"{self.name()!r} object has no attribute 'saved_variables'")
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
 
     @property
     def _saved_result(self) -> Tensor:

@@ -1068,6 +1068,10 @@ class Tensor:
             self._data = self._device.xp.asarray(value, dtype=self._data.dtype if keep else value.dtype)
             self._tell_segment()
 
+    @data.deleter
+    def data(self) -> None:
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")  # torch 2.13's words
+
     def _tell_segment(self) -> None:
         """This tensor holds another array now, its history kept: a checkpoint segment recording
         its node learns of it (see ``Segment.rebound``)."""

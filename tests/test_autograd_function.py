@@ -1021,3 +1021,31 @@ def test_a_function_no_gradient_reached_is_called_with_zeros_or_none(how, materi
     got = _drop_through_recorded(how, materialize)
     assert _Recorded.seen == seen
     assert got == x_grad if not isinstance(got, mg.Tensor) else got.tolist() == x_grad
+
+
+class _SavesInput(mg.autograd.Function):
+    read: list = []
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        with pytest.warns(DeprecationWarning, match="^'saved_variables' is deprecated; use 'saved_tensors'$"):
+            _SavesInput.read.append(ctx.saved_variables)
+        return g * 2
+
+
+def test_saved_variables_is_the_deprecated_name_of_saved_tensors():
+    # torch 2.13: ctx.saved_variables and grad_fn.saved_variables read saved_tensors, with a DeprecationWarning
+    _SavesInput.read.clear()
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = _SavesInput.apply(x)
+    with pytest.warns(DeprecationWarning, match="saved_variables"):
+        assert y.grad_fn.saved_variables[0] is x
+    y.sum().backward()
+    assert _SavesInput.read[0][0].tolist() == [1.0, 2.0]
+    with pytest.raises(AttributeError):
+        (x * 2).grad_fn.saved_variables  # noqa: B018  (an engine node has neither name, as MulBackward0)

@@ -63,3 +63,11 @@ def test_a_saved_value_overwritten_after_data_was_taken_is_refused():
     b.mul_(2)
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         y.backward()
+
+
+def test_deleting_data_is_refused_as_pytorch_refuses_it():
+    # torch 2.13: a RuntimeError with these words (an AttributeError here before: a property without a deleter)
+    t = mg.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^Deleting tensor data is not allowed. Delete tensor instead!$"):
+        del t.data
+    assert t.tolist() == [1.0, 2.0]

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from typing import Any
 
 from .. import tape as _tape
@@ -101,6 +102,12 @@ class FunctionCtx:
             raise RuntimeError("ctx.saved_tensors can be read in backward (or jvp) only, after "
                                "save_for_backward (or save_for_forward) in forward")
         return self._unpacked
+
+    @property
+    def saved_variables(self) -> tuple:
+        """PyTorch's deprecated name of :attr:`saved_tensors` (with its DeprecationWarning)."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         """These outputs get no gradient: they do not require grad, and ``backward`` receives
