@@ -17,6 +17,7 @@ changes how PyTorch compares sparse tensors, and every tensor here is dense.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -32,10 +33,13 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
     that require grad) against central differences -- backward (``check_backward_ad``) and
     forward mode (``check_forward_ad``, through each op's or custom function's ``jvp``).
     As PyTorch's, backward must give zero gradients for zero upstream gradients ("backward not
-    multiplied by grad_output").  ``check_undefined_grad`` and ``check_grad_dtypes`` are taken:
-    the Jacobians run backward one output at a time (the others' gradients left out: zeros, or None
-    for a custom Function after ``ctx.set_materialize_grads(False)``), and every gradient's dtype
-    is checked to be its input's.  As PyTorch's, outputs that do not require grad are left out
+    multiplied by grad_output").  ``check_undefined_grad`` (PyTorch's): backward with no
+    gradient for any output (then, of several, for each in turn) must run and give no gradient or
+    zeros -- a custom Function after ``ctx.set_materialize_grads(False)`` gets None and must handle it.
+    ``check_grad_dtypes`` is taken: every gradient's dtype is checked to be its input's.  Outputs whose
+    shape or dtype change when an input is perturbed are refused (PyTorch's AssertionError), and fast
+    mode runs backward twice, as the full check does (``nondet_tol``: "Backward is not reentrant").
+    As PyTorch's, outputs that do not require grad are left out
     while another one does (:func:`_differentiable_outputs_only`)."""
     from ..testing.gradcheck import gradcheck as engine_gradcheck
 
@@ -44,8 +48,85 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
     modes = _modes(check_backward_ad, check_forward_ad)
     if not modes:  # a check of nothing would pass everything: PyTorch's refusal
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
-    return engine_gradcheck(_differentiable_outputs_only(func, inputs), inputs, eps, atol, rtol, raise_exception,
-                            nondet_tol, modes=modes, fast_mode=fast_mode, kinks="compare")
+    picked = _differentiable_outputs_only(func, inputs)
+    ok = engine_gradcheck(picked, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes=modes,
+                          fast_mode=fast_mode, kinks="compare")
+    if ok and check_undefined_grad and check_backward_ad:
+        ok = _undefined_output_grads_handled(picked, inputs, raise_exception)
+    return ok
+
+
+class _NoGradient:
+    """An identity whose backward sends nothing on: what PyTorch's ``UndefinedGrad`` node does, the
+    output before it reached by no gradient (the custom Function class is made on first use)."""
+
+    made: Any = None
+
+    @classmethod
+    def apply(cls, t: Any) -> Any:
+        if cls.made is None:
+            from .function import Function
+
+            class NoGradient(Function):
+                @staticmethod
+                def forward(ctx: Any, x: Any) -> Any:
+                    return x.clone()
+
+                @staticmethod
+                def backward(ctx: Any, g: Any) -> Any:
+                    return None
+
+            cls.made = NoGradient
+        return cls.made.apply(t)
+
+
+def _undefined_output_grads_handled(func: Callable, inputs: Any, raise_exception: bool) -> bool:
+    """PyTorch's ``check_undefined_grad``: backward run with every output's gradient left undefined
+    (then, of several outputs, one at a time) must not fail, and must give each input no gradient or
+    zeros.  Only a custom Function can tell (the engine's ops get no call without a gradient): one
+    after ``set_materialize_grads(False)`` receives None and must handle it."""
+    from ..backward import grad
+    from ..grad_mode import enable_grad
+    from ..tensor import Tensor
+    from ..testing.gradcheck import GradcheckError
+
+    args = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    wrt = [x for x in args if isinstance(x, Tensor) and x.requires_grad]
+
+    def outputs() -> list:
+        with enable_grad():
+            out = func(*args)
+        out = out if isinstance(out, (tuple, list)) else (out,)
+        return [o for o in out if isinstance(o, Tensor) and o.requires_grad]
+
+    n = len(outputs())
+    for left_out in [range(n)] + ([[i] for i in range(n)] if n > 1 else []):
+        cut = [_NoGradient.apply(o) if i in left_out else o for i, o in enumerate(outputs())]
+        if not cut:
+            return True
+        try:
+            with enable_grad():
+                gs = grad(cut, wrt, grad_outputs=[o.detach() * 0 for o in cut], allow_unused=True)
+        except RuntimeError as e:
+            _warn_new_check()
+            if not raise_exception:
+                return False
+            raise GradcheckError("Expected backward function to handle undefined output grads. Please look at "
+                                 "'Notes about undefined output gradients' in tools/autograd/derivatives.yaml") from e
+        if any(g is not None and bool((g != 0).any()) for g in gs):
+            _warn_new_check()
+            if not raise_exception:
+                return False
+            raise GradcheckError("Expected all input grads to be undefined or zero when all output grads are "
+                                 "undefined or zero. Please look at 'Notes about undefined output gradients' in "
+                                 "tools/autograd/derivatives.yaml")
+    return True
+
+
+def _warn_new_check() -> None:
+    warnings.warn("Backwards compatibility: New undefined gradient support checking feature is enabled by default, "
+                  "but it may break existing callers of this function. If this is true for you, you can call this "
+                  'function with "check_undefined_grad=False" to disable the feature', stacklevel=4)
 
 
 def _differentiable_outputs_only(func: Callable, inputs: Any) -> Callable:

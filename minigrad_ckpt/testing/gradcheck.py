@@ -208,6 +208,22 @@ def _outputs(fn: Callable, inputs: Sequence[Any]) -> tuple[Tensor, ...]:
     return out
 
 
+def _perturbed_outputs(fn: Callable, args: Sequence[Any], base: Sequence[Tensor], where: str) -> tuple:
+    """``fn``'s outputs at perturbed inputs, refused (PyTorch's AssertionError and words) where one's
+    shape or dtype differs from the unperturbed output's: no difference quotient exists there, and
+    subtracting them would broadcast (a silent pass) or mix precisions."""
+    __tracebackhide__ = True
+    outs = _outputs(fn, args)
+    for o, b in zip(outs, base):
+        if tuple(o.shape) != tuple(b.shape):
+            raise AssertionError(f"Expected `func` to return outputs with the same shape when inputs are perturbed "
+                                 f"{where}, but got: shapes {tuple(b.shape)} and {tuple(o.shape)}.")
+        if o.dtype != b.dtype:
+            raise AssertionError(f"Expected `func` to return outputs with the same dtype when inputs are perturbed "
+                                 f"{where}, but got: dtypes {b.dtype} and {o.dtype}.")
+    return outs
+
+
 def numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6) -> list[list[Any]]:
     """``J[k][i]``: d(output i)/d(input k) by central differences, shape (out.size, in.size)
     (complex tensors counted as pairs of reals: twice their size).
@@ -251,7 +267,8 @@ def _numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float,
                 args = list(inputs)
                 args[k] = tensor(_from_real_flat(pert, x), dtype=x.dtype, device=x.device,
                                  requires_grad=True)
-                vals.append([_real_flat(o) for o in _outputs(fn, args)])
+                where = f"on index {_multi_index(j, _real_shape(x))} by {eps}"
+                vals.append([_real_flat(o) for o in _perturbed_outputs(fn, args, base_out, where)])
             apart = []
             for i in range(len(base_out)):
                 central = cols[i][:, j] = (vals[0][i] - vals[1][i]) / (2 * eps)
@@ -540,7 +557,8 @@ FAST_PROJECTIONS = 4
 
 
 def _projections_agree(fn: Callable, inputs: tuple, eps: float, atol: float, rtol: float,
-                       modes: tuple[str, ...], fwd_optional: bool, seed: int = 0) -> bool:
+                       modes: tuple[str, ...], fwd_optional: bool, nondet_tol: float, names: _Names,
+                       seed: int = 0) -> bool:
     """Fast mode: for random unit ``u`` (outputs) and ``v`` (inputs), ``u^T J v`` from backward
     (``<J^T u, v>``) and from forward mode (``<u, J v>``) against the central difference of
     ``<u, f>`` along ``v``.  False on any disagreement -- or where fast mode does not apply."""
@@ -554,13 +572,11 @@ def _projections_agree(fn: Callable, inputs: tuple, eps: float, atol: float, rto
     for _ in range(FAST_PROJECTIONS):
         vs = [_unit(rng, inputs[k]) for k in which]
         us = [_unit(rng, o) for o in outs]
-        numeric = _directional(fn, inputs, which, vs, us, eps)
+        numeric = _directional(fn, inputs, which, vs, us, eps, outs)
         analytic = []
         if "rev" in modes:
-            with enable_grad():
-                live = [(o, u) for o, u in zip(_outputs(fn, inputs), us) if o.requires_grad]
-                gs = _grad([o for o, _ in live], [inputs[k] for k in which],
-                           grad_outputs=[tensor(u, device=o.device) for o, u in live], allow_unused=True)
+            gs = _projected_backward(fn, inputs, which, us)
+            _same_twice(gs, _projected_backward(fn, inputs, which, us), which, nondet_tol, names)
             analytic.append(sum(float((_real_flat(g) * v.reshape(-1)).sum()) for g, v in zip(gs, vs)
                                 if g is not None))
         if "fwd" in modes:
@@ -577,13 +593,37 @@ def _projections_agree(fn: Callable, inputs: tuple, eps: float, atol: float, rto
     return True
 
 
+def _projected_backward(fn: Callable, inputs: tuple, which: list[int], us: list) -> tuple:
+    """``J^T u``: backward from ``fn``'s outputs with upstream gradients ``us``, to the inputs ``which``."""
+    with enable_grad():
+        live = [(o, u) for o, u in zip(_outputs(fn, inputs), us) if o.requires_grad]
+        return _grad([o for o, _ in live], [inputs[k] for k in which],
+                     grad_outputs=[tensor(u, device=o.device) for o, u in live], allow_unused=True)
+
+
+def _same_twice(first: Sequence[Any], second: Sequence[Any], which: list[int], nondet_tol: float,
+                names: _Names) -> None:
+    """Fast mode's reentrancy check: backward run twice with the same upstream gradients agrees to
+    ``nondet_tol`` (the full check compares whole Jacobians; fast mode, which may never run it, these)."""
+    __tracebackhide__ = True
+    for k, a, b in zip(which, first, second):
+        if a is None or b is None:
+            continue
+        diff = float(np.abs(_real_flat(a) - _real_flat(b)).max(initial=0.0))
+        if diff > nondet_tol:
+            raise names.error(f"Backward is not reentrant: backward is not deterministic for {names.input(k)}: "
+                              f"two runs with the same upstream gradients differ by {diff} "
+                              f"(nondet_tol={nondet_tol})", input=k)
+
+
 def _unit(rng: Any, t: Tensor) -> Any:
     """A random direction of unit length, of ``t``'s shape and dtype."""
     r = rng.standard_normal(tuple(t.shape))
     return (r / max(float(np.sqrt((r * r).sum())), 1e-300)).astype(t.dtype)
 
 
-def _directional(fn: Callable, inputs: tuple, which: list[int], vs: list, us: list, eps: float) -> float:
+def _directional(fn: Callable, inputs: tuple, which: list[int], vs: list, us: list, eps: float,
+                 base: tuple) -> float:
     """The central difference of ``<u, f(x)>`` along ``v``; ``f`` gets perturbed inputs that require
     grad like the originals, as in the full check (a function may register a hook on what it makes)."""
     __tracebackhide__ = True
@@ -593,7 +633,8 @@ def _directional(fn: Callable, inputs: tuple, which: list[int], vs: list, us: li
         for k, v in zip(which, vs):
             x = inputs[k]
             args[k] = tensor(to_host(x._data) + sign * eps * v, device=x.device, requires_grad=True)
-        sides.append(sum(float((_real_flat(o) * u.reshape(-1)).sum()) for o, u in zip(_outputs(fn, args), us)))
+        outs = _perturbed_outputs(fn, args, base, f"by {eps}")
+        sides.append(sum(float((_real_flat(o) * u.reshape(-1)).sum()) for o, u in zip(outs, us)))
     return (sides[0] - sides[1]) / (2 * eps)
 
 
@@ -618,7 +659,8 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
             outs = _outputs(fn, inputs)
         _check_fn_deterministic(fn, inputs, outs, nondet_tol, names)
         # fast mode: random projections stand for the whole Jacobians, and every other check still runs
-        if not (fast_mode and _projections_agree(fn, inputs, eps, atol, rtol, modes, fwd_optional)):
+        if not (fast_mode and _projections_agree(fn, inputs, eps, atol, rtol, modes, fwd_optional, nondet_tol,
+                                                   names)):
             _check_jacobians(fn, inputs, outs, eps, atol, rtol, nondet_tol, modes, detach, names, fwd_optional,
                              kinks)
         if "rev" in modes:
@@ -656,7 +698,8 @@ def _check_jacobians(fn: Callable, inputs: tuple, outs: tuple, eps: float, atol:
             for i, (a, b) in enumerate(zip(a_k, b_k)):
                 if a is not None and np.abs(a - b).max(initial=0.0) > nondet_tol:
                     raise names.error(
-                        f"backward is not deterministic for {names.input(k)}, {names.output(i)}: "
+                        f"Backward is not reentrant: backward is not deterministic for {names.input(k)}, "
+                        f"{names.output(i)}: "
                         f"two runs differ by {_plain(np.abs(a - b).max())} (nondet_tol={nondet_tol})",
                         output=i, input=k)
         for k, (a_k, n_k) in enumerate(zip(analytic, numeric)):
