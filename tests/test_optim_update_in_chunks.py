@@ -43,13 +43,14 @@ def test_sgd_steps_are_the_one_expression_bit_for_bit(dtype, momentum, nesterov,
     np.testing.assert_array_equal(p.numpy(), _reference_sgd(start, grads, 0.013, momentum, nesterov, weight_decay))
 
 
-def test_a_chunked_step_stamps_the_parameter_like_any_in_place_write():
+@pytest.mark.parametrize("size", [LARGE, 1000])  # chunked, and the small parameter's direct write
+def test_a_chunked_step_stamps_the_parameter_like_any_in_place_write(size):
     """A value saved before the step is stale after it: backward refuses, as after ``p.sub_``."""
-    p = mg.nn.Parameter(mg.ones(LARGE))
+    p = mg.nn.Parameter(mg.ones(size))
     y = (p * p).sum()
-    p.grad = mg.ones(LARGE)
+    p.grad = mg.ones(size)
     mg.optim.SGD([p], lr=0.1).step()
-    np.testing.assert_array_equal(p.numpy(), np.full(LARGE, 0.9, dtype=np.float32))
+    np.testing.assert_array_equal(p.numpy(), np.full(size, 0.9, dtype=np.float32))
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         y.backward()
 
@@ -70,11 +71,12 @@ def test_what_cannot_be_chunked_takes_the_plain_write(layout):
     np.testing.assert_array_equal(p.detach().cpu().numpy(), expected)
 
 
-def test_a_chunked_step_after_an_async_snapshot_leaves_the_snapshot_of_the_call(tmp_path):
+@pytest.mark.parametrize("width", [300, 20])  # a 90,000-element weight: chunked; 400: written directly
+def test_a_chunked_step_after_an_async_snapshot_leaves_the_snapshot_of_the_call(tmp_path, width):
     """The copy-on-write guard of an asynchronous snapshot sees the chunked write, as any write:
     the writer thread is held busy, the step writes, the snapshot still has the values before it."""
     mg.manual_seed(0)
-    model = mg.nn.Linear(300, 300)  # a 90,000-element weight: chunked
+    model = mg.nn.Linear(width, width)
     opt = mg.optim.SGD(model.parameters(), lr=0.5)
     ex = mg.Executor(model, opt)
     before = model.weight.numpy().copy()

@@ -90,9 +90,8 @@ class Sequential(Module):
         return enable_checkpointing(self, config)
 
     def __getitem__(self, idx: int | slice) -> Any:
-        items = list(self._modules.items())
-        if isinstance(idx, slice):
-            return Sequential(OrderedDict(items[idx]))
+        if isinstance(idx, slice):  # (the items listed only here: model[i] is in training loops)
+            return Sequential(OrderedDict(list(self._modules.items())[idx]))
         return self._modules[_key_at(self, idx)]
 
     def __len__(self) -> int:
