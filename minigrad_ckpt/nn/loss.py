@@ -200,6 +200,8 @@ class HuberLoss(_Loss):
     options = ("reduction", "delta")
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        if not isinstance(delta, (float, int)):  # PyTorch's check, at construction (a complex one was kept)
+            raise TypeError(f"delta must be a float or int, got: {type(delta)}")
         super().__init__(reduction=reduction, delta=delta)
 
 

@@ -69,6 +69,21 @@ def _check_proj_size(mode: str, proj_size: Any, hidden_size: int) -> None:
         raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
 
 
+def _check_recurrent_options(owner: str, **options: Any) -> None:
+    """PyTorch's checks of an RNN's options, in its order: ``bias`` and ``batch_first`` must be bools
+    (``bias=1`` or ``batch_first="False"`` is a ``TypeError``, not silently read as truthy), the sizes ints
+    (``TypeError``) and positive (``ValueError``)."""
+    for name in ("bias", "batch_first"):
+        if not isinstance(options[name], bool):
+            raise TypeError(f"{owner}: {name} should be of type bool, got: {type(options[name]).__name__}")
+    for name in ("input_size", "hidden_size", "num_layers"):
+        v = options[name]
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise TypeError(f"{owner}: {name} should be of type int, got: {type(v).__name__}")
+        if v < 1:
+            raise ValueError(f"{owner}: {name} must be greater than zero, got {v}")
+
+
 class RNNBase(Module):
     """The shared machinery of RNN, LSTM and GRU (``mode`` is ``"RNN_TANH"``, ``"RNN_RELU"``,
     ``"LSTM"`` or ``"GRU"``)."""
@@ -79,11 +94,10 @@ class RNNBase(Module):
         super().__init__()
         if mode not in _GATES:
             raise ValueError(f"unknown recurrent mode {mode!r}")
-        for name, v in (("input_size", input_size), ("hidden_size", hidden_size), ("num_layers", num_layers)):
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"{type(self).__name__}: {name} must be a positive int, got {v!r}")
         if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
             raise ValueError(f"{type(self).__name__}: dropout must be a number in [0, 1], got {dropout!r}")
+        _check_recurrent_options(type(self).__name__, input_size=input_size, hidden_size=hidden_size,
+                                 num_layers=num_layers, bias=bias, batch_first=batch_first)
         _check_proj_size(mode, proj_size, hidden_size)
         if dropout > 0 and num_layers == 1:  # PyTorch's warning, word for word: the dropout would do nothing
             warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
