@@ -20,6 +20,7 @@ from ...backend import host_numpy as np
 from ...creation import rand
 from ...functional import _tensor
 from ...functional.arguments import refuse_complex
+from ...functional.errors import InputMismatch
 from ...functional.indexing import take_along_axis_in_range
 from ...tensor import Tensor
 from .conv import _ntuple
@@ -72,9 +73,9 @@ def _fractional_max_pool(fn: str, d: int, input: Any, kernel_size: Any, output_s
     if samples is None:
         samples = rand(x.shape[0], x.shape[1], d, dtype=x.dtype, device=x.device)
     samples = _tensor(samples, x)
-    if tuple(samples.shape) != (x.shape[0], x.shape[1], d):
-        raise ValueError(f"{fn}: _random_samples must have shape {(x.shape[0], x.shape[1], d)}, got {samples.shape}")
-    u = np.asarray(samples.device.xp.to_host(samples._data), dtype=x.dtype)
+    _check_samples(fn, samples.shape, x.shape, d)
+    # PyTorch reads the first N rows: more samples than batch rows are allowed (an unbatched input takes row 0)
+    u = np.asarray(samples.device.xp.to_host(samples._data), dtype=x.dtype)[:x.shape[0]]
     # PyTorch's sample order: the width's first (2-D: width, height; 3-D: depth, height, width)
     u = u[:, :, ::-1] if d == 2 else u
     positions = _window_positions(u, sizes, out, k)
@@ -92,6 +93,18 @@ def _fractional_max_pool(fn: str, d: int, input: Any, kernel_size: Any, output_s
     if unbatched:
         result, indices = mf.squeeze(result, 0), mf.squeeze(indices, 0)
     return (result, indices) if return_indices else result
+
+
+def _check_samples(fn: str, shape: tuple, input_shape: tuple, d: int) -> None:
+    """PyTorch's checks of ``_random_samples`` (N', C, d): N' may exceed the input's batch N, not fall short."""
+    if len(shape) != 3:
+        raise InputMismatch(f"{fn}: expected _random_samples to have 3 dimensions, got {len(shape)}")
+    if shape[0] < input_shape[0]:
+        raise InputMismatch(f"{fn}: expected _random_samples.size(0) no less than the input's batch size "
+                            f"{input_shape[0]}, got shape {tuple(shape)}")
+    if shape[1] != input_shape[1] or shape[2] != d:
+        raise InputMismatch(f"{fn}: expected _random_samples of shape (N, {input_shape[1]}, {d}) for "
+                            f"{input_shape[1]} channels and {d} axes, got {tuple(shape)}")
 
 
 def _ratios(fn: str, output_ratio: Any, d: int) -> tuple[float, ...]:
