@@ -9,10 +9,12 @@ bias=1)`` or ``batch_first="False"`` were read as truthy without a word, and a f
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import nn
+from minigrad_ckpt.nn import functional as F
 
 RECURRENT = (nn.RNN, nn.GRU, nn.LSTM)
 
@@ -63,3 +65,35 @@ def test_huber_loss_takes_a_float_or_int_delta(delta):
     d = float(delta)
     expected = (0.5 * 0.25**2 + d * (3.0 - 0.5 * d)) / 2 if d < 3 else 0
     assert abs(float(loss) - expected) < 1e-6
+
+
+def _r(*shape):
+    return mg.tensor(np.random.default_rng(len(shape)).standard_normal(shape))
+
+
+def _classes(*shape):
+    return mg.zeros(*shape, dtype="int64")
+
+
+# (label, call, torch's message): shapes PyTorch's kernels refuse with RuntimeError (this engine said
+# ValueError alone; InputMismatch is both, so NumPy-style handlers still catch it)
+LOSS_SHAPES = [
+    ("MultiMarginLoss target of 3 for 5 rows", lambda: nn.MultiMarginLoss()(_r(5, 10), _classes(3)),
+     "target tensor should be 1-D with size equal to the number of input samples"),
+    ("multi_margin_loss target (5, 1)", lambda: F.multi_margin_loss(_r(5, 10), _classes(5, 1)),
+     "target tensor should be 1-D with size equal to the number of input samples"),
+    ("multi_margin_loss 3-D input", lambda: F.multi_margin_loss(_r(2, 5, 10), _classes(2)),
+     "Expected non-empty vector or matrix with optional 0-dim batch size"),
+    ("multilabel_margin_loss 3-D input", lambda: F.multilabel_margin_loss(_r(2, 5, 10), _classes(2, 5, 10)),
+     "Expected non-empty vector or matrix with optional 0-dim batch size"),
+    ("cosine_embedding_loss rows 5 and 4", lambda: F.cosine_embedding_loss(_r(5, 3), _r(4, 3), mg.ones(5)),
+     "The size of tensor a (5) must match the size of tensor b (4)"),
+]
+
+
+@pytest.mark.parametrize("label, call, torch_message", LOSS_SHAPES, ids=[r[0] for r in LOSS_SHAPES])
+def test_loss_shapes_torch_refuses_are_runtime_errors(label, call, torch_message):
+    with pytest.raises(RuntimeError):
+        call()
+    with pytest.raises(ValueError):  # as before
+        call()

@@ -558,7 +558,8 @@ def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: float =
     b = _tensor(input2, a)
     y = _tensor(target, a)
     if a.shape != b.shape or a.ndim not in (1, 2):
-        raise ValueError(f"cosine_embedding_loss: inputs must be 1-D or 2-D of one shape, got {a.shape} and {b.shape}")
+        raise InputMismatch(f"cosine_embedding_loss: inputs must be 1-D or 2-D of one shape, got {a.shape} and "
+                            f"{b.shape}")  # (PyTorch's RuntimeError)
     if y.shape != a.shape[:-1]:
         raise InputMismatch(f"cosine_embedding_loss: target of shape {y.shape} must have shape {a.shape[:-1]}")
     eps = 1e-12

@@ -119,7 +119,7 @@ def _host_indices(target: Any, x: Tensor) -> Any:
 
 def _class_rows(name: str, x: Tensor) -> Tensor:
     if x.ndim not in (1, 2) or x.shape[-1] == 0:
-        raise ValueError(f"{name}: expected a (C,) or (N, C) input with C > 0, got shape {x.shape}")
+        raise InputMismatch(f"{name}: expected a (C,) or (N, C) input with C > 0, got shape {x.shape}")
     return mf.reshape(x, (1, -1)) if x.ndim == 1 else x
 
 
@@ -136,8 +136,8 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, 
     n, c = rows.shape
     t = _host_indices(target, x)
     if t.ndim > 1 or t.size != n:  # PyTorch's: 0-d, or 1-D of the batch's size
-        raise ValueError(f"multi_margin_loss: target must be 0-d or 1-D with {n} class indices in [0, {c}), "
-                         f"got shape {t.shape}")
+        raise InputMismatch(f"multi_margin_loss: target must be 0-d or 1-D with {n} class indices in [0, {c}), "
+                            f"got shape {t.shape}")  # (PyTorch's RuntimeError)
     target_shape, t = t.shape, t.reshape(-1)
     if (t < 0).any() or (t >= c).any():
         raise InputMismatch("target out of range")  # (torch 2.13's RuntimeError)
