@@ -261,10 +261,20 @@ class Hardtanh(FunctionLayer):
         super().__init__(min_val=min_val, max_val=max_val, inplace=bool(inplace))
 
 
-class ReLU6(_ElementwiseInPlace):
-    """``min(max(x, 0), 6)`` (``F.relu6``)."""
+class ReLU6(Hardtanh):
+    """``min(max(x, 0), 6)``: PyTorch's ``ReLU6`` is a ``Hardtanh(0.0, 6.0)`` (so an ``isinstance`` test for
+    Hardtanh finds it, and it has ``min_val`` and ``max_val``); its repr shows ``inplace`` alone."""
 
-    fn = staticmethod(F.relu6)
+    shown = ()
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
+        if (self.min_val, self.max_val) != (0.0, 6.0):  # bounds changed after construction: Hardtanh's forward
+            return super().forward(input)
+        x = as_tensor(input)
+        return F.relu6(x, inplace=True) if self.inplace else F.relu6(x)  # (errors name relu6)
 
 
 class Softmax2d(FunctionLayer):
@@ -307,10 +317,14 @@ class PReLU(Module):
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        self.num_parameters = int(num_parameters)
+        self.num_parameters, self.init = int(num_parameters), init
         self.weight = Parameter(ones(num_parameters, dtype=dtype, device=device))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Every slope back to ``init`` (PyTorch's)."""
         with no_grad():
-            self.weight.mul_(float(init))
+            self.weight.fill_(float(self.init))
 
     def forward(self, input: Tensor) -> Tensor:
         x = input  # PyTorch's argument name

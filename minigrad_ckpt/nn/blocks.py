@@ -16,7 +16,7 @@ from .conv import _check_groups, _check_padding_mode, _checked_padding, _ConvTra
 from .function_layer import FunctionLayer
 from .functional.conv import _ntuple
 from .module import Module, Parameter, _empty
-from .normalization import _batches_tracked_default
+from .normalization import _batches_tracked_default, _NormBase
 from .pooling import _AdaptiveAvgPool, _AdaptiveMaxPool
 
 __all__ = [
@@ -112,7 +112,7 @@ class LocalResponseNorm(FunctionLayer):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 
-class _InstanceNorm(Module):
+class _InstanceNorm(_NormBase):
     _spatial: int = 1
     _version = 2  # PyTorch's (_NormBase's)
 

@@ -40,12 +40,46 @@ class LayerNorm(Module):
                                 f"normalized_shape {self.normalized_shape}")
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
+    def reset_parameters(self) -> None:
+        """Weight 1 and bias 0, as built (PyTorch's)."""
+        if self.elementwise_affine:
+            _reset_affine(self.weight, self.bias)
+
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.weight is not None}, "
                 f"bias={self.bias is not None}")
 
 
-class _BatchNorm(Module):
+def _reset_affine(weight: Tensor | None, bias: Tensor | None) -> None:
+    """A norm layer's affine weight back to 1 and its bias to 0, each where it has one."""
+    with no_grad():
+        if weight is not None:
+            weight.fill_(1)
+        if bias is not None:
+            bias.zero_()
+
+
+class _NormBase(Module):
+    """What BatchNorm and InstanceNorm share, as PyTorch's ``_NormBase``: resetting the running
+    statistics and the affine parameters (``model.apply(lambda m: m.reset_parameters())``, or after
+    ``to_empty``, must reach every norm layer)."""
+
+    def reset_running_stats(self) -> None:
+        """Running mean 0, running variance 1, no batches tracked (PyTorch's)."""
+        if self.track_running_stats:
+            with no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1)
+                self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        """:meth:`reset_running_stats`, and the affine weight 1 and bias 0 (PyTorch's)."""
+        self.reset_running_stats()
+        if self.affine:
+            _reset_affine(self.weight, self.bias)
+
+
+class _BatchNorm(_NormBase):
     _expected_ndim: tuple[int, ...] = ()
     _version = 2  # PyTorch's: version 2 added num_batches_tracked
 
@@ -70,23 +104,6 @@ class _BatchNorm(Module):
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
-
-    def reset_running_stats(self) -> None:
-        """Running mean 0, running variance 1, no batches tracked (PyTorch's)."""
-        if self.track_running_stats:
-            with no_grad():
-                self.running_mean.zero_()
-                self.running_var.fill_(1)
-                self.num_batches_tracked.zero_()
-
-    def reset_parameters(self) -> None:
-        """:meth:`reset_running_stats`, and the affine weight 1 and bias 0 (PyTorch's)."""
-        self.reset_running_stats()
-        if self.affine:
-            with no_grad():
-                self.weight.fill_(1)
-                if self.bias is not None:
-                    self.bias.zero_()
 
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
         x = as_tensor(input)  # a list or an array works as it does for the functions
@@ -164,6 +181,11 @@ class GroupNorm(Module):
                                 f"axis 1")
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
+    def reset_parameters(self) -> None:
+        """Weight 1 and bias 0, as built (PyTorch's)."""
+        if self.affine:
+            _reset_affine(self.weight, self.bias)
+
     def extra_repr(self) -> str:
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
                 f"bias={self.bias is not None}")
@@ -184,6 +206,11 @@ class RMSNorm(Module):
     def forward(self, x: Tensor) -> Tensor:  # PyTorch's argument name (x, unlike the other norms)
         x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def reset_parameters(self) -> None:
+        """Weight 1, as built (PyTorch's)."""
+        if self.elementwise_affine:
+            _reset_affine(self.weight, None)
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.weight is not None}"
