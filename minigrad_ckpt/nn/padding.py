@@ -52,27 +52,35 @@ class _Pad(FunctionLayer):
 
 class _ConstantPad(_Pad):
     def __init__(self, padding: Any, value: float) -> None:
-        super().__init__(padding, float(number(type(self).__name__, "value", value, "float")))
+        # kept as given (PyTorch's attribute and repr: ``ConstantPad1d(1, 2)`` shows ``value=2``); a tensor
+        # or NumPy number is read as its number
+        super().__init__(padding, number(type(self).__name__, "value", value, "float"))
 
     def extra_repr(self) -> str:
         return f"padding={self.padding}, value={self.value}"
 
 
 class _ZeroPad(_Pad):
+    """A ``ConstantPad`` of 0.0 (each ``ZeroPad{n}d`` is a subclass of ``ConstantPad{n}d``, as PyTorch's)."""
+
     def __init__(self, padding: Any) -> None:
         super().__init__(padding, 0.0)
 
+    def extra_repr(self) -> str:  # PyTorch's: the padding alone
+        return f"{self.padding}"
 
-def _layer(name: str, base: type, spatial: int, mode: str, doc: str) -> type:
-    return type(name, (base,), {"spatial": spatial, "pad_mode": mode, "__doc__": doc, "__module__": __name__})
+
+def _layer(name: str, base: type | tuple[type, ...], spatial: int, mode: str, doc: str) -> type:
+    bases = base if isinstance(base, tuple) else (base,)
+    return type(name, bases, {"spatial": spatial, "pad_mode": mode, "__doc__": doc, "__module__": __name__})
 
 
-ZeroPad1d = _layer("ZeroPad1d", _ZeroPad, 1, "constant", "Pads the last axis with zeros.")
-ZeroPad2d = _layer("ZeroPad2d", _ZeroPad, 2, "constant", "Pads the last two axes with zeros.")
-ZeroPad3d = _layer("ZeroPad3d", _ZeroPad, 3, "constant", "Pads the last three axes with zeros.")
 ConstantPad1d = _layer("ConstantPad1d", _ConstantPad, 1, "constant", "Pads the last axis with ``value``.")
 ConstantPad2d = _layer("ConstantPad2d", _ConstantPad, 2, "constant", "Pads the last two axes with ``value``.")
 ConstantPad3d = _layer("ConstantPad3d", _ConstantPad, 3, "constant", "Pads the last three axes with ``value``.")
+ZeroPad1d = _layer("ZeroPad1d", (_ZeroPad, ConstantPad1d), 1, "constant", "Pads the last axis with zeros.")
+ZeroPad2d = _layer("ZeroPad2d", (_ZeroPad, ConstantPad2d), 2, "constant", "Pads the last two axes with zeros.")
+ZeroPad3d = _layer("ZeroPad3d", (_ZeroPad, ConstantPad3d), 3, "constant", "Pads the last three axes with zeros.")
 ReflectionPad1d = _layer("ReflectionPad1d", _Pad, 1, "reflect", "Mirrors the last axis (edges not repeated).")
 ReflectionPad2d = _layer("ReflectionPad2d", _Pad, 2, "reflect", "Mirrors the last two axes (edges not repeated).")
 ReflectionPad3d = _layer("ReflectionPad3d", _Pad, 3, "reflect", "Mirrors the last three axes (edges not repeated).")
