@@ -727,3 +727,21 @@ def test_a_complex_fill_value_on_the_real_axis_fills_a_real_tensor(device, dtype
             write(x.detach())
     with pytest.raises(RuntimeError, match="index_fill: converting the complex value"):
         x.detach().index_fill(0, mg.tensor([0], device=device), 2 + 0j)
+
+
+@pytest.mark.parametrize("bad", [lambda: mg.view_as_complex(mg.tensor([1.0, 2.0, 3.0])),  # last dim not 2
+                                 lambda: mg.view_as_complex(mg.tensor(1.0)),  # no dim at all
+                                 lambda: mg.view_as_complex(mg.tensor([[1, 2]])),  # integers
+                                 lambda: mg.view_as_real(mg.tensor([1.0])),  # not complex
+                                 # a per-example slice under vmap is where these meet a 0-d or 1-D input
+                                 lambda: mg.func.vmap(mg.view_as_complex)(mg.ones(3)),
+                                 lambda: mg.func.vmap(mg.view_as_complex, in_dims=1)(mg.ones(3, 2))])
+def test_view_as_complex_and_view_as_real_refuse_with_pytorchs_runtime_error(bad):
+    """PyTorch raises RuntimeError for a tensor these views cannot take ("Tensor must have a last
+    dimension of size 2", "view_as_real is only supported for complex tensors"); the engine raised
+    only TypeError, which ``except RuntimeError`` written for PyTorch does not catch. The refusal is
+    both now."""
+    with pytest.raises(RuntimeError):
+        bad()
+    with pytest.raises(TypeError):
+        bad()

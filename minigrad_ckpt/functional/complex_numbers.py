@@ -18,6 +18,7 @@ from ..tape import apply
 from ..tensor import Tensor
 from .arguments import as_tensor, broadcast_shapes
 from .elementwise import cos, multiply, sin, where
+from .errors import WrongTensorKind
 
 _REAL_ANGLE = RealAngle()  # (no attributes: one instance serves every call)
 
@@ -108,7 +109,7 @@ def view_as_real(z: Any) -> Tensor:
     Differentiable, and a view as PyTorch's: a write into it is a write into ``z``."""
     z = as_tensor(z)
     if z.dtype.kind != "c":
-        raise TypeError(f"view_as_real: expects a complex tensor, got {z.dtype}")
+        raise WrongTensorKind(f"view_as_real: expects a complex tensor, got {z.dtype}")
     return apply(_cx.ViewAsReal(), z)
 
 
@@ -117,6 +118,6 @@ def view_as_complex(x: Any) -> Tensor:
     a view as PyTorch's (a write into it is a write into ``x``)."""
     x = as_tensor(x)
     if x.dtype.kind != "f" or not x.ndim or x.shape[-1] != 2:
-        raise TypeError(f"view_as_complex: expects a float tensor whose last axis has size 2, got "
-                        f"{x.dtype} of shape {x.shape}")
+        raise WrongTensorKind(f"view_as_complex: expects a float tensor whose last axis has size 2, got "
+                              f"{x.dtype} of shape {x.shape}")
     return apply(_cx.ViewAsComplex(), x)

@@ -199,5 +199,6 @@ class TooFewDims(RuntimeError, IndexError, ValueError):
 
 class WrongTensorKind(RuntimeError, TypeError):
     """A tensor argument of a rank or dtype an op cannot take in that place -- ``repeat_interleave``'s
-    counts of 2 dims, ``tensor_split``'s split points as floats: PyTorch's ``RuntimeError`` ("repeats
+    counts of 2 dims, ``tensor_split``'s split points as floats, ``view_as_complex`` of floats whose
+    last dim is not 2, ``view_as_real`` of real numbers: PyTorch's ``RuntimeError`` ("repeats
     must be 0-dim or 1-dim tensor"), and the ``TypeError`` the engine raised before."""
