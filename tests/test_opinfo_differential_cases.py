@@ -104,3 +104,12 @@ def test_the_accepted_neighbours_of_the_refusals_still_answer():
     np.testing.assert_allclose(mg.dot(_t(3), _t(3)).numpy(), np.dot(_t(3).numpy(), _t(3).numpy()))
     np.testing.assert_allclose(mg.inner(_t(2, 3), _t(3)).numpy(), np.inner(_t(2, 3).numpy(), _t(3).numpy()))
     assert bool(mg.isclose(_t(3), _t(3), rtol=0.0, atol=0.0).all())
+
+
+@pytest.mark.parametrize("call", [lambda x: mg.sum(x, 0), lambda x: mg.mean(x, -1), lambda x: mg.cumsum(x, 0)])
+def test_a_0d_tensors_refused_axis_does_not_quote_a_range_that_holds_it(call):
+    """NumPy's meaning of a function's positional axis refuses axis 0 of a 0-d tensor; the message quoted
+    PyTorch's range for it, "[-1, 0], but got 0", which contradicts itself (found porting test_vmap.py)."""
+    with pytest.raises(IndexError, match="Dimension specified as -?[01] but tensor has no dimensions") as caught:
+        call(mg.tensor(3.0))
+    assert "[-1, 0]" not in str(caught.value)

@@ -48,6 +48,10 @@ def dimension_out_of_range(dim: int, ndim: int) -> DimensionOutOfRange:
     """The error for ``dim`` of a tensor of ``ndim`` dims, in PyTorch's words (a 0-d tensor takes
     dims -1 and 0, as PyTorch's), with NumPy's after them."""
     span = max(ndim, 1)
+    if -span <= dim < span:  # a 0-d tensor's dim 0 or -1, refused where PyTorch's range would take it:
+        # PyTorch's words for such a refusal (``unbind``, ``narrow``), not its range ("[-1, 0], but got 0")
+        return DimensionOutOfRange(f"Dimension specified as {dim} but tensor has no dimensions: axis {dim} is out "
+                                   f"of bounds for a tensor of dimension 0")
     return DimensionOutOfRange(f"Dimension out of range (expected to be in range of [{-span}, {span - 1}], "
                                f"but got {dim}): axis {dim} is out of bounds for a tensor of dimension {ndim}")
 
