@@ -35,6 +35,7 @@ from __future__ import annotations
 import operator
 import threading
 import warnings
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -487,15 +488,32 @@ class _AfterAccumulation:
 
 class AccumulateGrad:
     """What PyTorch's ``next_functions`` shows for a leaf that requires grad: the leaf
-    (``variable``), whose ``.grad`` backward accumulates into."""
+    (``variable``), whose ``.grad`` backward accumulates into.  One object per leaf while anything
+    holds it, as PyTorch's (``a.grad_fn.next_functions[0][0] is b.grad_fn.next_functions[0][0]``
+    where both read the leaf): the leaf keeps it weakly, since it holds the leaf."""
 
     next_functions: tuple = ()
 
-    def __init__(self, variable: Tensor) -> None:
-        self.variable = variable
+    def __new__(cls, variable: Tensor) -> AccumulateGrad:
+        held = variable.__dict__.get("_accumulate_grad")
+        node = held() if held is not None else None
+        if node is None or node.variable is not variable:  # (swap_tensors moves the attributes)
+            node = object.__new__(cls)
+            node.variable = variable
+            variable.__dict__["_accumulate_grad"] = weakref.ref(node)
+        return node
 
     def name(self) -> str:
         return "AccumulateGrad"
+
+    @property
+    def metadata(self) -> dict:
+        """PyTorch's ``node.metadata``: a dict of the user's, kept with the leaf (PyTorch keeps it
+        with the node, which lives while the graph does; here the graph holds the leaf, not this node)."""
+        meta = self.variable.__dict__.get("_accumulate_grad_metadata")
+        if meta is None:
+            meta = self.variable.__dict__["_accumulate_grad_metadata"] = {}
+        return meta
 
     def register_prehook(self, fn: Any) -> _HookHandle:
         """PyTorch's: ``fn(grad_outputs)`` -- a tuple holding the leaf's gradient -- before it is

@@ -1252,6 +1252,8 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
+            if value is self:  # backward would accumulate into the tensor's own values
+                raise RuntimeError("can't assign Variable as its own grad")
             if value.shape != self.shape:
                 raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
                                    f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
@@ -2022,7 +2024,7 @@ def _dtypes_printed_without_name() -> tuple:
 
 # bound to this object's graph, not its value; or to its memory (a detached alias's group lists weak
 # references to the views that share its history: a copy or an unpickled tensor has memory of its own)
-_NOT_COPIED = ("_hooks", "_post_hooks", "_tangents", "_alias_group")
+_NOT_COPIED = ("_hooks", "_post_hooks", "_tangents", "_alias_group", "_accumulate_grad", "_accumulate_grad_metadata")
 
 
 def _deep_copied_memory(t: Tensor, new: Tensor, memo: dict[Any, Any]) -> Any:

@@ -46,3 +46,13 @@ def test_a_non_tensor_is_a_type_error():
     x.grad = mg.ones(3, dtype=mg.float64)
     x.grad = None
     assert x.grad is None
+
+
+def test_a_tensor_cannot_be_its_own_gradient():
+    """PyTorch refuses ``x.grad = x``: backward would then accumulate into ``x``'s own values (the
+    engine accepted it, and the next backward changed the leaf)."""
+    x = _x()
+    with pytest.raises(RuntimeError, match="^can't assign Variable as its own grad$"):
+        x.grad = x
+    assert x.grad is None
+    x.grad = x.detach()  # another tensor over the same memory is PyTorch's to allow too

@@ -44,3 +44,19 @@ def test_a_number_on_the_left_of_add_and_mul_is_the_second_operand_as_in_pytorch
     assert mg.allclose(a.grad, 2 * mg.cos(a).detach()) and a.grad.dtype == mg.float32
     i = mg.tensor([1, 2], dtype=mg.int32)
     assert (True + i).dtype == mg.int32 and (2.5 * i).dtype == mg.float32 and (2.5 * i).tolist() == [2.5, 5.0]
+
+
+def test_a_leafs_accumulate_grad_node_is_one_object_with_metadata():
+    """PyTorch's graph walks (a ``seen`` set over ``next_functions``; ``node.metadata[...] = ...`` on
+    every node) reach a leaf's AccumulateGrad: it is one object however it is reached, and it has
+    ``metadata`` as every node has. The engine made a new one at each read, without ``metadata``."""
+    x = mg.ones(2, requires_grad=True)
+    a, b = (x * 2).sum(), (x * 3).sum()
+    leaf_of_a = a.grad_fn.next_functions[0][0].next_functions[0][0]
+    leaf_of_b = b.grad_fn.next_functions[0][0].next_functions[0][0]
+    assert leaf_of_a is leaf_of_b
+    assert leaf_of_a.variable is x
+    leaf_of_a.metadata["name"] = "x"
+    del leaf_of_a, leaf_of_b
+    assert a.grad_fn.next_functions[0][0].next_functions[0][0].metadata == {"name": "x"}
+    assert mg.autograd.graph.get_gradient_edge(x).node.metadata == {"name": "x"}
