@@ -49,6 +49,7 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
+import weakref
 from typing import Any
 
 from .. import tape as _tape
@@ -133,6 +134,14 @@ class FunctionCtx:
             raise TypeError(f"set_materialize_grads received an invalid combination of arguments - got "
                             f"({type(value).__name__}), but expected (bool)")
         self.materialize_grads = value
+
+
+def _saved_itself(ref: Any, array: Any) -> Any:
+    """The tensor ``save_for_backward`` was given, where it still lives and holds the saved array
+    (else None): PyTorch's saved inputs and intermediates unpack as the very tensor saved (``saved is
+    x``, with its ``requires_grad``, its class and attributes), not as a new tensor over its values."""
+    t = ref()
+    return t if t is not None and t._data is array else None
 
 
 def _check_saveable(tensors: tuple, what: str) -> None:
@@ -501,11 +510,11 @@ class FunctionNode(Op):
             if t is None:
                 out.append(("none",))
             elif _index(args, t) is not None and _index(dirty, t) is None:
-                out.append(("in", _index(args, t)))
+                out.append(("in", _index(args, t), weakref.ref(t)))
             elif any(t is o for o in self.outputs) and _last_index(self.outputs, t) in parts:
                 out.append(("out", parts[_last_index(self.outputs, t)]))
             else:
-                out.append(("const", Tensor._wrap(t._data, None, t._device), t._version_box))
+                out.append(("const", Tensor._wrap(t._data, None, t._device), t._version_box, weakref.ref(t)))
         return tuple(out)
 
     # ------------------------------------------------------------------ handing out
@@ -644,9 +653,7 @@ class FunctionNode(Op):
     def saved_tensors_of(self, node: Any, out: Any, inputs: tuple) -> tuple:
         """``node.saved_tensors`` outside backward (its saved ``out`` and ``inputs``): what ``save_for_backward``
         saved, as ``ctx.saved_tensors`` reads it in backward -- a leaf input as the leaf itself, as PyTorch's."""
-        found = self._unpack(self.saved, out, inputs, graph=False)
-        leaves = {id(e._data): e for e in node.inputs if isinstance(e, Tensor)}
-        return tuple(leaves.get(id(inputs[d[1]]), t) if d[0] == "in" else t for d, t in zip(self.saved, found))
+        return self._unpack(self.saved, out, inputs, graph=False)
 
     def _unpack(self, descriptors: tuple, out: Any, inputs: tuple, graph: bool) -> tuple:
         """The saved tensors, from the node's saved slots (Tensors on the graph with
@@ -657,11 +664,13 @@ class FunctionNode(Op):
             if kind == "none":
                 found.append(None)
             elif kind == "in":
-                found.append(self._tensor(inputs[d[1]]))
+                itself = None if graph else _saved_itself(d[2], inputs[d[1]])
+                found.append(self._tensor(inputs[d[1]]) if itself is None else itself)
             elif kind == "out":
                 found.append(self._saved_output(out, d[1], graph))
             elif kind == "const":
-                found.append(d[1])
+                itself = _saved_itself(d[3], d[1]._data)
+                found.append(d[1] if itself is None else itself)
             else:
                 raise RuntimeError(f"{self.name}: the saved intermediates were dropped by mg.checkpoint "
                                    f"and not rebuilt (internal error)")
