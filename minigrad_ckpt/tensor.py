@@ -1332,6 +1332,8 @@ class Tensor:
         view of the memory are untouched, as PyTorch's in-place view changes leave them."""
         if _grad_state.enabled and (self._requires_grad or self._no_grad_view):
             self._refuse_view_change(what)
+        if view._node is None and self._node is not None:
+            _refuse_unrecorded_view_change(what)
         self._data, self._node = view._data, view._node
         self._tell_segment_of_history()
         if view._tangents is not None or self._tangents is not None:
@@ -2024,6 +2026,18 @@ def _dtypes_printed_without_name() -> tuple:
 
 # bound to this object's graph, not its value; or to its memory (a detached alias's group lists weak
 # references to the views that share its history: a copy or an unpickled tensor has memory of its own)
+def _refuse_unrecorded_view_change(what: str) -> None:
+    """An in-place view change (``t_``, ``transpose_``, ``squeeze_``, ...) of a tensor with history,
+    under no_grad or inference_mode, where nothing records it: the history would hand backward a
+    gradient in the old layout.  PyTorch lets it through: a gradient of the wrong shape is its error at
+    backward, and a square ``t_()`` sends the untransposed gradient on, a wrong value.  Dropping the
+    history instead (as the engine did) made the tensor a leaf and its gradient silently stopped there."""
+    raise RuntimeError(
+        f"{what}: an in-place view change of a tensor with history under no_grad (or inference_mode) is not "
+        f"recorded, so its history would differentiate the old layout (PyTorch's backward then fails on the "
+        f"shape, or sends a square transpose's gradient on untransposed); change the layout with grad mode "
+        f"on, or of x.detach()")
+
 _NOT_COPIED = ("_hooks", "_post_hooks", "_tangents", "_alias_group", "_accumulate_grad", "_accumulate_grad_metadata")
 
 

@@ -136,3 +136,24 @@ def test_fill_diagonal_as_pytorchs():
     assert w.grad.tolist() == (1 - np.eye(3)).tolist()
     with pytest.raises(RuntimeError, match="equal length"):
         mg.zeros(2, 3, 3).fill_diagonal_(1)
+
+
+@pytest.mark.parametrize("mode", [mg.no_grad, mg.inference_mode])
+@pytest.mark.parametrize("change", VIEW_CHANGES)
+def test_an_unrecorded_view_change_of_a_tensor_with_history_is_refused(mode, change):
+    """Under no_grad nothing records the change, so the tensor's history would differentiate the old
+    layout.  The engine dropped the history: the tensor became a leaf that requires grad and the
+    gradient of what it was made from silently stopped there (``s.grad`` stayed None).  PyTorch keeps
+    the history: a gradient of the wrong shape is its error at backward, and a square ``t_()`` sends the
+    untransposed gradient on (torch 2.13: ``s.grad`` [[2, 4], [6, 8]] where the recorded ``t()`` gives
+    [[2, 6], [4, 8]]).  Refused here, before anything is lost or wrong; the tensor is left as it was."""
+    s = mg.ones(2, 1, requires_grad=True)
+    a = s * 2
+    with mode(), pytest.raises(RuntimeError, match="in-place view change of a tensor with history under no_grad"):
+        change(a)
+    assert a.shape == (2, 1) and a.grad_fn is not None
+    (a * mg.tensor([[3.0], [5.0]])).sum().backward()
+    assert s.grad.tolist() == [[6.0], [10.0]]
+    with mode():  # its detached alias, or a tensor without history, changes as before
+        change(a.detach())
+        change(mg.ones(2, 1))
