@@ -2024,8 +2024,6 @@ def _dtypes_printed_without_name() -> tuple:
     return (default, complex_twin, host_numpy.dtype("int64"), host_numpy.dtype("bool"))
 
 
-# bound to this object's graph, not its value; or to its memory (a detached alias's group lists weak
-# references to the views that share its history: a copy or an unpickled tensor has memory of its own)
 def _refuse_unrecorded_view_change(what: str) -> None:
     """An in-place view change (``t_``, ``transpose_``, ``squeeze_``, ...) of a tensor with history,
     under no_grad or inference_mode, where nothing records it: the history would hand backward a
@@ -2038,6 +2036,9 @@ def _refuse_unrecorded_view_change(what: str) -> None:
         f"shape, or sends a square transpose's gradient on untransposed); change the layout with grad mode "
         f"on, or of x.detach()")
 
+
+# bound to this object's graph, not its value; or to its memory (a detached alias's group lists weak
+# references to the views that share its history: a copy or an unpickled tensor has memory of its own)
 _NOT_COPIED = ("_hooks", "_post_hooks", "_tangents", "_alias_group", "_accumulate_grad", "_accumulate_grad_metadata")
 
 
