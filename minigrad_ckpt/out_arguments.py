@@ -18,7 +18,7 @@ from typing import Any
 
 from .backend import as_dtype, cpp_type_name, scalar_type_name
 from .grad_mode import is_grad_enabled, no_grad
-from .tensor import Tensor
+from .tensor import Tensor, refuse_overlap, refuse_partial_overlap
 
 __all__ = ["with_out", "CAST", "CAT", "EXACT", "WHERE", "CLAMP", "CREATION", "RANGE", "REDUCTION",
            "MEAN"]
@@ -33,6 +33,24 @@ WHERE = "where"  # where: the result's dtype only, in its own words
 CLAMP = "clamp"  # clamp: the result's dtype only, in its own words
 CREATION = "creation"  # zeros, rand, ...: out's dtype and device are the result's; resized silently
 RANGE = "range"  # arange: CREATION, with its own warning when out's size differs
+
+#: PyTorch's kernels write ``out`` while they read the inputs: the joining functions refuse an ``out``
+#: that shares any memory with an input (``cat([a, b], out=a)``), the elementwise ones an ``out`` that
+#: shares some but not all of an input's (``add(x[:-1], 1, out=x[1:])``; ``out=x`` itself is fine).
+#: The engine computes first and copies after, so its answer would be defined -- and differ from
+#: PyTorch's refusal, and from what a GPU's kernel would leave.
+_JOINS = frozenset({"cat", "concat", "stack"})
+_ELEMENTWISE = frozenset({"add", "sub", "mul", "div", "exp", "log", "clamp", "where", "addcmul", "addcdiv"})
+
+
+def _refuse_overlap(name: str, out: Tensor, args: tuple, kwargs: dict) -> None:
+    operands = [*args, *kwargs.values()]
+    if name in _JOINS:
+        refuse_overlap(name, out, tuple(operands))
+    elif name in _ELEMENTWISE:
+        for operand in operands:
+            refuse_partial_overlap(name, out, operand)
+
 
 def _can_cast(source: Any, target: Any) -> bool:
     """PyTorch's ``can_cast``: no complex into real, no float into an integer, nothing into bool."""
@@ -129,6 +147,7 @@ def with_out(name: str, function: Callable[..., Tensor], rule: str = CAST) -> Ca
         if out is None:
             return function(*args, **kwargs)
         _check_out(name, out, args, kwargs)
+        _refuse_overlap(name, out, args, kwargs)
         asked = None if kwargs.get("dtype") is None else as_dtype(kwargs["dtype"])  # the caller's own
         if rule in (CREATION, RANGE):
             kwargs = _created_in_out(out, kwargs)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import minigrad_ckpt as mg
+import minigrad_ckpt.nn.functional as F  # noqa: N812
 
 X = np.arange(24, dtype=np.float64).reshape(2, 3, 2, 2) ** 1.5
 
@@ -87,7 +88,46 @@ REFUSED = [
     ("vdot of lengths 1 and 3", lambda: mg.vdot(_t(1), _t(3))),
     ("isclose with rtol < 0", lambda: mg.isclose(_t(3), _t(3), rtol=-0.4)),
     ("isclose with atol < 0", lambda: mg.isclose(_t(3), _t(3), atol=-0.4)),
+    ("gradient along dim 0 twice", lambda: mg.gradient(_t(3, 4), dim=(0, 0))),
+    ("gradient along dims 0 and -2", lambda: mg.gradient(_t(3, 4), dim=[0, -2])),
+    ("gradient: one spacing in a list for two dims", lambda: mg.gradient(_t(3, 4), spacing=[2.0], dim=(0, 1))),
+    ("gradient: one spacing in a list for every dim", lambda: mg.gradient(_t(3, 4), spacing=[2.0])),
+    ("gradient: one coordinate tensor for two dims",
+     lambda: mg.gradient(_t(3, 4), spacing=(mg.tensor(np.arange(3.0)),), dim=(0, 1))),
+    ("cat into one of its inputs", lambda: _joined_into_an_input(lambda o: mg.cat([o[:3], o[3:]], out=o))),
+    ("cat into a tensor an input views", lambda: _joined_into_an_input(lambda o: mg.cat([o[3:], o[3:]], out=o))),
+    ("concat into one of its inputs", lambda: _joined_into_an_input(lambda o: mg.concat([o[:3], o[3:]], out=o))),
+    ("stack into one of its inputs",
+     lambda: _joined_into_an_input(lambda o: mg.stack([o[:3], o[3:]], out=o.view(2, 3)))),
+    ("add into a shifted view of its input", lambda: _joined_into_an_input(lambda o: mg.add(o[:5], 1, out=o[1:]))),
+    ("mul into a shifted view of its input", lambda: _joined_into_an_input(lambda o: mg.mul(o[1:], o[:5], out=o[:5]))),
+    ("clamp into a shifted view of its input", lambda: _joined_into_an_input(lambda o: mg.clamp(o[:5], 0, out=o[1:]))),
+    ("max_pool1d of no channels", lambda: F.max_pool1d(_t(2, 0, 4), 2)),
+    ("max_pool1d of an unbatched (0, L)", lambda: F.max_pool1d(_t(0, 4), 2)),
+    ("max_pool2d of no channels", lambda: F.max_pool2d(_t(2, 0, 4, 4), 2)),
+    ("max_pool3d of no channels", lambda: F.max_pool3d(_t(2, 0, 4, 4, 4), 2)),
+    ("max_pool3d of an unbatched (0, D, H, W)", lambda: F.max_pool3d(_t(0, 4, 4, 4), 2)),
+    ("avg_pool1d of no channels", lambda: F.avg_pool1d(_t(2, 0, 4), 2)),
+    ("avg_pool2d of no channels", lambda: F.avg_pool2d(_t(2, 0, 4, 4), 2)),
+    ("avg_pool3d of no channels", lambda: F.avg_pool3d(_t(2, 0, 4, 4, 4), 2)),
+    ("lp_pool2d of no channels", lambda: F.lp_pool2d(_t(2, 0, 4, 4), 2.0, 2)),
+    ("adaptive_max_pool1d of no channels", lambda: F.adaptive_max_pool1d(_t(2, 0, 4), 2)),
+    ("adaptive_max_pool2d of no channels", lambda: F.adaptive_max_pool2d(_t(2, 0, 4, 4), 2)),
+    ("adaptive_max_pool3d of no channels", lambda: F.adaptive_max_pool3d(_t(2, 0, 4, 4, 4), 2)),
+    ("adaptive_avg_pool3d of no channels", lambda: F.adaptive_avg_pool3d(_t(2, 0, 4, 4, 4), 2)),
+    ("narrow from a bool tensor", lambda: mg.narrow(_t(3, 4), 0, mg.tensor(True), 1)),
+    ("narrow from a float tensor", lambda: mg.narrow(_t(3, 4), 0, mg.tensor(1.0), 1)),
+    ("narrow from a 1-D tensor", lambda: mg.narrow(_t(3, 4), 0, mg.tensor([1]), 1)),
+    ("x.narrow from a bool tensor", lambda: _t(3, 4).narrow(0, mg.tensor(True), 1)),
+    ("narrow from True", lambda: mg.narrow(_t(3, 4), 0, True, 1)),
+    ("narrow for a length of True", lambda: mg.narrow(_t(3, 4), 0, 0, True)),
 ]
+
+
+def _joined_into_an_input(write):
+    """PyTorch's kernels write ``out`` while they read: an ``out`` that shares memory with an input
+    (any of it, for cat and stack; some but not all, for elementwise ops) is refused."""
+    return write(mg.tensor(np.arange(6.0)))
 
 
 @pytest.mark.parametrize("case", REFUSED, ids=[c[0] for c in REFUSED])
@@ -104,12 +144,46 @@ def test_the_accepted_neighbours_of_the_refusals_still_answer():
     np.testing.assert_allclose(mg.dot(_t(3), _t(3)).numpy(), np.dot(_t(3).numpy(), _t(3).numpy()))
     np.testing.assert_allclose(mg.inner(_t(2, 3), _t(3)).numpy(), np.inner(_t(2, 3).numpy(), _t(3).numpy()))
     assert bool(mg.isclose(_t(3), _t(3), rtol=0.0, atol=0.0).all())
+    f = np.arange(12.0).reshape(3, 4) ** 2
+    for got, want in zip(mg.gradient(mg.tensor(f), spacing=None, dim=None), np.gradient(f)):  # PyTorch's defaults
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-13)
+    (got,) = mg.gradient(mg.tensor(f), spacing=[2.0], dim=1)
+    np.testing.assert_allclose(got.numpy(), np.gradient(f, 2.0, axis=1), rtol=1e-13)
+    o = mg.tensor(np.arange(6.0))
+    np.testing.assert_array_equal(mg.add(o, 1, out=o).numpy(), np.arange(6.0) + 1)  # the same memory: fine
+    assert F.max_pool2d(_t(0, 2, 4, 4), 2).shape == (0, 2, 2, 2)  # an empty batch is fine
+    assert F.adaptive_avg_pool2d(_t(2, 0, 4, 4), 2).shape == (2, 0, 2, 2)  # (PyTorch's answer too)
+    np.testing.assert_array_equal(mg.narrow(mg.tensor(a), 1, mg.tensor(2), 2).numpy(), a[:, 2:4])
 
 
-@pytest.mark.parametrize("call", [lambda x: mg.sum(x, 0), lambda x: mg.mean(x, -1), lambda x: mg.cumsum(x, 0)])
-def test_a_0d_tensors_refused_axis_does_not_quote_a_range_that_holds_it(call):
-    """NumPy's meaning of a function's positional axis refuses axis 0 of a 0-d tensor; the message quoted
-    PyTorch's range for it, "[-1, 0], but got 0", which contradicts itself (found porting test_vmap.py)."""
-    with pytest.raises(IndexError, match="Dimension specified as -?[01] but tensor has no dimensions") as caught:
-        call(mg.tensor(3.0))
-    assert "[-1, 0]" not in str(caught.value)
+# --- PyTorch's convolutions and pools expand a one-entry size list to every spatial dim -----------
+_X4 = np.linspace(-1.0, 1.0, 2 * 6 * 6).reshape(1, 2, 6, 6) ** 3
+_X5 = np.linspace(-1.0, 1.0, 2 * 4 * 6 * 6).reshape(1, 2, 4, 6, 6) ** 3
+_W4, _W5 = np.linspace(-1, 1, 2 * 2 * 9).reshape(2, 2, 3, 3), np.linspace(-1, 1, 2 * 2 * 27).reshape(2, 2, 3, 3, 3)
+ONE_FOR_ALL = [
+    ("avg_pool2d", lambda x: F.avg_pool2d(x, [3], [1], [1]), lambda x: F.avg_pool2d(x, 3, 1, 1), _X4),
+    ("avg_pool2d, stride [2]", lambda x: F.avg_pool2d(x, [3], [2]), lambda x: F.avg_pool2d(x, 3, 2), _X4),
+    ("max_pool2d", lambda x: F.max_pool2d(x, [3], [1], [1], [2]), lambda x: F.max_pool2d(x, 3, 1, 1, 2), _X4),
+    ("avg_pool3d", lambda x: F.avg_pool3d(x, [3], [1], [1]), lambda x: F.avg_pool3d(x, 3, 1, 1), _X5),
+    ("max_pool3d", lambda x: F.max_pool3d(x, [3], [2], [1]), lambda x: F.max_pool3d(x, 3, 2, 1), _X5),
+    ("conv2d", lambda x: F.conv2d(x, mg.tensor(_W4), padding=[1], stride=[2], dilation=[2]),
+     lambda x: F.conv2d(x, mg.tensor(_W4), padding=1, stride=2, dilation=2), _X4),
+    ("conv3d", lambda x: F.conv3d(x, mg.tensor(_W5), padding=[1], stride=[2]),
+     lambda x: F.conv3d(x, mg.tensor(_W5), padding=1, stride=2), _X5),
+    ("conv_transpose2d", lambda x: F.conv_transpose2d(x, mg.tensor(_W4), stride=[2], padding=[1], output_padding=[1]),
+     lambda x: F.conv_transpose2d(x, mg.tensor(_W4), stride=2, padding=1, output_padding=1), _X4),
+]
+
+
+@pytest.mark.parametrize("case", ONE_FOR_ALL, ids=[c[0] for c in ONE_FOR_ALL])
+def test_a_one_entry_list_is_every_spatial_dims_size(case):
+    _, listed, plain, x = case
+    np.testing.assert_array_equal(listed(mg.tensor(x)).numpy(), plain(mg.tensor(x)).numpy())
+
+
+@pytest.mark.parametrize("call", [lambda x: F.unfold(x, [2]), lambda x: F.fold(F.unfold(x, 2), (6, 6), [2]),
+                                  lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), [2])],
+                         ids=["unfold", "fold", "max_unpool2d"])
+def test_where_pytorch_refuses_a_one_entry_list_so_does_the_engine(call):
+    with pytest.raises((ValueError, RuntimeError, TypeError)):
+        call(mg.tensor(_X4))

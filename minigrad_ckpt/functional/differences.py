@@ -138,7 +138,9 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1, spaci
     a list.  PyTorch's (``spacing=``/``dim=``): always a tuple, one tensor per dim."""
     x = in_default_float(f)  # integers in the default float dtype, as torch.gradient (NumPy: float64)
     torch_spelling = spacing is not _UNSET or dim is not _UNSET
-    axes_given = axis if dim is _UNSET else number("gradient", "dim", dim, "int")
+    axes_given = axis if dim in (_UNSET, None) else number("gradient", "dim", dim, "int")
+    if spacing is None:  # PyTorch's default, passed explicitly: unit spacing
+        spacing = ()
     edge_order = number("gradient", "edge_order", edge_order, "int")
     if isinstance(spacing, Tensor):  # PyTorch's Scalar (a list holds coordinates, a tensor per dim)
         spacing = number("gradient", "spacing", spacing)
@@ -150,20 +152,27 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1, spaci
         axes = [one_axis(axes_given, x.ndim)]
     else:
         axes = [one_axis(a, x.ndim) for a in axes_given]
+    if len(set(axes)) != len(axes):  # (NumPy's ValueError "repeated axis")
+        raise RefusedArgument(f"gradient: dim {_repeated(axes)} appears multiple times in the list of dims")
     if edge_order not in (1, 2):
         raise ValueError(f"gradient: edge_order must be 1 or 2, got {edge_order}")
     steps = varargs if spacing is _UNSET else (spacing if isinstance(spacing, (tuple, list)) else (spacing,))
     steps = [host(s) if isinstance(s, Tensor) else s for s in steps]
+    one_number = len(steps) == 1 and host_numpy.ndim(steps[0]) == 0
     if not steps:
         steps = [1.0] * len(axes)
-    elif len(steps) == 1 and len(axes) > 1 and host_numpy.ndim(steps[0]) == 0:
-        steps = steps * len(axes)
+    elif one_number and len(axes) > 1 and not isinstance(spacing, (tuple, list)):
+        steps = steps * len(axes)  # NumPy's one spacing, PyTorch's Scalar: every dim's (a list holds one per dim)
     if len(steps) != len(axes):
         raise TypeError(f"gradient: {len(steps)} spacings for {len(axes)} dims")
     out = [_gradient_along(x, ax, h, edge_order) for ax, h in zip(axes, steps)]
     if torch_spelling:
         return tuple(out)
     return out[0] if len(out) == 1 else out
+
+
+def _repeated(axes: list[int]) -> int:
+    return next(a for i, a in enumerate(axes) if a in axes[:i])
 
 
 def _widths(y: Tensor, x: Any, dx: Any, ax: int) -> Any:

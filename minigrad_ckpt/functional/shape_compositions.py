@@ -193,7 +193,10 @@ def narrow(input: Any, dim: int, start: Any, length: int) -> Tensor:  # noqa: A0
         raise TooFewDims("narrow() cannot be applied to a 0-dim tensor.")
     d = _one_dim("narrow", x, dim)
     n = x.shape[d]
-    s = int(start.item() if isinstance(start, Tensor) else start)
+    if isinstance(start, Tensor) and (start.ndim or start.dtype.kind not in "iu"):  # (a bool one read as 0 or 1)
+        raise RefusedArgument(f"narrow: start must be an 0-dim integral Tensor, got a {start.ndim}-D {start.dtype} one")
+    s = int(start.item()) if isinstance(start, Tensor) else number("narrow", "start", start, "SymInt")
+    length = number("narrow", "length", length, "SymInt")  # (a bool is PyTorch's TypeError)
     s = s + n if s < 0 else s
     if not (0 <= s <= n and 0 <= length and s + length <= n):
         raise IndexOutOfBounds(f"narrow: start {start} and length {length} do not fit dim {d} of length {n}")

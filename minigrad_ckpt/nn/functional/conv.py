@@ -27,8 +27,10 @@ __all__ = [
 _COUNT_WORDS = {1: "a 1-tuple", 2: "a pair", 3: "a triple"}
 
 
-def _ntuple(v: Any, n: int, name: str, fn: str = "") -> tuple[int, ...]:
-    """``v`` as ``n`` ints: an int is repeated, a sequence must have ``n`` entries (``fn`` prefixes the error).
+def _ntuple(v: Any, n: int, name: str, fn: str = "", *, one_for_all: bool = False) -> tuple[int, ...]:
+    """``v`` as ``n`` ints: an int is repeated, a sequence must have ``n`` entries (``fn`` prefixes the error)
+    -- or one, with ``one_for_all``, as PyTorch's convolutions and pools expand ``padding=[1]`` to every
+    spatial dim (its ``unfold``, ``fold``, ``max_unpool`` and fractional pools refuse it).
     A tensor, alone or an entry, is read as PyTorch's int list reads one: an integer tensor of one element
     (:func:`~minigrad_ckpt.functional.arguments.number`); a float one, or one that requires grad, is its
     TypeError (``int()`` of it truncated ``1.5`` and dropped a gradient silently)."""
@@ -39,13 +41,15 @@ def _ntuple(v: Any, n: int, name: str, fn: str = "") -> tuple[int, ...]:
     if isinstance(v, (int, host_numpy.integer)):
         v = (int(v),) * n
     v = tuple(int(number(fn or "conv", name, a, "SymInt")) for a in v)
+    if len(v) == 1 and one_for_all:
+        v = v * n
     if len(v) != n:
         raise InputMismatch(f"{fn + ': ' if fn else ''}{name} must be an int or {_COUNT_WORDS[n]}, got {v}")
     return v
 
 
-def _pair(v: Any, name: str, fn: str = "") -> tuple[int, int]:
-    return _ntuple(v, 2, name, fn)  # type: ignore[return-value]
+def _pair(v: Any, name: str, fn: str = "", *, one_for_all: bool = False) -> tuple[int, int]:
+    return _ntuple(v, 2, name, fn, one_for_all=one_for_all)  # type: ignore[return-value]
 
 
 def no_stride(stride: Any) -> bool:
@@ -101,11 +105,11 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     if w.ndim != 4:
         raise InputMismatch(f"conv2d: expected a 4-D weight (O, C/groups, KH, KW), got shape {w.shape}")
     _check_input_dtype("conv2d", input, w)
-    st, dl = _pair(stride, "stride", "conv2d"), _pair(dilation, "dilation", "conv2d")
+    st, dl = (_pair(v, which, "conv2d", one_for_all=True) for v, which in ((stride, "stride"), (dilation, "dilation")))
     if isinstance(padding, str):
         input, pd = _string_padding(input, padding, st, dl, w.shape[2:])
     else:
-        pd = _pair(padding, "padding", "conv2d")
+        pd = _pair(padding, "padding", "conv2d", one_for_all=True)
     if min(st) < 1 or min(dl) < 1 or min(pd) < 0:
         raise InputMismatch(f"conv2d: stride and dilation must be >= 1 and padding >= 0, got "
                          f"stride={st}, dilation={dl}, padding={pd}")
@@ -215,8 +219,8 @@ def _conv_transpose(name: str, conv: Any, x: Any, weight: Any, bias: Any, stride
     _check_input_dtype(name, x, w)
     if w.ndim != spatial + 2:
         raise InputMismatch(f"{name}: expected a {spatial + 2}-D weight (C_in, C_out/groups, kernel...), got {w.shape}")
-    st, pd = _ntuple(stride, spatial, "stride", name), _ntuple(padding, spatial, "padding", name)
-    op, dl = _ntuple(output_padding, spatial, "output_padding", name), _ntuple(dilation, spatial, "dilation", name)
+    st, pd, op, dl = (_ntuple(v, spatial, which, name, one_for_all=True) for v, which in (
+        (stride, "stride"), (padding, "padding"), (output_padding, "output_padding"), (dilation, "dilation")))
     if min(st) < 1 or min(dl) < 1 or min(pd) < 0 or min(op) < 0:
         raise InputMismatch(f"{name}: invalid stride={st}, padding={pd}, dilation={dl}, output_padding={op}")
     if any(o >= max(s, d) for o, s, d in zip(op, st, dl)):

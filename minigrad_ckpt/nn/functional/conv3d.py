@@ -21,7 +21,7 @@ from ...tensor import Tensor
 from .conv import _batched, _conv_transpose, _ntuple, conv2d
 from .inputs import _check_input_dtype, refuse_average_without_kernel
 from .interpolation import interpolate
-from .pooling import _adaptive_sizes
+from .pooling import _adaptive_sizes, refuse_empty_planes
 
 __all__ = [
     "conv3d", "adaptive_avg_pool3d", "conv_transpose3d",
@@ -29,7 +29,7 @@ __all__ = [
 
 
 def _triple(v: Any, name: str) -> tuple[int, int, int]:
-    return _ntuple(v, 3, name, "conv3d")  # type: ignore[return-value]
+    return _ntuple(v, 3, name, "conv3d", one_for_all=True)  # type: ignore[return-value]
 
 
 def _padding(x: Tensor, padding: Any, stride: tuple[int, ...], dilation: tuple[int, ...],
@@ -108,6 +108,7 @@ def adaptive_avg_pool3d(input: Any, output_size: Any) -> Tensor:
     ``output_size`` (an int or a triple; ``None`` keeps that axis)."""
     refuse_average_without_kernel("adaptive_avg_pool3d_cpu", input, output_size)
     input, unbatched = _batched(_tensor(input), "adaptive_avg_pool3d", 3)
+    refuse_empty_planes("adaptive_avg_pool3d", input.shape)  # (PyTorch's adaptive_avg_pool2d answers one)
     if input.dtype.kind == "c":  # an output of ones (refused otherwise): PyTorch's complex global mean
         out = mf.mean(input, axis=(-3, -2, -1), keepdims=True)
     else:

@@ -39,7 +39,7 @@ __all__ = [
 
 
 def _triple(v: Any, name: str, fn: str) -> tuple[int, int, int]:
-    return _ntuple(v, 3, name, fn)  # type: ignore[return-value]
+    return _ntuple(v, 3, name, fn, one_for_all=True)  # type: ignore[return-value]
 
 
 def _geometry(fn: str, x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool):
@@ -50,7 +50,7 @@ def _geometry(fn: str, x: Tensor, kernel_size: Any, stride: Any, padding: Any, d
         raise InputMismatch(f"{fn}: kernel_size, stride and dilation must be >= 1")
     if any(pp < 0 or pp > kk // 2 for pp, kk in zip(p, k)):
         raise InputMismatch(f"{fn}: padding {p} must be between 0 and half the kernel size {k}")
-    _check_pooled_sizes(fn, x.shape[2:], k, s, p, d, ceil_mode)
+    _check_pooled_sizes(fn, x.shape, k, s, p, d, ceil_mode)
     return k, s, p, d, tuple(_pooled_size(*args, ceil_mode) for args in zip(x.shape[2:], k, s, p, d))
 
 

@@ -26,21 +26,31 @@ __all__ = [
 
 def _pool_args(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, name: str,
                ceil_mode: bool = False):
-    k = _pair(kernel_size, "kernel_size", name)
-    s = k if no_stride(stride) else _pair(stride, "stride", name)
-    p = _pair(padding, "padding", name)
-    d = _pair(dilation, "dilation", name)
+    k, p, d = (_pair(v, which, name, one_for_all=True) for v, which in (
+        (kernel_size, "kernel_size"), (padding, "padding"), (dilation, "dilation")))
+    s = k if no_stride(stride) else _pair(stride, "stride", name, one_for_all=True)
     if min(k) < 1 or min(s) < 1 or min(d) < 1:
         raise InputMismatch(f"{name}: kernel_size, stride and dilation must be >= 1")
     if p[0] > k[0] // 2 or p[1] > k[1] // 2 or min(p) < 0:
         raise InputMismatch(f"{name}: padding {p} must be between 0 and half the kernel size {k}")
-    _check_pooled_sizes(name, x.shape[2:], k, s, p, d, ceil_mode)
+    _check_pooled_sizes(name, x.shape, k, s, p, d, ceil_mode)
     return k, s, p, d
 
 
-def _check_pooled_sizes(name: str, sizes: Any, k: Any, s: Any, p: Any, d: Any, ceil_mode: bool) -> None:
+def refuse_empty_planes(name: str, shape: Any) -> None:
+    """PyTorch's pools take an empty batch (N = 0) but refuse an empty channel or spatial dim of
+    the batched (N, C, ...) ``shape`` (``max_pool2d`` of (2, 0, 4, 4) or of an unbatched (0, 4, 4));
+    only its ``adaptive_avg_pool1d``/``2d`` answer an empty one."""
+    if 0 in shape[1:]:
+        raise InputMismatch(f"{name}: expected the input's non-batch dims to have positive length, got "
+                            f"{tuple(shape)}")
+
+
+def _check_pooled_sizes(name: str, shape: Any, k: Any, s: Any, p: Any, d: Any, ceil_mode: bool) -> None:
     """PyTorch's rule: every output length must be at least 1.  A kernel longer than the padded
     input is refused unless ``ceil_mode`` keeps one partial window (then it is pooled)."""
+    refuse_empty_planes(name, shape)
+    sizes = shape[2:]
     out = tuple(_pooled_size(*args, ceil_mode) for args in zip(sizes, k, s, p, d))
     if min(out) < 1:
         raise InputMismatch(f"{name}: kernel {k} (dilation {d}, padding {p}) is larger than the input {tuple(sizes)}: "
@@ -283,6 +293,7 @@ def _adaptive_max_pool(name: str, x: Any, output_size: Any, return_indices: bool
     volume = int(host_numpy.prod(x.shape[2:]))
     if volume == 0:
         raise InputMismatch(f"{name}: the input {'plane' if spatial == 2 else 'volume'} {x.shape[2:]} is empty")
+    refuse_empty_planes(name, x.shape)
     idx = Tensor.constant(_adaptive_argmax(x, sizes), x.device)
     # like=x: the gradient stays on x's graph, as PyTorch's adaptive_max_pool backward that takes the input
     flat_idx = mf.reshape(idx, (n, c, int(host_numpy.prod(sizes))))
@@ -302,8 +313,8 @@ def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
         h, w = xt.shape[-2:]
         size = (output_size, output_size) if isinstance(output_size, (int, host_numpy.integer)) else output_size
         oh, ow = (h if size[0] is None else int(size[0])), (w if size[1] is None else int(size[1]))
-        if oh >= 1 and ow >= 1 and h % oh == 0 and w % ow == 0:
-            return avg_pool2d(xt, (h // oh, w // ow))
+        if oh >= 1 and ow >= 1 and h % oh == 0 and w % ow == 0 and 0 not in xt.shape[-3:]:
+            return avg_pool2d(xt, (h // oh, w // ow))  # (an empty channel dim is PyTorch's answer here, not an error)
     return _adaptive_pool2d(xt, output_size, "adaptive_avg_pool2d", mf.mean)
 
 
