@@ -187,3 +187,64 @@ def test_a_one_entry_list_is_every_spatial_dims_size(case):
 def test_where_pytorch_refuses_a_one_entry_list_so_does_the_engine(call):
     with pytest.raises((ValueError, RuntimeError, TypeError)):
         call(mg.tensor(_X4))
+
+
+# --- calls PyTorch answers that the engine refused (expected values from NumPy) ------------------
+_ROW = np.array([[0.5, -1.0, 2.0, 3.5]])
+_I8 = (np.arange(36) * 37 % 251 - 125).astype(np.int8).reshape(1, 2, 3, 6)
+
+
+def _np_max_pool_ceil(a, k, s):
+    """NumPy's max over (k, k) windows every s, a last partial window kept (ceil_mode)."""
+    h, w = a.shape[-2:]
+    oh, ow = -(-(h - k) // s) + 1, -(-(w - k) // s) + 1
+    return np.array([[[[a[n, c, i * s:i * s + k, j * s:j * s + k].max() for j in range(ow)] for i in range(oh)]
+                      for c in range(a.shape[1])] for n in range(a.shape[0])])
+
+
+ANSWERED = [
+    ("pad replicate, a crop past the edge", lambda: F.pad(mg.tensor(_ROW), (-4, 5), "replicate"),
+     np.full((1, 5), 3.5)),
+    ("pad replicate, crop left and grow right", lambda: F.pad(mg.tensor(_ROW), (-3, 2), "replicate"),
+     np.full((1, 3), 3.5)),
+    ("pad replicate, grow left and crop right past", lambda: F.pad(mg.tensor(_ROW), (1, -4), "replicate"),
+     np.array([[0.5]])),
+    ("pad replicate, 2-D", lambda: F.pad(mg.tensor(_ROW[None]), (-4, 5, 0, 1), "replicate"), np.full((1, 2, 5), 3.5)),
+    ("masked_scatter, mask of more dims", lambda: mg.masked_scatter(mg.tensor(np.arange(3.0)), mg.tensor(np.eye(3,
+     dtype=bool)), mg.tensor(-np.arange(1.0, 10.0).reshape(3, 3))), np.where(np.eye(3, dtype=bool), [[-1, 0, 0],
+                                                                                                  [0, -2, 0],
+                                                                                                  [0, 0, -3]],
+                                                                         np.arange(3.0))),
+    ("multi_margin_loss of a 0-d input", lambda: F.multi_margin_loss(mg.tensor(0.7), mg.tensor(0)), np.float32(0.0)),
+    ("multilabel_margin_loss of a 0-d input", lambda: F.multilabel_margin_loss(mg.tensor(0.7), mg.tensor(0),
+                                                                               reduction="none"), np.float32(0.0)),
+    ("max_pool2d of int8, ceil_mode", lambda: F.max_pool2d(mg.tensor(_I8), 3, 2, ceil_mode=True),
+     _np_max_pool_ceil(_I8, 3, 2)),
+    ("max_pool2d of int64, ceil_mode", lambda: F.max_pool2d(mg.tensor(_I8.astype(np.int64)), 3, 2, ceil_mode=True),
+     _np_max_pool_ceil(_I8.astype(np.int64), 3, 2)),
+    ("linalg.vander of a 0-d input", lambda: mg.linalg.vander(mg.tensor(1.5), N=3), np.array([[1.0, 1.5, 2.25]], np.float32)),
+    ("triu_indices(3, 4, 1, dtype=int32)", lambda: mg.triu_indices(3, 4, 1, dtype=mg.int32),
+     np.stack(np.triu_indices(3, 1, 4)).astype(np.int32)),
+    ("tril_indices(3, 4, -1, device='cpu')", lambda: mg.tril_indices(3, 4, -1, device="cpu"),
+     np.stack(np.tril_indices(3, -1, 4))),
+]
+
+
+@pytest.mark.parametrize("case", ANSWERED, ids=[c[0] for c in ANSWERED])
+def test_answered_as_pytorch_answers(case):
+    _, call, want = case
+    got = call()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_replicate_padding_past_the_edge_sends_the_gradient_to_the_edge():
+    x = mg.tensor(_ROW, requires_grad=True)
+    F.pad(x, (-4, 5), "replicate").sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[0.0, 0.0, 0.0, 5.0]])
+
+
+@pytest.mark.parametrize("mode,widths", [("replicate", (-3, -1)), ("replicate", (-4, 0)), ("reflect", (-3, -1))])
+def test_padding_to_nothing_is_refused(mode, widths):
+    with pytest.raises((ValueError, RuntimeError)):
+        F.pad(mg.tensor(_ROW), widths, mode)

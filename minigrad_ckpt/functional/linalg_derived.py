@@ -510,7 +510,9 @@ def vander(x: Any, *, N: int | None = None) -> Tensor:  # noqa: N803
     a cumulative product of copies of ``x`` as PyTorch's, so the gradient at 0 is finite; integer
     input gives int64, bool is refused."""
     x = as_tensor(x)
-    n = (x.shape[-1] if x.ndim else 1) if N is None else int(N)
+    if x.ndim == 0:  # one point, as PyTorch's: a (1, N) matrix (a (N,) row here once)
+        x = mf.reshape(x, (1,))
+    n = x.shape[-1] if N is None else int(N)
     if n <= 1:
         raise ValueError(f"linalg.vander: N must be greater than 1, got {n}")
     if x.dtype.kind == "b":

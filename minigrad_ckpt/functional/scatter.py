@@ -507,10 +507,13 @@ def masked_select(input: Any, mask: Any) -> Tensor:  # noqa: A002
 
 
 def masked_scatter(input: Any, mask: Any, source: Any) -> Tensor:  # noqa: A002
-    """``torch.masked_scatter``: ``input`` with the positions where ``mask`` (broadcast to
-    ``input``'s shape) is true filled, in order, by ``source``'s leading elements."""
+    """``torch.masked_scatter``: ``input`` with the positions where ``mask`` is true filled, in
+    order, by ``source``'s leading elements; ``input`` and ``mask`` broadcast together, as
+    PyTorch's (a (5,) input under a (5, 5) mask gives (5, 5))."""
     x = as_tensor(input)
     m = host(_mask("masked_scatter", mask, x))
+    if m.ndim > x.ndim or m.shape != x.shape[x.ndim - m.ndim:]:
+        x = mf.broadcast_to(x, host_numpy.broadcast_shapes(x.shape, m.shape))
     tgt = host_numpy.flatnonzero(host_numpy.broadcast_to(m, x.shape))
     s = mf.ravel(same_dtype("masked_scatter", x, source))
     if s.size < tgt.size:

@@ -292,13 +292,19 @@ def unfold_method(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
 def _triangle(name: str, args: tuple, kwargs: dict) -> Any:
     """NumPy's ``(n, k=0, m=None)`` -> a tuple of index tensors, or PyTorch's ``(row, col, offset=0)``
     -> one (2, N) int64 tensor.  Two or more positional arguments could mean either, so they
-    must be named (``col=``/``offset=`` or ``k=``/``m=``)."""
-    torch_words, numpy_words = {"row", "col", "offset", "dtype", "device"}, {"n", "k", "m"}
+    must be named (``col=``/``offset=`` or ``k=``/``m=``) -- unless a keyword only PyTorch's has
+    (``dtype=``, ``device=``, ``layout=``) says which: ``triu_indices(3, 4, 1, dtype=mg.int32)``."""
+    torch_words, numpy_words = {"row", "col", "offset", "dtype", "device", "layout"}, {"n", "k", "m"}
     if kwargs.keys() - torch_words - numpy_words:
         raise TypeError(f"{name}: unexpected keywords {sorted(kwargs.keys() - torch_words - numpy_words)}")
     torch_spelling = bool(kwargs.keys() & torch_words)
     if torch_spelling and kwargs.keys() & numpy_words:
         raise TypeError(f"{name}: mixes PyTorch's keywords (row, col, offset) with NumPy's (n, k, m)")
+    if len(args) > 1 and kwargs.keys() & {"dtype", "device", "layout"}:
+        positional = dict(zip(("row", "col", "offset"), args))
+        if len(args) > 3 or kwargs.keys() & positional.keys():
+            raise TypeError(f"{name}() takes at most 3 positional arguments (row, col, offset), each given once")
+        kwargs, args = {**kwargs, **positional}, ()
     if len(args) > 1:
         raise TypeError(f"{name}: {name}(3, 3) means (n=3, k=3) in NumPy and (row=3, col=3) in PyTorch; name "
                         f"the arguments: {name}(3, col=3, offset=0) gives PyTorch's (2, N) tensor, {name}(3, k=0, "

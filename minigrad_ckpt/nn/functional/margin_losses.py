@@ -118,9 +118,11 @@ def _host_indices(target: Any, x: Tensor) -> Any:
 
 
 def _class_rows(name: str, x: Tensor) -> Tensor:
-    if x.ndim not in (1, 2) or x.shape[-1] == 0:
+    """The input as (N, C) rows: a (C,) input is one row, and a 0-d one a row of one class, as
+    PyTorch's (its loss is 0: no other class to be beaten by)."""
+    if x.ndim > 2 or (x.ndim and x.shape[-1] == 0):
         raise InputMismatch(f"{name}: expected a (C,) or (N, C) input with C > 0, got shape {x.shape}")
-    return mf.reshape(x, (1, -1)) if x.ndim == 1 else x
+    return mf.reshape(x, (1, -1)) if x.ndim < 2 else x
 
 
 def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, weight: Any = None,

@@ -48,6 +48,8 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: float | None = None
         widths[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
     if mode == "reflect":  # PyTorch mirrors about the edges of the uncropped input, then crops
         return _reflect(input, widths)
+    if mode == "replicate":
+        return _replicate(input, widths)
     input = _crop(input, widths)
     grow = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
     if mode == "constant":
@@ -113,11 +115,26 @@ def _reflect(x: Tensor, widths: list[tuple[int, int]]) -> Tensor:
         if lo or hi:
             index = _indices("reflect", x.shape[axis], max(lo, 0), max(hi, 0))
             start, stop = max(-lo, 0), len(index) - max(-hi, 0)
-            if stop < start:
-                raise InputMismatch(f"pad: cropping {-lo} and {-hi} from a dim of length {x.shape[axis]} "
-                                    "leaves nothing")
+            _refuse_no_output(x.shape[axis], stop - start)
             x = mf.take(x, index[start:stop], axis=axis)
     return x
+
+
+def _replicate(x: Tensor, widths: list[tuple[int, int]]) -> Tensor:
+    """Replicate padding with PyTorch's meaning of a negative width: output place ``j`` holds the input's
+    element ``clamp(j - before, 0, n - 1)``, so a crop past an edge repeats the nearest element left
+    (``(-4, 5)`` of ``0 1 2 3`` is ``3 3 3 3 3``) -- cropping first left nothing to repeat."""
+    for axis, (lo, hi) in enumerate(widths):
+        if lo or hi:
+            n = x.shape[axis]
+            _refuse_no_output(n, n + lo + hi)
+            x = mf.take(x, host_numpy.clip(host_numpy.arange(n + lo + hi) - lo, 0, n - 1), axis=axis)
+    return x
+
+
+def _refuse_no_output(n: int, out: int) -> None:
+    if out < 1:  # (PyTorch's words; an empty result answered here)
+        raise InputMismatch(f"pad: input (W: {n}) is too small. Calculated output W: {out}")
 
 
 def _indices(mode: str, n: int, lo: int, hi: int) -> Any:

@@ -108,7 +108,8 @@ def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     # graph, as PyTorch's max_pool2d_with_indices_backward, so a second derivative is zeros, not None
     values, routing = input, input
     if any(extra):  # the partial windows' missing places: never the maximum, no gradient
-        values, routing = _pad_right(input, extra, 0.0), _pad_right(input, extra, -float("inf"))
+        lowest = -float("inf") if input.dtype.kind == "f" else host_numpy.iinfo(input.dtype).min  # (int(-inf) failed)
+        values, routing = _pad_right(input, extra, 0.0), _pad_right(input, extra, lowest)
     out = apply(_conv.MaxPool2d(kernel=k, stride=s, padding=p, dilation=d, own_max=values is input), values, routing)
     # only a dilated window can lie wholly in the padding: PyTorch's max there is -inf
     off = _windows_off_the_input(input.shape[2:], k, s, p, d, out.shape[2:]) if max(d) > 1 else None
