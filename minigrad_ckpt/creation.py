@@ -214,7 +214,11 @@ def arange(start: Any = None, stop: Any = None, step: Any = 1, dtype: Any = None
             start, stop, step = int(start), int(stop), int(step)  # arange(0, 10, 1.5, dtype=int64) is 0..9
             if step == 0:
                 raise ValueError("step must be nonzero")
-        host = host_numpy.arange(start, stop, step, dtype=dt)
+            # counted in int64 and cast, as PyTorch's kernel: arange(-1, 2, 2, dtype=uint8) wraps to [255, 1]
+            # (NumPy's arange in uint8 refused -1 with an OverflowError)
+            host = host_numpy.arange(start, stop, step, dtype=host_numpy.int64).astype(dt)
+        else:
+            host = host_numpy.arange(start, stop, step, dtype=dt)
     return _make(dev.xp.asarray(host), dev, requires_grad)
 
 

@@ -222,7 +222,8 @@ ANSWERED = [
      _np_max_pool_ceil(_I8, 3, 2)),
     ("max_pool2d of int64, ceil_mode", lambda: F.max_pool2d(mg.tensor(_I8.astype(np.int64)), 3, 2, ceil_mode=True),
      _np_max_pool_ceil(_I8.astype(np.int64), 3, 2)),
-    ("linalg.vander of a 0-d input", lambda: mg.linalg.vander(mg.tensor(1.5), N=3), np.array([[1.0, 1.5, 2.25]], np.float32)),
+    ("linalg.vander of a 0-d input", lambda: mg.linalg.vander(mg.tensor(1.5), N=3),
+     np.array([[1.0, 1.5, 2.25]], np.float32)),
     ("triu_indices(3, 4, 1, dtype=int32)", lambda: mg.triu_indices(3, 4, 1, dtype=mg.int32),
      np.stack(np.triu_indices(3, 1, 4)).astype(np.int32)),
     ("tril_indices(3, 4, -1, device='cpu')", lambda: mg.tril_indices(3, 4, -1, device="cpu"),
@@ -248,3 +249,50 @@ def test_replicate_padding_past_the_edge_sends_the_gradient_to_the_edge():
 def test_padding_to_nothing_is_refused(mode, widths):
     with pytest.raises((ValueError, RuntimeError)):
         F.pad(mg.tensor(_ROW), widths, mode)
+
+
+# --- integer and bool results keep their dtype, wrapping as PyTorch's kernels do -----------------
+_B1, _B2 = np.arange(30).reshape(3, 5, 2) % 7, np.arange(24).reshape(3, 2, 4) % 5
+_C = np.arange(20).reshape(5, 4) % 9
+_V1, _V2 = np.array([True, False, True]), np.array([True, True, False, False])
+_CB = np.array([[True, False, False, True]] * 3)
+
+
+def _wrapped(values, dtype):
+    return np.asarray(values).astype(np.int64).astype(dtype)  # (C's conversion: modulo 2**bits)
+
+
+KEPT_DTYPES = [
+    ("addbmm of uint8", lambda: mg.addbmm(*(mg.tensor(a.astype(np.uint8)) for a in (_C, _B1, _B2)), beta=3, alpha=2),
+     _wrapped(3 * _C + 2 * (_B1 @ _B2).sum(0), np.uint8)),
+    ("addbmm of int8", lambda: mg.addbmm(*(mg.tensor(a.astype(np.int8)) for a in (_C, _B1, _B2)), beta=3, alpha=2),
+     _wrapped(3 * _C + 2 * (_B1 @ _B2).sum(0), np.int8)),
+    ("addbmm of int32", lambda: mg.addbmm(*(mg.tensor(a.astype(np.int32)) for a in (_C, _B1, _B2))),
+     (_C + (_B1 @ _B2).sum(0)).astype(np.int32)),
+    ("addr of bools, beta=3, alpha=2", lambda: mg.addr(mg.tensor(_CB), mg.tensor(_V1), mg.tensor(_V2), beta=3, alpha=2),
+     _CB | np.outer(_V1, _V2)),
+    ("addr of bools, beta=True, alpha=False", lambda: mg.addr(mg.tensor(_CB), mg.tensor(_V1), mg.tensor(_V2),
+                                                            beta=True, alpha=False), _CB),
+    ("addr of bools, beta=0", lambda: mg.addr(mg.tensor(_CB), mg.tensor(_V1), mg.tensor(_V2), beta=0),
+     np.outer(_V1, _V2)),
+    ("addmm of bools, beta=3, alpha=2", lambda: mg.addmm(mg.tensor(_CB[:2, :2]), mg.tensor(_CB[:2, :3]),
+                                                         mg.tensor(_CB[:3, :2]), beta=3, alpha=2),
+     _CB[:2, :2] | (_CB[:2, :3].astype(int) @ _CB[:3, :2].astype(int) > 0)),
+    ("arange(-1, 2, 2, dtype=uint8)", lambda: mg.arange(-1, 2, 2, dtype=mg.uint8), np.array([255, 1], np.uint8)),
+    ("arange(0, -8, -4, dtype=uint8)", lambda: mg.arange(0, -8, -4, dtype=mg.uint8), np.array([0, 252], np.uint8)),
+    ("arange(250, 260, 3, dtype=int8)", lambda: mg.arange(250, 260, 3, dtype=mg.int8),
+     np.array([-6, -3, 0, 3], np.int8)),
+]
+
+
+@pytest.mark.parametrize("case", KEPT_DTYPES, ids=[c[0] for c in KEPT_DTYPES])
+def test_integer_and_bool_results_keep_their_dtype(case):
+    _, call, want = case
+    got = call()
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_a_float_coefficient_of_a_bool_fused_form_is_refused():
+    with pytest.raises(RuntimeError):
+        mg.addr(mg.tensor(_CB), mg.tensor(_V1), mg.tensor(_V2), beta=0.5)

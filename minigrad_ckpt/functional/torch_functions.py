@@ -218,6 +218,8 @@ def _scaled_sum(name: str, input: Any, product: Tensor, beta: Any, alpha: Any,  
     if product.dtype.kind in "iu":
         beta, alpha = (_integral_coefficient(name, w, v) for w, v in (("beta", beta), ("alpha", alpha)))
     x = as_tensor(input, product)
+    if product.dtype.kind == "b":
+        return _logical_sum(x, product, beta, alpha)
     if alpha == 0 and str(product.dtype) in skips:
         # the product unread: its gradient is 0, so the operands' are 0 @ other^T, NaN where the other
         # operand holds a NaN or an inf, as PyTorch's alpha * (g @ other^T)
@@ -228,6 +230,15 @@ def _scaled_sum(name: str, input: Any, product: Tensor, beta: Any, alpha: Any,  
     if beta == 0:  # PyTorch: "input is ignored, and nan and inf in it will not be propagated"
         return mf.where(True, product, x)  # the product itself: -0.0 stays (adding 0 made it +0.0)
     return (x if beta == 1 else beta * x) + product
+
+
+def _logical_sum(x: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:
+    """A fused form of bools stays bool, as PyTorch's ``addr``: ``(beta and input) or (alpha and
+    product)`` (``beta=3`` is true; it made an int64 sum of 3s).  A float coefficient is refused."""
+    for which, v in (("beta", beta), ("alpha", alpha)):
+        if isinstance(v, (float, host_numpy.floating)):
+            raise RuntimeError(f"For integral input tensors, argument {which} must not be a floating point number.")
+    return mf.logical_or(mf.logical_and(x, bool(beta)), mf.logical_and(product, bool(alpha)))
 
 
 def _integral_coefficient(name: str, which: str, value: Any) -> Any:
@@ -309,7 +320,7 @@ addr = _fused_form("addr", (1, 1), mf.outer, "``beta * input + alpha * outer(vec
                    operands=_addr_operands)  # (an outer product: PyTorch's promotes, the input a full-shape operand)
 baddbmm = _fused_form("baddbmm", (3, 3), mf.matmul,
                       "``beta * input + alpha * (batch1 @ batch2)``, matrix by matrix of 3-D batches.")
-addbmm = _fused_form("addbmm", (3, 3), lambda a, b: ti.sum(mf.matmul(a, b), dim=0),
+addbmm = _fused_form("addbmm", (3, 3), lambda a, b: ti.sum(mf.matmul(a, b), dim=0, dtype=a.dtype),  # (ints: int64)
                      "``beta * input + alpha * sum_b (batch1[b] @ batch2[b])``: the batch's products summed.",
                      _BLAS_DTYPES)
 
