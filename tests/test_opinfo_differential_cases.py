@@ -296,3 +296,34 @@ def test_integer_and_bool_results_keep_their_dtype(case):
 def test_a_float_coefficient_of_a_bool_fused_form_is_refused():
     with pytest.raises(RuntimeError):
         mg.addr(mg.tensor(_CB), mg.tensor(_V1), mg.tensor(_V2), beta=0.5)
+
+
+# --- side outputs PyTorch records on the graph: a real slogdet's sign, lstsq's residuals ---------
+_SQUARE = np.array([[2.0, 1.0, 0.0], [1.0, -3.0, 1.0], [0.5, 1.0, 1.0]])
+_TALL = np.linspace(-1, 1, 15).reshape(5, 3) ** 3 + np.eye(5, 3)
+_WIDE = np.linspace(-1, 1, 6).reshape(2, 3) + np.eye(2, 3)
+
+
+@pytest.mark.parametrize("a", [_SQUARE, np.array([[1.0, 2.0], [2.0, 4.0]]), np.stack([_SQUARE, -_SQUARE])],
+                         ids=["regular", "singular", "batch"])
+def test_a_real_slogdet_sign_is_recorded_with_gradient_zero(a):
+    x = mg.tensor(a, requires_grad=True)
+    sign, logabsdet = mg.linalg.slogdet(x)
+    np.testing.assert_array_equal(sign.numpy(), np.linalg.slogdet(a)[0])
+    assert sign.requires_grad
+    sign.sum().backward()  # (PyTorch's runs too; its gradient is None, here 0 -- not NaN at a singular matrix)
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros_like(a))
+    g = mg.func.grad(lambda m: (mg.linalg.slogdet(m)[0] * mg.linalg.slogdet(m)[1]).sum())(mg.tensor(_SQUARE))
+    np.testing.assert_allclose(g.numpy(), np.linalg.slogdet(_SQUARE)[0] * np.linalg.inv(_SQUARE).T, rtol=1e-12)
+
+
+@pytest.mark.parametrize("a,driver", [(_TALL, "gelsy"), (_TALL, "gels"), (_WIDE, "gelsd"), (_WIDE, None),
+                                      (np.stack([_WIDE, _WIDE]), "gelss")])
+def test_lstsq_residuals_are_on_the_graph_even_empty(a, driver):
+    x = mg.tensor(a, requires_grad=True)
+    b = mg.tensor(np.ones(a.shape[:-1] + (2,)), requires_grad=True)
+    result = mg.linalg.lstsq(x, b, driver=driver)
+    assert result.residuals.requires_grad and result.solution.requires_grad
+    assert not result.rank.requires_grad
+    (result.solution.sum() + result.residuals.sum()).backward()
+    assert x.grad is not None and b.grad is not None

@@ -176,13 +176,17 @@ def det(a: Any) -> Tensor:
 
 
 def slogdet(a: Any) -> SlogdetResult:
-    """``(sign, log|det|)`` of each matrix, ``log|det|`` real.  A real matrix's sign (+-1)
-    carries no gradient; a complex matrix's sign ``det / |det|`` is differentiable (PyTorch's)."""
+    """``(sign, log|det|)`` of each matrix, ``log|det|`` real.  A complex matrix's sign ``det / |det|``
+    is differentiable (PyTorch's); a real matrix's (+-1) is piecewise constant: recorded with
+    gradient 0, as PyTorch's and as ``mg.sign``'s, so it requires grad where ``a`` does and
+    ``sign.sum().backward()`` runs.  It is not read through ``SlogDet``'s backward, whose
+    ``0 * adj(A) / det`` is NaN at a singular matrix."""
     a = _matrices("slogdet", a, square=True)
     packed = apply(_mx.SlogDet(), a)
     if a.dtype.kind == "c":
         return SlogdetResult(packed[..., 0], real(packed[..., 1]))
-    return SlogdetResult(packed[..., 0].detach(), packed[..., 1])
+    on_the_graph = mf.sum(a, axis=(-2, -1))  # the where's unselected branch: its gradient is 0
+    return SlogdetResult(mf.where(True, packed[..., 0].detach(), on_the_graph), packed[..., 1])
 
 
 def solve(a: Any, b: Any, *, left: bool = True) -> Tensor:
@@ -617,8 +621,16 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
         return result
     filled = _LSTSQ_DRIVER_FIELDS[driver]
     return LstsqResult(result.solution, *(
-        field if name in filled else Tensor._wrap(field.device.xp.zeros((0,), dtype=field.dtype), None, field.device)
+        field if name in filled else _no_residuals(result.solution) if name == "residuals" else
+        Tensor._wrap(field.device.xp.zeros((0,), dtype=field.dtype), None, field.device)
         for name, field in zip(LstsqResult._fields[1:], result[1:])))
+
+
+def _no_residuals(x: Tensor) -> Tensor:
+    """Residuals not computed: an empty tensor on the solution's graph, as PyTorch's (an output of its
+    differentiable lstsq, it requires grad where ``a`` or ``b`` does, even empty)."""
+    empty = reshape(x, (-1,))[:0]
+    return real(empty) if empty.dtype.kind == "c" else empty
 
 
 def _lstsq(a: Tensor, b: Any, rcond: Any) -> LstsqResult:
@@ -642,7 +654,7 @@ def _lstsq(a: Tensor, b: Any, rcond: Any) -> LstsqResult:
         if b.ndim == 1:
             res = reshape(res, (1,))
     else:
-        res = Tensor._wrap(xp.zeros((0,), dtype=sd.dtype), None, a.device)
+        res = _no_residuals(x)
     return LstsqResult(x, res, Tensor._wrap(xp.asarray(host_numpy.int64(rank)), None, a.device), s)
 
 
@@ -671,7 +683,7 @@ def _lstsq_batched(a: Tensor, b: Tensor, rcond: Any) -> LstsqResult:
     if m > n and bool(xp.scalar(xp.all(rank == n))):
         res = _squared_norms(matmul(a, x) - b, -2)
     else:
-        res = Tensor._wrap(xp.zeros((0,), dtype=sd.dtype), None, a.device)
+        res = _no_residuals(x)
     return LstsqResult(squeeze(x, -1) if vector else x, res, Tensor._wrap(rank, None, a.device), s)
 
 
