@@ -194,10 +194,13 @@ _ROW = np.array([[0.5, -1.0, 2.0, 3.5]])
 _I8 = (np.arange(36) * 37 % 251 - 125).astype(np.int8).reshape(1, 2, 3, 6)
 
 
-def _np_max_pool_ceil(a, k, s):
-    """NumPy's max over (k, k) windows every s, a last partial window kept (ceil_mode)."""
+def _np_max_pool_ceil(a, k, s, p=0):
+    """NumPy's max over (k, k) windows every s, a last partial window kept (ceil_mode), after
+    padding p places of the dtype's minimum on each side."""
     h, w = a.shape[-2:]
-    oh, ow = -(-(h - k) // s) + 1, -(-(w - k) // s) + 1
+    oh, ow = -(-(h + 2 * p - k) // s) + 1, -(-(w + 2 * p - k) // s) + 1
+    oh, ow = oh - ((oh - 1) * s >= h + p), ow - ((ow - 1) * s >= w + p)
+    a = np.pad(a, ((0, 0), (0, 0), (p, p), (p, p)), constant_values=np.iinfo(a.dtype).min)
     return np.array([[[[a[n, c, i * s:i * s + k, j * s:j * s + k].max() for j in range(ow)] for i in range(oh)]
                       for c in range(a.shape[1])] for n in range(a.shape[0])])
 
@@ -220,6 +223,9 @@ ANSWERED = [
                                                                                reduction="none"), np.float32(0.0)),
     ("max_pool2d of int8, ceil_mode", lambda: F.max_pool2d(mg.tensor(_I8), 3, 2, ceil_mode=True),
      _np_max_pool_ceil(_I8, 3, 2)),
+    ("max_pool2d of negative int8, padding, ceil_mode", lambda: F.max_pool2d(mg.tensor(-abs(_I8) - 1), 3, 2, 1,
+                                                                              ceil_mode=True),
+     _np_max_pool_ceil(-abs(_I8) - 1, 3, 2, 1)),
     ("max_pool2d of int64, ceil_mode", lambda: F.max_pool2d(mg.tensor(_I8.astype(np.int64)), 3, 2, ceil_mode=True),
      _np_max_pool_ceil(_I8.astype(np.int64), 3, 2)),
     ("linalg.vander of a 0-d input", lambda: mg.linalg.vander(mg.tensor(1.5), N=3),

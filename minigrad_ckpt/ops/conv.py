@@ -553,7 +553,10 @@ def _reference_conv(np, x, w, stride, padding, dilation, groups):
 
 # ---------------------------------------------------------------- max pooling
 def _argmax_in_windows(xp, routing, kernel, stride, padding, dilation):
-    win = _windows(xp, routing, kernel, stride, padding, dilation, fill=-xp.inf)
+    # the padding never the maximum: -inf, or an integer's minimum (-inf cast to an integer was 0, which beat
+    # a window of negative integers)
+    lowest = -xp.inf if routing.dtype.kind in "fc" else xp.iinfo(routing.dtype).min
+    win = _windows(xp, routing, kernel, stride, padding, dilation, fill=lowest)
     n, c, kh, kw, ho, wo = win.shape
     flat = win.reshape(n, c, kh * kw, ho, wo)
     idx = last_nan_picks(xp, flat, xp.argmax(flat, axis=2), 2)
