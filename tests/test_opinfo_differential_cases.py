@@ -333,3 +333,12 @@ def test_lstsq_residuals_are_on_the_graph_even_empty(a, driver):
     assert not result.rank.requires_grad
     (result.solution.sum() + result.residuals.sum()).backward()
     assert x.grad is not None and b.grad is not None
+
+
+@pytest.mark.parametrize("call", [lambda x: mg.sum(x, 0), lambda x: mg.mean(x, -1), lambda x: mg.cumsum(x, 0)])
+def test_a_0d_tensors_refused_axis_does_not_quote_a_range_that_holds_it(call):
+    """NumPy's meaning of a function's positional axis refuses axis 0 of a 0-d tensor; the message quoted
+    PyTorch's range for it, "[-1, 0], but got 0", which contradicts itself (found porting test_vmap.py)."""
+    with pytest.raises(IndexError, match="Dimension specified as -?[01] but tensor has no dimensions") as caught:
+        call(mg.tensor(3.0))
+    assert "[-1, 0]" not in str(caught.value)
