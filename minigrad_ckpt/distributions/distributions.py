@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from .. import creation
 from ..backend import host_numpy
+from ..functional.arguments import broadcast_shapes
 from ..functional.elementwise import erf, where
 from ..functional.special import erfinv
 from ..grad_mode import no_grad
@@ -48,7 +50,7 @@ def _broadcast_all(*values: Any) -> list[Tensor]:
                          "implementing __torch_function__.")
     like = next((v for v in values if isinstance(v, Tensor)), None)
     tensors = [_as_float_tensor(v, like) for v in values]
-    shape = tuple(host_numpy.broadcast_shapes(*(tuple(t.shape) for t in tensors)))
+    shape = broadcast_shapes("broadcast_all", *(tuple(t.shape) for t in tensors))  # PyTorch's RuntimeError
     return [t if tuple(t.shape) == shape else t.expand(*shape) for t in tensors]
 
 
@@ -105,6 +107,12 @@ class Distribution:
         """PyTorch's base constructor, for a program's own distribution: it sets its parameters,
         then calls ``super().__init__(batch_shape, event_shape, validate_args)`` to have them checked."""
         self.batch_shape, self.event_shape = _shape(batch_shape), _shape(event_shape)
+        if type(self).arg_constraints is Distribution.arg_constraints and (
+                validate_args if validate_args is not None else self._validate_args):
+            # PyTorch's base answers NotImplementedError; its constructor warns and checks nothing
+            warnings.warn(f"{self.__class__} does not define `arg_constraints`. Please set `arg_constraints = {{}}` "
+                          "or initialize the distribution with `validate_args=False` to turn off validation.",
+                          stacklevel=2)
         self._check_parameters(validate_args)
 
     def _extended_shape(self, sample_shape: Any = ()) -> tuple[int, ...]:
@@ -146,9 +154,16 @@ class Distribution:
             raise ValueError(f"The right-most size of value must match event_shape: {actual} vs {self.event_shape}.")
         if any(i != 1 and j != 1 and i != j for i, j in zip(reversed(actual), reversed(expected))):
             raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {actual} vs {expected}.")
-        if not bool(self.support.check(value).all().item()):
+        try:
+            support = self.support
+        except NotImplementedError:  # a program's own distribution without one: PyTorch warns, checks nothing
+            warnings.warn(f"{self.__class__} does not define `support` to enable sample validation. Please "
+                          "initialize the distribution with `validate_args=False` to turn off validation.",
+                          stacklevel=2)
+            return
+        if not bool(support.check(value).all().item()):
             raise ValueError(f"Expected value argument (Tensor of shape {actual}) to be within the support "
-                             f"({self.support!r}) of the distribution {self!r}, but found invalid values:\n{value}")
+                             f"({support!r}) of the distribution {self!r}, but found invalid values:\n{value}")
 
     @property
     def support(self) -> constraints.Constraint:

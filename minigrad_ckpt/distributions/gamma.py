@@ -22,7 +22,13 @@ from ..nn import functional as F
 from ..tensor import Tensor
 from . import constraints
 from .distributions import Distribution, _as_float_tensor, _broadcast_all, _init_parameters, _shape
-from .implicit_gradients import dirichlet_grad, reparameterized, reparameterized_on_simplex, standard_gamma_grad
+from .implicit_gradients import (
+    dirichlet_grad,
+    reparameterized,
+    reparameterized_on_simplex,
+    standard_gamma_grad,
+    widened,
+)
 
 __all__ = ["Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "FisherSnedecor"]
 
@@ -105,9 +111,10 @@ class Gamma(Distribution):
         return _clamped_up(draw, float(host_numpy.finfo(draw.dtype).tiny))
 
     def log_prob(self, value: Any) -> Tensor:
+        # a number is a tensor before the check, as PyTorch's Gamma (and so Chi2) reads it: Gamma(1, 1).log_prob(0)
+        value = _as_float_tensor(value, like=self.rate)
         if self._validate_args:
             self._validate_sample(value)
-        value = _as_float_tensor(value, like=self.rate)
         c = self.concentration
         return c.xlogy(self.rate) + (c - 1).xlogy(value) - self.rate * value - c.lgamma()
 
@@ -196,9 +203,13 @@ class Dirichlet(Distribution):
     def sample(self, sample_shape: Any = ()) -> Tensor:
         """Normalized gamma draws clamped into ``[tiny, 1 - eps]`` (without rsample's implicit gradient)."""
         with no_grad():
-            draw = _standard_gamma(self.concentration.expand(*self._extended_shape(sample_shape)))
+            concentration = self.concentration.expand(*self._extended_shape(sample_shape))
+            # the gammas in double on the host, as PyTorch's _sample_dirichlet: in float32 a Beta(0.01, 0.01)
+            # draw's two gammas both underflowed to tiny, a spurious mode at 0.5 (a sixth of the draws)
+            draw = _standard_gamma(widened(concentration))
+            draw = (draw / draw.sum(-1, keepdim=True)).to(concentration.dtype)
             finfo = host_numpy.finfo(draw.dtype)
-            return (draw / draw.sum(-1, keepdim=True)).clamp(min=float(finfo.tiny), max=1 - float(finfo.eps))
+            return draw.clamp(min=float(finfo.tiny), max=1 - float(finfo.eps))
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:

@@ -20,7 +20,16 @@ from ..functional.elementwise import where
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 
-__all__ = ["standard_gamma_grad", "dirichlet_grad", "reparameterized", "reparameterized_on_simplex"]
+__all__ = ["standard_gamma_grad", "dirichlet_grad", "reparameterized", "reparameterized_on_simplex", "widened"]
+
+
+def widened(t: Tensor) -> Tensor:
+    """``t`` in float64 where PyTorch's CPU kernels of the gamma family work in double: a float32
+    (float16, bfloat16) tensor on the host.  Elsewhere ``t`` itself: a float32-only device has no
+    float64, and PyTorch's CUDA kernels stay in the tensor's own dtype too."""
+    if t.device.type == "cpu" and str(t.dtype) in ("float16", "bfloat16", "float32"):
+        return t.double()
+    return t
 
 # PyTorch's bivariate rational approximation of log(dx/dalpha) in u = log(x / alpha), v = log(alpha):
 # row k holds the coefficients of u^k; columns 0-3 the numerator's powers of v, 4-7 the denominator's.
@@ -78,8 +87,10 @@ def standard_gamma_grad(alpha: Tensor, x: Tensor) -> Tensor:
     recorded.  Every region is computed everywhere and the right one picked per element (as a GPU
     would), so the others' overflows and NaNs are discarded, never seen (nor warned of)."""
     with no_grad(), host_numpy.errstate(all="ignore"):
-        alpha, x = alpha.detach(), x.detach()
-        return where(x < 0.8, _small_x(alpha, x), where(alpha > 8, _large_alpha(alpha, x), _rational(alpha, x)))
+        dtype = x.dtype  # worked in double on the host, as PyTorch's (float32's regions lost 1e-4)
+        alpha, x = widened(alpha.detach()), widened(x.detach())
+        result = where(x < 0.8, _small_x(alpha, x), where(alpha > 8, _large_alpha(alpha, x), _rational(alpha, x)))
+        return result.to(dtype)
 
 
 def reparameterized(draw: Tensor, parameter: Tensor, derivative: Tensor) -> Tensor:
@@ -184,11 +195,14 @@ def dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
     draw of Beta(``alpha``, ``beta = total - alpha``), not recorded; the region picked per element (the
     others' overflows discarded, unwarned)."""
     with no_grad(), host_numpy.errstate(all="ignore"):
-        x, alpha, total = x.detach(), alpha.detach(), total.detach()
+        # worked in double on the host, as PyTorch's: in float32 Rice's expansion (both concentrations
+        # above 6) was off by up to 1% of torch's gradient
+        dtype = x.dtype
+        x, alpha, total = widened(x.detach()), widened(alpha.detach()), widened(total.detach())
         beta, boundary = total - alpha, total * x * (1 - x)
         inner = where((alpha > 6) & (beta > 6), _beta_alpha_mid(x, alpha, beta), _beta_rational(x, alpha, total))
         near_one = where((x >= 0.5) & (boundary < 0.75), -_beta_beta_small(1 - x, beta, alpha), inner)
-        return where((x <= 0.5) & (boundary < 2.5), _beta_alpha_small(x, alpha, beta), near_one)
+        return where((x <= 0.5) & (boundary < 2.5), _beta_alpha_small(x, alpha, beta), near_one).to(dtype)
 
 
 def reparameterized_on_simplex(draw: Tensor, concentration: Tensor, derivative: Tensor) -> Tensor:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from ..nn import functional as F
 from ..tensor import Tensor
-from .continuous import EULER_GAMMA, Cauchy, Exponential, Gumbel, HalfNormal, Laplace
+from .continuous import EULER_GAMMA, Cauchy, Exponential, Gumbel, HalfCauchy, HalfNormal, Laplace
 from .discrete import Binomial, Geometric, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal, _sum_rightmost, _where
 from .gamma import Beta, Dirichlet, Gamma
@@ -141,6 +141,13 @@ def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
 def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
     """The two Normals' KL (the fold keeps it): both centred at 0."""
     return _kl_normal_normal(p._base, q._base)
+
+
+@register_kl(HalfCauchy, HalfCauchy)
+def _kl_halfcauchy_halfcauchy(p: HalfCauchy, q: HalfCauchy) -> Tensor:
+    """The two Cauchys' KL (the fold keeps it), PyTorch's answer through its HalfCauchy being a
+    TransformedDistribution (``|x|`` of ``Cauchy(0, scale)``)."""
+    return _kl_cauchy_cauchy(p._base, q._base)
 
 
 @register_kl(TransformedDistribution, TransformedDistribution)
