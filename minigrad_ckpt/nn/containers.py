@@ -286,36 +286,49 @@ class ModuleDict(Module):
         return self._modules.items()
 
 
-def _parameter_lines(parameters: Any) -> str:
-    """PyTorch's listing of a parameter container: ``  (name): Parameter containing: [float32 of size 2x3]``,
-    each line indented by two spaces of its own (so four in the container's repr, as PyTorch's)."""
-    return "\n".join(f"  ({k}): Parameter containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]"
-                     for k, p in parameters.items())
+def _parameter_lines(items: Iterable[tuple[Any, Any]]) -> str:
+    """PyTorch's listing of a parameter container: ``  (name): Parameter containing: [float32 of size 2x3]``
+    (``Object of type: str`` for a value that is no tensor), each line indented by two spaces of its
+    own (so four in the container's repr, as PyTorch's)."""
+    lines = []
+    for k, p in items:
+        if isinstance(p, Tensor):
+            kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+            lines.append(f"  ({k}): {kind} containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]")
+        else:
+            lines.append(f"  ({k}): Object of type: {type(p).__name__}")
+    return "\n".join(lines)
 
 
-def _as_parameter(value: Any, holder: str) -> Parameter:
-    """A Parameter as PyTorch's containers store one: a Parameter itself, a Tensor wrapped (no copy)."""
-    if isinstance(value, Parameter):
-        return value
-    if isinstance(value, Tensor):
+def _as_parameter(value: Any) -> Any:
+    """What PyTorch's parameter containers store: a Tensor becomes a Parameter (no copy); a Parameter,
+    None or any other object is kept as it is (an object that is no Parameter is a plain attribute,
+    which ``parameters()`` does not list)."""
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
         return Parameter(value)
-    raise TypeError(f"{holder} holds Parameters (or Tensors, which it wraps), got {type(value).__name__}")
+    return value
 
 
 class ParameterList(Module):
-    """A list of parameters whose parent module sees them (named ``"0"``, ``"1"``, ...): PyTorch's
-    ``nn.ParameterList``; a Tensor appended becomes a Parameter."""
+    """A list whose parameters its parent module sees (named ``"0"``, ``"1"``, ...): PyTorch's
+    ``nn.ParameterList``. A Tensor put in becomes a Parameter; as in PyTorch any other object may be
+    held too (``parameters()`` skips it), each entry being the attribute named by its index."""
 
     def __init__(self, values: Iterable[Any] | None = None) -> None:
         super().__init__()
-        for v in values or ():
-            self.append(v)
+        self._size = 0
+        if values is not None:
+            self += values
 
     def append(self, value: Any) -> ParameterList:
-        self.register_parameter(str(len(self)), _as_parameter(value, "ParameterList"))
+        self._size += 1
+        self[self._size - 1] = value
         return self
 
     def extend(self, values: Iterable[Any]) -> ParameterList:
+        # A Tensor is iterable (by rows), but PyTorch refuses it: it would add each row as a parameter
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):
+            raise TypeError(f"ParameterList.extend should be called with an iterable, but got {type(values).__name__}")
         for v in values:
             self.append(v)
         return self
@@ -324,32 +337,38 @@ class ParameterList(Module):
         """``plist += [p, q]``: :meth:`extend`, as PyTorch's."""
         return self.extend(values)
 
+    def _name_at(self, idx: Any) -> str:
+        return str(range(len(self))[operator.index(idx)])  # an IndexError outside; negatives from the end
+
     def __getitem__(self, idx: int | slice) -> Any:
-        items = list(self._parameters.values())
-        return ParameterList(items[idx]) if isinstance(idx, slice) else items[idx]
+        if isinstance(idx, slice):
+            return ParameterList([self[i] for i in range(len(self))[idx]])
+        return getattr(self, self._name_at(idx))
 
     def __setitem__(self, idx: int, value: Any) -> None:
-        name = str(range(len(self))[idx])  # an IndexError outside, negative indices from the end
-        self.register_parameter(name, _as_parameter(value, "ParameterList"))
+        setattr(self, self._name_at(idx), _as_parameter(value))
 
     def __len__(self) -> int:
-        return len(self._parameters)
+        return self._size
 
     __dir__ = _dir_without_numbers
 
-    def __iter__(self) -> Iterator[Parameter]:
-        return iter(list(self._parameters.values()))
+    def __iter__(self) -> Iterator[Any]:
+        return iter([self[i] for i in range(len(self))])
 
     def extra_repr(self) -> str:
-        return _parameter_lines(self._parameters)
+        return _parameter_lines(enumerate(self))
 
 
 class ParameterDict(Module):
-    """A dict of parameters whose parent module sees them under their keys: PyTorch's ``nn.ParameterDict``."""
+    """A dict whose parameters its parent module sees under their keys: PyTorch's ``nn.ParameterDict``.
+    A Tensor put in becomes a Parameter; as in PyTorch any other object may be held too."""
 
     def __init__(self, parameters: Any = None) -> None:
         super().__init__()
-        self.update(parameters or {})
+        self._keys: dict[str, None] = {}  # every key in order (a value that is no Parameter included)
+        if parameters is not None:
+            self.update(parameters)
 
     def update(self, parameters: Any) -> None:
         """Add ``parameters``: an OrderedDict or ParameterDict in its order, a plain mapping in sorted
@@ -359,48 +378,69 @@ class ParameterDict(Module):
             pairs: Any = parameters.items()
         elif isinstance(parameters, Mapping):
             pairs = sorted(parameters.items())
-        else:
+        elif isinstance(parameters, Iterable) and not isinstance(parameters, (str, bytes)):
             pairs = parameters
-        for k, v in pairs:
-            self[k] = v
+        else:
+            raise TypeError("ParametersDict.update should be called with an iterable of key/value pairs, "
+                            f"but got {type(parameters).__name__}")
+        for j, pair in enumerate(pairs):
+            if not isinstance(pair, Iterable):
+                raise TypeError(f"ParameterDict update sequence element #{j} should be Iterable; "
+                                f"is {type(pair).__name__}")
+            if len(pair) != 2:
+                raise ValueError(f"ParameterDict update sequence element #{j} has length {len(pair)}; 2 is required")
+            self[pair[0]] = pair[1]
 
-    def __getitem__(self, key: str) -> Parameter:
-        return self._parameters[key]
+    @staticmethod
+    def _attr(key: Any) -> str:
+        if not isinstance(key, str):
+            raise TypeError(f"Index given to ParameterDict cannot be used as a key as it is not a string "
+                            f"(type is '{type(key).__name__}'). Open an issue on github if you need non-string keys.")
+        return key
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, self._attr(key))
 
     def __setitem__(self, key: str, value: Any) -> None:
-        self.register_parameter(key, None if value is None else _as_parameter(value, "ParameterDict"))
+        attr = self._attr(key)
+        self._keys[key] = None
+        setattr(self, attr, _as_parameter(value))
 
     def __delitem__(self, key: str) -> None:
-        del self._parameters[key]
+        del self._keys[key]
+        delattr(self, self._attr(key))
 
-    def __contains__(self, key: str) -> bool:
-        return key in self._parameters
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
 
     def __len__(self) -> int:
-        return len(self._parameters)
+        return len(self._keys)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(list(self._parameters))
+        return iter(list(self._keys))
 
     def keys(self) -> Iterable[str]:
-        return self._parameters.keys()
+        return self._keys.keys()
 
-    def values(self) -> Iterable[Parameter]:
-        return self._parameters.values()
+    def values(self) -> Iterable[Any]:
+        return [self[k] for k in self._keys]
 
-    def items(self) -> Iterable[tuple[str, Parameter]]:
-        return self._parameters.items()
+    def items(self) -> Iterable[tuple[str, Any]]:
+        return [(k, self[k]) for k in self._keys]
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self._parameters.get(key, default)
+        return self[key] if key in self else default
 
-    def pop(self, key: str) -> Parameter:
-        return self._parameters.pop(key)
+    def pop(self, key: str) -> Any:
+        value = self[key]
+        del self[key]
+        return value
 
     # PyTorch's other dict methods; copies share the Parameter objects
-    def popitem(self) -> tuple[str, Parameter]:
-        """Remove and return the last ``(key, parameter)``."""
-        return self._parameters.popitem()
+    def popitem(self) -> tuple[str, Any]:
+        """Remove and return the last ``(key, value)``."""
+        key = next(reversed(self._keys))
+        return key, self.pop(key)
 
     def setdefault(self, key: str, default: Any = None) -> Any:
         if key not in self:
@@ -412,13 +452,14 @@ class ParameterDict(Module):
         return ParameterDict(OrderedDict((k, default) for k in keys))
 
     def copy(self) -> ParameterDict:
-        return ParameterDict(OrderedDict(self._parameters))
+        return ParameterDict(OrderedDict(self.items()))
 
     def clear(self) -> None:
-        self._parameters.clear()
+        for key in list(self._keys):
+            del self[key]
 
     def __reversed__(self) -> Iterator[str]:
-        return reversed(list(self._parameters))
+        return reversed(list(self._keys))
 
     def __or__(self, other: Any) -> ParameterDict:
         out = self.copy()
@@ -435,4 +476,4 @@ class ParameterDict(Module):
         return self
 
     def extra_repr(self) -> str:
-        return _parameter_lines(self._parameters)
+        return _parameter_lines(self.items())

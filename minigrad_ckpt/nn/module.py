@@ -8,6 +8,7 @@ adds state that is saved but not trained (BatchNorm's running statistics).
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
@@ -263,13 +264,28 @@ class Module:
             self._check_kind(name, value, "child module", "nn.Module")
             modules[name] = None
         elif isinstance(value, Buffer):  # PyTorch's: a plain attribute of that name is a KeyError
-            self.register_buffer(name, value, persistent=value.persistent)
+            self._register_assigned_buffer(name, value)
         elif name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 self._check_kind(name, value, "buffer", "Tensor")
             buffers[name] = value
         else:
             object.__setattr__(self, name, value)
+
+    def _register_assigned_buffer(self, name: str, value: Buffer) -> None:
+        """``self.name = nn.Buffer(t)`` goes through ``register_buffer``, so an override is heard. A
+        subclass whose override lacks ``persistent`` (written before PyTorch had it) still works, as in
+        PyTorch: it is called without it, and a non-persistent Buffer is refused rather than silently
+        made persistent."""
+        register = self.register_buffer
+        if (type(self).register_buffer is Module.register_buffer
+                or "persistent" in inspect.signature(register).parameters):
+            register(name, value, value.persistent)
+        elif not value.persistent:
+            raise RuntimeError("Registering a non-persistent buffer on a Module subclass that implements "
+                               "register_buffer() without the persistent argument is not allowed.")
+        else:
+            register(name, value)
 
     def _forget(self, name: str, *stores: dict) -> None:
         """Drop ``name`` from the other registries (and the instance dict) before it is registered anew."""
@@ -488,9 +504,9 @@ class Module:
         name, unless ``remove_duplicate=False``, as in PyTorch."""
         if remove_duplicate:
             memo = set() if memo is None else memo
-            if id(self) in memo:
+            if self in memo:  # the modules themselves, as PyTorch (a caller's memo may be read afterwards)
                 return
-            memo.add(id(self))
+            memo.add(self)
         yield prefix, self
         for name, m in self._modules.items():
             if m is not None:
@@ -889,14 +905,22 @@ class Module:
         for name, t in self._buffers.items():
             if t is not None and name not in self._non_persistent:
                 out[prefix + name] = t if keep_vars else t.detach()
-        if self._has_extra_state():
+        if self._saves_extra_state():
             out[prefix + "_extra_state"] = self.get_extra_state()
 
-    def _own_state(self) -> OrderedDict[str, Tensor]:
-        """The state dict's tensors without running any hook: what ``load_state_dict`` loads into."""
-        out: OrderedDict[str, Tensor] = OrderedDict()
+    def _own_state(self) -> OrderedDict[str, Any]:
+        """The keys ``load_state_dict`` expects, without running any hook: each module's tensors (whatever
+        an override of ``_save_to_state_dict`` saves), then its ``_extra_state`` if it can take one back
+        (it overrides ``set_extra_state``: PyTorch asks for the key on loading by that, not by
+        ``get_extra_state``, so a module that only saves it finds the key unexpected)."""
+        out: OrderedDict[str, Any] = OrderedDict()
         for p, m in self._walk():
-            Module._save_to_state_dict(m, out, p, False)  # the tensors themselves, whatever an override saves
+            for store in (m._parameters, m._buffers):
+                for name, t in store.items():
+                    if t is not None and not (store is m._buffers and name in m._non_persistent):
+                        out[p + name] = t.detach()
+            if m._loads_extra_state():
+                out[p + "_extra_state"] = None
         return out
 
     # ------------------------------------------------------- state-dict hooks
@@ -963,7 +987,7 @@ class Module:
         own = self._own_state()
         missing += [k for k in own if k not in state_dict and k not in missing]
         unexpected += self._unexpected_in_pytorch_order([k for k in state_dict if k not in own and k not in unexpected])
-        extras = {p + "_extra_state": m for p, m in self._walk() if m._has_extra_state()}
+        extras = {p + "_extra_state": m for p, m in self._walk() if m._loads_extra_state()}
         plan = self._load_plan({k: v for k, v in own.items() if k not in extras}, state_dict, problems)
         post_hooks = [m for _, m in self._walk() if m.__dict__.get("_load_state_dict_post_hooks")]
         # Everything is judged before anything is copied, unless post-hooks may still forgive keys
@@ -1044,9 +1068,9 @@ class Module:
         if strict:
             missing_keys.extend(prefix + n for n in local if prefix + n not in state_dict)
         extra = prefix + "_extra_state"
-        if self._has_extra_state() and extra in state_dict:
+        if self._loads_extra_state() and extra in state_dict:
             self.set_extra_state(state_dict[extra])
-        elif strict and self._has_extra_state():
+        elif strict and self._loads_extra_state():
             missing_keys.append(extra)
         elif strict and extra in state_dict:
             unexpected_keys.append(extra)
@@ -1167,8 +1191,13 @@ class Module:
                 f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(problems)
             )
 
-    def _has_extra_state(self) -> bool:
+    def _saves_extra_state(self) -> bool:
+        """``state_dict()`` holds an ``_extra_state`` entry for this module (it overrides the getter)."""
         return type(self).get_extra_state is not Module.get_extra_state
+
+    def _loads_extra_state(self) -> bool:
+        """``load_state_dict`` wants and takes back an ``_extra_state`` entry (it overrides the setter)."""
+        return type(self).set_extra_state is not Module.set_extra_state
 
     def get_extra_state(self) -> Any:
         """State beyond parameters and buffers for ``state_dict()`` (under ``"<prefix>_extra_state"``),

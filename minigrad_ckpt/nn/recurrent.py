@@ -84,6 +84,12 @@ def _check_recurrent_options(owner: str, **options: Any) -> None:
             raise ValueError(f"{owner}: {name} must be greater than zero, got {v}")
 
 
+
+def _init_bound(hidden_size: int) -> float:
+    """PyTorch's ``1/sqrt(hidden_size)`` init bound, 0 for ``hidden_size=0`` (a layer with no hidden
+    units has empty weights, and a division by zero is no reason to refuse building it)."""
+    return 1.0 / math.sqrt(hidden_size) if hidden_size > 0 else 0.0
+
 class RNNBase(Module):
     """The shared machinery of RNN, LSTM and GRU (``mode`` is ``"RNN_TANH"``, ``"RNN_RELU"``,
     ``"LSTM"`` or ``"GRU"``)."""
@@ -148,8 +154,8 @@ class RNNBase(Module):
 
     def reset_parameters(self) -> None:
         """Every weight and bias ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``, as PyTorch (the
-        projection ``weight_hr`` too)."""
-        k = 1.0 / math.sqrt(self.hidden_size)
+        projection ``weight_hr`` too); all zero for ``hidden_size=0``, whose weights hold nothing."""
+        k = _init_bound(self.hidden_size)
         for name in self._flat_names:
             init.uniform_(getattr(self, name), -k, k)
 
@@ -382,7 +388,7 @@ class RNNCellBase(Module):
 
     def reset_parameters(self) -> None:
         """Every weight and bias ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``, as PyTorch."""
-        k = 1.0 / math.sqrt(self.hidden_size)
+        k = _init_bound(self.hidden_size)
         for p in self.parameters():
             init.uniform_(p, -k, k)
 
