@@ -657,6 +657,28 @@ def set_batch_write_guard(guard: Callable[[Tensor, str, Any], None] | None) -> N
     batch_write_guard = guard
 
 
+class RandomFill:
+    """:data:`batch_write_guard`'s ``value`` for a random fill (``x.normal_()``, ``x.bernoulli_(p)``,
+    ``nn.init.trunc_normal_(x)``): what is written is a fresh draw of ``vmap``'s randomness -- one
+    per example, or under ``randomness="same"`` one for them all -- not a value the call made from
+    its example; ``operand`` is the tensor it was drawn with besides (``bernoulli_``'s ``p``), if any."""
+
+    __slots__ = ("operand",)
+
+    def __init__(self, operand: Any = None) -> None:
+        self.operand = operand
+
+
+class _JudgedFill(threading.local):
+    """The tensor a random fill is writing into, its fill already judged by :data:`batch_write_guard`
+    (:meth:`Tensor._write_drawn`): the ``copy_`` that writes it is not judged again."""
+
+    target: Tensor | None = None
+
+
+_judged_fill = _JudgedFill()
+
+
 #: PyTorch's refusal of ``retain_grad()`` in a function an ``mg.func`` transform runs (torch 2.13's words)
 _RETAIN_GRAD_IN_TRANSFORM = ("You are attempting to call Tensor.retain_grad() inside of a function being transformed "
                              "by a functorch transform. This is unsupported, please attempt to use the functorch "
@@ -1444,6 +1466,22 @@ class Tensor:
             return self._rebase(result, what)
         return self.copy_(result)  # (forward mode carries the tangent as for any copy_)
 
+    def _write_drawn(self, drawn: Tensor, what: str, operand: Any = None) -> Tensor:
+        """A random fill's write (``x.normal_()``, ``what`` its name): ``drawn``, a fresh sample in
+        this tensor's shape, written with ``copy_`` (its in-place rules, its record).  Inside ``vmap``
+        the guard judges the fill (:class:`RandomFill`: a draw of the vmap's randomness, with
+        ``operand``) and not its ``copy_``, whose value -- made in the call -- it would count as the
+        example's own: a fill into an unbatched tensor under ``randomness="same"`` writes one draw
+        for the batch, as PyTorch's does."""
+        if batch_write_guard is None:
+            return self.copy_(drawn)
+        batch_write_guard(self, what, RandomFill(operand))
+        _judged_fill.target = self
+        try:
+            return self.copy_(drawn)
+        finally:
+            _judged_fill.target = None
+
     def _check_rebase(self, what: str, value: Any = None) -> None:
         """The in-place changes :meth:`_rebase` records, and PyTorch's refusals beside them
         (``value``: the written operand, for :meth:`_check_write`)."""
@@ -1570,7 +1608,7 @@ class Tensor:
         recorded), outside the forward-mode transforms a tensor that carries a tangent is
         not written, and inside ``vmap`` not a tensor the function closes over (``value``: the
         written operand, see :data:`batch_write_guard`)."""
-        if batch_write_guard is not None:
+        if batch_write_guard is not None and _judged_fill.target is not self:
             batch_write_guard(self, what, value)
         if _grad_state.enabled and self._no_grad_view:  # (grad mode first: an optimizer's writes run without it)
             raise RuntimeError(

@@ -69,7 +69,7 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
         size = _batch_size(leaves, dims, where)
         slices = [_slicer(leaf, d) for leaf, d in zip(leaves, dims)]
         calls = _Calls(func, tree, slices, kwargs, randomness)
-        with BatchScope([leaf for leaf, d in zip(leaves, dims) if d is not None]):
+        with BatchScope([leaf for leaf, d in zip(leaves, dims) if d is not None], randomness):
             if size == 0:
                 outs = [calls.run_empty(leaves, dims)]
             else:
@@ -171,13 +171,22 @@ class _Calls:
             rewind(self.starts)
         drawn = draws_made()
         with watching_draws() as started:
-            result = self.func(*unflatten(self.tree, leaves), **self.kwargs)
-        if self.randomness == "error" and draws_made() != drawn:
-            rewind(started)  # as if the draw had been refused before it happened
-            raise RuntimeError(RANDOM_DRAW_REFUSED)
+            try:
+                result = self.func(*unflatten(self.tree, leaves), **self.kwargs)
+            except Exception:  # PyTorch refuses a draw when it is made: before whatever failed after it
+                self._refuse_draws(drawn, started)
+                raise
+        self._refuse_draws(drawn, started)
         for generator, counter in started.items():
             self.starts.setdefault(generator, counter)
         return flatten(result) + (result,)
+
+    def _refuse_draws(self, drawn: int, started: dict) -> None:
+        """Under ``randomness="error"``, the refusal of any draw the call made (``drawn``: the count
+        of draws before it), as if the draw had been refused before it happened."""
+        if self.randomness == "error" and draws_made() != drawn:
+            rewind(started)
+            raise RuntimeError(RANDOM_DRAW_REFUSED)
 
     def run(self, i: int) -> tuple:
         return self._call([s(i) for s in self.slices])

@@ -22,6 +22,17 @@ per example, where PyTorch's batching sees one call on the whole batch:
 Writes into the function's own tensors (made in the call) and into the
 mapped arguments' slices are the examples' own: allowed, as in PyTorch.
 
+A random fill (``buf.normal_()``, ``nn.init.trunc_normal_(buf)``) writes a
+draw of ``vmap``'s randomness, which the loop makes under each ``randomness``
+mode as PyTorch's batching does: into such an unbatched tensor, ``"same"``
+writes the one draw of the batch (every example draws it; the last write
+wins), ``"different"`` is refused with PyTorch's words (one tensor cannot hold
+a draw per example), and ``"error"`` refuses the draw.  So is a fill drawn
+with a batched operand (``buf.bernoulli_(p)``, ``p`` mapped): a batched value.
+An in-place dropout of such a tensor multiplies it by a mask: under
+``"different"`` the example's own, a batched value; under ``"same"`` an
+update that reads the old value, made once per example (refused).
+
 A tensor is told batched or not by where its memory comes from, as
 :mod:`.captures` tells the tensors a transform closes over: ``vmap`` opens a
 :class:`BatchScope` that stamps the tensors made while it is open
@@ -34,8 +45,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tensor import Tensor, _seq, set_batch_write_guard
+from ..tensor import RandomFill, Tensor, _seq, set_batch_write_guard
 from .captures import ScopeStack, memory_made_before
+from .transforms import RANDOM_DRAW_REFUSED
 
 __all__ = ["BatchScope", "BATCHED_WRITE_REFUSED"]
 
@@ -50,6 +62,9 @@ REPEATED_WRITE_REFUSED = ("vmap: {what}: an in-place update of a tensor the func
                           "example), where PyTorch's vmap makes it once for the batch (or refuses it, where the "
                           "value depends on the example); make the update outside vmap, or pass the tensor as a "
                           "mapped argument")
+DIFFERENT_FILL_REFUSED = ("vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will "
+                          "appear like same randomness. If this is necessary for your usage, please file an issue "
+                          "with functorch.")
 
 #: writes whose result does not read the old value: the same write made again changes nothing
 _SETTING = frozenset(("fill_", "zero_", "copy_", "__setitem__", ".data"))
@@ -57,15 +72,21 @@ _SETTING = frozenset(("fill_", "zero_", "copy_", "__setitem__", ".data"))
 #: hand the guard their result, made in the call whatever their operands: told apart by name)
 _OWN_OPERAND = _SETTING | {"add_", "subtract_", "multiply_", "divide_", "set_"}  # (.data = v: PyTorch's words)
 _PYTORCH_NAME = {"subtract_": "sub_", "multiply_": "mul_", "divide_": "div_"}
+#: the in-place writes of a random mask times the old value (not rrelu's, random in training only;
+#: PyTorch's vmap supports no rrelu at all)
+_RANDOM_MASKS = frozenset(f"{name}(inplace=True)" for name in (
+    "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"))
 
 
 class BatchScope:
-    """One ``vmap`` call's loop over the examples: ``with BatchScope(mapped):`` around it, where
-    ``mapped`` lists the tensors mapped over a dimension (their slices are the examples)."""
+    """One ``vmap`` call's loop over the examples: ``with BatchScope(mapped, randomness):`` around it, where
+    ``mapped`` lists the tensors mapped over a dimension (their slices are the examples);
+    ``randomness`` is the vmap's mode."""
 
-    def __init__(self, mapped: list[Tensor]) -> None:
+    def __init__(self, mapped: list[Tensor], randomness: str) -> None:
         self.start = next(_seq)
         self.mapped = {id(t._version_box) for t in mapped}
+        self.randomness = randomness
 
     def __enter__(self) -> BatchScope:
         _vmaps.push(self)
@@ -82,11 +103,25 @@ class BatchScope:
     def check(self, target: Tensor, what: str, value: Any) -> None:
         if not self.unbatched(target):
             return
+        if isinstance(value, RandomFill):
+            return self._check_fill(what, value.operand)
+        if what in _RANDOM_MASKS and self.randomness == "different":
+            raise RuntimeError(BATCHED_WRITE_REFUSED.format(what=what))  # (its mask: the example's own draw)
         name = _PYTORCH_NAME.get(what, what)
         if what in _OWN_OPERAND and isinstance(value, Tensor) and not self.unbatched(value):
             raise RuntimeError(DATA_REFUSED if what == ".data" else BATCHED_WRITE_REFUSED.format(what=name))
         if what not in _SETTING or value is None:
             raise RuntimeError(REPEATED_WRITE_REFUSED.format(what=name))
+
+
+    def _check_fill(self, what: str, operand: Any) -> None:
+        """A random fill of an unbatched tensor: allowed where every example writes the same draw."""
+        if self.randomness == "error":
+            raise RuntimeError(RANDOM_DRAW_REFUSED)
+        if isinstance(operand, Tensor) and not self.unbatched(operand):
+            raise RuntimeError(BATCHED_WRITE_REFUSED.format(what=what))
+        if self.randomness == "different":
+            raise RuntimeError(DIFFERENT_FILL_REFUSED)
 
 
 def refuse_unbatched_write(target: Tensor, what: str, value: Any) -> None:

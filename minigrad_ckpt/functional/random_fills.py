@@ -6,7 +6,9 @@ generator (one key per call, or ``generator=``) in the tensor's shape, dtype and
 it with ``copy_``. So the write follows the in-place rules: refused on a leaf that requires grad
 outside ``no_grad``, recorded otherwise with no gradient to the values it overwrites (as
 PyTorch's), seen by every view; and a checkpointed segment keeps the drawn sample as the constant
-its replay reads, bit for bit. The laws are PyTorch's; the numbers are the engine generator's.
+its replay reads, bit for bit.  Inside ``mg.func.vmap`` the write is judged as a draw of the vmap's
+randomness, not as a value of the example (``Tensor._write_drawn``).  The laws are PyTorch's; the
+numbers are the engine generator's.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
     _require_float(self, "normal_")
     creation.check_normal_std(std)
     z = creation.randn(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
-    return self.copy_(z * std + _location(self, mean))
+    return self._write_drawn(z * std + _location(self, mean), "normal_")
 
 
 def uniform_(self: Tensor, *args: float, generator: _random.Generator | None = None, **bounds: float) -> Tensor:
@@ -78,7 +80,7 @@ def uniform_(self: Tensor, *args: float, generator: _random.Generator | None = N
     top = _below(high, self.dtype) if self.dtype.kind == "f" else None
     if top is not None and top >= low:  # rounding to the dtype reached ``to`` (float32's uniform_(1000, 1001)
         value = value.clamp(max=top)  # drew 1001.0): PyTorch's draws stay below it
-    return self.copy_(value)
+    return self._write_drawn(value, "uniform_")
 
 
 def _check_uniform_bounds(low: float, high: float, dtype: Any) -> None:
@@ -114,7 +116,7 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: _random.Generator | Non
     below = (_uniform01(self, generator) < (prob.detach() if isinstance(prob, Tensor) else prob)).to(self.dtype)
     if isinstance(prob, Tensor) and prob.requires_grad and self.dtype.kind == "f":
         below = below + zero_link(prob, self.dtype)  # PyTorch's p, a tensor, is differentiated: gradient 0
-    return self.copy_(below)
+    return self._write_drawn(below, "bernoulli_", operand=prob if isinstance(prob, Tensor) else None)
 
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator: _random.Generator | None = None) -> Tensor:
@@ -124,7 +126,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: _random.Generat
     _require_float(self, "exponential_")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    return self.copy_(-(1 - _uniform01(self, generator)).log() / lambd)
+    return self._write_drawn(-(1 - _uniform01(self, generator)).log() / lambd, "exponential_")
 
 
 def geometric_(self: Tensor, p: float, *, generator: _random.Generator | None = None) -> Tensor:
@@ -137,7 +139,8 @@ def geometric_(self: Tensor, p: float, *, generator: _random.Generator | None = 
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
     u = _uniform01(self, generator)
-    return self.copy_(((1 - u).log() / math.log1p(-p)).ceil().clamp(min=1).to(self.dtype))
+    trials = ((1 - u).log() / math.log1p(-p)).ceil().clamp(min=1)
+    return self._write_drawn(trials.to(self.dtype), "geometric_")
 
 
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
@@ -149,7 +152,7 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
     z = creation.randn(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
-    return self.copy_((z * std + mean).exp())
+    return self._write_drawn((z * std + mean).exp(), "log_normal_")
 
 
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
@@ -160,7 +163,7 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
     _require_float(self, "cauchy_")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
-    return self.copy_(((_uniform01(self, generator) - 0.5) * math.pi).tan() * sigma + median)
+    return self._write_drawn(((_uniform01(self, generator) - 0.5) * math.pi).tan() * sigma + median, "cauchy_")
 
 
 def random_(self: Tensor, *args: int, generator: _random.Generator | None = None, **bounds: int) -> Tensor:
@@ -179,7 +182,7 @@ def random_(self: Tensor, *args: int, generator: _random.Generator | None = None
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     creation._check_random_bounds(low, high, self.dtype)  # within the dtype (NumPy's cast wrapped them)
     draw = creation.randint(int(low), int(high), tuple(self.shape), device=self.device, generator=generator)
-    return self.copy_(draw.to(self.dtype))
+    return self._write_drawn(draw.to(self.dtype), "random_")
 
 
 def _integer_bound(name: str, v: Any) -> int:

@@ -87,9 +87,12 @@ def _zero_elements(tensor: Tensor) -> bool:
     return True
 
 
-def _fill(t: Tensor, values: Any) -> Tensor:
+def _fill(t: Tensor, values: Any, drawn_by: str | None = None) -> Tensor:
+    """``values`` written into ``t``, not recorded; ``drawn_by``: the name of the random fill that
+    drew them (inside ``vmap`` a draw of its randomness, :meth:`Tensor._write_drawn`)."""
     with no_grad():
-        t.copy_(Tensor.constant(values, t.device))
+        values = Tensor.constant(values, t.device)
+        t.copy_(values) if drawn_by is None else t._write_drawn(values, drawn_by)
     return t
 
 
@@ -182,7 +185,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     if _standard_normal_mass(alpha, beta) < 0.25:
         key = _random.key_from(generator, "trunc_normal_")
         z = _truncated_standard_normal(xp, key, tensor.shape, tensor.dtype, alpha, beta)
-        return _fill(tensor, xp.clip(z * std + mean, a, b).astype(tensor.dtype))
+        return _fill(tensor, xp.clip(z * std + mean, a, b).astype(tensor.dtype), "trunc_normal_")
 
     def draw() -> Any:  # a fresh key each time, from generator or the engine's
         return _random.normal(xp, _random.key_from(generator, "trunc_normal_"), tensor.shape, tensor.dtype) * std + mean
@@ -191,7 +194,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     outside = (values < a) | (values > b)
     for _ in range(1000):  # a bound an std or more from the mean rejects few; [a, b] far out needs more
         if not bool(xp.scalar(outside.any())):
-            return _fill(tensor, values)
+            return _fill(tensor, values, "trunc_normal_")
         values = xp.where(outside, draw(), values)
         outside = (values < a) | (values > b)
     raise ValueError(f"trunc_normal_: [{a}, {b}] holds too little of N({mean}, {std}^2) to draw from")
@@ -243,7 +246,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
     q = q * xp.sign(xp.diagonal(r))
     if rows < cols:
         q = q.T
-    return _fill(tensor, (q * gain).reshape(tensor.shape).astype(tensor.dtype))
+    return _fill(tensor, (q * gain).reshape(tensor.shape).astype(tensor.dtype), "orthogonal_")
 
 
 def eye_(tensor: Tensor) -> Tensor:
@@ -292,7 +295,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     bits = _random.uniform_bits(xp, _random.key_from(generator, "sparse_"), rows * cols)
     draws = (bits >> xp.uint64(11)).reshape(tensor.shape)
     rank = xp.argsort(xp.argsort(draws, axis=0), axis=0)  # each column's rows in a random order
-    return _fill(tensor, xp.where(rank < zeros, 0, values).astype(tensor.dtype))
+    return _fill(tensor, xp.where(rank < zeros, 0, values).astype(tensor.dtype), "sparse_")
 
 
 def _none_on_meta(fill: Any) -> Any:
