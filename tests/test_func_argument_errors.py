@@ -161,3 +161,14 @@ def test_jvp_of_primals_without_a_tensor_is_refused(primals, tangents):
     with pytest.raises(RuntimeError, match="Expected primals to contain at least one Tensor"):
         F.jvp(lambda *a: calls.append(a) or X, primals, tangents)
     assert not calls
+
+
+@pytest.mark.parametrize("in_dims", [True, False, (True,), ((0, False),)], ids=repr)
+def test_vmap_refuses_a_bool_in_dim_with_pytorchs_type_error(in_dims):
+    """torch 2.13: ``vmap(f, in_dims=True)(x)`` of a 2-D ``x`` raises TypeError ("size(): argument 'dim'
+    must be int, not bool"); the engine raised only ValueError (its refusal of an in_dims of the wrong
+    type, and PyTorch's where ``True`` is past a 1-D input's dims): both now."""
+    x = mg.ones(2, 3)
+    for error in (TypeError, ValueError):
+        with pytest.raises(error, match="in_dims holds a bool"):
+            mg.func.vmap(lambda x: x, in_dims=in_dims)(x if in_dims != ((0, False),) else (x, x))

@@ -39,6 +39,12 @@ __all__ = ["vmap"]
 _RANDOMNESS = ("error", "different", "same")
 
 
+class BoolInDim(TypeError, ValueError):
+    """A bool where ``in_dims`` wants an int or None (``in_dims=True``): PyTorch's ``TypeError``
+    (its ``size()`` refuses a bool dim), and the ``ValueError`` of an in_dims of the wrong type here
+    (and PyTorch's, where ``True`` is past a 1-D input's dims)."""
+
+
 def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = "error", *,
          chunk_size: int | None = None) -> Callable:
     """``func`` vectorised over a batch dimension of its arguments.
@@ -86,10 +92,17 @@ def _leaf_dims(in_dims: Any, args: tuple, where: str) -> list[int | None]:
     """One mapped dimension (or None) per leaf of ``args``, in :func:`flatten`'s order."""
     if isinstance(in_dims, int) and not isinstance(in_dims, bool):
         return _expand(in_dims, args, where, "in_dims")
+    if isinstance(in_dims, bool) or isinstance(in_dims, tuple) and any(map(_is_bool, flatten(in_dims)[0])):
+        raise BoolInDim(f"{where}: in_dims holds a bool; each mapped dim must be an int, or None for an "
+                        f"input that is not mapped (got {in_dims!r})")
     if not isinstance(in_dims, tuple):
         raise ValueError(f"{where}: expected `in_dims` to be int or a (potentially nested) tuple matching "
                          f"the structure of inputs, got: {type(in_dims)}.")
     return _expand(in_dims, args, where, "in_dims")
+
+
+def _is_bool(dim: Any) -> bool:
+    return isinstance(dim, bool)
 
 
 def _expand(dims: Any, value: Any, where: str, what: str) -> list[int | None]:
