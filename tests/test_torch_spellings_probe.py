@@ -196,6 +196,11 @@ def test_the_cross_method_reads_its_second_argument_as_pytorchs_dim():
     with pytest.warns(UserWarning, match="first dim of size 3"):
         assert a.cross(b).tolist() == torch_dim0                    # PyTorch's default: the first size-3 dim
     assert mg.cross(a, b).tolist() == np.cross(a.numpy(), b.numpy()).tolist()   # NumPy's: the last axis
+    with pytest.warns(UserWarning, match="first dim of size 3"):  # PyTorch's dim=None given: its default
+        assert mg.cross(a, b, dim=None).tolist() == torch_dim0     # (was NumPy's last axis)
+    for refused in (lambda: mg.ones(2, 4).cross(mg.ones(2, 4)), lambda: mg.cross(mg.ones(4), mg.ones(4), dim=None)):
+        with pytest.raises(RuntimeError, match="no dimension of size 3 in input"):  # PyTorch's (was ValueError)
+            refused()
     x = mg.tensor(np.arange(9.0).reshape(3, 3), dtype="float64", requires_grad=True)
     (x.cross(mg.tensor(b.numpy(), dtype="float64"), 0) * mg.arange(9.0, dtype="float64").reshape(3, 3)).sum().backward()
     assert x.grad.tolist() == [[-3.0, 3.0, 24.0], [-6.0, 1.0, -16.0], [3.0, -1.0, 4.0]]   # torch's autograd

@@ -40,7 +40,7 @@ from .arguments import (
     refuse_bool,
     refuse_complex,
 )
-from .errors import DtypeNotImplemented, NeedsFloatingInput, RefusedArgument, TooFewDims
+from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument, TooFewDims
 from .indexing import take_along_axis_in_range
 
 __all__ = [
@@ -611,7 +611,34 @@ take = with_dim(mf.take)
 roll = with_dim(mf.roll)
 repeat = with_dim(mf.repeat)
 take_along_axis = with_dim(mf.take_along_axis)
-cross = with_dim(mf.cross)
+_numpy_cross = with_dim(mf.cross)
+
+
+def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | None = None, *,
+          dim: Any = _UNSET) -> Tensor:
+    """NumPy's ``cross``, along the last axis (or ``axisa``/``axisb``/``axisc``, or ``axis``), and
+    PyTorch's ``torch.cross(input, other, dim=None)``: with ``dim=`` along that dim, and with
+    ``dim=None`` (PyTorch's default, given) along the first dim of size 3, with PyTorch's
+    deprecation warning."""
+    if dim is _UNSET:
+        return mf.cross(a, b, axisa, axisb, axisc, axis)
+    if (axisa, axisb, axisc, axis) != (-1, -1, -1, None):
+        raise TypeError("cross: pass either axis= or dim=, not both (they are the same argument)")
+    return _numpy_cross(a, b, dim=first_dim_of_size_3(a, b, stacklevel=3) if dim is None else dim)
+
+
+def first_dim_of_size_3(a: Any, b: Any, stacklevel: int) -> int:
+    """The dim PyTorch's ``cross`` takes without one (``x.cross(y)``, ``torch.cross(x, y)``): the first
+    of size 3 in the broadcast shape (counted from the end, for the broadcast), with its deprecation
+    warning; none is PyTorch's RuntimeError."""
+    shape = host_numpy.broadcast_shapes(tuple(getattr(a, "shape", ())), tuple(getattr(b, "shape", ())))
+    sizes3 = [d for d, n in enumerate(shape) if n == 3]
+    if not sizes3:
+        raise InputMismatch(f"no dimension of size 3 in input (cross of the shape {shape})")
+    warnings.warn("Using cross without specifying the dim arg is deprecated (PyTorch): it takes the first dim "
+                  "of size 3; pass dim= or use mg.linalg.cross(x, y) for the last", UserWarning,
+                  stacklevel=stacklevel)
+    return sizes3[0] - len(shape)
 
 
 def squeeze(x: Any, axis: Any = None, *, dim: Any = _UNSET) -> Tensor:

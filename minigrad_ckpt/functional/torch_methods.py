@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import warnings
 from typing import Any
 
 from ..backend import (
@@ -596,14 +595,7 @@ def cross_method(self: Tensor, other: Any, dim: Any = None) -> Tensor:
     along the last)."""
     if dim is None:
         other = as_tensor(other, self)
-        shape = host_numpy.broadcast_shapes(self.shape, other.shape)
-        sizes3 = [d for d, n in enumerate(shape) if n == 3]
-        if not sizes3:
-            raise ValueError(f"cross: no dimension of size 3 in the input of shape {shape}")
-        warnings.warn("Using cross without specifying the dim arg is deprecated (PyTorch): it takes the "
-                      "first dim of size 3; pass dim= or use mg.cross(x, y) for the last", UserWarning,
-                      stacklevel=2)
-        dim = sizes3[0] - len(shape)
+        dim = ti.first_dim_of_size_3(self, other, stacklevel=3)
     return ti.cross(self, other, dim=dim)
 
 
