@@ -1615,7 +1615,8 @@ class Tensor:
                 f"{what}: a view was created in no_grad mode and is being modified in place with grad mode "
                 f"enabled (PyTorch's refusal: the change would not reach its base's history); make the view "
                 f"and the change both inside the no_grad block, or both outside it")
-        if _grad_state.enabled and not self._requires_grad and _views_a_leaf_that_requires_grad(self):
+        if (_grad_state.enabled and not self._requires_grad and len(self._version_box) > 1  # (own memory: no call)
+                and _views_a_leaf_that_requires_grad(self)):
             # a view made before its base was set to require grad: the write is unrecorded, and would change the leaf
             raise RuntimeError(f"{what}: a view of a leaf Variable that requires grad is being used in an "
                                f"in-place operation (PyTorch's refusal: it would change the leaf); update it "
