@@ -76,10 +76,12 @@ class _State(threading.local):
     def enabled(self, mode: bool) -> None:
         self.requested = mode = bool(mode)
         mode = mode and not self.inference  # PyTorch's inference mode records nothing, whatever grad mode says
-        grad_off.change(self._enabled - mode)  # on -> off: +1, off -> on: -1
-        if self._enabled and not mode:  # (a thread-local write costs: only when it switches off)
-            self.switched_off += 1
-        self._enabled = mode
+        was = self._enabled  # (read once: each read of a thread-local attribute costs a few hundred instructions)
+        if was is not mode:  # (the mode it has: no count to change, nothing to write)
+            grad_off.change(was - mode)  # on -> off: +1, off -> on: -1
+            if was:
+                self.switched_off += 1
+            self._enabled = mode
 
 
 state = _State()

@@ -1610,12 +1610,14 @@ class Tensor:
         written operand, see :data:`batch_write_guard`)."""
         if batch_write_guard is not None and _judged_fill.target is not self:
             batch_write_guard(self, what, value)
-        if _grad_state.enabled and self._no_grad_view:  # (grad mode first: an optimizer's writes run without it)
+        # the tensor's flags before grad mode, a thread-local property that costs more: an optimizer's
+        # parameters are no views and require grad
+        if self._no_grad_view and _grad_state.enabled:
             raise RuntimeError(
                 f"{what}: a view was created in no_grad mode and is being modified in place with grad mode "
                 f"enabled (PyTorch's refusal: the change would not reach its base's history); make the view "
                 f"and the change both inside the no_grad block, or both outside it")
-        if (_grad_state.enabled and not self._requires_grad and len(self._version_box) > 1  # (own memory: no call)
+        if (not self._requires_grad and len(self._version_box) > 1 and _grad_state.enabled  # (own memory: no call)
                 and _views_a_leaf_that_requires_grad(self)):
             # a view made before its base was set to require grad: the write is unrecorded, and would change the leaf
             raise RuntimeError(f"{what}: a view of a leaf Variable that requires grad is being used in an "
@@ -1865,8 +1867,7 @@ class Tensor:
                 or g.shape != data.shape or g.dtype != data.dtype or not (data.flags.c_contiguous
                                                                         and g.flags.c_contiguous)):
             return self.sub_(scale * g)
-        self._check_write("sub_", g)
-        self._refuse_overlapping_write("sub_")
+        self._check_write("sub_", g)  # (no _refuse_overlapping_write: a C-contiguous array repeats no element)
         if _write_guard is not None:
             _write_guard(self)
         if data.size < 2 * _SCRATCH_SIZE:  # (sub_'s path took 3.3 us more a parameter: the MLP step's biases)

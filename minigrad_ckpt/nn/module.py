@@ -302,6 +302,9 @@ class Module:
 
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
+        params = d.get("_parameters")  # (a layer's weight and bias, each call: before the loop over the stores)
+        if params is not None and name in params:
+            return params[name]
         for store in ("_parameters", "_buffers", "_modules"):
             if store in d and name in d[store]:
                 return d[store][name]

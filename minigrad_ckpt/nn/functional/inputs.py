@@ -80,7 +80,7 @@ def _check_input_dtype(name: str, x: Tensor, param: Tensor | None) -> None:
     a silent slow-down and a loss of the model's dtype; integer input would be
     promoted to float. Both are errors here, naming both dtypes and the fix.
     """
-    if param is None or x.dtype == param.dtype:
+    if param is None or x._data.dtype == param._data.dtype:  # (the arrays' dtypes: Tensor.dtype is a property)
         return
     if x.dtype.kind not in "fc":
         raise LayerDtypeMismatch(f"{name}: got {x.dtype} input, but its parameters are {param.dtype}; convert "
