@@ -324,8 +324,10 @@ def _passed_through(xp: Any, r: Any, tangents: Any, out: Tensor, args: tuple) ->
     output then needs a copy, as PyTorch's has one: a custom Function's ``jvp`` may write into the
     tangent it gets (for an input marked dirty, PyTorch's documented pattern), and must not write
     into the caller's.  A view (or the input itself, handed back) keeps its base's tangent."""
-    owner = xp.memory_owner(r)
+    owner, kind = xp.memory_owner(r), r.__class__
     for a, t in zip(args, tangents):
-        if t is not None and xp.memory_owner(t) is owner:
-            return not (isinstance(a, Tensor) and xp.memory_owner(a._data) is xp.memory_owner(out._data))
+        # (an operand's tangent on another device -- a CPU scalar beside a device tensor -- is other memory)
+        if t is not None and t.__class__ is kind and xp.memory_owner(t) is owner:
+            return not (isinstance(a, Tensor) and a._data.__class__ is kind
+                        and xp.memory_owner(a._data) is xp.memory_owner(out._data))
     return False
