@@ -145,3 +145,15 @@ def test_buffer_assignment_calls_an_override_without_persistent():
     assert calls == ["bar"] and "bar" in m.state_dict()
     with pytest.raises(RuntimeError, match="without the persistent argument"):
         m.baz = nn.Buffer(mg.rand(1), persistent=False)
+
+
+def test_parameter_containers_pickled_before_they_held_other_objects_still_load():
+    """A ParameterList/ParameterDict pickled by an earlier version has no _size/_keys (its entries were
+    all parameters): len(), iteration and indexing work on it after loading."""
+    import pickle
+
+    plist, pdict = mg.nn.ParameterList([mg.ones(2), mg.zeros(3)]), mg.nn.ParameterDict({"a": mg.ones(1)})
+    del plist.__dict__["_size"], pdict.__dict__["_keys"]  # as the earlier version pickled them
+    plist, pdict = pickle.loads(pickle.dumps(plist)), pickle.loads(pickle.dumps(pdict))
+    assert len(plist) == 2 and [p.shape for p in plist] == [(2,), (3,)] and plist[-1].shape == (3,)
+    assert len(pdict) == 1 and list(pdict) == ["a"] and "a" in pdict and pdict["a"].shape == (1,)

@@ -351,6 +351,11 @@ class ParameterList(Module):
     def __len__(self) -> int:
         return self._size
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickled before the list held objects that are no Parameters: its entries are its parameters
+        state.setdefault("_size", len(state.get("_parameters", ())))
+        self.__dict__.update(state)
+
     __dir__ = _dir_without_numbers
 
     def __iter__(self) -> Iterator[Any]:
@@ -412,6 +417,11 @@ class ParameterDict(Module):
 
     def __contains__(self, key: object) -> bool:
         return key in self._keys
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickled before the dict held objects that are no Parameters: its keys are its parameters'
+        state.setdefault("_keys", dict.fromkeys(state.get("_parameters", ())))
+        self.__dict__.update(state)
 
     def __len__(self) -> int:
         return len(self._keys)
