@@ -83,3 +83,13 @@ def test_pytorchs_value_error(case):
     with pytest.raises(ValueError) as caught:
         VALUE_ERRORS[case]()
     assert not isinstance(caught.value, RuntimeError)
+
+
+def test_adaptive_avg_pool_answers_an_empty_channel_dim_and_refuses_an_empty_plane():
+    """PyTorch's adaptive_avg_pool1d/2d answer a (1, 0, 3, 3) input but refuse an empty spatial dim with
+    RuntimeError (the evenly-dividing shortcut let an empty plane through to an answer)."""
+    assert F.adaptive_avg_pool2d(r(1, 0, 3, 3), 2).shape == (1, 0, 2, 2)
+    assert F.adaptive_avg_pool1d(r(1, 0, 4), 2).shape == (1, 0, 2)
+    for shape, dim in (((1, 2, 0, 4), 2), ((2, 0, 4), 1), ((1, 2, 4, 0), 3)):
+        with pytest.raises(RuntimeError, match=f"with dimension {dim} being empty"):
+            F.adaptive_avg_pool2d(r(*shape), 2)

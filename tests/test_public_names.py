@@ -118,6 +118,7 @@ PYTORCH_EXTENDED = {
     "flip", "roll",  # dims=, shifts=: PyTorch's keyword names
     "swapaxes",  # axis0=/axis1=: PyTorch's keyword names (its axis1 is NumPy's axis2)
     "max", "min", "argmax", "argmin", "take",  # input= (take's index=): PyTorch's keyword names
+    "cross",  # dim=None: PyTorch's first dim of size 3, with its deprecation warning
     "meshgrid",  # operands in one list: PyTorch's spelling, with its default indexing="ij"
 }
 NAMESPACE_ONLY = {"to_device"}  # a move between devices: Tensor.to is its public face

@@ -310,6 +310,10 @@ def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
     ``None`` keeps that axis); evenly dividing sizes are one ``avg_pool2d``."""
     refuse_average_without_kernel("adaptive_avg_pool2d", input, output_size)
     xt = _tensor(input)
+    if xt.ndim in (3, 4) and 0 in xt.shape[-2:]:  # an empty plane is refused; an empty channel dim answers
+        raise InputMismatch(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
+                            f"dimensions, but input has sizes {list(xt.shape)} with dimension "
+                            f"{xt.ndim - 2 + list(xt.shape[-2:]).index(0)} being empty")
     if xt.ndim in (3, 4) and xt.dtype.kind != "c":  # (complex: a global mean, not avg_pool2d's kernel)
         h, w = xt.shape[-2:]
         size = (output_size, output_size) if isinstance(output_size, (int, host_numpy.integer)) else output_size
