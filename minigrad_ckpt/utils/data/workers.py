@@ -17,7 +17,10 @@ the worker id as PyTorch's workers seed it (:func:`numpy_seed_state`): without
 it every worker forked from the main process drew the same NumPy numbers, epoch
 after epoch.  Those two streams run on through a worker's batches, as in
 PyTorch: a resume mid-epoch restarts them (draw from the engine's generator to
-resume exactly).
+resume exactly).  A ``worker_init_fn`` that seeds the engine's generator
+(``mg.manual_seed``, PyTorch's ``torch.manual_seed`` there) takes the worker's
+stream over, as in PyTorch: it runs on through the worker's batches, which then
+depend on which worker makes them, and a resume mid-epoch restarts it too.
 
 Nothing hangs: a worker's exception is raised again in the main process with
 the worker's traceback; a worker that dies (killed, out of memory) is an error
@@ -76,8 +79,11 @@ def get_worker_info() -> WorkerInfo | None:
 
 
 def batch_seed(base_seed: int, index: int) -> int:
-    """The generator seed a worker uses for batch ``index`` of an epoch with ``base_seed``."""
-    return _random._mix64((base_seed + index) & _random._MASK64)
+    """The generator seed a worker uses for batch ``index`` of an epoch with ``base_seed``: a
+    non-negative int64, as PyTorch's workers' seeds are (its base seed is an int64 draw), so
+    ``mg.initial_seed()`` read in a dataset fits an int64 tensor -- a full 64-bit seed made a
+    dataset that returns it fail to collate (an int past int64) for about half the batches."""
+    return _random._mix64((base_seed + index) & _random._MASK64) >> 1
 
 
 _MASK32 = 0xFFFFFFFF
@@ -233,11 +239,17 @@ def _worker_loop(fetch: Callable[[Any], Any], index_q: Any, result_q: Any, worke
     except Exception as exc:
         result_q.put((None, -1, None, _Failure(worker_id, exc)))
         return
-    _serve(fetch, index_q, result_q, worker_id, main)
+    # a worker_init_fn that seeded the engine's generator (PyTorch's torch.manual_seed there) owns the
+    # worker's random stream from then on, as in PyTorch; reseeding each batch discarded its seed
+    own_stream = _random.default_generator.initial_seed() != seed
+    _serve(fetch, index_q, result_q, worker_id, main, reseed=not own_stream)
 
 
-def _serve(fetch: Callable[[Any], Any], index_q: Any, result_q: Any, worker_id: int, main: tuple[int, bool]) -> None:
-    """A worker's loop: make each batch asked for, until told to stop or the main process is gone."""
+def _serve(fetch: Callable[[Any], Any], index_q: Any, result_q: Any, worker_id: int, main: tuple[int, bool],
+           reseed: bool = True) -> None:
+    """A worker's loop: make each batch asked for, until told to stop or the main process is gone.
+    With ``reseed`` each batch draws from its own stream (the task's key), else the worker's generator
+    runs on through its batches."""
     while True:
         try:
             task = index_q.get(timeout=1.0)
@@ -248,7 +260,8 @@ def _serve(fetch: Callable[[Any], Any], index_q: Any, result_q: Any, worker_id: 
         if task is None:
             return
         serial, index, item, key = task
-        _random.default_generator.set_state({"seed": key, "counter": 0})
+        if reseed:
+            _random.default_generator.set_state({"seed": key, "counter": 0})
         try:
             result_q.put((serial, index, fetch(item), None))
         except Exception as exc:
