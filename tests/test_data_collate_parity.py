@@ -52,3 +52,31 @@ def test_an_empty_batch_is_an_index_error():
     # torch: default_collate([]) raises IndexError('list index out of range') (before: ValueError)
     with pytest.raises(IndexError, match="empty batch"):
         default_collate([])
+
+
+@pytest.mark.parametrize("batch, dtype, values", [
+    (np.array(["a", "b"]), None, ["a", "b"]),                  # torch: the array itself (its items are str)
+    (np.array([1, 2, 3]), mg.int64, [1, 2, 3]),                 # torch: as_tensor of the NumPy scalars
+    (np.array([True, False]), mg.bool, [True, False]),
+    (np.ones((2, 3), np.float32), mg.float32, [[1.0] * 3] * 2),  # torch: the rows stacked
+])
+def test_a_numpy_array_is_a_batch_of_its_items_as_in_pytorch(batch, dtype, values):
+    # PyTorch's test_default_collate_bad_numpy_types passes a string array as the batch; the engine
+    # asked the batch's truth value first, which a NumPy array of more than one item refuses (ValueError)
+    out = default_collate(batch)
+    if dtype is None:
+        assert out is batch
+    else:
+        assert isinstance(out, mg.Tensor) and out.dtype == dtype and out.tolist() == values
+
+
+@pytest.mark.parametrize("batch", [np.array([[["a", "b", "c"]]]), np.array([object(), object()]),
+                                   np.array([[[object(), object(), object()]]])])
+def test_a_numpy_array_of_strings_or_objects_rows_is_refused_with_pytorchs_type_error(batch):
+    with pytest.raises(TypeError):
+        default_collate(batch)
+
+
+def test_an_empty_numpy_batch_is_pytorchs_index_error():
+    with pytest.raises(IndexError):  # torch: index 0 is out of bounds for axis 0 with size 0
+        default_collate(np.array([]))

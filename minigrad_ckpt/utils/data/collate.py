@@ -46,7 +46,7 @@ def default_collate(batch: list[Any]) -> Any:
     error) naming the field (``batch[i][1]['x']``) and the shapes: pad the
     samples, or pass a ``collate_fn``.
     """
-    if not batch:  # (PyTorch's IndexError: it reads batch[0])
+    if len(batch) == 0:  # (PyTorch's IndexError: it reads batch[0]; a NumPy array batch has no truth value)
         raise IndexError("default_collate got an empty batch: there is no first sample to batch")
     return _collate(batch, "batch[i]")
 
