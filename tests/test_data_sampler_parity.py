@@ -10,7 +10,13 @@ from __future__ import annotations
 import pytest
 
 import minigrad_ckpt as mg
-from minigrad_ckpt.utils.data import BatchSampler, DistributedSampler, RandomSampler, WeightedRandomSampler
+from minigrad_ckpt.utils.data import (
+    BatchSampler,
+    DistributedSampler,
+    RandomSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
 
 
 def test_batch_sampler_refuses_a_non_bool_drop_last_with_a_value_error():
@@ -130,3 +136,35 @@ def test_weighted_sampler_keeps_a_float64_weights_tensor_itself():
     assert copied.weights is not w32 and copied.weights.dtype == mg.float64
     with pytest.raises(RuntimeError, match="sum of probabilities <= 0"):
         list(copied)
+
+
+_RANDOM_SAMPLERS = {
+    "RandomSampler": lambda g: RandomSampler(range(100), generator=g),
+    "RandomSampler(replacement)": lambda g: RandomSampler(range(100), replacement=True, num_samples=5, generator=g),
+    "SubsetRandomSampler": lambda g: SubsetRandomSampler(range(10), generator=g),
+    "WeightedRandomSampler": lambda g: WeightedRandomSampler([0.1, 0.9, 0.4, 0.7, 3.0, 0.6], 5, generator=g),
+    "WeightedRandomSampler(no replacement)": lambda g: WeightedRandomSampler([0.1, 0.9, 0.4, 0.7, 3.0, 0.6], 5,
+                                                                             replacement=False, generator=g),
+}
+
+
+@pytest.mark.parametrize("make", _RANDOM_SAMPLERS.values(), ids=_RANDOM_SAMPLERS.keys())
+def test_random_samplers_draw_at_the_first_next_as_pytorchs(make):
+    # PyTorch's test_sampler_reproducibility: two iterators made first, the seed set before each one's
+    # first next(), give the same order (torch's __iter__ is a generator function); the engine drew
+    # each iterator's keys at iter(), before the seed was set, so the orders differed
+    sampler = make(None)
+    its = (iter(sampler), iter(sampler))
+    orders: tuple[list[int], list[int]] = ([], [])
+    for idx in range(len(sampler)):
+        for i in range(2):
+            if idx == 0:
+                mg.manual_seed(0)
+            orders[i].append(next(its[i]))
+    assert orders[0] == orders[1]
+    # iter() alone draws nothing, from the engine's generator or the sampler's own
+    mg.manual_seed(0)
+    g = mg.Generator().manual_seed(1)
+    before = (mg.get_rng_state(), g.get_state())
+    iter(make(None)), iter(make(g))
+    assert (mg.get_rng_state(), g.get_state()) == before

@@ -69,8 +69,8 @@ class RandomSampler(Sampler):
     indices (with ``num_samples`` larger than that, further permutations follow,
     as in PyTorch); with ``replacement=True`` it is ``num_samples`` independent
     uniform draws.
-    Each ``iter()`` takes one key from the generator (``generator=None``: the
-    engine's default one; or an ``mg.random.Generator`` of your own).
+    Each ``iter()`` takes its keys from the generator at its first ``next()``, as PyTorch's
+    (``generator=None``: the engine's default one; or an ``mg.random.Generator`` of your own).
     """
 
     def __init__(self, data_source: Sized, replacement: bool = False, num_samples: int | None = None,
@@ -96,13 +96,17 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
+        # (a generator function, as PyTorch's: nothing is drawn before the first next())
+        yield from self._draws()
+
+    def _draws(self) -> Iterator[int]:
         n, m = len(self.data_source), self.num_samples
         gen = self.generator or _random.default_generator
         xp = cpu.xp
         if n == 0:  # (PyTorch's draw from an empty range fails too)
             raise RuntimeError(f"RandomSampler: cannot draw {m} samples from an empty data source")
-        # The keys are drawn now (where the generator stands at iter()), the indices as they are
-        # read, a block at a time: minGPT's trainer asks for num_samples=int(1e10).
+        # The keys are drawn now (where the generator stands at the first next()), the indices as
+        # they are read, a block at a time: minGPT's trainer asks for num_samples=int(1e10).
         if self.replacement:
             blocks = _random.uniform_bits_in_blocks(xp, gen.next_key(), m)
             chunks = ((bits % xp.uint64(n)).astype(xp.int64).tolist() for bits in blocks)
@@ -155,9 +159,9 @@ def _own_generator(generator: Any, who: str) -> _random.Generator | None:
 
 
 class SubsetRandomSampler(Sampler):
-    """The given ``indices`` in a random order, a fresh permutation each ``iter()`` (one key from
-    ``generator``, or the engine's generator), as PyTorch's ``SubsetRandomSampler``: the usual way
-    to draw a training split from one dataset."""
+    """The given ``indices`` in a random order, a fresh permutation each ``iter()`` (one key, at its
+    first ``next()``, from ``generator``, or the engine's generator), as PyTorch's
+    ``SubsetRandomSampler``: the usual way to draw a training split from one dataset."""
 
     def __init__(self, indices: Iterable[int], generator: _random.Generator | None = None) -> None:
         super().__init__(None)
@@ -167,9 +171,10 @@ class SubsetRandomSampler(Sampler):
         self.generator = _own_generator(generator, "SubsetRandomSampler")
 
     def __iter__(self) -> Iterator[int]:
+        # (a generator function, as PyTorch's: the permutation is drawn at the first next())
         gen = self.generator or _random.default_generator
-        perm = _random.permutation(cpu.xp, gen.next_key(), len(self.indices)).tolist()
-        return iter([self.indices[i] for i in perm])
+        for i in _random.permutation(cpu.xp, gen.next_key(), len(self.indices)).tolist():
+            yield self.indices[i]
 
     def __len__(self) -> int:
         return len(self.indices)
@@ -185,7 +190,7 @@ class WeightedRandomSampler(Sampler):
     the weights): with ``replacement`` (the default) independent draws; without it each index at
     most once, so ``num_samples`` may not exceed ``len(weights)``.  A zero weight is drawn only
     without replacement, once every positive weight has been (as PyTorch's; here in index order).
-    One key from ``generator`` (or the engine's generator) per ``iter()``."""
+    One key from ``generator`` (or the engine's generator) per ``iter()``, at its first ``next()``."""
 
     def __init__(self, weights: Any, num_samples: int, replacement: bool = True,
                  generator: _random.Generator | None = None) -> None:
@@ -210,6 +215,10 @@ class WeightedRandomSampler(Sampler):
         self.generator = _own_generator(generator, "WeightedRandomSampler")
 
     def __iter__(self) -> Iterator[int]:
+        # (a generator function, as PyTorch's: the weights are read and drawn from at the first next())
+        yield from self._draws()
+
+    def _draws(self) -> Iterator[int]:
         gen = self.generator or _random.default_generator
         w, n = self.weights.numpy(), self.num_samples
         _check_distribution(w)
