@@ -487,7 +487,8 @@ def test_a_loaders_own_generator_is_in_its_snapshot(tmp_path):
 
 def test_more_workers_than_cpus_warns_once_per_start_as_pytorch():
     """PyTorch warns when a loader starts more workers than the CPUs the process may run on (they then
-    take turns on the cores); the batches are still right.  A persistent pool warns when it starts only."""
+    take turns on the cores), at construction and when they start; the batches are still right.  A persistent
+    pool warns when it starts only."""
     cpus = len(os.sched_getaffinity(0))
     data = TensorDataset(mg.arange(8.0))
     with deadline(120):
@@ -495,7 +496,9 @@ def test_more_workers_than_cpus_warns_once_per_start_as_pytorch():
                                              f"in current system is {cpus}"):
             batches = [b[0].tolist() for b in DataLoader(data, batch_size=4, num_workers=cpus + 1)]
         assert batches == [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]
-        loader = DataLoader(data, batch_size=4, num_workers=cpus + 1, persistent_workers=True)
+        # PyTorch's test_excessive_thread_creation_warning: the construction warns (before: only iter())
+        with pytest.warns(UserWarning, match="excessive worker creation might get DataLoader running slow"):
+            loader = DataLoader(data, batch_size=4, num_workers=cpus + 1, persistent_workers=True)
         with pytest.warns(UserWarning, match="worker processes in total"):
             list(loader)
         with warnings.catch_warnings():

@@ -467,6 +467,8 @@ class DataLoader:
                  generator: _random.Generator | None = None, *, prefetch_factor: int | None = None,
                  persistent_workers: bool = False, pin_memory_device: str = "", in_order: bool = True) -> None:
         _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
+        if num_workers:  # PyTorch warns at construction too, before any worker starts
+            _warn_if_more_workers_than_cpus(num_workers)
         multiprocessing_context = _worker_context(multiprocessing_context, num_workers)
         shuffle = False if shuffle is None else shuffle  # PyTorch's default, None, means no shuffling
         self._iterable = isinstance(dataset, IterableDataset)
