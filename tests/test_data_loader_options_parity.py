@@ -215,3 +215,55 @@ def test_pin_memory_without_a_gpu_warns_at_each_iter_as_pytorch(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         list(DataLoader(DATA, batch_size=2))                     # (pin_memory=False: nothing to say)
+
+
+def _refusals():
+    """Each refusal PyTorch's test_dataloader.py matches by its message, with torch 2.13's words."""
+    from minigrad_ckpt.utils.data import DistributedSampler, RandomSampler, random_split
+
+    ds = TensorDataset(mg.arange(10.0))
+    seq = SequentialSampler(ds)
+    batches = BatchSampler(seq, 3, False)
+    return [
+        (lambda: DataLoader(ds, num_workers=-1), ValueError, "num_workers option should be non-negative"),
+        (lambda: DataLoader(ds, timeout=-1), ValueError, "timeout option should be non-negative"),
+        (lambda: DataLoader(ds, timeout="1"), TypeError, "timeout"),
+        (lambda: DataLoader(ds, batch_size=None, drop_last=True), ValueError,
+         "batch_size=None option disables auto-batching and is mutually exclusive with drop_last"),
+        (lambda: DataLoader(ds, batch_size=11, sampler=seq, shuffle=True), ValueError,
+         "sampler option is mutually exclusive with shuffle"),
+        (lambda: DataLoader(ds, batch_sampler=batches, sampler=seq, shuffle=3), ValueError,
+         "sampler option is mutually exclusive with shuffle"),
+        (lambda: DataLoader(ds, batch_size=11, batch_sampler=batches), ValueError,
+         "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last"),
+        (lambda: DataLoader(ds, drop_last=3, batch_sampler=batches), ValueError,
+         "batch_sampler option is mutually exclusive with"),
+        (lambda: DataLoader(ds, batch_size=0), ValueError,
+         "batch_size should be a positive integer value, but got batch_size=0"),
+        (lambda: DataLoader(ds, prefetch_factor=2), ValueError,
+         "prefetch_factor option could only be specified in multiprocessing"),
+        (lambda: DataLoader(ds, persistent_workers=True), ValueError,
+         "persistent_workers option needs num_workers > 0"),
+        (lambda: RandomSampler(ds, replacement=0), TypeError,
+         "replacement should be a boolean value, but got replacement=0"),
+        (lambda: RandomSampler(ds, num_samples=0), ValueError,
+         "num_samples should be a positive integer value, but got num_samples=0"),
+        (lambda: BatchSampler(seq, 0, False), ValueError,
+         "batch_size should be a positive integer value, but got batch_size=0"),
+        (lambda: DistributedSampler(ds, 3, 3), ValueError, r"Invalid rank 3, rank should be in the interval \[0, 2\]"),
+        (lambda: DistributedSampler(ds, 3, -1), ValueError, "Invalid rank"),
+        (lambda: random_split(range(4), [0.1]), ValueError,
+         "Sum of input lengths does not equal the length of the input dataset!"),
+        (lambda: random_split(range(4), [1.1]), ValueError, "Sum of input lengths does not equal"),
+        (lambda: random_split(range(4), [1, 2]), ValueError, "Sum of input lengths does not equal"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_refusals())))
+def test_refusals_carry_pytorchs_words(case):
+    # PyTorch's test_dataloader.py (test_invalid_ctor_args_combinations, test_random_sampler,
+    # test_distributed_sampler_invalid_rank, ...) matches these messages; the engine's own wording
+    # ("num_workers must be an int >= 0", "rank 3 is not in [0, 3)") failed every such match
+    make, kind, words = _refusals()[case]
+    with pytest.raises(kind, match=words):
+        make()

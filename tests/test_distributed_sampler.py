@@ -57,7 +57,7 @@ def test_with_a_dataloader():
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match=r"rank 2 is not in \[0, 2\)"):
+    with pytest.raises(ValueError, match=r"Invalid rank 2, rank should be in the interval \[0, 1\]"):  # torch's words
         DistributedSampler(DATA, num_replicas=2, rank=2)
     with pytest.raises(ValueError, match="num_replicas must be a positive int"):
         DistributedSampler(DATA, num_replicas=0, rank=0)

@@ -476,21 +476,23 @@ class DataLoader:
             _check_iterable_options(shuffle, sampler, batch_sampler)
         shuffle = bool(shuffle)  # PyTorch's test is truthiness (shuffle=1, a NumPy bool)
         if sampler is not None and shuffle:
-            raise ValueError("DataLoader: sampler and shuffle=True are mutually exclusive (the sampler "
+            raise ValueError("DataLoader: sampler option is mutually exclusive with shuffle (the sampler "
                              "decides the order)")
         if generator is not None and not isinstance(generator, _random.Generator):
             raise TypeError(f"DataLoader: generator must be a minigrad_ckpt.random.Generator, got "
                             f"{type(generator).__name__}")
         if batch_sampler is not None:
             if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("DataLoader: batch_sampler is mutually exclusive with batch_size, "
-                                 "shuffle, sampler and drop_last")
+                raise ValueError("DataLoader: batch_sampler option is mutually exclusive with batch_size, "
+                                 "shuffle, sampler, and drop_last")
             batch_size = None
         elif batch_size is not None:
             if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
-                raise ValueError(f"DataLoader: batch_size must be a positive int or None, got {batch_size!r}")
+                raise ValueError(f"DataLoader: batch_size should be a positive integer value, but got "
+                                 f"batch_size={batch_size!r} (or None, for no batching)")
         elif drop_last:
-            raise ValueError("DataLoader: drop_last needs a batch_size")
+            raise ValueError("DataLoader: batch_size=None option disables auto-batching and is mutually exclusive "
+                             "with drop_last")
         if sampler is None:
             sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
         if batch_sampler is None and batch_size is not None:
@@ -987,14 +989,18 @@ def _check_worker_options(num_workers: Any, timeout: Any, prefetch_factor: Any, 
     if not _is_int(num_workers):  # PyTorch's: a float is no count of processes
         raise TypeError(f"DataLoader: num_workers must be an int, got {num_workers!r}")
     if num_workers < 0:
-        raise ValueError(f"DataLoader: num_workers must be an int >= 0, got {num_workers!r}")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
-        raise ValueError(f"DataLoader: timeout must be a number of seconds >= 0, got {timeout!r}")
+        raise ValueError(f"DataLoader: num_workers option should be non-negative; use num_workers=0 to disable "
+                         f"multiprocessing (got {num_workers!r})")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):  # (PyTorch's TypeError, from its `<`)
+        raise TypeError(f"DataLoader: timeout must be a number of seconds, got {timeout!r}")
+    if timeout < 0:
+        raise ValueError(f"DataLoader: timeout option should be non-negative (a number of seconds), got {timeout!r}")
     if num_workers == 0 and prefetch_factor is not None:
-        raise ValueError("DataLoader: prefetch_factor is for worker processes; it needs num_workers > 0")
+        raise ValueError("DataLoader: prefetch_factor option could only be specified in multiprocessing: let "
+                         "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None")
     if prefetch_factor is not None and not _is_int(prefetch_factor):  # (PyTorch's TypeError, at iter())
         raise TypeError(f"DataLoader: prefetch_factor must be an int, got {prefetch_factor!r}")
     if prefetch_factor is not None and prefetch_factor < 1:
         raise ValueError(f"DataLoader: prefetch_factor must be a positive int, got {prefetch_factor!r}")
     if num_workers == 0 and persistent:
-        raise ValueError("DataLoader: persistent_workers=True needs num_workers > 0")
+        raise ValueError("DataLoader: persistent_workers option needs num_workers > 0")

@@ -228,11 +228,14 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
     lengths = [x.item() if isinstance(x, Tensor) else x for x in lengths]  # (a tensor of lengths, as PyTorch)
     if lengths and math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         lengths = _fraction_counts(lengths, n)
-    if any(not isinstance(x, (int, host_numpy.integer)) or x < 0 for x in lengths):
-        raise ValueError(f"random_split: lengths must be non-negative ints or fractions summing to 1, "
-                         f"got {lengths}")
+    if any(not isinstance(x, (int, host_numpy.integer)) for x in lengths):  # (fractions not summing to 1)
+        raise ValueError(f"random_split: Sum of input lengths does not equal the length of the input dataset! "
+                         f"(lengths must be ints summing to {n} or fractions summing to 1, got {lengths})")
+    if any(x < 0 for x in lengths):
+        raise ValueError(f"random_split: lengths must be non-negative, got {lengths}")
     if sum(lengths) != n:
-        raise ValueError(f"random_split: the lengths sum to {sum(lengths)}, the dataset has {n} samples")
+        raise ValueError(f"random_split: Sum of input lengths does not equal the length of the input dataset! "
+                         f"(the lengths sum to {sum(lengths)}, the dataset has {n} samples)")
     gen = _own_generator(generator, "random_split") or _random.default_generator
     perm = _random.permutation(cpu.xp, gen.next_key(), n).tolist()
     out, start = [], 0

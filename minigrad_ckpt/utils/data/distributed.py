@@ -57,7 +57,8 @@ class DistributedSampler(Sampler):
         if num_replicas < 1:
             raise ValueError(f"DistributedSampler: num_replicas must be a positive int, got {num_replicas!r}")
         if not 0 <= rank < num_replicas:
-            raise ValueError(f"DistributedSampler: rank {rank!r} is not in [0, {num_replicas})")
+            raise ValueError(f"DistributedSampler: Invalid rank {rank!r}, rank should be in the interval "
+                             f"[0, {num_replicas - 1}]")
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise TypeError(f"DistributedSampler: seed must be an int, got {seed!r}")
         self.dataset = dataset

@@ -77,9 +77,11 @@ class RandomSampler(Sampler):
                  generator: _random.Generator | None = None) -> None:
         super().__init__(data_source)
         if not isinstance(replacement, bool):
-            raise TypeError(f"RandomSampler: replacement must be a bool, got {replacement!r}")
+            raise TypeError(f"RandomSampler: replacement should be a boolean value, but got "
+                            f"replacement={replacement!r}")
         if num_samples is not None and (not isinstance(num_samples, int) or num_samples <= 0):
-            raise ValueError(f"RandomSampler: num_samples must be a positive int, got {num_samples!r}")
+            raise ValueError(f"RandomSampler: num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples!r}")
         if generator is not None and not isinstance(generator, _random.Generator):
             raise TypeError(f"RandomSampler: generator must be a minigrad_ckpt.random.Generator, got "
                             f"{type(generator).__name__}")
@@ -263,7 +265,8 @@ class BatchSampler(Sampler):
     def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
         super().__init__(None)
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
-            raise ValueError(f"BatchSampler: batch_size must be a positive int, got {batch_size!r}")
+            raise ValueError(f"BatchSampler: batch_size should be a positive integer value, but got "
+                             f"batch_size={batch_size!r}")
         if not isinstance(drop_last, bool):  # (PyTorch's ValueError)
             raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last!r}")
         self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
