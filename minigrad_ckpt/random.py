@@ -313,7 +313,9 @@ def initial_seed() -> int:
     """The seed the engine's generator started from (PyTorch's ``torch.initial_seed()``): the last
     ``manual_seed``'s, and in a DataLoader worker its own seed (base seed + worker id) -- what
     PyTorch's reproducibility recipe's ``worker_init_fn`` reads (``torch.initial_seed() % 2**32``).
-    While a worker makes a batch the generator is set to that batch's stream, and this is its seed."""
+    While a worker makes a batch the generator is set to that batch's stream, and this is its seed (a
+    non-negative int64, as PyTorch's worker seeds are); a ``worker_init_fn`` that calls ``manual_seed``
+    keeps its seed for the worker's batches instead, as in PyTorch."""
     return default_generator.initial_seed()
 
 
