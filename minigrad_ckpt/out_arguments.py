@@ -36,11 +36,13 @@ RANGE = "range"  # arange: CREATION, with its own warning when out's size differ
 
 #: PyTorch's kernels write ``out`` while they read the inputs: the joining functions refuse an ``out``
 #: that shares any memory with an input (``cat([a, b], out=a)``), the elementwise ones an ``out`` that
-#: shares some but not all of an input's (``add(x[:-1], 1, out=x[1:])``; ``out=x`` itself is fine).
+#: shares some but not all of an input's (``add(x[:-1], 1, out=x[1:])``; ``out=x`` itself is fine), as do
+#: the running sums and products (``cumsum(x[:-1], 0, out=x[1:])``).
 #: The engine computes first and copies after, so its answer would be defined -- and differ from
 #: PyTorch's refusal, and from what a GPU's kernel would leave.
 _JOINS = frozenset({"cat", "concat", "stack"})
-_ELEMENTWISE = frozenset({"add", "sub", "mul", "div", "exp", "log", "clamp", "where", "addcmul", "addcdiv"})
+_ELEMENTWISE = frozenset({"add", "sub", "mul", "div", "exp", "log", "clamp", "where", "addcmul", "addcdiv",
+                          "cumsum", "cumprod"})
 
 
 def _refuse_overlap(name: str, out: Tensor, args: tuple, kwargs: dict) -> None:

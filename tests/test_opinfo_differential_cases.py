@@ -102,6 +102,10 @@ REFUSED = [
     ("add into a shifted view of its input", lambda: _joined_into_an_input(lambda o: mg.add(o[:5], 1, out=o[1:]))),
     ("mul into a shifted view of its input", lambda: _joined_into_an_input(lambda o: mg.mul(o[1:], o[:5], out=o[:5]))),
     ("clamp into a shifted view of its input", lambda: _joined_into_an_input(lambda o: mg.clamp(o[:5], 0, out=o[1:]))),
+    ("cumsum into a shifted view of its input",
+     lambda: _joined_into_an_input(lambda o: mg.cumsum(o[:5], 0, out=o[1:]))),
+    ("cumprod into a shifted view of its input",
+     lambda: _joined_into_an_input(lambda o: mg.cumprod(o[1:], 0, out=o[:5]))),
     ("max_pool1d of no channels", lambda: F.max_pool1d(_t(2, 0, 4), 2)),
     ("max_pool1d of an unbatched (0, L)", lambda: F.max_pool1d(_t(0, 4), 2)),
     ("max_pool2d of no channels", lambda: F.max_pool2d(_t(2, 0, 4, 4), 2)),
@@ -151,6 +155,7 @@ def test_the_accepted_neighbours_of_the_refusals_still_answer():
     np.testing.assert_allclose(got.numpy(), np.gradient(f, 2.0, axis=1), rtol=1e-13)
     o = mg.tensor(np.arange(6.0))
     np.testing.assert_array_equal(mg.add(o, 1, out=o).numpy(), np.arange(6.0) + 1)  # the same memory: fine
+    np.testing.assert_array_equal(mg.cumsum(o, 0, out=o).numpy(), np.cumsum(np.arange(6.0) + 1))
     assert F.max_pool2d(_t(0, 2, 4, 4), 2).shape == (0, 2, 2, 2)  # an empty batch is fine
     assert F.adaptive_avg_pool2d(_t(2, 0, 4, 4), 2).shape == (2, 0, 2, 2)  # (PyTorch's answer too)
     np.testing.assert_array_equal(mg.narrow(mg.tensor(a), 1, mg.tensor(2), 2).numpy(), a[:, 2:4])
