@@ -54,3 +54,18 @@ def test_recompute_scale_factor_with_a_size_is_pytorchs_value_error(shape, mode)
         (4,) * (len(shape) - 2)
     assert F.interpolate(mg.ones(*shape), scale_factor=1.5, mode=mode, recompute_scale_factor=True).shape[2:] == \
         tuple(int(n * 1.5) for n in shape[2:])
+
+
+@pytest.mark.parametrize("size", [2.5, (2.5,), [3.0], (mg.tensor(3.0),)])
+def test_a_size_that_is_not_an_integer_is_pytorchs_type_error(size):
+    # (torch 2.13: "expected size to be one of int or Tuple[int] ..."; the engine's int() truncated
+    # 2.5 to 2 and resampled to a size nobody asked for)
+    with pytest.raises(TypeError, match="expected size to be one of int or"):
+        F.interpolate(mg.ones(1, 1, 4), size=size)
+    with pytest.raises(TypeError, match="expected size to be one of int or"):  # the module too
+        nn.Upsample(size=size)(mg.ones(1, 1, 4))
+
+
+@pytest.mark.parametrize("size", [3, (3,), [3], mg.tensor(3), (mg.tensor(3),)])
+def test_integer_sizes_of_every_spelling_are_taken(size):
+    assert F.interpolate(mg.ones(1, 1, 4), size=size).shape == (1, 1, 3)

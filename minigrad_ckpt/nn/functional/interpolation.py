@@ -45,15 +45,27 @@ _MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinea
 _CUBIC_A = -0.75
 
 
+def _is_integer(s: Any) -> bool:
+    """A size PyTorch takes: a Python or NumPy int, or an integer Tensor holding one number."""
+    if isinstance(s, Tensor):
+        return s.dtype.kind in "iub" and s.numel() == 1
+    return isinstance(s, (int, np.integer))
+
+
 def _output_sizes(name: str, spatial: tuple[int, ...], size: Any, scale_factor: Any) -> tuple[list[int], list]:
     """The output sizes, and the scale factors PyTorch keeps for the source positions."""
     n = len(spatial)
     if (size is None) == (scale_factor is None):
         raise ValueError(f"{name}: give exactly one of size and scale_factor")
     if size is not None:
-        sizes = [int(size)] * n if isinstance(size, (int, np.integer)) else [int(s) for s in size]
+        sizes = list(size) if isinstance(size, (list, tuple)) else [size] * n
         if len(sizes) != n:
             raise ValueError(f"{name}: size must be {n} int(s) for input of {n} spatial axes, got {size}")
+        if not all(_is_integer(s) for s in sizes):
+            # int() would truncate a size of 2.5 to 2 without a word; PyTorch refuses any non-integer
+            raise TypeError(f"{name}: expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                            f"Tuple[int, int, int], but got size with types {[type(s) for s in sizes]}")
+        sizes = [int(s) for s in sizes]
         return sizes, [None] * n
     factors = [float(scale_factor)] * n if isinstance(scale_factor, (int, float)) else [float(f) for f in scale_factor]
     if len(factors) != n:
