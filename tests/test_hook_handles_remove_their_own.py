@@ -35,7 +35,13 @@ class Hooks:
             self.ran.append("g")
             return g + 1
 
-        self.f, self.g = f, g
+        def pre_f(gs):  # a node pre-hook's form: a tuple in, a tuple out
+            return (f(gs[0]),)
+
+        def pre_g(gs):
+            return (g(gs[0]),)
+
+        self.f, self.g, self.pre_f, self.pre_g = f, g, pre_f, pre_g
 
 
 def leaf(device, dtype, values=(1.0, 2.0)):
@@ -72,20 +78,12 @@ def test_a_non_leafs_handles_around_retain_grad(device, dtype, removed, ran, gra
 
 @pytest.mark.parametrize("device,dtype", DEVICES)
 def test_grad_fn_pre_hooks_and_hooks_removed_by_their_own_handle(device, dtype):
-    x, ran = leaf(device, dtype), []
-
-    def f(gs):
-        ran.append("f")
-        return (gs[0] * 2,)
-
-    def g(gs):
-        ran.append("g")
-        return (gs[0] + 1,)
-
+    x, hooks = leaf(device, dtype), Hooks()
+    ran = hooks.ran
     y = x * 1
-    h1 = y.grad_fn.register_prehook(f)
-    y.grad_fn.register_prehook(g)
-    y.grad_fn.register_prehook(f)
+    h1 = y.grad_fn.register_prehook(hooks.pre_f)
+    y.grad_fn.register_prehook(hooks.pre_g)
+    y.grad_fn.register_prehook(hooks.pre_f)
     h1.remove()
     y.sum().backward()
     assert ran == ["g", "f"]
@@ -113,20 +111,12 @@ def test_grad_fn_pre_hooks_and_hooks_removed_by_their_own_handle(device, dtype):
 
 @pytest.mark.parametrize("device,dtype", DEVICES)
 def test_accumulate_grad_pre_hooks_removed_by_their_own_handle(device, dtype):
-    x, ran = leaf(device, dtype), []
-
-    def f(gs):
-        ran.append("f")
-        return (gs[0] * 2,)
-
-    def g(gs):
-        ran.append("g")
-        return (gs[0] + 1,)
-
+    x, hooks = leaf(device, dtype), Hooks()
+    ran = hooks.ran
     acc = (x * 1).grad_fn.next_functions[0][0]
-    h1 = acc.register_prehook(f)
-    acc.register_prehook(g)
-    acc.register_prehook(f)
+    h1 = acc.register_prehook(hooks.pre_f)
+    acc.register_prehook(hooks.pre_g)
+    acc.register_prehook(hooks.pre_f)
     h1.remove()
     (x * 3).sum().backward()
     assert ran == ["g", "f"]

@@ -190,6 +190,23 @@ class _WeakList:
         self._refs.append(_ref(x))
 
 
+class _WeakNode:
+    """A segment's attribute naming one node, held weakly (its nodes hold their segment: a strong
+    reference back made every graph a reference cycle); None once the node is gone."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}_ref"
+
+    def __get__(self, seg: Any, owner: type | None = None) -> Any:
+        if seg is None:
+            return self
+        ref = seg.__dict__.get(self.slot)
+        return None if ref is None else ref()
+
+    def __set__(self, seg: Any, node: Any) -> None:
+        seg.__dict__[self.slot] = None if node is None else _ref(node)
+
+
 _counter = [0]
 
 
@@ -224,7 +241,7 @@ class Segment:
         self.nodes: list[Node] = []          # nodes this segment owns
         self.kept: list[_Kept] = []          # values replay starts from
         self.boundary: dict[Node, Any] = {}  # values an enclosing segment's replay handed over
-        self._first: Any = None              # the earliest node of the whole subtree (weakly: see first)
+        self.first = None                    # the earliest node of the whole subtree (weakly: see first)
         # ... and its place on the tape, which outlives it: a returned tensor made at or after it
         # may still need the tree when that node died with a tensor the caller dropped
         self._first_seq: int | None = None
@@ -283,7 +300,7 @@ class Segment:
         # the graph -- the next pass's replay makes them again (PyTorch: recomputed tensors are
         # cleared as they are used, retain_graph=True or not).
         self._replayed_results: set[Node] = set()
-        self._block_result_ref: Any = None  # the node whose output is this segment's kept result (weakly)
+        self._block_result = None  # the node whose output is this segment's kept result (weakly)
 
     def _init_byte_counts(self) -> None:
         """What the statistics report: the bytes the forward pass dropped and kept, each buffer once."""
@@ -352,22 +369,10 @@ class Segment:
         self._watched_memory: set[int] = set()
         self._written_outputs: set[Node] = set()
 
-    @property
-    def first(self) -> Node | None:
-        """The earliest node of the whole subtree, where a backward pass ends it (held weakly)."""
-        return None if self._first is None else self._first()
-
-    @first.setter
-    def first(self, node: Node | None) -> None:
-        self._first = None if node is None else _ref(node)
-
-    @property
-    def _block_result(self) -> Node | None:
-        return None if self._block_result_ref is None else self._block_result_ref()
-
-    @_block_result.setter
-    def _block_result(self, node: Node | None) -> None:
-        self._block_result_ref = None if node is None else _ref(node)
+    #: The earliest node of the whole subtree, where a backward pass ends it
+    first = _WeakNode()
+    #: The node whose output is this segment's kept result
+    _block_result = _WeakNode()
 
     def _hold_nodes_weakly(self) -> None:
         """(The root, its forward pass over) Hold the tree's nodes -- and the segments nested in
