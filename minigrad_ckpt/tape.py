@@ -251,6 +251,7 @@ class Node:
     saved_slots: Any = None         # ... and which of (output, *inputs) the tape saved (see Segment.record)
     source: Any = None              # the user's line that called the op (noted in anomaly mode)
     backward_hooks: _NodeHooks | None = None  # grad_fn.register_hook's: called with what the op's backward returned
+    owners: tuple = ()              # the mg.func transforms whose own backward pass recorded this node
 
     def __init__(self, op: Any, inputs: tuple, saved: Any, versions: tuple,
                  xp: Any, shape: tuple, dtype: Any) -> None:

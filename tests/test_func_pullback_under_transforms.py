@@ -84,9 +84,6 @@ def test_a_pullback_under_grad_still_hands_out_plain_results_when_nothing_leads_
     np.testing.assert_allclose(g.numpy(), U * COS, rtol=1e-14)
 
 
-@pytest.mark.xfail(strict=True, reason="Scope.own grows by one stamp range per recorded pass (func/reverse.py); "
-                   "tagging the pass's nodes from its results instead misses nodes reached through tangents "
-                   "(test_func_random_writes' index_put-hessian)")
 def test_a_pullback_differentiated_again_and_again_keeps_nothing_per_call():
     """Each ``grad`` of ``vjp_fn`` records a pass on the vjp's tape, which the vjp must count as its own
     work.  That was a list of stamp ranges in the vjp's scope, one more per call and read whole at

@@ -55,7 +55,9 @@ class Scope:
     def __init__(self) -> None:
         self.start = next(_seq)                 # nodes recorded from now on are inside ...
         self.end = math.inf                     # ... until the function returns (forget_arguments)
-        self.own: list[list[int]] = []          # later [first, last] ranges of the scope's own work
+        # marks the scope's own later work (the nodes its passes record, the leaves it makes): a token, not
+        # the scope, so that a node outliving the scope keeps nothing of it alive
+        self.token = object()
         self.recording = _grad_state.enabled    # whether the caller wants results with history
         # the inside nodes' and handles' gradient hooks (hide_hooks): each holder with all its hooks and
         # the engine's own among them, which every pass keeps
@@ -97,17 +99,34 @@ class Scope:
         self.argument_ids, self.argument_nodes, self._reaches = set(), set(), {}
         self.end = next(_seq)
 
-    def inside(self, seq: int) -> bool:
-        """Whether the node or leaf stamped ``seq`` is this scope's (see the module docstring)."""
-        if self.start <= seq < self.end:
-            return True
-        return seq > self.end and any(first <= seq <= last for first, last in self.own)
+    def inside(self, n: Node) -> bool:
+        """Whether node ``n`` is this scope's (see the module docstring)."""
+        return self.start <= n.seq < self.end or self.token in n.owners
 
-    def _own(self, first: int, last: int) -> None:
-        if self.own and first <= self.own[-1][1] + 1:  # (jacrev's passes follow each other: one range)
-            self.own[-1][1] = last
-        else:
-            self.own.append([first, last])
+    def _claim(self, results: Sequence[Tensor | None], first: int) -> None:
+        """Mark the nodes a recorded pass made (stamped from ``first`` on) as this scope's own.
+
+        A mark on each node rather than a range of stamps in the scope: the scope of a ``vjp_fn``
+        kept for a training loop would otherwise gain a range per call, each read at every node a
+        walk meets.  The nodes are those the pass's results and their tangents reach: a later walk
+        meets a node only through a tensor that reaches it, and a chain from a result down to a
+        node of the pass holds only nodes of the pass (an op's inputs are older than the op)."""
+        token, seen = self.token, set()
+        stack = [t for t in results if t is not None]
+        while stack:
+            t = stack.pop()
+            n = t if type(t) is Node else t._node
+            if type(t) is not Node and t._tangents:
+                stack.extend(t._tangents.values())
+            if n is None or n.seq < first or n in seen:
+                continue
+            seen.add(n)
+            n.owners = n.owners + (token,)
+            stack.extend(e for e in n.inputs if type(e) is Node)
+            if n.tangents:
+                stack.extend(n.tangents.values())
+            if n.input_tangents:
+                stack.extend(v for kept in n.input_tangents if kept for v in kept.values())
 
     def reaches_arguments(self, t: Tensor) -> bool:
         """Whether ``t``'s history reaches an argument this transform differentiates: whether ``t``
@@ -118,7 +137,7 @@ class Scope:
         if id(t) in self.argument_ids:
             return True
         root = t._node
-        if root is None or not self.inside(root.seq):
+        if root is None or not self.inside(root):
             return False
         memo = self._reaches
         path = [(root, iter(root.inputs))]
@@ -131,7 +150,7 @@ class Scope:
                         found = e is not None and id(e) in self.argument_ids
                     elif e in self.argument_nodes or memo.get(e):
                         found = True
-                    elif self.inside(e.seq) and e not in memo:
+                    elif self.inside(e) and e not in memo:
                         descend = e
                     if found or descend is not None:
                         break
@@ -150,11 +169,12 @@ class Scope:
         """Count ``leaf`` (made by this transform) as inside."""
         leaf._made_at = seq = next(_seq)
         if seq > self.end:
-            self._own(seq, seq)
+            leaf._made_by = self.token
         return leaf
 
     def made(self, leaf: Tensor) -> bool:
-        return self.inside(getattr(leaf, "_made_at", -1))
+        d = leaf.__dict__
+        return self.start <= d.get("_made_at", -1) < self.end or d.get("_made_by") is self.token
 
     # ------------------------------------------------------------- the walk
     def survey(self, tensors: Sequence[Tensor], outside_only: bool = False) -> tuple[bool, bool]:
@@ -176,7 +196,7 @@ class Scope:
                 continue
             seen.add(n)
             moving = moving or _moving(n.tangents) or _constants_move(n)
-            if not self.inside(n.seq):
+            if not self.inside(n):
                 outside = True
                 continue
             for e in n.inputs:
@@ -236,7 +256,7 @@ class Scope:
         leaves = [t for t in outputs if t._node is None]
         while stack:
             n = stack.pop()
-            if n in seen or not self.inside(n.seq):
+            if n in seen or not self.inside(n):
                 continue
             seen.add(n)
             if n.hooks:
@@ -270,13 +290,14 @@ class Scope:
             _set_hooks(holder, hooks)
         self.passing[0] += 1
         first = next(_seq)
+        gs: Sequence[Tensor | None] = ()
         try:
             with inference_mode_lifted(), enable_grad():
                 gs = _tape_grad(list(outputs), list(inputs), grad_outputs=list(cotangents),
                                 retain_graph=graph or not last, create_graph=graph, allow_unused=True)
         finally:
-            if graph:  # (the nodes this pass recorded are the scope's own)
-                self._own(first, next(_seq))
+            if graph:
+                self._claim(gs, first)
             self.passing[0] -= 1
             for holder, _, kept in self.hooks:
                 _set_hooks(holder, kept)
