@@ -118,6 +118,8 @@ LAYERS = {
     "BatchNorm3d": (lambda: nn.BatchNorm3d(3), VOL),
     "InstanceNorm3d": (lambda: nn.InstanceNorm3d(3), VOL),
     "Bilinear": (lambda: _WithTarget(nn.Bilinear(6, 6, 5)), (4, 6)),
+    "AdaptiveLogSoftmaxWithLoss": (lambda: _WithTarget(nn.AdaptiveLogSoftmaxWithLoss(6, 10, [3, 6], div_value=2.0),
+                                                       mg.tensor([1, 4, 8, 9])), (4, 6)),
     "ChannelShuffle": (lambda: nn.ChannelShuffle(2), (2, 4, 3, 3)),
     "FeatureAlphaDropout": (lambda: nn.FeatureAlphaDropout(0.3), IMG),
     "LPPool1d": (lambda: nn.LPPool1d(2, 2), (2, 3, 10)),
@@ -140,12 +142,12 @@ CONTAINERS = {"Module", "ModuleList", "ModuleDict", "ParameterList", "ParameterD
 class _WithTarget(nn.Module):
     """A layer of two inputs, the second a constant."""
 
-    def __init__(self, layer: nn.Module) -> None:
+    def __init__(self, layer: nn.Module, target=None) -> None:
         super().__init__()
-        self.layer = layer
+        self.layer, self.target = layer, target
 
     def forward(self, x):
-        return self.layer(x, TARGET)
+        return self.layer(x, TARGET if self.target is None else self.target)
 
 
 class _Memory(nn.Module):

@@ -35,6 +35,7 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .attention import MultiheadAttention, TransformerBlock
 from .blocks import (
     AdaptiveAvgPool1d,
@@ -133,5 +134,6 @@ __all__ = [
     "Conv3d", "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "ConvTranspose3d", "AdaptiveMaxPool3d", "MaxUnpool3d",
     "ReLU6", "Softmax2d", "Bilinear", "LPPool1d", "LPPool2d", "LPPool3d", "FeatureAlphaDropout", "BatchNorm3d",
     "InstanceNorm3d", "ChannelShuffle", "ParameterList", "ParameterDict", "Transformer", "TransformerDecoder",
-    "TransformerDecoderLayer", "FractionalMaxPool2d", "FractionalMaxPool3d", *_padding_names,
+    "TransformerDecoderLayer", "FractionalMaxPool2d", "FractionalMaxPool3d", "AdaptiveLogSoftmaxWithLoss",
+    *_padding_names,
 ]

@@ -10,6 +10,7 @@ of that path (``_pair``, ``consume_prefix_in_state_dict_if_present``)."""
 
 from . import (  # noqa: F401  (module and utils: PyTorch's paths, imported for their names)
     activation,
+    adaptive,
     batchnorm,
     channelshuffle,
     container,
@@ -34,7 +35,8 @@ from . import (  # noqa: F401  (module and utils: PyTorch's paths, imported for 
 )
 from .module import Module
 
-_SUBMODULES = (activation, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold, instancenorm,
-               linear, loss, normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling)
+_SUBMODULES = (activation, adaptive, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold,
+               instancenorm, linear, loss, normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer,
+               upsampling)
 globals().update({name: getattr(sub, name) for sub in _SUBMODULES for name in sub.__all__})
 __all__ = ["Module", *sorted({name for sub in _SUBMODULES for name in sub.__all__})]

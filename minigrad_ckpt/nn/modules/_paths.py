@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import (
     activation,
+    adaptive,
     attention,
     blocks,
     containers,
@@ -40,6 +41,7 @@ def _every(module: Any) -> dict[str, type]:
 
 
 PLACES: dict[str, dict[str, type]] = {
+    "adaptive": _every(adaptive),
     "activation": {**_every(activation), **_named(attention, "MultiheadAttention")},
     "batchnorm": _named(normalization, "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "_BatchNorm"),
     "channelshuffle": _named(distance, "ChannelShuffle"),
