@@ -195,6 +195,18 @@ def _call_load_pre_hooks(module: Module, state_dict: Any, prefix: str, *rest: An
             hook(state_dict, prefix, *rest)
 
 
+
+def zero_gradient_in_place(grad: Tensor) -> None:
+    """PyTorch's ``zero_grad(set_to_none=False)`` of one gradient: zeros in the same tensor. A gradient
+    built with ``create_graph`` first leaves the tape (``detach_``); any other only stops requiring
+    grad, as PyTorch's -- it has no history to leave, and a view (a gradient assigned as a slice of
+    a flat buffer) cannot be detached in place."""
+    if grad.grad_fn is not None:
+        grad.detach_()
+    else:
+        grad.requires_grad_(False)
+    grad.zero_()
+
 class Module:
     """Base class of every layer and model.
 
@@ -669,8 +681,7 @@ class Module:
             if set_to_none:
                 p.grad = None
             else:
-                p.grad.detach_()  # PyTorch's: a gradient built with create_graph leaves the tape
-                p.grad.zero_()
+                zero_gradient_in_place(p.grad)
 
     # ------------------------------------------------------------ conversion
     def to(self, target: Any = None, dtype: Any = None, non_blocking: bool = False, *, device: Any = None,

@@ -33,7 +33,7 @@ from typing import Any
 
 from ..backend import host_numpy, laid_out, to_host
 from ..grad_mode import enable_grad, no_grad
-from ..nn.module import _HookHandle
+from ..nn.module import _HookHandle, zero_gradient_in_place
 from ..tensor import Tensor
 from ._common import as_one_value, complex_of_real, real_view, scalar_tensor
 
@@ -178,8 +178,7 @@ class Optimizer:
                     if set_to_none:
                         p.grad = None
                     else:
-                        p.grad.detach_()  # PyTorch's: a gradient built with create_graph leaves the tape
-                        p.grad.zero_()
+                        zero_gradient_in_place(p.grad)
 
     # ------------------------------------------------------------------ the step
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
