@@ -58,7 +58,9 @@ class LRScheduler:
             for i, g in enumerate(optimizer.param_groups):
                 if "initial_lr" not in g:
                     raise KeyError(_RESUME_WITHOUT_INITIAL_LR.format(i))
-        self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
+        # copies, as PyTorch's: a tensor initial_lr written in place later (a schedule rebased) does not
+        # move the base of a scheduler already built
+        self.base_lrs = _group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         _track_optimizer_steps(optimizer)
         self._initial_step()
@@ -187,7 +189,8 @@ def _set_group_value(group: dict[str, Any], key: str, value: Any) -> None:
 
 
 def _group_values(optimizer: Optimizer, key: str) -> list[Any]:
-    """Each group's ``key``, tensors copied (``get_last_lr()`` never aliases a live tensor lr)."""
+    """Each group's ``key``, tensors copied (``get_last_lr()`` never aliases a live tensor lr, nor
+    ``base_lrs`` a group's ``initial_lr``)."""
     return [g[key].clone() if isinstance(g[key], Tensor) else g[key] for g in optimizer.param_groups]
 
 
