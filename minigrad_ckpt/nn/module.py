@@ -195,7 +195,6 @@ def _call_load_pre_hooks(module: Module, state_dict: Any, prefix: str, *rest: An
             hook(state_dict, prefix, *rest)
 
 
-
 def zero_gradient_in_place(grad: Tensor) -> None:
     """PyTorch's ``zero_grad(set_to_none=False)`` of one gradient: zeros in the same tensor. A gradient
     built with ``create_graph`` first leaves the tape (``detach_``); any other only stops requiring
@@ -206,6 +205,7 @@ def zero_gradient_in_place(grad: Tensor) -> None:
     else:
         grad.requires_grad_(False)
     grad.zero_()
+
 
 class Module:
     """Base class of every layer and model.
