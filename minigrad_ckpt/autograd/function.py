@@ -284,6 +284,35 @@ def _overrides(cls: type, name: str) -> bool:
 _DROPPED_CONSTANT = ("dropped",)
 
 
+def _made_here(descriptor: tuple) -> tuple | None:
+    """The shape and dtype of a saved tensor ``forward`` made (a ``"const"`` descriptor), else None."""
+    if descriptor[0] != "const":
+        return None
+    data = descriptor[1]._data
+    return tuple(data.shape), data.dtype
+
+
+def _saved_divergence(first: tuple, again: tuple) -> str | None:
+    """How a checkpoint replay's ``save_for_backward`` differs from the first ``forward``'s, or None.
+
+    The replay runs the user's ``forward`` again to rebuild the tensors it saved: saving another
+    number of them, or one of another shape or dtype, would hand ``backward`` values the forward
+    pass never had -- a silently wrong gradient.  PyTorch's checkpoint refuses it (its
+    ``determinism_check="default"``); so does the segment, with this description.  (Where the
+    first ``forward`` saved an input or output, the node keeps reading that one.)"""
+    if len(first) != len(again):
+        return f"save_for_backward saved {len(first)} tensors in the forward pass, {len(again)} in the replay"
+    for i, (meta, d) in enumerate(zip(first, again)):
+        if meta is not None and _made_here(d) != meta:
+            now = _made_here(d) or "an input or output"
+            return f"saved tensor {i} was {meta[1]} {meta[0]} in the forward pass, {_describe(now)} in the replay"
+    return None
+
+
+def _describe(meta: Any) -> str:
+    return meta if isinstance(meta, str) else f"{meta[1]} {meta[0]}"
+
+
 class FunctionNode(Op):
     """The op one ``Function.apply`` call records (see the module docstring).
 
@@ -418,6 +447,10 @@ class FunctionNode(Op):
         self._layout(xp, result, ctx, args, replay)
         saved = self._descriptors(ctx.to_save, args, ctx.dirty_tensors)
         ctx.to_save = ()  # the descriptors hold what backward reads, as long as it may: not the ctx (PyTorch clears it)
+        if replay:
+            self.replay_divergence = _saved_divergence(self.saved_meta, saved)
+        else:
+            self.saved_meta = tuple(_made_here(d) for d in saved)
         if replay and len(saved) == len(self.saved):
             # where an input or output is found stays the first forward's, which the node's saved
             # slots follow: one argument given twice is one Tensor there, two wrappers here
@@ -435,6 +468,11 @@ class FunctionNode(Op):
         if replay:  # the node must not hold the user's outputs beyond what it saves
             self.outputs = None
         return packed
+
+    def saved_intermediates(self) -> list:
+        """The arrays of the tensors ``save_for_backward`` kept that ``forward`` made (neither an
+        input nor an output): what a checkpoint's ``determinism_check="value"`` compares."""
+        return [d[1]._data for d in self.saved if d[0] == "const"]
 
     @property
     def saves_intermediates(self) -> bool:

@@ -248,6 +248,7 @@ class Segment:
         self.subtree: list[Node] = []
         self.external: set[Node] = set()     # nodes outside the subtree that it reads
         self.checksums: dict[Node, int] = {}
+        self.saved_checksums: dict[Node, list[int]] = {}  # a custom Function's saved intermediates'
         # Nodes a replay ran for their own saved values alone that it could not replay (a value
         # they read was written since): the error, raised if a backward reaches one
         self._refused: dict[Node, Exception] = {}
@@ -389,7 +390,7 @@ class Segment:
             seg.nodes = _WeakList(seg.nodes)
             seg.subtree = _WeakList(seg.subtree)
             seg.children = _WeakList(seg.children)
-            for name in ("_out_boxes", "checksums", "_refused", "_result_bytes",
+            for name in ("_out_boxes", "checksums", "saved_checksums", "_refused", "_result_bytes",
                          "_kept_result_bytes"):
                 entries = getattr(seg, name)
                 setattr(seg, name, _ByNode.of(entries) if entries else _ByNode())
@@ -563,6 +564,7 @@ class Segment:
                     if n in seg._kept_outputs:
                         let_go.append((seg, n, seg._kept_outputs.pop(n)))
                     seg.checksums.pop(n, None)
+                    seg.saved_checksums.pop(n, None)
                     n.saved_slots = None
                     seg._out_boxes.pop(n, None)
                     seg._result_nodes.discard(n)
@@ -722,6 +724,8 @@ class Segment:
             root.note_tensor_of(node, tensor)
         if self.check == "value":
             self.checksums[node] = _checksum(out)
+            if getattr(node.op, "saves_intermediates", False):
+                self.saved_checksums[node] = [_checksum(a) for a in node.op.saved_intermediates()]
         if kept_now:
             if _ledger.enabled:
                 _ledger.hold(kept_now)
@@ -1237,6 +1241,7 @@ class Segment:
         if self.stats is not None:
             self.stats._op_replayed()
         out = n.xp.as_array(out)
+        self._check_saved_intermediates(n)
         if tuple(out.shape) != n.shape or out.dtype != n.dtype:
             raise CheckpointError(
                 f"replay of checkpointed segment {self.index} diverged at node #{n.seq} "
@@ -1251,6 +1256,18 @@ class Segment:
                 f"({n.op.name}): same shape, different values (determinism_check='value')"
             )
         return out
+
+    def _check_saved_intermediates(self, n: Node) -> None:
+        """A custom Function's ``forward``, run again, must save what it saved in the forward pass: as
+        many tensors, those it made of the same shapes and dtypes (and, with ``"value"``, bytes).
+        ``"none"`` takes what the replay saved, as PyTorch's does."""
+        divergence = getattr(n.op, "replay_divergence", None) if self.check != "none" else None
+        if divergence is None and n in self.saved_checksums:
+            if [_checksum(a) for a in n.op.saved_intermediates()] != self.saved_checksums[n]:
+                divergence = "a tensor save_for_backward saved has other values (determinism_check='value')"
+        if divergence is not None:
+            raise CheckpointError(f"replay of checkpointed segment {self.index} diverged at node #{n.seq} "
+                                  f"({n.op!r}): {divergence}")
 
     def _take_boundary(self, n: Node, value: Any) -> None:
         """An enclosing segment's replay hands over ``n``'s value, which this segment
