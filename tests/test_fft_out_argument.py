@@ -6,6 +6,8 @@ own, checked against the call without ``out``."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -57,3 +59,17 @@ def test_frequency_tables_write_into_out(name):
     out = mg.empty(3)
     assert fn(5, 0.5, out=out) is out  # (resized to the table's length, as a creation function's out)
     np.testing.assert_array_equal(out.numpy(), fn(5, 0.5).numpy())
+
+
+@pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
+def test_the_frequencies_into_an_out_of_another_size_warn_as_arange(name):
+    # torch.fft.fftfreq(100, .5, out=torch.empty(())) warns (it is arange times a scale, and arange's
+    # out= warns of a resize: test_spectral_ops.py's test_fftfreq_out); the engine resized silently
+    f = getattr(mg.fft, name)
+    out = mg.empty(())
+    with pytest.warns(UserWarning, match="out tensor will be resized"):
+        assert f(100, 0.5, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), f(100, 0.5).numpy())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an empty out takes any size quietly, as torch's
+        f(100, 0.5, out=mg.empty(0))

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from .. import creation, tape
 from ..backend import as_dtype
 from ..grad_mode import is_grad_enabled
-from ..out_arguments import CAST, CAT, CLAMP, CREATION, EXACT, MEAN, REDUCTION, WHERE, with_out
+from ..out_arguments import CAST, CAT, CLAMP, EXACT, MEAN, RANGE, REDUCTION, WHERE, with_out
 from ..tensor import Tensor, refuse_overlap
 from . import complex_numbers as cn
 from . import differences as diffs
@@ -656,8 +656,8 @@ SECTIONS: tuple[Section, ...] = (
         public("ihfft2", ft.ihfft2, out=CAST),
         public("hfftn", ft.hfftn, out=CAST),
         public("ihfftn", ft.ihfftn, out=CAST),
-        public("fftfreq", ft.fftfreq, out=CREATION),
-        public("rfftfreq", ft.rfftfreq, out=CREATION),
+        public("fftfreq", ft.fftfreq, out=RANGE),
+        public("rfftfreq", ft.rfftfreq, out=RANGE),
         public("fftshift", ft.fftshift),
         public("ifftshift", ft.ifftshift),
     )),
