@@ -135,7 +135,7 @@ def test_degenerate_frequencies_are_pytorchs_values(call, expected, dtype):
     np.testing.assert_array_equal(got, want)
     signed = ~np.isnan(want)  # (a NaN's sign means nothing)
     np.testing.assert_array_equal(np.signbit(got[signed]), np.signbit(want[signed]))
-    with pytest.raises(RuntimeError, match="invalid number of data points"):
+    with pytest.raises(RuntimeError, match="Invalid number of data points"):
         getattr(mg.fft, name)(-1, d, dtype=dtype)
 
 
@@ -151,11 +151,11 @@ def test_errors_name_the_function():
     x = mg.tensor(cplx(4))
     with pytest.raises(TypeError, match="rfft.* expects a real input"):
         mg.fft.rfft(x)
-    with pytest.raises(ValueError, match="norm must be"):
+    with pytest.raises(ValueError, match="Invalid normalization mode"):
         mg.fft.fft(x, norm="unitary")
-    with pytest.raises(ValueError, match="invalid number of data points"):
+    with pytest.raises(ValueError, match="Invalid number of data points"):
         mg.fft.fft(x, n=0)
-    with pytest.raises(ValueError, match="s and axes have different lengths"):
+    with pytest.raises(ValueError, match="When given, dim and shape arguments must have the same length"):
         mg.fft.fftn(mg.tensor(cplx(2, 2)), s=(2, 2), axes=(0,))
 
 
@@ -358,10 +358,10 @@ def test_no_axes_to_transform(device):
 def test_errors_name_the_hermitian_and_one_dimensional_functions():
     x = mg.tensor(cplx(4))
     for name in ("rfft", "ihfft", "ihfftn", "ihfft2"):  # they said rfftn
-        with pytest.raises(TypeError, match=f"^{name} expects a real input"):
+        with pytest.raises(TypeError, match=f"^{name} expects a real(-valued)? input"):
             getattr(mg.fft, name)(x)
     for name in ("irfft", "hfft"):  # they said irfftn
-        with pytest.raises(ValueError, match=f"^{name}: invalid number of data points"):
+        with pytest.raises(ValueError, match=f"^{name}: Invalid number of data points"):
             getattr(mg.fft, name)(x, n=0)
 
 

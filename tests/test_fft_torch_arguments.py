@@ -63,6 +63,6 @@ def test_a_refused_argument_is_pytorchs_runtime_error_and_numpys_value_error(cas
 
 @pytest.mark.parametrize("case", sorted(COMPLEX_TO_REAL_TRANSFORM))
 def test_a_complex_input_to_a_real_transform_is_a_runtime_error(case):
-    with pytest.raises(RuntimeError, match="real input") as caught:
+    with pytest.raises(RuntimeError, match="real(-valued)? input") as caught:
         COMPLEX_TO_REAL_TRANSFORM[case]()
     assert isinstance(caught.value, TypeError)

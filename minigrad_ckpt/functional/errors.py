@@ -59,7 +59,8 @@ def dimension_out_of_range(dim: int, ndim: int) -> DimensionOutOfRange:
 class SpectralArgumentError(RuntimeError, ValueError):
     """An argument the Fourier transforms refuse -- a normalization they do not know, a length
     below 1, a repeated dim, sizes ``s`` that do not match the dims: PyTorch's ``RuntimeError``
-    ("Invalid normalization mode", "Invalid number of data points", "FFT dims must be unique")
+    ("Invalid normalization mode", "Invalid number of data points", "FFT dims must be unique",
+    "When given, dim and shape arguments must have the same length"; its words follow the function name)
     and NumPy's ``ValueError``."""
 
 

@@ -18,7 +18,7 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-from ..backend import as_dtype, get_default_dtype, get_device, host_numpy
+from ..backend import as_dtype, get_default_dtype, get_device, host_numpy, scalar_type_name
 from ..ops import fft as _fft
 from ..tape import apply
 from ..tensor import Tensor
@@ -37,7 +37,8 @@ def _norm(name: str, norm: str | None) -> str:
     if norm is None:
         return "backward"
     if norm not in _fft.ADJOINT_NORM:
-        raise SpectralArgumentError(f"{name}: norm must be 'backward', 'ortho', 'forward' or None, got {norm!r}")
+        raise SpectralArgumentError(f"{name}: Invalid normalization mode: {norm!r} "
+                                    "(use 'backward', 'ortho', 'forward' or None)")
     return norm
 
 
@@ -65,7 +66,7 @@ def _whole_number(n: Any) -> int | None:
 def _size(name: str, n: Any) -> int:
     k = _whole_number(n)
     if k is None or k < 1:
-        raise SpectralArgumentError(f"{name}: invalid number of data points ({n!r}) specified")
+        raise SpectralArgumentError(f"{name}: Invalid number of data points ({n!r}) specified")
     return k
 
 
@@ -74,7 +75,7 @@ def _count(name: str, n: Any) -> int:
     ``fftfreq(0)`` is empty and ``rfftfreq(0)`` is ``[nan]``, the 0 step times ``1 / 0``)."""
     k = _whole_number(n)
     if k is None or k < 0:
-        raise SpectralArgumentError(f"{name}: invalid number of data points ({n!r}) specified")
+        raise SpectralArgumentError(f"{name}: Invalid number of data points ({n!r}) specified")
     return k
 
 
@@ -98,20 +99,22 @@ def _axes_and_sizes(name: str, x: Tensor, s: Any, axes: Any) -> tuple[tuple[int,
     if axes is None:
         axes = tuple(range(x.ndim)) if s is None else tuple(range(x.ndim - len(s), x.ndim))
         if s is not None and len(s) > x.ndim:
-            raise SpectralArgumentError(f"{name}: s has {len(s)} entries for an input with {x.ndim} axes")
+            raise SpectralArgumentError(f"{name}: Got shape with {len(s)} values but input tensor only has {x.ndim} "
+                                         "dimensions.")
     elif isinstance(axes, (int, host_numpy.integer)):
         axes = (axes,)
     axes = tuple(one_axis(a, x.ndim) for a in axes)
     if len(set(axes)) != len(axes):
-        raise SpectralArgumentError(f"{name}: repeated axes {axes} are not supported")
+        raise SpectralArgumentError(f"{name}: FFT dims must be unique, got {axes}")
     if s is None:
         for a in axes:  # an empty axis has no length to take (NumPy and PyTorch refuse it too)
             if x.shape[a] == 0:
-                raise SpectralArgumentError(f"{name}: invalid number of data points (0) specified")
+                raise SpectralArgumentError(f"{name}: Invalid number of data points (0) specified")
         return axes, [None] * len(axes)
     s = list(s)
     if len(s) != len(axes):
-        raise SpectralArgumentError(f"{name}: s and axes have different lengths ({len(s)} and {len(axes)})")
+        raise SpectralArgumentError(f"{name}: When given, dim and shape arguments must have the same length "
+                                    f"({len(s)} and {len(axes)})")
     return axes, [None if k is None or k == -1 else _size(name, k) for k in s]
 
 
@@ -124,7 +127,9 @@ def _resized(x: Tensor, axes: Sequence[int], sizes: Sequence[int | None]) -> Ten
 
 def _real_input(name: str, x: Tensor) -> Tensor:
     if x.dtype.kind == "c":
-        raise RealInputRequired(f"{name} expects a real input, got {x.dtype} (use fft/fftn for complex input)")
+        words = "real input tensor" if name in ("rfft", "ihfft") else "real-valued input tensor"
+        raise RealInputRequired(f"{name} expects a {words}, but got {scalar_type_name(x.dtype)} "
+                                "(use fft/fftn for complex input)")
     return _floating(x)
 
 
@@ -176,7 +181,7 @@ def _c2r(name: str, x: Tensor, s: Any, axes: Any, norm: str | None) -> Tensor:
     last = _some_axes(name, axes)[-1]
     n = sizes[-1] if sizes[-1] is not None else 2 * (x.shape[last] - 1)
     if n < 1:
-        raise SpectralArgumentError(f"{name}: invalid number of data points ({n}) specified")
+        raise SpectralArgumentError(f"{name}: Invalid number of data points ({n}) specified")
     x = _resized(x, axes[:-1], sizes[:-1])
     x = _resize(x, last, n // 2 + 1)
     return apply(_fft.IRFFT(axes=axes, norm=_norm(name, norm), n=n), x)
@@ -241,12 +246,12 @@ def ihfft(a: Any, n: int | None = None, axis: Any = _UNSET, norm: str | None = N
 
 def fft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
     """:func:`fftn` over the last two axes."""
-    return fftn(a, s, _pick("fft2", axes, dim, (-2, -1), "axes"), norm)
+    return _c2c("fft2", a, s, _pick("fft2", axes, dim, (-2, -1), "axes"), norm, False)
 
 
 def ifft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
     """:func:`ifftn` over the last two axes."""
-    return ifftn(a, s, _pick("ifft2", axes, dim, (-2, -1), "axes"), norm)
+    return _c2c("ifft2", a, s, _pick("ifft2", axes, dim, (-2, -1), "axes"), norm, True)
 
 
 def rfft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
