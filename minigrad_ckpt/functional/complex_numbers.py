@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import get_default_dtype
+from ..backend import get_default_dtype, scalar_type_name
 from ..ops import complex_numbers as _cx
 from ..ops.elementwise import RealAngle
 from ..tape import apply
@@ -70,9 +70,13 @@ def _float_parts(name: str, names: tuple[str, str], first: Any, second: Any) -> 
     a, b = as_tensor(first), as_tensor(second, like=first if isinstance(first, Tensor) else None)
     for what, t in zip(names, (a, b)):
         if t.dtype.kind != "f":
-            raise TypeError(f"{name}: {what} must be a float tensor, got {t.dtype}")
+            raise WrongTensorKind(f"{name}: Expected both inputs to be Half, Float or Double tensors but got "
+                                  f"{scalar_type_name(a.dtype)} and {scalar_type_name(b.dtype)} "
+                                  f"({what} must be a float tensor, got {t.dtype})")
     if a.dtype != b.dtype:
-        raise TypeError(f"{name}: {names[0]} and {names[1]} must have the same dtype, got {a.dtype} and {b.dtype}")
+        raise WrongTensorKind(f"{name}: Expected object of scalar type {scalar_type_name(a.dtype)} but got scalar "
+                              f"type {scalar_type_name(b.dtype)} for second argument ({names[0]} and {names[1]} "
+                              "must have the same dtype)")
     broadcast_shapes(name, a.shape, b.shape)
     return a, b
 
@@ -109,7 +113,7 @@ def view_as_real(z: Any) -> Tensor:
     Differentiable, and a view as PyTorch's: a write into it is a write into ``z``."""
     z = as_tensor(z)
     if z.dtype.kind != "c":
-        raise WrongTensorKind(f"view_as_real: expects a complex tensor, got {z.dtype}")
+        raise WrongTensorKind(f"view_as_real is only supported for complex tensors, got {z.dtype}")
     return apply(_cx.ViewAsReal(), z)
 
 
@@ -117,7 +121,11 @@ def view_as_complex(x: Any) -> Tensor:
     """The inverse of :func:`view_as_real`: floats of shape ``(..., 2)`` as complex numbers,
     a view as PyTorch's (a write into it is a write into ``x``)."""
     x = as_tensor(x)
-    if x.dtype.kind != "f" or not x.ndim or x.shape[-1] != 2:
-        raise WrongTensorKind(f"view_as_complex: expects a float tensor whose last axis has size 2, got "
-                              f"{x.dtype} of shape {x.shape}")
+    if x.dtype.kind != "f":
+        raise WrongTensorKind("view_as_complex is only supported for half, float and double tensors, but got a "
+                              f"tensor of scalar type: {scalar_type_name(x.dtype)}")
+    if not x.ndim:
+        raise WrongTensorKind("view_as_complex: Input tensor must have one or more dimensions")
+    if x.shape[-1] != 2:
+        raise WrongTensorKind(f"view_as_complex: Tensor must have a last dimension of size 2, got shape {x.shape}")
     return apply(_cx.ViewAsComplex(), x)
