@@ -1343,6 +1343,33 @@ def scenario_collectives_of_different_tensors() -> None:
     result({"refused": refused, "then": t.tolist()})
 
 
+def scenario_profiled(out_dir: str) -> None:
+    """A DDP step and the collectives under mg.profiler: the events each rank sees, and its trace."""
+    from minigrad_ckpt.profiler import profile
+
+    rank = dist.get_rank()
+    mg.manual_seed(0)
+    model = DDP(nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1)))
+    with profile() as prof:
+        model(mg.randn(4, 8)).sum().backward()
+        t = mg.ones(3)
+        dist.all_reduce(t)
+        dist.broadcast(t, src=1)
+        dist.all_gather(t)
+        dist.barrier()
+    events = prof.events()
+    parents = sorted({e.cpu_parent.name for e in events if e.name.endswith(":wait") and e.cpu_parent is not None})
+    path = os.path.join(out_dir, f"trace{rank}.json")
+    prof.export_chrome_trace(path)
+    with open(path) as f:
+        info = json.load(f).get("distributedInfo")
+    with profile() as after:  # the wrappers come off and go on again cleanly
+        dist.all_reduce(t)
+    result({"names": sorted({e.name for e in events}), "wait_parents": parents, "info": info,
+            "after": sorted({e.name for e in after.events()}), "sum": t.tolist(),
+            "wrapped": getattr(dist._group.ProcessGroup.all_reduce, "_profiled", False)})
+
+
 class _Checkpointed(nn.Module):
     def __init__(self, inner):
         super().__init__()

@@ -95,6 +95,21 @@ def test_collectives():
         assert r[rank]["gather"] == [[0, 0], [1, 1]]
 
 
+def test_the_profiler_shows_each_ranks_collectives_and_their_waits(tmp_path):
+    """Where a rank's step goes: each collective an event named as PyTorch names its backends'
+    (``gloo:all_reduce``), the time spent waiting for the other rank inside it, a DDP bucket summed
+    in shared memory, and each rank's trace saying whose it is (PyTorch's ``distributedInfo``)."""
+    r = results(launch("profiled", str(tmp_path)))
+    for rank in (0, 1):
+        names = set(r[rank]["names"])
+        assert {"DistributedDataParallel.forward", "shared_memory:all_reduce", "mpi:all_reduce", "mpi:broadcast",
+                "mpi:all_gather", "mpi:barrier", "mpi:wait"} <= names
+        assert {"mpi:all_reduce", "mpi:broadcast", "mpi:all_gather", "mpi:barrier"} <= set(r[rank]["wait_parents"])
+        assert r[rank]["info"] == {"backend": "mpi", "rank": rank, "world_size": 2}
+        assert r[rank]["after"] == ["mpi:all_reduce", "mpi:wait"] and r[rank]["sum"] == [4.0] * 3
+        assert not r[rank]["wrapped"]  # no profiler, no wrapper: the collectives as they were
+
+
 def test_world_of_one_without_mpiexec():
     r = results(run([sys.executable, str(WORKER), "single"]), n=1)[0]
     assert r == {"rank": 0, "world": 1, "t": [1.0, 2.0], "gathered": 1, "grads": True}

@@ -279,5 +279,15 @@ class EventList(list):
                           "ts": base_us + e.time_range.start, "dur": e.time_range.elapsed_us(), "args": args})
         document = {"schemaVersion": 1, "deviceProperties": [], "displayTimeUnit": "ms",
                     "baseTimeNanoseconds": self._base_time_ns, "traceEvents": trace, "traceName": str(path)}
+        document.update(_distributed_info())
         with open(path, "w", encoding="utf-8") as f:
             json.dump(document, f)
+
+
+def _distributed_info() -> dict[str, Any]:
+    """PyTorch's ``distributedInfo`` of a trace (which rank's it is) in a job of several processes."""
+    from .. import distributed
+    if not distributed.is_initialized():
+        return {}
+    return {"distributedInfo": {"backend": distributed.get_backend(), "rank": distributed.get_rank(),
+                                "world_size": distributed.get_world_size()}}

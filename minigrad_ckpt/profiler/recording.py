@@ -13,6 +13,10 @@ the work with timing wrappers --
 * ``step`` and ``zero_grad`` of every optimizer (``Optimizer.step#SGD.step``),
 * a checkpoint segment's ``rematerialize`` (``checkpoint::recompute``: the replayed forwards
   inside it are the recomputation),
+* the process group's collectives, named as PyTorch names its backends' (``gloo:all_reduce``):
+  ``mpi:all_reduce``, ``mpi:broadcast``, ... -- ``nccl:`` on the GPU backend -- with the time a rank
+  spends waiting for one as ``mpi:wait`` inside it; a ``DistributedDataParallel`` bucket summed in
+  shared memory is ``shared_memory:all_reduce``; ``DistributedDataParallel.forward`` as PyTorch's,
 
 and :func:`uninstall` puts back exactly what was there (a class that inherited the method
 inherits it again) when the last profiler stops, an escaping exception included.
@@ -279,10 +283,42 @@ def install() -> None:
             _swap(optimizers, "step", lambda cls, f: _timed_method(cls, f, "step"))
             _swap(optimizers, "zero_grad", lambda cls, f: _timed_method(cls, f, "zero_grad"))
             _swap(_subclasses(Segment), "rematerialize", _timed_replay)
+            _install_collectives()
         except BaseException:
             _restore()
             _users -= 1
             raise
+
+
+#: The process group's methods that talk to other ranks, with the collective each is (the event
+#: ``<backend>:<collective>``); ``iall_reduce`` starts a sum that a later ``wait`` finishes.
+_COLLECTIVES = {"all_reduce": "all_reduce", "iall_reduce": "all_reduce", "broadcast": "broadcast",
+                "all_gather": "all_gather", "all_to_all": "all_to_all", "barrier": "barrier", "isend": "send",
+                "irecv": "recv", "allgather_object": "all_gather", "bcast_object": "broadcast", "wait_for": "wait"}
+
+
+def _install_collectives() -> None:
+    from ..distributed._group import ProcessGroup
+    from ..distributed._node_sum import NodeSum
+    from ..nn.parallel import DistributedDataParallel
+    for method, collective in _COLLECTIVES.items():
+        _swap([ProcessGroup], method, lambda cls, f, c=collective: _timed_collective(f, lambda g: f"{g.backend}:{c}"))
+    _swap([NodeSum], "start", lambda cls, f: _timed_collective(f, lambda _: "shared_memory:all_reduce"))
+    _swap([DistributedDataParallel], "forward",
+          lambda cls, f: _timed_collective(f, lambda _: "DistributedDataParallel.forward", USER_SCOPE))
+
+
+def _timed_collective(method: Callable, name: Callable[[Any], str], scope: int = FUNCTION) -> Callable:
+    """``method`` as one event named ``name(self)`` (the classes wrapped here have no subclasses)."""
+    def timed(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not _local.collectors:
+            return method(self, *args, **kwargs)
+        r = begin(name(self), scope, user=scope == USER_SCOPE)
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            end(r)
+    return timed
 
 
 def uninstall() -> None:
