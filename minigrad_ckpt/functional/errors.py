@@ -181,6 +181,13 @@ class RefusedArgument(RuntimeError, ValueError):
     ``right`` saying opposite things (``searchsorted``), ``rot90`` of fewer than two dims."""
 
 
+class ArgumentTypeRefused(TypeError, ValueError):
+    """An argument of a kind PyTorch's argument parser does not accept in that place -- a string
+    ``ord`` for ``linalg.vector_norm``, ``rcond`` and ``rtol`` together for ``linalg.pinv``: PyTorch's
+    ``TypeError`` ("received an invalid combination of arguments"), and the ``ValueError`` the
+    engine raised before."""
+
+
 class DtypeNotImplemented(NotImplementedError, TypeError):
     """An input dtype PyTorch has no kernel for (``bincount`` of floats or bools, ``kthvalue`` of
     bools): PyTorch's ``NotImplementedError`` ("bincount_cpu" not implemented for 'Double'), a

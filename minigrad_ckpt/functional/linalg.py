@@ -32,7 +32,14 @@ from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, int_tuple, normalize_axis, number
 from .complex_numbers import conj, real
-from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument
+from .errors import (
+    ArgumentTypeRefused,
+    DtypeNotImplemented,
+    InputMismatch,
+    NeedsFloatingInput,
+    RefusedArgument,
+    dimension_out_of_range,
+)
 from .math import astype, eye, matmul, moveaxis, not_equal, reshape, squeeze, swapaxes, tril, triu
 
 
@@ -259,7 +266,7 @@ def eigh(a: Any, UPLO: str = "L") -> EighResult:  # noqa: N803 - NumPy's name
     """
     a = _matrices("eigh", a, square=True)
     if UPLO not in ("L", "U"):
-        raise ValueError(f"linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
+        raise RefusedArgument(f"linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
     if UPLO == "U":
         a = _mH(a)
     packed = apply(_mx.Eigh(), a)
@@ -360,7 +367,8 @@ def qr(a: Any, mode: str = "reduced") -> Any:
     gradients the same way (the derivative of ``R`` needs ``Q``)."""
     a = _matrices("qr", a)
     if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r' ('raw' is not supported), got {mode!r}")
+        raise RefusedArgument(f"linalg.qr: mode must be 'reduced', 'complete' or 'r' ('raw' is not supported), "
+                              f"got {mode!r}")
     m, n = a.shape[-2:]
     packed = apply(_mx.Qr(in_shape=a.shape, complete=mode == "complete" and m > n, r_only=mode == "r"), a)
     r = packed[..., m:]
@@ -415,13 +423,13 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False, *,  
     if len(axes) == 2:
         row, col = (int(a) % nd if -nd <= int(a) < nd else _bad_axis(a, nd) for a in axes)
         if row == col:
-            raise ValueError("linalg.norm: the two matrix axes must differ")
+            raise RefusedArgument("linalg.norm: the two matrix axes must differ")
         r = _matrix(x, "fro" if ord is None else ord, row, col)
         if keepdims:
             shape = tuple(1 if i in (row, col) else s for i, s in enumerate(x.shape))
             r = reshape(r, shape)
         return r
-    raise ValueError(f"linalg.norm: axis must be an int or a pair of ints, got {axis!r}")
+    raise RefusedArgument(f"linalg.norm: axis must be an int or a pair of ints, got {axis!r}")
 
 
 def norm_input(name: str, x: Tensor, dtype: Any) -> Tensor:
@@ -454,12 +462,12 @@ def _spectral(x: Tensor, ord: Any, axis: Any) -> bool:  # noqa: A002
 
 
 def _bad_axis(a: Any, nd: int) -> int:
-    raise ValueError(f"linalg.norm: axis {a} is out of bounds for a tensor of dimension {nd}")
+    raise dimension_out_of_range(int(a), nd)
 
 
 def _vector(x: Tensor, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Tensor:  # noqa: A002
     if isinstance(ord, str):
-        raise ValueError(f"linalg.norm: invalid norm order {ord!r} for vectors")
+        raise RefusedArgument(f"linalg.norm: invalid norm order {ord!r} for vectors")
     p = float(ord)
     if (p < 0 or p == host_numpy.inf) and any(x.shape[a] == 0 for a in axes):
         _no_identity(x, p, axes)
@@ -505,8 +513,8 @@ def _matrix(x: Tensor, ord: Any, row: int, col: int) -> Tensor:  # noqa: A002
         if ord > 0 and sums.shape[c] == 0:  # the largest of no sums is 0, as the other norms of nothing (PyTorch)
             return mf.sum(sums, axis=c)
         return mf.max(sums, axis=c) if ord > 0 else mf.min(sums, axis=c)
-    raise ValueError(f"linalg.norm: invalid norm order {ord!r} for matrices "
-                     f"(one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf)")
+    raise RefusedArgument(f"linalg.norm: invalid norm order {ord!r} for matrices "
+                          f"(one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf)")
 
 
 def _default_rtol(a: Tensor) -> float:
@@ -524,7 +532,7 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, atol: Any = None
     may be a tensor that broadcasts against ``a``'s batch: one tolerance per matrix."""
     a = _matrices("pinv", a, square=bool(hermitian))
     if rcond is not None and rtol is not None:
-        raise ValueError("linalg.pinv: give rcond or rtol, not both")
+        raise ArgumentTypeRefused("linalg.pinv: give rcond or rtol, not both")
     tol = rcond if rcond is not None else rtol
     if isinstance(atol, Tensor) or isinstance(tol, Tensor):
         _refuse_differentiable_tolerance(atol, tol)

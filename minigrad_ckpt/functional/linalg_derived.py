@@ -26,7 +26,7 @@ from . import products as _products
 from . import torch_idioms as ti
 from .arguments import as_tensor, normalize_axis, number, reduction_dims
 from .complex_numbers import conj
-from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument
+from .errors import ArgumentTypeRefused, DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument
 from .indexing import take_along_axis_in_range
 
 
@@ -39,7 +39,7 @@ def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
     if x.dtype.kind == "c":
         x = mf.abs(x)
     if isinstance(ord, str):
-        raise ValueError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
+        raise ArgumentTypeRefused(f"linalg.vector_norm: ord must be a number, got {ord!r}")
     # a 0-d x answers to dim 0 or -1 (PyTorch's wrapping), as if it had one dim; other dims are errors
     axes = normalize_axis(reduction_dims(dim), max(x.ndim, 1))
     if x.ndim == 0:
@@ -82,7 +82,7 @@ def multi_dot(tensors: Any) -> Tensor:
     be a 1-D row vector and the last a 1-D column vector (NumPy's and PyTorch's rule)."""
     ts = [as_tensor(t) for t in tensors]
     if len(ts) < 2:
-        raise ValueError(f"linalg.multi_dot: needs at least 2 tensors, got {len(ts)}")
+        raise RefusedArgument(f"linalg.multi_dot: needs at least 2 tensors, got {len(ts)}")
     if ts[0].dtype.kind == "b":  # PyTorch has no bool matrix product (NumPy's would answer)
         raise DtypeNotImplemented("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     other = next((i for i, t in enumerate(ts) if t.dtype != ts[0].dtype), None)
@@ -137,7 +137,7 @@ def cond(a: Any, p: Any = None) -> Tensor:
     if a.ndim < 2:
         raise InputMismatch(f"linalg.cond: expected a matrix or a stack of them, got shape {a.shape}")
     if p not in (None, 2, -2, "fro", "nuc", math.inf, -math.inf, 1, -1):
-        raise ValueError(f"linalg.cond: p must be None, 2, -2, 'fro', 'nuc', inf, -inf, 1 or -1, got {p!r}")
+        raise RefusedArgument(f"linalg.cond: p must be None, 2, -2, 'fro', 'nuc', inf, -inf, 1 or -1, got {p!r}")
     _la.floating_only("linalg.svd" if p in (None, 2, -2, "nuc") else "linalg.inv", a)  # what PyTorch's computes
     if isinstance(p, str):  # PyTorch checks these for squareness first, the numbers after the empty case
         a = _la._matrices("cond", a, square=True)
@@ -227,7 +227,7 @@ def tensorinv(a: Any, ind: int = 2) -> Tensor:
     ``tensordot(tensorinv(a), a, ind)`` is the identity of shape ``a.shape[ind:] * 2``."""
     a = as_tensor(a)
     if ind < 1:
-        raise ValueError(f"linalg.tensorinv: ind must be a positive int, got {ind}")
+        raise RefusedArgument(f"linalg.tensorinv: ind must be a positive int, got {ind}")
     front, back = a.shape[:ind], a.shape[ind:]
     n = int(host_numpy.prod(front))
     if n != int(host_numpy.prod(back)):
@@ -436,7 +436,7 @@ def _rows_after_swaps(pivots: Tensor, m: int) -> Any:
     for b, swaps in enumerate(flat):
         for i, j in enumerate(swaps):
             if not 1 <= j <= m:
-                raise ValueError(f"lu_unpack: pivots must be in [1, {m}], got {int(j)}")
+                raise RefusedArgument(f"lu_unpack: pivots must be in [1, {m}], got {int(j)}")
             order[b, [i, j - 1]] = order[b, [j - 1, i]]
     return order.reshape(piv.shape[:-1] + (m,))
 
@@ -450,7 +450,7 @@ def _perm_from_pivots(pivots: Tensor) -> Any:
         order = list(range(n))
         for k, j in enumerate(swaps):
             if not 1 <= j <= n:
-                raise ValueError(f"linalg.lu_solve: pivots must be in [1, {n}], got {int(j)}")
+                raise RefusedArgument(f"linalg.lu_solve: pivots must be in [1, {n}], got {int(j)}")
             order[k], order[j - 1] = order[j - 1], order[k]
         perm[b] = order
     return perm.reshape(piv.shape)
@@ -514,7 +514,7 @@ def vander(x: Any, *, N: int | None = None) -> Tensor:  # noqa: N803
         x = mf.reshape(x, (1,))
     n = x.shape[-1] if N is None else int(N)
     if n <= 1:
-        raise ValueError(f"linalg.vander: N must be greater than 1, got {n}")
+        raise RefusedArgument(f"linalg.vander: N must be greater than 1, got {n}")
     if x.dtype.kind == "b":
         raise NeedsFloatingInput("linalg.vander supports floating point, complex, and integer tensors, but got Bool")
     if x.dtype.kind in "iu":

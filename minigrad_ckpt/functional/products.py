@@ -18,7 +18,7 @@ from ..tensor import Tensor, fresh_result
 from .arguments import as_tensor, broadcast_shapes, one_axis, paired_axes
 from .einsum_subscripts import explicit_einsum
 from .elementwise import multiply
-from .errors import InputMismatch
+from .errors import InputMismatch, TooFewDims
 from .shape import broadcast_to, moveaxis, reshape, stack, transpose
 
 __all__ = ["matmul", "einsum", "tensordot", "dot", "inner", "outer", "kron", "cross"]
@@ -220,12 +220,12 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     if axis is not None:
         axisa = axisb = axisc = axis
     if a.ndim == 0 or b.ndim == 0:
-        raise ValueError("cross: operands must have at least one dimension")
+        raise TooFewDims("cross: operands must have at least one dimension")
     a = moveaxis(a, one_axis(axisa, a.ndim), -1)
     b = moveaxis(b, one_axis(axisb, b.ndim), -1)
     if a.shape[-1] != 3 or b.shape[-1] != 3:
-        raise ValueError(f"cross: vectors must have 3 components, got {a.shape[-1]} and {b.shape[-1]} "
-                         f"(2-component cross products are deprecated in NumPy 2 and not supported)")
+        raise InputMismatch(f"cross: vectors must have 3 components, got {a.shape[-1]} and {b.shape[-1]} "
+                            f"(2-component cross products are deprecated in NumPy 2 and not supported)")
     a0, a1, a2 = (a[..., i] for i in range(3))
     b0, b1, b2 = (b[..., i] for i in range(3))
     c = stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)

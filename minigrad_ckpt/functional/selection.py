@@ -305,7 +305,7 @@ def _quantile_api(name: str, skip_nan: bool) -> Any:
         keep = keepdims if keepdim is _UNSET else keepdim
         how = method if interpolation is _UNSET else interpolation
         if how not in _METHODS:
-            raise ValueError(f"{name}: interpolation must be one of {_METHODS}, got {how!r}")
+            raise RefusedArgument(f"{name}: interpolation must be one of {_METHODS}, got {how!r}")
         return _quantile(name, input, q, axis, bool(keep), how, skip_nan)
 
     nans = "ignoring NaNs" if skip_nan else "NaN where a slice has one"
@@ -686,7 +686,7 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Tensor:  # 
         return constant(host_numpy.bincount(h, minlength=n).astype(host_numpy.int64), x)
     w = as_tensor(weights)
     if w.shape != x.shape:
-        raise ValueError(f"bincount: weights of shape {w.shape} for an input of shape {x.shape}")
+        raise InputMismatch(f"bincount: weights of shape {w.shape} for an input of shape {x.shape}")
     if w.dtype != host_numpy.float32:  # PyTorch sums every other dtype of weights in float64
         w = mf.astype(w, host_numpy.float64)
     # the adjoint of indexing: a differentiable scatter-add; its index in int64, as a uint8 one is a mask there

@@ -189,10 +189,10 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Tensor:  #
     copies of ``x``, so the gradient at ``x = 0`` is finite; integer input gives int64."""
     x = as_tensor(x)
     if x.ndim != 1:
-        raise ValueError(f"vander: x must be a one-dimensional tensor, got {x.ndim}-D")
+        raise InputMismatch(f"vander: x must be a one-dimensional tensor, got {x.ndim}-D")
     n = x.shape[0] if N is None else int(N)
     if n < 0:
-        raise ValueError(f"vander: N must be non-negative, got {n}")
+        raise RefusedArgument(f"vander: N must be non-negative, got {n}")
     if x.dtype.kind in "biu":
         x = mf.astype(x, "int64")
     columns = [Tensor.constant(x.device.xp.ones((x.shape[0], min(n, 1)), x.dtype), x.device)]
