@@ -294,3 +294,21 @@ def test_a_conv_bias_gradient_is_one_tree_over_the_merged_axes(device, layout):
     bc = mg.zeros(3, requires_grad=True, device=device)
     mg.nn.functional.conv2d(x, mg.ones(3, 1, 1, 1, device=device), bc).backward(mg.tensor(g, device=device))
     assert _rel_err(bc.grad.cpu().numpy(), want) < 3e-7
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict-f32"])
+def test_float32_cumsum_of_same_signed_terms_keeps_the_digits(device):
+    # Found running PyTorch's test_reductions.py: 1e6 float32 tenths summed to 1e5 by torch 2.13
+    # (double accumulator) and to 99994.195 here. The steps' rounding errors, recovered exactly,
+    # all have one sign there; their own float32 running sum drifted as the first one had, so the
+    # errors of that sum are recovered too, until nothing is lost.
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+    a = np.full(1_000_000, 0.1, np.float32)
+    a[::7] = np.float32(3.3)
+    want = np.cumsum(a.astype(np.float64)).astype(np.float32)
+    x = mg.tensor(a, device=device, requires_grad=True)
+    y = x.cumsum(0)
+    _within_ulps(y.numpy(), want)
+    y.backward(mg.tensor(a, device=device))
+    _within_ulps(x.grad.numpy(), np.flip(np.cumsum(np.flip(a.astype(np.float64)))).astype(np.float32))
