@@ -23,7 +23,6 @@ NOT_OFFERED = [
      "positive_semidefinite"),
     ("from-pytorch.md", "`rearrange` (einops) is not offered", "minigrad_ckpt.func", "rearrange"),
     ("from-pytorch.md", "`SyncBatchNorm`", "minigrad_ckpt.nn", "SyncBatchNorm"),
-    ("from-pytorch.md", "`AdaptiveLogSoftmaxWithLoss`", "minigrad_ckpt.nn", "AdaptiveLogSoftmaxWithLoss"),
     ("from-pytorch.md", "`CrossMapLRN2d`", "minigrad_ckpt.nn", "CrossMapLRN2d"),
     ("from-pytorch.md", "the deprecated `NLLLoss2d`", "minigrad_ckpt.nn", "NLLLoss2d"),
     ("from-pytorch.md", "(`as_strided` is not offered.)", "minigrad_ckpt.Tensor", "as_strided"),

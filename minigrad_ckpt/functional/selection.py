@@ -446,17 +446,45 @@ def cummin(input: Any, dim: int) -> ValuesIndices:  # noqa: A002
 
 def logcumsumexp(input: Any, dim: int) -> Tensor:  # noqa: A002
     """``log(cumsum(exp(x)))`` along ``dim`` without overflow or underflow, as
-    ``torch.logcumsumexp``: each prefix is a ``logsumexp`` (of a lower-triangular mask of
-    the row), so it is exact at any spread of values and differentiable to every order."""
+    ``torch.logcumsumexp``: each prefix a ``logsumexp`` (see :func:`_prefix_logsumexp`), so it is
+    exact at any spread of values and differentiable to every order."""
     x0 = as_tensor(input)
     x, d = _as_row("logcumsumexp", x0, dim)
     n = x.shape[d]
     if n == 0 or x0.ndim == 0:  # a 0-d input is its own result, gradient 1 even at +-inf
         return mf.clone(x0)     # (PyTorch's 0-d logcumsumexp; a row's logsumexp gives NaN there)
-    rows = mf.expand_dims(mf.moveaxis(x, d, -1), -2)  # (..., 1, n)
-    prefix = constant(host_numpy.tril(host_numpy.ones((n, n), bool)), x)
-    out = mf.moveaxis(mf.logsumexp(mf.where(prefix, rows, -float("inf")), axis=-1), -1, d)
+    out = mf.moveaxis(_prefix_logsumexp(mf.moveaxis(x, d, -1)), -1, d)
     return fresh_result(mf.reshape(out, ()) if x0.ndim == 0 else out)  # (a view of the sums, no one's)
+
+
+#: The longest row :func:`_prefix_logsumexp` takes in one piece (a row of n costs n * n there).
+_PREFIX_BLOCK = 64
+
+
+def _prefix_logsumexp(rows: Tensor) -> Tensor:
+    """The inclusive prefix ``logsumexp`` of each row (the last axis).
+
+    A short row in one piece: every prefix a ``logsumexp`` of the row under a lower-triangular
+    mask, each with its own shift (an all ``-inf`` prefix passes gradient 0, where ``exp(x - out)``
+    is NaN).  A long row in blocks of :data:`_PREFIX_BLOCK`: prefixes within each block, then the
+    blocks' totals' prefixes (the same function, a row 64 times shorter), each block's prefixes
+    combined with the total of the blocks before it by one more ``logsumexp`` of two -- O(n * 64)
+    work and memory, where the mask over the whole row was O(n * n) (1e5 elements: 80 GB)."""
+    n = rows.shape[-1]
+    if n <= _PREFIX_BLOCK:
+        prefix = constant(host_numpy.tril(host_numpy.ones((n, n), bool)), rows)
+        return mf.logsumexp(mf.where(prefix, mf.expand_dims(rows, -2), -float("inf")), axis=-1)
+    blocks = -(-n // _PREFIX_BLOCK)
+    lead = rows.shape[:-1]
+    pad = blocks * _PREFIX_BLOCK - n
+    if pad:
+        rows = mf.concatenate([rows, constant(host_numpy.full(lead + (pad,), -host_numpy.inf), rows)], axis=-1)
+    within = _prefix_logsumexp(mf.reshape(rows, lead + (blocks, _PREFIX_BLOCK)))  # (..., blocks, B)
+    totals = _prefix_logsumexp(within[..., -1])                                   # (..., blocks)
+    nothing = constant(host_numpy.full(lead + (1,), -host_numpy.inf), rows)
+    before = mf.concatenate([nothing, totals[..., :-1]], axis=-1)  # the blocks before each one
+    pairs = mf.stack([within, mf.broadcast_to(mf.expand_dims(before, -1), within.shape)], axis=-1)
+    return mf.reshape(mf.logsumexp(pairs, axis=-1), lead + (blocks * _PREFIX_BLOCK,))[..., :n]
 
 
 class _Unique(NamedTuple):
