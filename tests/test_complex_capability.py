@@ -234,15 +234,17 @@ REFUSED = {
     "median": (mg.median, TypeError, "float tensor"), "nanmedian": (mg.nanmedian, TypeError, "float tensor"),
     "quantile": (lambda z: mg.quantile(z, 0.5), TypeError, "float tensor"),
     "nanquantile": (lambda z: mg.nanquantile(z, 0.5), TypeError, "float tensor"),
-    # NumPy's ufuncs for the real line, which name themselves
-    **{n: (lambda z, n=n: getattr(mg, n)(z), TypeError, f"ufunc '{n}'")
-       for n in ("floor", "ceil", "trunc", "cbrt", "signbit")},
-    **{n: (lambda z, n=n: getattr(mg, n)(z, z), TypeError, f"ufunc '{u}'")
-       for n, u in (("hypot", "hypot"), ("logaddexp2", "logaddexp2"), ("nextafter", "nextafter"))},
+    # NumPy's ufunc for the real line, which names itself (PyTorch has no cbrt)
+    "cbrt": (mg.cbrt, TypeError, "ufunc 'cbrt'"),
+    # PyTorch's NotImplementedError in its words (a TypeError too)
+    **{n: (lambda z, n=n: getattr(mg, n)(z), NotImplementedError, f"{n} is not supported for complex inputs")
+       for n in ("floor", "ceil", "trunc")},
+    "signbit": (mg.signbit, NotImplementedError, "signbit is not implemented for complex tensors"),
     # PyTorch's NotImplementedError, which names its kernel (a TypeError too)
     **{n: (lambda z, n=n: getattr(mg, n)(z, z), NotImplementedError, f'"{k}" not implemented for')
        for n, k in (("arctan2", "atan2_cpu"), ("mod", "remainder_cpu"), ("fmod", "fmod_cpu"),
-                    ("floor_divide", "div_floor_cpu"))},
+                    ("floor_divide", "div_floor_cpu"), ("hypot", "hypot_cpu"), ("logaddexp2", "logaddexp2_cpu"),
+                    ("nextafter", "nextafter_cpu"))},
     "bincount": (mg.bincount, TypeError, "integer tensor"),
     **{n: (lambda z, n=n: getattr(mg, n)(z, z), TypeError, "integer and bool")
        for n in ("bitwise_and", "bitwise_or", "bitwise_xor")},

@@ -376,15 +376,17 @@ def complex_operand(a: Any) -> bool:
 
 
 def refuse_complex(name: str, *args: Any) -> None:
-    """A TypeError naming ``name`` if any argument is complex: complex numbers have no order.
+    """An error naming ``name`` if any argument is complex: complex numbers have no order.
 
     The ordering functions (``<``, ``maximum``, ``max``, ``sort``, ``clip``, ...) call
     this, as PyTorch refuses them too; NumPy's lexicographic order (real part first)
-    is not offered.  ``==`` and ``!=`` work.
+    is not offered.  ``==`` and ``!=`` work.  PyTorch's error is a ``RuntimeError`` (its
+    ``NotImplementedError``: "lt_cpu" has no complex kernel), the engine's was a ``TypeError``:
+    :class:`DtypeNotImplemented` is both.
     """
     for a in args:
         if complex_operand(a):
-            raise TypeError(
+            raise DtypeNotImplemented(
                 f"{name}: complex numbers have no order, so {name} is not defined for complex input "
                 f"(compare mg.abs(z), z.real or mg.angle(z) instead; == and != work)"
             )

@@ -18,6 +18,7 @@ from ..tensor import Tensor
 from .arguments import as_tensor, binary, one_device, ordered_binary, promoted_operands
 from .elementwise import abs as _abs
 from .elementwise import divide, unary_function, where
+from .errors import DtypeNotImplemented
 
 __all__ = [
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
@@ -80,12 +81,14 @@ def logical_not(x: Any) -> Any:
 def _bits(name: str, x: Any, like: Tensor | None) -> Any:
     """A bitwise op's operand: a tensor's array or a Python int/bool (kept weakly typed, as
     NumPy and PyTorch keep it), refusing floating and complex ones as both libraries do:
-    ``&`` on floats has no meaning, and a silent logical ``and`` would be neither's answer."""
+    ``&`` on floats has no meaning, and a silent logical ``and`` would be neither's answer.  The
+    error is PyTorch's ``RuntimeError`` ("bitwise_and_cpu" not implemented for 'Float') and a
+    ``TypeError``."""
     if isinstance(x, (bool, int, host_numpy.integer, host_numpy.bool_)):
         return x.item() if isinstance(x, host_numpy.generic) else x
     t = x if isinstance(x, Tensor) else as_tensor(x, like) if like is not None else as_tensor(x)
     if t.dtype.kind not in "biu":
-        raise TypeError(f"{name}: only integer and bool tensors have bits, got {t.dtype} "
+        raise DtypeNotImplemented(f"{name}: only integer and bool tensors have bits, got {t.dtype} "
                         "(compare first, e.g. (x > 0) & (y > 0), or cast with .long())")
     return t._data
 

@@ -242,14 +242,14 @@ def refuse_bools(kernel: str, x: Any, y: Any) -> None:
         raise DtypeNotImplemented(f"\"{kernel}\" not implemented for 'Bool' (two bool operands)")
 
 
-def refuse_complex_kernel(kernel: str, x: Any, y: Any) -> None:
+def refuse_complex_kernel(kernel: str, x: Any, y: Any, why: str = "complex numbers have no order") -> None:
     """PyTorch's ``NotImplementedError`` where a complex operand meets a kernel with no complex instance
-    (``"div_floor_cpu"``, ``"remainder_cpu"``, ``"fmod_cpu"``, ``"atan2_cpu"``): NumPy's ``TypeError``
-    ("ufunc 'fmod' not supported for the input types") named neither the function nor the reason."""
+    (``"div_floor_cpu"``, ``"remainder_cpu"``, ``"fmod_cpu"``, ``"atan2_cpu"``, ``"hypot_cpu"``): NumPy's
+    ``TypeError`` ("ufunc 'fmod' not supported for the input types") named neither the function nor
+    the reason."""
     if any(isinstance(v, complex) or (isinstance(v, Tensor) and v._data.dtype.kind == "c") for v in (x, y)):
         dtype = result_type(x, y)
-        raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}' (complex numbers "
-                                  f"have no order)")
+        raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}' ({why})")
 
 
 def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
@@ -484,7 +484,16 @@ def arctan2(x1: Any, x2: Any) -> Tensor:
     PyTorch's (no angle of two complex numbers)."""
     refuse_complex_kernel("atan2_cpu", x1, x2)
     return _arctan2(x1, x2)
-hypot = binary_function("hypot", _HYPOT, "``sqrt(x1**2 + x2**2)`` without overflow; gradient 0 at the origin (a kink).")
+
+
+_hypot = binary_function("hypot", _HYPOT, "``sqrt(x1**2 + x2**2)``; gradient 0 at the origin (a kink).")
+
+
+def hypot(x1: Any, x2: Any) -> Tensor:
+    """``sqrt(x1**2 + x2**2)`` without overflow; gradient 0 at the origin (a kink); complex operands are
+    refused, as PyTorch's (``abs`` is the length of one complex number)."""
+    refuse_complex_kernel("hypot_cpu", x1, x2, "the legs of a right triangle are real; abs(z) is a complex length")
+    return _hypot(x1, x2)
 
 
 def logaddexp(x1: Any, x2: Any) -> Tensor:
@@ -509,16 +518,35 @@ def _complex_logaddexp(x1: Any, x2: Any) -> Tensor:
     return m + log1p(exp(finite_o - finite_m))
 
 
-logaddexp2 = binary_function("logaddexp2", _LOGADDEXP2, "``log2(2**x1 + 2**x2)`` without overflow.")
+_logaddexp2 = binary_function("logaddexp2", _LOGADDEXP2, "``log2(2**x1 + 2**x2)`` without overflow.")
+
+
+def logaddexp2(x1: Any, x2: Any) -> Tensor:
+    """``log2(2**x1 + 2**x2)`` without overflow; complex operands are refused, as PyTorch's (unlike
+    :func:`logaddexp`, it has no complex kernel)."""
+    refuse_complex_kernel("logaddexp2_cpu", x1, x2, "logaddexp takes complex numbers")
+    return _logaddexp2(x1, x2)
 
 
 # Rounding and remainders
-floor = unary_function("floor", _FLOOR, "The largest integer ``<= x``; gradient 0 (a step function).",
-                       integer_valued=True)
-ceil = unary_function("ceil", _CEIL, "The smallest integer ``>= x``; gradient 0 (a step function).",
-                      integer_valued=True)
-trunc = unary_function("trunc", _TRUNC, "``x`` rounded towards 0; gradient 0 (a step function).",
-                       integer_valued=True)
+def _real_rounding(name: str, op: Any, doc: str) -> Callable[[Any], Tensor]:
+    """The public rounding function ``name``: integers stay integers, and a complex ``x`` is PyTorch's
+    ``NotImplementedError`` ("floor is not supported for complex inputs") -- NumPy's ``TypeError``
+    ("ufunc 'floor' not supported for the input types") named neither the function nor the reason."""
+    rounded = unary_function(name, op, doc, integer_valued=True)
+
+    def function(x: Any) -> Tensor:
+        if complex_operand(x):
+            raise DtypeNotImplemented(f"{name} is not supported for complex inputs (round x.real and x.imag)")
+        return rounded(x)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
+
+
+floor = _real_rounding("floor", _FLOOR, "The largest integer ``<= x``; gradient 0 (a step function).")
+ceil = _real_rounding("ceil", _CEIL, "The smallest integer ``>= x``; gradient 0 (a step function).")
+trunc = _real_rounding("trunc", _TRUNC, "``x`` rounded towards 0; gradient 0 (a step function).")
 
 
 def round(x: Any, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name

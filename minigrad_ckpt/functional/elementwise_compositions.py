@@ -305,8 +305,11 @@ def isneginf(x: Any) -> Tensor:
 
 def signbit(x: Any) -> Tensor:
     """Where ``x``'s sign bit is set: negative numbers, ``-0.0`` and negative NaNs (bool;
-    no derivative).  Read on the host: the sign bit is a bit, not a comparison."""
+    no derivative).  Read on the host: the sign bit is a bit, not a comparison.  A complex number has
+    two, and PyTorch refuses it."""
     x = as_tensor(x)
+    if x.dtype.kind == "c":
+        raise DtypeNotImplemented("signbit is not implemented for complex tensors (read x.real or x.imag)")
     return constant(host_numpy.signbit(host(x)), x)
 
 
@@ -315,6 +318,7 @@ def nextafter(x: Any, other: Any) -> Tensor:
     PyTorch's ``nextafter``).  Computed on the host, bit by bit.  PyTorch's derivative: 1 in
     ``x`` where ``x != other`` (0 where they are equal and the result is ``other``), 0 in
     ``other``."""
+    refuse_complex_kernel("nextafter_cpu", x, other)
     a, b = _pair("nextafter", x, other)
     dtype = result_type(a, b)  # PyTorch's promotion: float32 beside int64 or a 0-d float64 steps in float32
     out = constant(host_numpy.nextafter(host(a).astype(dtype), host(b).astype(dtype)), a)

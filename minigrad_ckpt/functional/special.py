@@ -20,6 +20,7 @@ from ..tape import apply
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, binary, in_default_float, in_default_float_pair, number
+from .errors import DtypeNotImplemented
 
 _GAMMALN, _DIGAMMA, _GAMMA = _sp.Gammaln(), _sp.Digamma(), _sp.Gamma()
 _ERFC, _ERFINV, _ERFCINV, _LOGIT = _sp.Erfc(), _sp.Erfinv(), _sp.Erfcinv(), _sp.Logit()
@@ -28,10 +29,12 @@ _XLOGY, _XLOG1PY, _BETALN = _sp.Xlogy(), _sp.Xlog1py(), _sp.Betaln()
 
 def _real_only(name: str, *xs: Any) -> None:
     """Refuse complex arguments: the kernels are series and recurrences for the real line,
-    which given a complex number would return wrong values, not an error."""
+    which given a complex number would return wrong values, not an error.  PyTorch's error is a
+    ``RuntimeError`` ("lgamma_vml_cpu" not implemented for 'ComplexFloat'); this one is a
+    ``TypeError`` too, as it was."""
     for x in xs:
         if isinstance(x, complex) or getattr(getattr(x, "dtype", None), "kind", None) == "c":
-            raise TypeError(f"special.{name}: implemented for real arguments only, got a complex one")
+            raise DtypeNotImplemented(f"special.{name}: implemented for real arguments only, got a complex one")
 
 
 def _of_reals(name: str, op: Op, *xs: Any) -> Tensor:
