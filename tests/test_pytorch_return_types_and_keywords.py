@@ -48,6 +48,17 @@ def test_ldexp_takes_a_bool_exponent_beside_an_integer_x(x, exponent, want, devi
     assert out.dtype == mg.float32 and out.tolist() == want
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_ldexp_takes_a_bool_exponent_beside_a_complex_x(dtype):
+    """PyTorch's complex ldexp is ``x * 2**e``, a bool ``e`` counting 0 or 1 (torch.ldexp's values);
+    the engine refused it as it refuses one beside a real floating ``x``.  Found running PyTorch's
+    binary ufunc tests against the engine dtype by dtype."""
+    x = mg.tensor([1 + 2j, -3j], dtype=dtype)
+    out = mg.ldexp(x, mg.tensor([True, False]))
+    assert out.dtype == dtype and out.tolist() == [2 + 4j, -3j]
+    assert x.ldexp(mg.tensor(True)).tolist() == [2 + 4j, -6j]
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_ldexp_refuses_a_bool_exponent_beside_a_floating_x(dtype):
     with pytest.raises(NotImplementedError, match="ldexp_cpu_exp"):

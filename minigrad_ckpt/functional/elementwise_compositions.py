@@ -120,10 +120,11 @@ def ldexp(x: Any, other: Any) -> Tensor:
     """``x * 2 ** other`` (NumPy's and PyTorch's ``ldexp``), differentiable in both.  A real ``x`` to an
     integer exponent is rounded once (:class:`~minigrad_ckpt.ops.elementwise.Ldexp`, PyTorch's kernel):
     ``ldexp(0.0, 2000)`` is 0 and ``ldexp(1e-310, 2000)`` finite; a float exponent is ``x * exp2(other)``,
-    as PyTorch's (NaN and inf there).  A bool exponent counts 0 or 1 beside an integer or bool ``x``;
-    beside a floating one PyTorch has no kernel for it."""
+    as PyTorch's (NaN and inf there).  A bool exponent counts 0 or 1 beside an integer, bool or complex
+    ``x`` (PyTorch multiplies a complex one by ``2**e``); beside a real floating one PyTorch has no
+    kernel for it."""
     x = as_tensor(x)
-    floating_x = x.dtype.kind in "fc"
+    floating_x = x.dtype.kind == "f"
     if x.dtype.kind in "biu" and isinstance(other, Tensor) and other.dtype.kind in "fc":
         x = mf.astype(x, result_type(x, other))  # PyTorch's promotion: int x beside a float16 exponent is float16
     x = in_default_float(x)  # else an integer x in the default float dtype, as PyTorch's (NumPy: float64)
