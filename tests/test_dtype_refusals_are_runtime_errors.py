@@ -4,7 +4,7 @@ the engine raised before (:class:`DtypeNotImplemented` is both).
 
 Found by running PyTorch's binary and unary ufunc tests against the engine, dtype by dtype: the
 ordering functions of complex numbers (``<``, ``maximum``, ``clamp``, ``relu``, ``copysign``, ...),
-``&``/``|``/``^``/``~`` of floats and the real-only special functions (``xlogy``, ``lgamma``,
+``&``/``|``/``^``/``~`` of floats, ``2.5 << t`` and the real-only special functions (``xlogy``, ``lgamma``,
 ``i0``, ...) raised a bare ``TypeError``, which PyTorch code's ``except RuntimeError`` misses, and
 ``floor``/``ceil``/``trunc``/``signbit``/``hypot``/``nextafter``/``logaddexp2`` of complex numbers leaked NumPy's
 ("ufunc 'floor' not supported for the input types"), naming neither the function nor the reason.
@@ -64,6 +64,21 @@ FLOAT_REFUSED = {
     "f.bitwise_not()": lambda f: f.bitwise_not(),
     "int & float": lambda f: mg.tensor([1, 2]) & f,
 }
+
+SHIFTS_OF_FLOATS = {
+    "2.5 << t": lambda t: 2.5 << t,
+    "-0.5 >> t": lambda t: -0.5 >> t,
+    "t << 1.5": lambda t: t << 1.5,
+    "gcd(t, 2.5)": lambda t: mg.gcd(t, 2.5),
+    "lcm(t, 1j)": lambda t: mg.lcm(t, 1j),
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(SHIFTS_OF_FLOATS))
+def test_shifts_and_divisors_of_float_numbers_are_a_runtime_error(spelling):
+    with pytest.raises(RuntimeError) as info:
+        SHIFTS_OF_FLOATS[spelling](mg.tensor([1, 2]))
+    assert isinstance(info.value, TypeError)
 
 
 @pytest.mark.parametrize("spelling", sorted(FLOAT_REFUSED))

@@ -35,7 +35,8 @@ def _integer_arrays(name: str, x: Any, y: Any, *, bools: bool) -> tuple[Any, Any
             raise DtypeNotImplemented(f"\"{name}_cpu\" not implemented for '{scalar_type_name(t.dtype)}': only "
                                       "integer tensors are accepted (cast with .long())")
         if not isinstance(t, (Tensor, int, host_numpy.integer)):
-            raise TypeError(f"{name}: only integer tensors are accepted, got {type(t).__name__}")
+            # (a TypeError to Python; PyTorch's NotImplementedError for ``2.5 << t``, a RuntimeError)
+            raise DtypeNotImplemented(f"{name}: only integer tensors are accepted, got {type(t).__name__}")
     dtype = host_numpy.result_type(*(t._data.dtype for t in tensors))
     if dtype.kind == "b":  # bool << bool has no PyTorch kernel; bool << 1 computes in int64
         if len(tensors) == 2 or isinstance(x if x is not like else y, bool):
