@@ -1,0 +1,33 @@
+"""``per_sample_weights`` of another dtype than the table is PyTorch's RuntimeError ("... to have the same
+type as tensor for argument #1 'per_sample_weights' ..."), in ``F.embedding_bag`` and ``nn.EmbeddingBag``
+alike. The engine multiplied the rows by them, so NumPy promoted the bags: float64 weights on a float32
+table answered float64 bags. Found running PyTorch's test/nn/test_embedding.py
+(``test_EmbeddingBag_per_sample_weights_failures``) against the engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+
+F = mg.nn.functional
+
+
+@pytest.mark.parametrize("table, weights", [(mg.float32, mg.float64), (mg.float64, mg.float32),
+                                            (mg.float32, mg.int64)])
+def test_weights_of_another_dtype_are_refused(table: object, weights: object) -> None:
+    bag = mg.nn.EmbeddingBag(5, 2, mode="sum").to(table)
+    ids, offsets = mg.tensor([3, 1, 1, 1, 4, 0]), mg.tensor([0, 0, 3, 3, 6])
+    with pytest.raises(RuntimeError, match="to have the same type as tensor for argument #1 'per_sample_weights'"):
+        bag(ids, offsets, mg.ones(6, dtype=weights))
+    with pytest.raises(TypeError):  # the engine's kind of mistake, too
+        F.embedding_bag(ids.view(2, 3), bag.weight, mode="sum", per_sample_weights=mg.ones(2, 3, dtype=weights))
+
+
+def test_weights_of_the_tables_dtype_still_weigh_the_rows() -> None:
+    table = mg.tensor(np.arange(10.0).reshape(5, 2))
+    out = F.embedding_bag(mg.tensor([[1, 2], [4, 4]]), table, mode="sum",
+                          per_sample_weights=mg.tensor([[0.5, 2.0], [1.0, -1.0]], dtype=mg.float64))
+    assert out.dtype == mg.float64
+    np.testing.assert_allclose(out.numpy(), [[0.5 * 2 + 2 * 4, 0.5 * 3 + 2 * 5], [0.0, 0.0]])
