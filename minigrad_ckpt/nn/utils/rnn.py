@@ -119,6 +119,8 @@ def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_f
     is its first ``lengths[b]`` steps.  With ``enforce_sorted`` (the default) the lengths must
     be in decreasing order; ``enforce_sorted=False`` sorts the batch and records the order."""
     x = input if isinstance(input, Tensor) else Tensor._from_data(input)
+    if x.numel() == 0:  # PyTorch's first check, before the lengths are read
+        raise RuntimeError("Cannot pack empty tensors.")
     rank = lengths.dim() if isinstance(lengths, Tensor) else host_numpy.ndim(lengths)
     if rank != 1:  # flattening [[3, 2, 1]] would pack a batch PyTorch refuses
         raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {rank}D lengths")
