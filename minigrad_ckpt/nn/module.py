@@ -395,7 +395,7 @@ class Module:
                                                backward_pre)
             else:
                 out = self._call_forward(args, kwargs, called)
-            return hook_output_node(self, out, old_style) if old_style else out
+            return hook_output_node(self, args, out, old_style) if old_style else out
         except Exception:
             self._run_always_called_hooks(args, kwargs, called)
             raise
