@@ -85,6 +85,16 @@ class _HookHandle:
         self._hooks, self._key, self._extra = hooks, key, extra
         self.id = key
 
+    def hooks_dict_ref(self) -> dict:
+        """The registry the hook is in (PyTorch's ``RemovableHandle.hooks_dict_ref``, a weak reference
+        there, called the same way: ``handle.id in handle.hooks_dict_ref()``)."""
+        return self._hooks
+
+    @property
+    def extra_dict_ref(self) -> tuple:
+        """The registries of the hook's options, as PyTorch's tuple of references to call."""
+        return tuple((lambda d=d: d) for d in self._extra)
+
     def remove(self) -> None:
         self._hooks.pop(self._key, None)
         for d in self._extra:  # the hook's options (with_kwargs, always_call)
