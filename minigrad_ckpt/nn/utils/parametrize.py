@@ -97,10 +97,11 @@ class ParametrizationList(ModuleList):
         value = self()
         if not isinstance(value, Tensor):
             raise ValueError(f"A parametrization must return a tensor. Got {type(value).__name__}.")
-        if value.dtype != dtype or tuple(value.shape) != shape:
-            raise ValueError(f"Registering a parametrization may not change the shape or dtype of the tensor, "
-                             f"unless `unsafe` flag is enabled: {shape} {dtype} became "
-                             f"{tuple(value.shape)} {value.dtype}")
+        for what, before, after in (("dtype", dtype, value.dtype), ("shape", shape, tuple(value.shape))):
+            if after != before:  # PyTorch's words, the dtype checked first
+                raise ValueError(f"Registering a parametrization may not change the {what} of the tensor, unless "
+                                 f"`unsafe` flag is enabled.\nunparametrized {what}: {before}\n"
+                                 f"parametrized {what}: {after}")
 
     def right_inverse(self, value: Tensor) -> None:
         """Store ``value`` as the tensor(s) the parametrizations would map to it (in place). What
@@ -213,27 +214,30 @@ def _check_appended(parametrization: Module, value: Tensor, tensor_name: str) ->
     """A parametrization added to a chain keeps ``module.<tensor_name>``'s dtype and shape, and so
     does its ``right_inverse`` (PyTorch's checks, which ``unsafe=True`` skips)."""
     out = parametrization(value)
-    _refuse_changed("A parametrization must return a tensor", out, value, tensor_name,
-                    "Registering a parametrization may not change the shape or dtype of the tensor",
-                    f"parametrization(module.{tensor_name})")
+    _refuse_changed("A parametrization must return a tensor. Got {got}.", out, value, tensor_name,
+                    "Registering a parametrization may not change the {what} of the tensor",
+                    f"parametrization(module.{tensor_name}).{{what}}")
     if not hasattr(parametrization, "right_inverse"):
         return
     try:
         back = parametrization.right_inverse(out)
     except NotImplementedError:
         return
-    _refuse_changed("parametrization.right_inverse must return a tensor", back, value, tensor_name,
-                    f"The tensor returned by parametrization.right_inverse must have the same shape and dtype as "
-                    f"module.{tensor_name}", "returned")
+    _refuse_changed("parametrization.right_inverse must return a tensor. Got: {got}", back, value, tensor_name,
+                    "The tensor returned by parametrization.right_inverse must have the same {what} as "
+                    f"module.{tensor_name}", "returned {what}")
 
 
 def _refuse_changed(not_a_tensor: str, got: Any, value: Tensor, tensor_name: str, changed: str, what: str) -> None:
-    """PyTorch's ValueError where ``got`` is no tensor, or not of ``value``'s dtype and shape."""
+    """PyTorch's ValueError where ``got`` is no tensor (``not_a_tensor`` names its type where it says
+    ``{got}``), or not of ``value``'s dtype, then shape (``changed`` and ``what`` name which where they
+    say ``{what}``): PyTorch's words."""
     if not isinstance(got, Tensor):
-        raise ValueError(f"{not_a_tensor}. Got {type(got).__name__}.")
-    if got.dtype != value.dtype or tuple(got.shape) != tuple(value.shape):
-        raise ValueError(f"{changed}, unless the `unsafe` flag is enabled: module.{tensor_name} is "
-                         f"{tuple(value.shape)} {value.dtype}, {what} {tuple(got.shape)} {got.dtype}")
+        raise ValueError(not_a_tensor.format(got=type(got).__name__))
+    for kind, before, after in (("dtype", value.dtype, got.dtype), ("shape", tuple(value.shape), tuple(got.shape))):
+        if after != before:
+            raise ValueError(f"{changed.format(what=kind)}, unless the `unsafe` flag is enabled.\n"
+                             f"module.{tensor_name}.{kind}: {before}\n{what.format(what=kind)}: {after}")
 
 
 def register_parametrization(module: Module, tensor_name: str, parametrization: Module, *,
