@@ -45,13 +45,15 @@ class _Table(Module):
         rows, cols = embeddings.shape
         return cls(rows, cols, _weight=embeddings, _freeze=freeze, **options)
 
+    _PADDING_IDX_WORDS = "Padding_idx must be within num_embeddings"  # PyTorch's, its capital P too
+
     def _row_index(self, padding_idx: int | None) -> int | None:
         """``padding_idx`` as PyTorch keeps it: a row of the table, a negative one counted from the end."""
         if padding_idx is None:
             return None
         if not -self.num_embeddings <= padding_idx < self.num_embeddings:
             raise PaddingIdxOutOfRange(f"{type(self).__name__}: padding_idx={padding_idx} is out of range for "
-                                       f"{self.num_embeddings} embeddings (Padding_idx must be within num_embeddings)")
+                                       f"{self.num_embeddings} embeddings ({self._PADDING_IDX_WORDS})")
         return int(padding_idx) % self.num_embeddings
 
     def _options_repr(self, after_sizes: str = "") -> str:
@@ -106,6 +108,8 @@ class Embedding(_Table):
 class EmbeddingBag(_Table):
     """Sums, means or maxima of bags of embedding rows: ``EmbeddingBag(n, dim)(ids, offsets)``
     (``F.embedding_bag``; a 2-D ``ids`` is one bag per row)."""
+
+    _PADDING_IDX_WORDS = "padding_idx must be within num_embeddings"  # PyTorch's EmbeddingBag's, lower case
 
     def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
                  norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
