@@ -31,13 +31,16 @@ SCALE_GRAD_BY_FREQ_REFUSED = (
 
 def _bags(name: str, ids: Tensor, offsets: Any, include_last_offset: bool) -> tuple[Tensor, Any, int]:
     """The flat ids, per id its bag number (host), and the number of bags."""
-    if ids.ndim == 2:
+    if ids.ndim == 2:  # (the refusals in torch 2.13's words)
         if offsets is not None:
-            raise ValueError(f"{name}: offsets must be None for a 2-D input (each row is a bag)")
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
         b, n = ids.shape
         return mf.reshape(ids, (-1,)), np.repeat(np.arange(b), n), b
-    if ids.ndim != 1 or offsets is None:
-        raise ValueError(f"{name}: expected a 2-D input, or a 1-D input with offsets; got shape {ids.shape}")
+    if ids.ndim != 1:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {ids.ndim}")
+    if offsets is None:
+        raise ValueError("offsets has to be a 1D Tensor but got None")
     offsets = _tensor(offsets, ids)
     if offsets.ndim != 1:  # (PyTorch's ValueError; reshape(-1) read any shape as a list)
         raise ValueError(f"{name}: offsets has to be a 1D Tensor, got shape {offsets.shape}")

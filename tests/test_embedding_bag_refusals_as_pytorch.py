@@ -1,4 +1,6 @@
-"""``per_sample_weights`` of another dtype than the table is PyTorch's RuntimeError ("... to have the same
+"""``embedding_bag``'s refusals as PyTorch's.
+
+``per_sample_weights`` of another dtype than the table is PyTorch's RuntimeError ("... to have the same
 type as tensor for argument #1 'per_sample_weights' ..."), in ``F.embedding_bag`` and ``nn.EmbeddingBag``
 alike. The engine multiplied the rows by them, so NumPy promoted the bags: float64 weights on a float32
 table answered float64 bags. Found running PyTorch's test/nn/test_embedding.py
@@ -31,3 +33,17 @@ def test_weights_of_the_tables_dtype_still_weigh_the_rows() -> None:
                           per_sample_weights=mg.tensor([[0.5, 2.0], [1.0, -1.0]], dtype=mg.float64))
     assert out.dtype == mg.float64
     np.testing.assert_allclose(out.numpy(), [[0.5 * 2 + 2 * 4, 0.5 * 3 + 2 * 5], [0.0, 0.0]])
+
+
+# The shape refusals of ids and offsets in torch 2.13's words (the engine had its own), found by the same
+# run (test_embedding_bag_dimension_errors, _test_EmbeddingBag's illegal input combinations).
+@pytest.mark.parametrize("ids, offsets, words", [
+    (mg.full((2, 0, 0, 6, 6), 2), mg.zeros(2, dtype=mg.int64), "input has to be 1D or 2D Tensor, but got Tensor of "
+                                                                 "dimension 5"),
+    (mg.tensor([1, 2]), None, "offsets has to be a 1D Tensor but got None"),
+    (mg.tensor([[1, 2]]), mg.tensor([0]), "if input is 2D, then offsets has to be None"),
+    (mg.tensor([1, 2]), mg.tensor([[0]]), "offsets has to be a 1D Tensor"),
+])
+def test_ids_and_offsets_of_the_wrong_rank(ids: mg.Tensor, offsets: object, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        F.embedding_bag(ids, mg.zeros(4, 2), offsets)
