@@ -47,3 +47,14 @@ def test_weights_of_the_tables_dtype_still_weigh_the_rows() -> None:
 def test_ids_and_offsets_of_the_wrong_rank(ids: mg.Tensor, offsets: object, words: str) -> None:
     with pytest.raises(ValueError, match=words):
         F.embedding_bag(ids, mg.zeros(4, 2), offsets)
+
+
+def test_weights_of_another_shape_are_refused_first_in_pytorchs_words() -> None:
+    ids, offsets = mg.tensor([3, 1, 1, 1, 4, 0]), mg.tensor([0, 0, 3, 3, 6])
+    bag = mg.nn.EmbeddingBag(5, 2, mode="sum")
+    for weights in (mg.ones(5), mg.ones(5, dtype=mg.float64)):  # the shape is checked before the dtype
+        with pytest.raises(ValueError, match=r"If per_sample_weights \(\(5,\)\) is not None, then it must have the "
+                                             r"same shape as the input \(\(6,\)\)"):
+            bag(ids, offsets, weights)
+    with pytest.raises(ValueError, match="same shape as the input"):
+        bag(ids.view(2, 3), None, mg.ones(6))

@@ -96,12 +96,13 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: float 
     xp = w.device.xp
     if per_sample_weights is not None:
         psw = _tensor(per_sample_weights, w)
-        if psw.dtype != w.dtype:  # (torch 2.13's words) NumPy would promote the bags to the wider dtype
+        if psw.shape != tuple(_tensor(input, w).shape):  # (torch 2.13's words, and its order of checks)
+            raise ValueError(f"embedding_bag: If per_sample_weights ({psw.shape}) is not None, then it must have "
+                             f"the same shape as the input ({tuple(_tensor(input, w).shape)})")
+        if psw.dtype != w.dtype:  # NumPy would promote the bags to the wider dtype
             raise WrongTensorKind(f"Expected tensor for argument #1 'weight' to have the same type as tensor for "
                                   f"argument #1 'per_sample_weights'; but type {w.dtype} does not equal "
                                   f"{psw.dtype} (while checking arguments for embedding_bag)")
-        if psw.shape != tuple(_tensor(input, w).shape):
-            raise ValueError(f"embedding_bag: per_sample_weights must have the input's shape, got {psw.shape}")
         rows = rows * mf.reshape(psw, (-1, 1))
     if mode == "max":
         bags = []
