@@ -66,6 +66,15 @@ class PackedSequence(NamedTuple):
     def is_cuda(self) -> bool:
         return self.data.is_cuda
 
+    def is_pinned(self) -> bool:
+        """Whether the data is in pinned memory (PyTorch's; never here, as ``Tensor.is_pinned``)."""
+        return self.data.is_pinned()
+
+    def pin_memory(self) -> PackedSequence:
+        """The sequence with its data pinned: ``Tensor.pin_memory``'s answer (PyTorch's error where no
+        accelerator is), the indices as they are."""
+        return PackedSequence(self.data.pin_memory(), self.batch_sizes, self.sorted_indices, self.unsorted_indices)
+
 
 def _dtype_named(name: str) -> Any:
     return host_numpy.dtype(name)
