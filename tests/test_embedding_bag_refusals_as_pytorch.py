@@ -58,3 +58,10 @@ def test_weights_of_another_shape_are_refused_first_in_pytorchs_words() -> None:
             bag(ids, offsets, weights)
     with pytest.raises(ValueError, match="same shape as the input"):
         bag(ids.view(2, 3), None, mg.ones(6))
+
+
+@pytest.mark.parametrize("mode", ["mean", "max"])
+def test_weights_outside_mode_sum_are_refused_in_pytorchs_words(mode: str) -> None:
+    with pytest.raises(NotImplementedError, match=rf"per_sample_weights is only supported for mode='sum' "
+                                                  rf"\(got mode='{mode}'\)"):
+        F.embedding_bag(mg.tensor([[1, 2]]), mg.ones(5, 3), mode=mode, per_sample_weights=mg.ones(1, 2))

@@ -75,7 +75,9 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: float 
     if scale_grad_by_freq:
         raise ValueError(f"embedding_bag: {SCALE_GRAD_BY_FREQ_REFUSED}")
     if per_sample_weights is not None and mode != "sum":
-        raise ModeNotImplemented("embedding_bag: per_sample_weights needs mode='sum'")
+        raise ModeNotImplemented("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                 f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                 "GitHub.")  # (torch 2.13's words)
     w = _tensor(weight)
     if w.ndim != 2:  # (PyTorch's ValueError, before the ids are read)
         raise InputMismatch(f"embedding_bag: weight has to be a 2D Tensor, but got Tensor of dimension {w.ndim}")
