@@ -36,7 +36,7 @@ def test_transpose_two_dims_swaps_them_and_an_axes_tuple_permutes():
     x = mg.zeros(2, 3, 4)
     assert x.transpose().shape == (4, 3, 2) and x.transpose((1, 0, 2)).shape == (3, 2, 4)  # NumPy
     assert mg.transpose(x, (2, 0, 1)).shape == (4, 2, 3) and x.transpose(0, 2).shape == (4, 3, 2)
-    with pytest.raises(RuntimeError, match="<= 2 dims"):
+    with pytest.raises(RuntimeError, match="<= 2 dimensions"):
         x.t()
     assert k.t().shape == (3, 2)
 

@@ -117,9 +117,9 @@ def test_errors_name_the_problem():
         mg.unflatten(mg.zeros((2, 6)), 1, (4, -1))
     with pytest.raises(ValueError, match="rot90: the two dims must differ"):
         mg.rot90(mg.zeros((2, 2)), 1, (0, 0))
-    with pytest.raises(ValueError, match="block_diag: blocks must have at most 2 dims"):
+    with pytest.raises(ValueError, match="block_diag: Input tensors must have 2 or fewer dimensions"):
         mg.block_diag(mg.zeros((1, 1, 1)))
-    with pytest.raises(ValueError, match="combinations: the input must be 1-D"):
+    with pytest.raises(ValueError, match="combinations of a 1-D input"):
         mg.combinations(mg.zeros((2, 2)))
     with pytest.raises(ValueError, match="cannot be broadcast"):
         mg.broadcast_tensors(mg.zeros(2), mg.zeros(3))
@@ -138,7 +138,8 @@ def test_splits_unfold_and_sum_to_size():
     assert mg.tensor(y).sum_to_size(1, 7).shape == (1, 7)
     check_everywhere(lambda t: t.unfold(1, 3, 2), y)
     check_everywhere(lambda t: mg.tensor_split(t, [1, 3], 1)[1], x)
-    with pytest.raises(ValueError, match="hsplit: 3 sections do not divide dim 1 of length 4 evenly"):
+    with pytest.raises(ValueError, match="hsplit attempted to split along dimension 1, but the size of the "
+                                         "dimension 4 is not divisible by the split_size 3"):
         mg.hsplit(mg.tensor(x), 3)
     with pytest.raises(ValueError, match="unfold: windows of size 8"):
         mg.tensor(y).unfold(1, 8, 1)

@@ -356,7 +356,7 @@ def tensor_list(name: str, tensors: Sequence[Any]) -> list[Tensor]:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name} takes a list or tuple of tensors")
     if not tensors:
-        raise ValueError(f"{name} needs at least one tensor")
+        raise RefusedArgument(f"{name} expects a non-empty TensorList (it needs at least one tensor)")
     if all(type(t) is Tensor for t in tensors):  # the common case: nothing to convert
         return list(tensors)
     like = next((t for t in tensors if isinstance(t, Tensor)), None)

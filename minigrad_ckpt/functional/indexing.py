@@ -16,7 +16,7 @@ from ..ops import indexing as _ix
 from ..tape import apply, watch_versions
 from ..tensor import Tensor, explain_index_error, normalize_index
 from .arguments import as_tensor, broadcast_shapes, one_axis, refuse_complex, shape_arg
-from .errors import IndexRefused, first_out_of_range
+from .errors import IndexRefused, RefusedArgument, first_out_of_range
 from .shape import broadcast_to, ravel, reshape
 
 __all__ = ["getitem", "index_add", "take", "sort", "argsort", "take_along_axis"]
@@ -207,7 +207,8 @@ def _take_along(arr: Any, indices: Any, axis: int | None, check: bool, like: Ten
     else:
         ax = one_axis(axis, arr.ndim)
     if idx.ndim != arr.ndim:
-        raise ValueError(f"take_along_axis: indices of rank {idx.ndim} for a tensor of rank {arr.ndim}")
+        raise RefusedArgument(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                              f"but got {arr.ndim} dimensions for input, and {idx.ndim} dimensions for indices")
     others = broadcast_shapes("take_along_axis",
                                tuple(1 if i == ax else n for i, n in enumerate(arr.shape)),
                                tuple(1 if i == ax else n for i, n in enumerate(idx.shape)))

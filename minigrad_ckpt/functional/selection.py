@@ -205,7 +205,7 @@ def _shared_median(name: str, flat: Tensor, skip_nan: bool) -> Tensor:
 def _quantile_positions(q: Any) -> tuple[Any, bool]:
     qs = host_numpy.asarray(host(q) if isinstance(q, Tensor) else q, dtype=host_numpy.float64)
     if qs.ndim > 1:
-        raise ValueError(f"quantile: q must be a number or 1-D, got {qs.ndim} dims")
+        raise RefusedArgument(f"quantile() q must be a scalar or 1D tensor (got {qs.ndim} dims)")
     if qs.size and (host_numpy.isnan(qs).any() or qs.min() < 0 or qs.max() > 1):
         raise RefusedArgument(f"quantile: q must lie in [0, 1], got {qs.tolist()}")  # (PyTorch's RuntimeError)
     return qs.reshape(-1), qs.ndim == 0
@@ -665,7 +665,7 @@ def bucketize(input: Any, boundaries: Any, *, out_int32: bool = False, right: bo
     refuse_complex("bucketize", input, boundaries)
     b = as_tensor(boundaries)
     if b.ndim != 1:
-        raise ValueError(f"bucketize: boundaries must be 1-D, got {b.ndim} dims")
+        raise RefusedArgument(f"boundaries tensor must be 1 dimension, but got dim({b.ndim})")
     return searchsorted(b, input, right=right, out_int32=out_int32)
 
 
@@ -714,7 +714,8 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Tensor:  # 
         return constant(host_numpy.bincount(h, minlength=n).astype(host_numpy.int64), x)
     w = as_tensor(weights)
     if w.shape != x.shape:
-        raise InputMismatch(f"bincount: weights of shape {w.shape} for an input of shape {x.shape}")
+        raise InputMismatch(f"weights should be 1-d and have the same length as input (bincount: weights of shape "
+                            f"{w.shape} for an input of shape {x.shape})")
     if w.dtype != host_numpy.float32:  # PyTorch sums every other dtype of weights in float64
         w = mf.astype(w, host_numpy.float64)
     # the adjoint of indexing: a differentiable scatter-add; its index in int64, as a uint8 one is a mask there

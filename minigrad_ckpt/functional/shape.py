@@ -167,6 +167,20 @@ def squeeze(x: Any, axis: Any = None) -> Tensor:
     return apply(_sh.Reshape.shared(shape, x._data.shape), x)
 
 
+def expand_mismatch(in_shape: tuple[int, ...], shape: tuple[int, ...], target: Any = None) -> InvalidShape:
+    """PyTorch's error for ``in_shape`` broadcast to ``shape`` (``target`` as the caller spelled it,
+    its -1s unresolved): a RuntimeError (``expand``, ``broadcast_to``) that is NumPy's ValueError too."""
+    lead = len(shape) - len(in_shape)
+    if lead < 0:
+        return InvalidShape(f"expand: the number of sizes provided ({len(shape)}) must be greater or equal to the "
+                            f"number of dimensions in the tensor ({len(in_shape)})")
+    dim = next(i for i, (n, s) in enumerate(zip(in_shape, shape[lead:])) if n not in (s, 1))
+    return InvalidShape(f"The expanded size of the tensor ({shape[lead + dim]}) must match the existing size "
+                        f"({in_shape[dim]}) at non-singleton dimension {lead + dim}.  Target sizes: "
+                        f"{list(shape if target is None else target)}.  Tensor sizes: {list(in_shape)} (a tensor of "
+                        f"shape {in_shape} does not broadcast to {shape})")
+
+
 def broadcast_to(x: Any, shape: Any) -> Tensor:
     """A view of ``x`` broadcast to ``shape``; ``-1`` keeps the size of a dim of ``x``
     (PyTorch's ``torch.broadcast_to``, which is ``expand``; NumPy has no ``-1`` here).  As
@@ -178,10 +192,13 @@ def broadcast_to(x: Any, shape: Any) -> Tensor:
     if -1 in shape:
         lead = len(shape) - x.ndim
         if lead < 0 or -1 in shape[:lead]:
-            raise ValueError(f"broadcast_to: -1 keeps a size of {x.shape}; {shape} has it where {x.shape} has no dim")
+            raise InvalidShape(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                               f"dimension {shape.index(-1)}: broadcast_to: -1 keeps a size of {x.shape}; "
+                               f"{shape} has it where {x.shape} has no dim")
         shape = tuple(x.shape[i - lead] if n == -1 else n for i, n in enumerate(shape))
-    if broadcast_shapes("broadcast_to", x.shape, shape) != shape:
-        raise ValueError(f"broadcast_to: cannot broadcast {x.shape} to {shape}")
+    lead = len(shape) - x.ndim
+    if lead < 0 or builtins.any(n not in (s, 1) for n, s in zip(x.shape, shape[lead:])):
+        raise expand_mismatch(x.shape, shape)
     return apply(_sh.BroadcastTo(shape=shape, in_shape=x.shape), x)
 
 
@@ -305,7 +322,8 @@ def tile(x: Any, reps: Any) -> Tensor:
     x = as_tensor(x)
     reps = shape_arg(reps)
     if builtins.any(r < 0 for r in reps):
-        raise ValueError(f"tile: negative repetitions in {reps}")
+        raise InvalidShape(f"Trying to create tensor with negative dimension {builtins.min(reps)}: tile: negative "
+                           f"repetitions in {reps}")
     nd = builtins.max(x.ndim, len(reps))
     reps = (1,) * (nd - len(reps)) + reps
     if x.ndim < nd:
@@ -368,7 +386,7 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = 
     (matrix) does not; ``sparse=True`` returns broadcastable shapes.
     """
     if indexing not in ("xy", "ij"):
-        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+        raise RefusedArgument(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     like = next((v for v in xi if isinstance(v, Tensor)), None)
     vs = [ravel(as_tensor(v, like)) for v in xi]
     nd = len(vs)

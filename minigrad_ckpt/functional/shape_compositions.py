@@ -31,7 +31,7 @@ def _many(name: str, tensors: Sequence[Any]) -> list[Tensor]:
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if not tensors:
-        raise ValueError(f"{name}: needs at least one tensor")
+        raise RefusedArgument(f"{name} expects a non-empty TensorList (it needs at least one tensor)")
     return [as_tensor(t) for t in tensors]
 
 
@@ -88,7 +88,8 @@ def block_diag(*tensors: Any) -> Tensor:
     blocks = []
     for t in _many("block_diag", tensors):
         if t.ndim > 2:
-            raise ValueError(f"block_diag: blocks must have at most 2 dims, got {t.ndim}")
+            raise RefusedArgument(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+                                  f"Input {len(blocks)} has {t.ndim} dimensions")
         blocks.append(_at_least(2, t))
     dtype = host_numpy.result_type(*[b.dtype for b in blocks])
     width = sum(b.shape[1] for b in blocks)
@@ -208,7 +209,8 @@ def cartesian_prod(*tensors: Any) -> Tensor:
     one tensor: itself)."""
     ts = _many("cartesian_prod", tensors)
     if any(t.ndim != 1 for t in ts):
-        raise ValueError("cartesian_prod: every tensor must be 1-D")
+        raise RefusedArgument(f"Expect a 1D vector, but got shape {[list(t.shape) for t in ts if t.ndim != 1][0]} "
+                              f"(cartesian_prod takes 1-D tensors)")
     if len(ts) == 1:
         return ts[0]
     grids = mf.meshgrid(*ts, indexing="ij")
@@ -220,9 +222,9 @@ def combinations(input: Any, r: int = 2, with_replacement: bool = False) -> Tens
     (``torch.combinations``, Python's ``itertools.combinations``); a gather, so differentiable."""
     x = as_tensor(input)
     if x.ndim != 1:
-        raise ValueError(f"combinations: the input must be 1-D, got {x.ndim} dims")
+        raise RefusedArgument(f"Expect a 1D vector, but got shape {list(x.shape)} (combinations of a 1-D input)")
     if r < 0:
-        raise ValueError(f"combinations: r must be non-negative, got {r}")
+        raise RefusedArgument(f"Expect a non-negative number, but got {r} (combinations' r)")
     if r == 0:
         return x[:0]
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
@@ -262,7 +264,8 @@ def _split_along(name: str, axis: int, min_ndim: int) -> Any:
         if isinstance(ios, Tensor) and ios.ndim == 0:  # a count, as PyTorch's int (a 1-D one: split points)
             ios = number(name, "sections", ios, "int")
         if isinstance(ios, (int, host_numpy.integer)) and x.shape[ax] % int(ios):
-            raise ValueError(f"{name}: {ios} sections do not divide dim {ax} of length {x.shape[ax]} evenly")
+            raise RefusedArgument(f"torch.{name} attempted to split along dimension {ax}, but the size of the "
+                                  f"dimension {x.shape[ax]} is not divisible by the split_size {ios}!")
         return tuple(mf.split(x, list(ios) if isinstance(ios, (list, tuple)) else ios, ax))
 
     fn.__name__ = fn.__qualname__ = name

@@ -553,7 +553,7 @@ def t(x: Any) -> Tensor:
     """PyTorch's ``t``: a 2-D tensor transposed; 0-d and 1-D tensors as they are."""
     x = as_tensor(x)
     if x.ndim > 2:
-        raise ValueError(f"t() expects a tensor with <= 2 dimensions, but it has {x.ndim}")
+        raise RefusedArgument(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
     return mf.transpose(x) if x.ndim == 2 else x
 
 
@@ -688,7 +688,8 @@ def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if x.ndim == 0:
         return mf.reshape(x, (1,))
     if s > e:
-        raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for a {x.ndim}-D tensor")
+        raise RefusedArgument(f"flatten() has invalid args: start_dim cannot come after end_dim (start_dim "
+                              f"{start_dim}, end_dim {end_dim} of a {x.ndim}-D tensor)")
     if s == e:  # nothing to merge: PyTorch returns the input itself (not a view of it)
         return x
     n = 1

@@ -49,9 +49,10 @@ from .arguments import (
     one_axis,
     refuse_complex,
 )
-from .errors import DtypeNotImplemented, IndexRefused, InputMismatch, WrongTensorKind
+from .errors import DtypeNotImplemented, IndexRefused, InputMismatch, RefusedArgument, WrongTensorKind
 from .products import one_product_dtype, same_batches
 from .promotion import result_type
+from .shape import expand_mismatch
 
 _UNSET: Any = ti._UNSET
 
@@ -223,7 +224,8 @@ def transpose_method(x: Tensor, *axes: Any) -> Tensor:
 def t_method(x: Tensor) -> Tensor:
     """PyTorch's ``t()``: the transpose of a tensor of at most 2 dims."""
     if x.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dims, got {x.ndim}; use x.transpose(d0, d1) or x.mT")
+        raise RefusedArgument(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D (use "
+                              f"x.transpose(d0, d1) or x.mT)")
     return mf.transpose(x)
 
 
@@ -323,11 +325,8 @@ def expand_method(x: Tensor, *sizes: Any) -> Tensor:
     shape = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(target))
     if -1 in shape[:lead]:
         raise RuntimeError("expand: -1 is not allowed for a new leading dim")
-    for i, (n, s) in enumerate(zip(x.shape, shape[lead:])):
-        if n != s and n != 1:  # PyTorch's RuntimeError (broadcast_to's is NumPy's ValueError)
-            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({n}) at "
-                               f"non-singleton dimension {lead + i}.  Target sizes: {list(target)}.  Tensor "
-                               f"sizes: {list(x.shape)}")
+    if any(n != s and n != 1 for n, s in zip(x.shape, shape[lead:])):
+        raise expand_mismatch(x.shape, shape, target)
     return _expanded(x, shape)
 
 
