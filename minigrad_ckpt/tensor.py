@@ -2544,7 +2544,7 @@ def _check_index_bounds(items: list[Any], x: Tensor, check_arrays: bool) -> list
         items = _several_ellipses(items, x.ndim - consumed, x.ndim)
         return _check_index_bounds(items, x, check_arrays)
     if consumed > x.ndim:
-        raise IndexError(f"too many indices for a tensor of dimension {x.ndim}")
+        raise _too_many_indices(items, x.ndim)
     dim = 0
     tensors = 0  # PyTorch names an index tensor's dim by its place among the index tensors
     arrays = []  # (integer array, size of its dim, the dim PyTorch's message names)
@@ -2557,10 +2557,7 @@ def _check_index_bounds(items: list[Any], x: Tensor, check_arrays: bool) -> list
             continue
         if hasattr(it, "dtype") and it.dtype.kind == "b":
             if tuple(it.shape) != x.shape[dim:dim + it.ndim]:
-                raise IndexError(
-                    f"boolean index of shape {tuple(it.shape)} does not match the indexed "
-                    f"axes of shape {x.shape[dim:dim + it.ndim]}"
-                )
+                raise _mask_mismatch(tuple(it.shape), x.shape, dim)
             dim += it.ndim
             tensors += it.ndim
             masks.append(it)
@@ -2578,20 +2575,39 @@ def _check_index_bounds(items: list[Any], x: Tensor, check_arrays: bool) -> list
     return items
 
 
+def _too_many_indices(items: list[Any], ndim: int) -> IndexError:
+    """PyTorch's words for more indices than dims; a lone int or slice of a 0-d tensor has its own."""
+    lone = [it for it in items if it is not None and it is not Ellipsis]
+    if ndim == 0 and len(lone) == 1 and type(lone[0]) is int:
+        return IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                          "C++ to convert a 0-dim tensor to a number")
+    if ndim == 0 and len(lone) == 1 and type(lone[0]) is slice:
+        return IndexError("slice() cannot be applied to a 0-dim tensor.")
+    return IndexError(f"too many indices for tensor of dimension {ndim}")
+
+
+def _mask_mismatch(mask: tuple[int, ...], shape: tuple[int, ...], dim: int) -> IndexError:
+    """PyTorch's words for a bool mask that does not fit the dims it indexes from ``dim`` on: the
+    first place where they differ, counted in the mask and in the tensor."""
+    k = next((i for i, n in enumerate(mask) if dim + i >= len(shape) or shape[dim + i] != n), len(mask) - 1)
+    return IndexError(f"The shape of the mask {list(mask)} at index {k} does not match the shape of the indexed "
+                      f"tensor {list(shape)} at index {dim + k}")
+
+
 def _several_ellipses(items: list[Any], free: int, ndim: int) -> list[Any]:
     """``items`` holding more than one ``...``, as PyTorch reads them (NumPy refuses them): each
     stands for the ``free`` dims no other index takes, so the dims run past the tensor's; that
     is no matter where nothing but whole slices falls past its end (``x[..., 0, ...]`` is
     ``x[..., 0]``), and an IndexError where something does."""
     if free < 0:
-        raise IndexError(f"too many indices for a tensor of dimension {ndim}")
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
     out = [part for it in items for part in ([slice(None)] * free if it is Ellipsis else [it])]
     excess = (builtins.sum(1 for it in items if it is Ellipsis) - 1) * free
     while excess and out and type(out[-1]) is slice and out[-1] == slice(None):
         out.pop()
         excess -= 1
     if excess:
-        raise IndexError(f"too many indices for a tensor of dimension {ndim} (each '...' of several stands "
+        raise IndexError(f"too many indices for tensor of dimension {ndim} (each '...' of several stands "
                          f"for the {free} dims no other index takes, as PyTorch reads them)")
     return out
 
