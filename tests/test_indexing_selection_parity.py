@@ -316,3 +316,19 @@ def test_the_tensor_argument_by_pytorchs_keyword_name():
     assert mg.unique(input=mg.tensor([2.0, 1.0, 2.0])).tolist() == [1.0, 2.0]
     with pytest.raises(TypeError, match="multiple values"):
         mg.sort(x, input=x)
+
+
+# torch 2.13: index_copy_ of a 0-d source into a one-element row takes it; index_add_ refuses it.
+# Found by running PyTorch's test_indexing.py (test_index_copy_scalars) against the engine, which
+# refused every index_copy_ with a 0-d source and a 1-D input.
+@pytest.mark.parametrize("target, index, source", [((1,), (), ()), ((1,), (1,), ()), ((), (), (1,)),
+                                                   ((), (1,), (1,)), ((1,), (1,), (1,)), ((), (), ())])
+def test_index_copy_takes_every_mix_of_0d_and_one_element_shapes(target, index, source):
+    x = mg.full(target, 2.0)
+    x.index_copy_(0, mg.zeros(index, dtype=mg.int64), mg.full(source, 5.0))
+    assert x.shape == target and x.item() == 5.0
+
+
+def test_index_add_still_refuses_a_0d_source_for_a_1d_input():
+    with pytest.raises(RuntimeError):
+        mg.ones(1).index_add_(0, mg.zeros((), dtype=mg.int64), mg.full((), 5.0))

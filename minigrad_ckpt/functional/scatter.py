@@ -365,7 +365,9 @@ _OUT_OF_RANGE = {
 
 def _matching_source(name: str, x: Tensor, source: Any, tgt: Any, d: int) -> Tensor:
     s = same_dtype(name, x, source)
-    if s.size != tgt.size or (x.ndim and s.shape != tgt.shape):
+    # a 0-d input takes any one-element source, as PyTorch's; index_copy's 0-d source fills one row too
+    loose = x.ndim == 0 or (name == "index_copy" and s.ndim == 0)
+    if s.size != tgt.size or (not loose and s.shape != tgt.shape):
         # PyTorch's RuntimeError (index_copy's count of indices: its IndexError)
         raise IndexOutOfBounds(f"{name}: source has shape {s.shape}; the input's shape {x.shape} with the index's "
                                f"length on dim {d} is {tgt.shape}")
