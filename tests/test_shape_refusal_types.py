@@ -67,3 +67,37 @@ def test_expand_and_broadcast_to_share_the_message():
         mg.broadcast_to(mg.ones(2), (3, 3))
     assert isinstance(by_function.value, ValueError)
     assert str(by_method.value) == str(by_function.value)
+
+
+def test_broadcast_shapes_that_do_not_broadcast_are_pytorchs_runtime_error():
+    with pytest.raises(RuntimeError, match="Shape mismatch: objects cannot be broadcast to a single shape") as err:
+        mg.broadcast_shapes((3, 5), (2, 4, 1))
+    assert isinstance(err.value, ValueError)
+    with pytest.raises(ValueError):  # a negative size: PyTorch's ValueError too
+        mg.broadcast_shapes((1, -12), (4, 1))
+    assert mg.broadcast_shapes(1, (5,)) == (5,)
+
+
+# torch.unravel_index's refusals (test_indexing.py's test_unravel_index_errors; torch 2.13's words).
+# The engine cast float and bool indices to int64 (0.5 gave coordinate 0), iterated a 0-d tensor
+# shape, took a float size, answered a negative size and divided by a zero size with NumPy's warning.
+@pytest.mark.parametrize("indices, shape, error, message", [
+    (mg.tensor(0.5), (2, 2), TypeError, "expected 'indices' to be integer dtype, but got float32"),
+    (mg.tensor([]), (10, 3, 5), TypeError, "expected 'indices' to be integer dtype"),
+    (mg.tensor(True), (2, 2), TypeError, "expected 'indices' to be integer dtype, but got bool"),
+    (mg.tensor([1]), mg.tensor([1, 2, 3]), TypeError, "expected 'shape' to be int or sequence of ints, but got"),
+    (mg.tensor([1]), (1, 2, 2.0), TypeError, "expected 'shape' sequence to only contain ints, but got <class 'float'>"),
+    (mg.tensor(0), (2, -3), ValueError, "'shape' cannot have negative values, but got (2, -3)"),
+    (mg.tensor(0), (2, 0), RuntimeError, "ZeroDivisionError"),
+])
+def test_unravel_index_refuses_as_pytorch(indices, shape, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        mg.unravel_index(indices, shape)
+
+
+def test_unravel_index_still_answers_what_pytorch_answers():
+    assert [c.tolist() for c in mg.unravel_index(mg.tensor([5, 7]), 4)] == [[1, 3]]
+    rows, cols = mg.unravel_index(mg.tensor([[5], [7]], dtype=mg.int32), [2, 4])
+    assert rows.tolist() == [[1], [1]] and cols.tolist() == [[1], [3]]
+    assert [c.shape for c in mg.unravel_index(mg.tensor([], dtype=mg.int64), (2, 0))] == [(0,), (0,)]
+    assert mg.unravel_index(mg.tensor(5), ()) == ()

@@ -30,7 +30,14 @@ from . import torch_idioms as ti
 from . import torch_methods as tmeth
 from .arguments import as_tensor, in_default_float, normalize_axis, number, numpy_keywords, one_device
 from .conversion import clone
-from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument, WrongTensorKind
+from .errors import (
+    DtypeNotImplemented,
+    InputMismatch,
+    IntegerDivisionByZero,
+    NeedsFloatingInput,
+    RefusedArgument,
+    WrongTensorKind,
+)
 from .indexing import _index_array
 from .products import same_batches
 from .scatter import gather
@@ -508,9 +515,15 @@ def isreal(input: Any) -> Tensor:  # noqa: A002
 
 
 def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
-    """The coordinates in ``shape`` of flat ``indices``, one int64 tensor per dim (``torch.unravel_index``)."""
+    """The coordinates in ``shape`` of flat ``indices``, one int64 tensor per dim (``torch.unravel_index``).
+    Refused as PyTorch's: indices that are not integers (a float or bool tensor, which NumPy's casts
+    would have truncated), a shape that is not ints or has a negative size, a zero size."""
     idx = as_tensor(indices)
-    shape = (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    shape = _unravel_shape(shape)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {idx.dtype}")
+    if 0 in shape and idx.numel():
+        raise IntegerDivisionByZero("ZeroDivisionError: unravel_index of a shape with a size of 0")
     rest, coords = idx._data.astype("int64"), []
     for size in reversed(shape):  # the last dim varies fastest (row-major)
         coords.append(rest % size)
@@ -518,9 +531,32 @@ def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
     return tuple(Tensor.constant(c, idx.device) for c in reversed(coords))
 
 
+def _unravel_shape(shape: Any) -> tuple[int, ...]:
+    """``unravel_index``'s shape, checked with PyTorch's words (an int is a 1-D shape)."""
+    if isinstance(shape, (int, host_numpy.integer)) and not isinstance(shape, bool):
+        shape = (shape,)
+    if isinstance(shape, Tensor) or not isinstance(shape, (tuple, list)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    bad = next((s for s in shape if isinstance(s, bool) or not isinstance(s, (int, host_numpy.integer))), None)
+    if bad is not None:
+        raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(bad)}")
+    shape = tuple(int(s) for s in shape)
+    if [s for s in shape if s < 0]:
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    return shape
+
+
 def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
-    """The shape the given shapes broadcast to (``torch.broadcast_shapes``)."""
-    return tuple(host_numpy.broadcast_shapes(*((s,) if isinstance(s, int) else tuple(s) for s in shapes)))
+    """The shape the given shapes broadcast to (``torch.broadcast_shapes``); shapes that do not
+    broadcast are PyTorch's RuntimeError (and NumPy's ValueError, whose words follow)."""
+    shapes = tuple((s,) if isinstance(s, int) else tuple(s) for s in shapes)
+    try:
+        return tuple(host_numpy.broadcast_shapes(*shapes))
+    except ValueError as err:
+        if [n for s in shapes for n in s if n < 0]:  # a negative size: NumPy's ValueError, as PyTorch's
+            raise
+        words = str(err)  # NumPy's: "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch ..."
+        raise RefusedArgument(words[:1].upper() + words[1:]) from None
 
 
 @dataclasses.dataclass(frozen=True)
