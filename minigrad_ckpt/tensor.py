@@ -2239,6 +2239,7 @@ def refuse_index_put_cast(x: Tensor, idx: tuple, value: Tensor) -> None:
             raise RuntimeError(f"value cannot be converted to type {x.dtype} without overflow "
                                f"(masked_fill of a complex value into a real tensor, as PyTorch's)")
         return
+    refuse_value_shape(x, idx, value, None)  # PyTorch checks the shape first: a value of both is its shape error
     raise RuntimeError(f"Index put requires the source and destination dtypes match, got {x.dtype} for "
                        f"the destination and {value.dtype} for the source (PyTorch's rule; cast the "
                        f"value: value.to({x.dtype.name}))")
@@ -2626,6 +2627,8 @@ def _check_array_bounds(xp: Any, arrays: list[tuple[Any, int, int]], masks: list
                 return  # a mask of no True: the broadcast is empty (or does not fit: the indexing refuses it)
             flat = xp.to_host(a).reshape(-1)
             bad = flat[(flat < -n) | (flat >= n)][0]
+            if n == 0:  # PyTorch's words for an index array into an empty dim name neither
+                raise IndexError(f"index is out of bounds for dimension with size 0 (index {bad}, dimension {dim})")
             raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
 
 

@@ -181,7 +181,7 @@ def array_split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Tensor]
     ax = one_axis(axis, x.ndim)
     n, k = x.shape[ax], int(indices_or_sections)
     if k <= 0:
-        raise RefusedArgument(f"array_split: the number of sections must be positive, got {k}")
+        raise RefusedArgument(f"number of sections must be larger than 0, got {k}")
     sizes = [n // k + 1] * (n % k) + [n // k] * (k - n % k)
     return split(x, list(itertools.accumulate(sizes[:-1])), ax)
 

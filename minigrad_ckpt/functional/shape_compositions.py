@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from ..backend import host_numpy
+from ..backend import host_numpy, scalar_type_name
 from ..ops import shape as _sh
 from ..tape import apply
 from ..tensor import Tensor, fresh_result
@@ -246,9 +246,12 @@ def tensor_split(input: Any, indices_or_sections: Any = None, dim: int = 0, *,  
         raise TypeError("tensor_split: pass one of indices_or_sections, sections= and indices=")
     ios = given[0]
     if isinstance(ios, Tensor):
-        if ios.dtype.kind not in "iu" or ios.ndim > 1:
-            raise WrongTensorKind(f"tensor_split: a tensor of split points must be a 0-d or 1-D integer one, got "
-                                  f"{ios.ndim}-D {ios.dtype} (PyTorch's rule)")
+        if ios.dtype != host_numpy.int64:  # PyTorch's checks, in its order: int64 alone, then 0-d or 1-D
+            raise WrongTensorKind(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                                  f"{scalar_type_name(ios.dtype)}")
+        if ios.ndim > 1:
+            raise WrongTensorKind(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                                  f"one-dimensional tensor, but got a tensor with {ios.ndim} dims")
         ios = ios.tolist()
     return tuple(namespace.array_split(x, ios, d))
 

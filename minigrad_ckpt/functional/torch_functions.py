@@ -32,6 +32,7 @@ from .arguments import as_tensor, in_default_float, normalize_axis, number, nump
 from .conversion import clone
 from .errors import (
     DtypeNotImplemented,
+    IndexRefused,
     InputMismatch,
     IntegerDivisionByZero,
     NeedsFloatingInput,
@@ -456,6 +457,9 @@ def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Tensor: 
     x = as_tensor(input)
     if dim is None:  # PyTorch flattens both and gathers (NumPy's axis=None wants 1-D indices)
         return gather(mf.ravel(x), 0, mf.ravel(as_tensor(indices, x)))
+    if isinstance(indices, Tensor) and indices.dtype != host_numpy.int64:  # along a dim, int64 alone
+        raise IndexRefused(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{scalar_type_name(indices.dtype)}")
     _index_array("take_along_dim", indices, x)  # (its dtype along a dim: int64 alone, as PyTorch's)
     return mf.take_along_axis(x, indices, dim)
 

@@ -355,7 +355,7 @@ def chunk(input: Any, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:  # noqa:
     if x.ndim == 0:  # PyTorch's first check, then the count: RuntimeErrors (ValueErrors here before)
         raise TooFewDims("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
-        raise RefusedArgument(f"chunk: chunks must be positive, got {chunks}")
+        raise RefusedArgument(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = x.shape[_one_dim("chunk", x, dim)]
     if n == 0:  # PyTorch's: ``chunks`` empty pieces
         return split_sizes(x, [0] * chunks, dim)
