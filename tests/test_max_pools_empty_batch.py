@@ -33,3 +33,25 @@ def test_an_empty_batch_pools_to_an_empty_batch(name, device):
     assert out.shape == out_shape and idx.shape == out_shape and idx.dtype == mg.int64
     out.sum().backward()
     assert x.grad.shape == shape
+
+
+UNPOOLS = {  # spatial dims: (the pool, its unpool, the input shape of an empty batch)
+    1: (F.max_pool1d, F.max_unpool1d, (0, 3, 4)),
+    2: (F.max_pool2d, F.max_unpool2d, (0, 3, 4, 4)),
+    3: (F.max_pool3d, F.max_unpool3d, (0, 3, 4, 4, 4)),
+}
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("spatial", sorted(UNPOOLS))
+def test_an_empty_batch_unpools_to_an_empty_batch(spatial, device):
+    """max_unpool of an empty batch (PyTorch's torch.nn.MaxUnpool*d test of a zero batch dim): torch 2.13
+    answers zeros of (0, C, *unpooled) and a zero gradient; the engine's reshape to (rows, -1) raised
+    InvalidShape ("cannot infer -1 in (0, -1) from 0 elements")."""
+    pool, unpool, shape = UNPOOLS[spatial]
+    x = mg.zeros(*shape, device=device, requires_grad=True)
+    out, idx = pool(x, 2, return_indices=True)
+    up = unpool(out, idx, 2)
+    assert up.shape == shape
+    up.sum().backward()
+    assert x.grad.shape == shape and not x.grad.numpy().any()

@@ -373,10 +373,12 @@ def _unpool(name: str, x: Any, indices: Any, spatial_out: tuple[int, ...]) -> Te
     plane = int(host_numpy.prod(spatial_out))
     lead = x.shape[:x.ndim - len(spatial_out)]
     rows = int(host_numpy.prod(lead))
+    # each plane's count spelled out: a -1 cannot be inferred from an empty batch's 0 elements
+    per_row = (rows, int(host_numpy.prod(x.shape[len(lead):])))
     zeros = _zeros_like(x, (rows, plane))
     # written, not added: overlapping windows may pick one position twice (with one value)
     try:
-        out = scatter(zeros, 1, mf.reshape(idx, (rows, -1)), mf.reshape(x, (rows, -1)))
+        out = scatter(zeros, 1, mf.reshape(idx, per_row), mf.reshape(x, per_row))
     except IndexError:  # scatter's check of the positions (its one read), in PyTorch's words for unpooling
         bad = first_out_of_range(x.device.xp.to_host(idx._data), 0, plane)
         volume = "x".join(str(n) for n in (spatial_out if len(spatial_out) > 1 else (*spatial_out, 1)))
