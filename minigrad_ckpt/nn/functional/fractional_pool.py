@@ -31,6 +31,8 @@ __all__ = ["fractional_max_pool2d", "fractional_max_pool3d"]
 def _starts(u: Any, n_in: int, n_out: int, k: int) -> Any:
     """Each window's first index along one axis, (N, C, n_out), from the samples ``u`` (N, C)."""
     starts = np.empty(u.shape + (n_out,), dtype=np.int64)
+    if n_out == 0:  # an empty output axis (PyTorch's output_size 0): no windows
+        return starts
     if n_out > 1:
         alpha = u.dtype.type(n_in - k) / u.dtype.type(n_out - 1)
         i = np.arange(n_out - 1, dtype=u.dtype)
@@ -56,10 +58,13 @@ def _fractional_max_pool(fn: str, d: int, input: Any, kernel_size: Any, output_s
     refuse_complex(fn, input)
     x = _tensor(input)
     if x.ndim not in (d + 1, d + 2):
-        raise ValueError(f"{fn}: expected a {d + 1}-D or {d + 2}-D input, got shape {x.shape}")
+        raise InputMismatch(f"{fn}: expected a {d + 1}-D or {d + 2}-D input, got shape {x.shape}")
     unbatched = x.ndim == d + 1
     if unbatched:
         x = mf.expand_dims(x, 0)
+    if 0 in x.shape[1:]:  # (an empty batch pools to an empty batch; an empty plane has no window)
+        raise InputMismatch(f"{fn}(): Expected input to have non-zero size for non-batch dimensions, but got "
+                            f"{list(x.shape)}")
     k, sizes = _ntuple(kernel_size, d, "kernel_size", fn), x.shape[2:]
     if output_size is None and output_ratio is None:
         raise ValueError(f"{fn} requires specifying either an output_size or an output_ratio")
@@ -67,9 +72,7 @@ def _fractional_max_pool(fn: str, d: int, input: Any, kernel_size: Any, output_s
         ratio = _ratios(fn, output_ratio, d)
         output_size = tuple(int(n * r) for n, r in zip(sizes, ratio))
     out = _ntuple(output_size, d, "output_size", fn)
-    for n, kk, o, axis in zip(sizes, k, out, ("depth", "height", "width")[3 - d:]):
-        if o + kk - 1 > n - (d == 3) or min(kk, o) < 1:  # PyTorch's 3-D check is one stricter than its 2-D one
-            raise ValueError(f"{fn}: pool {axis} {kk} and output {axis} {o} do not fit the input {axis} {n}")
+    _check_fit(fn, d, sizes, k, out)
     if samples is None:
         samples = rand(x.shape[0], x.shape[1], d, dtype=x.dtype, device=x.device)
     samples = _tensor(samples, x)
@@ -93,6 +96,17 @@ def _fractional_max_pool(fn: str, d: int, input: Any, kernel_size: Any, output_s
     if unbatched:
         result, indices = mf.squeeze(result, 0), mf.squeeze(indices, 0)
     return (result, indices) if return_indices else result
+
+
+def _check_fit(fn: str, d: int, sizes: tuple, k: tuple, out: tuple) -> None:
+    """PyTorch's checks that each axis's windows fit the input, in its words (a RuntimeError there; the
+    engine's InputMismatch is one); an output size of 0 fits (an empty output, as PyTorch's)."""
+    for n, kk, o, axis in zip(sizes, k, out, ("time", "height", "width")[3 - d:]):
+        if kk < 1 or o < 0:
+            raise InputMismatch(f"{fn}(): expected a positive pool {axis} and a non-negative output {axis}, "
+                                f"got {kk} and {o}")
+        if o + kk - 1 > n - (d == 3):  # PyTorch's 3-D check is one stricter than its 2-D one
+            raise InputMismatch(f"{fn}(): pool {axis} {kk} too large relative to input {axis} {n}")
 
 
 def _check_samples(fn: str, shape: tuple, input_shape: tuple, d: int) -> None:
