@@ -213,14 +213,14 @@ class Hardshrink(FunctionLayer):
 
 
 class CELU(FunctionLayer):
-    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``)."""
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``).  As PyTorch's, CELU,
+    Softshrink and RReLU take any option when built; a call refuses the ones ``F`` refuses (its
+    RuntimeError), so a layer built and never called with them is no error."""
 
     fn = staticmethod(F.celu)
     options = ("alpha", "inplace")
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
-        if alpha == 0:
-            raise ValueError("CELU: alpha must not be 0")
         super().__init__(alpha=alpha, inplace=bool(inplace))
 
 
@@ -231,8 +231,6 @@ class Softshrink(FunctionLayer):
     options = ("lambd",)
 
     def __init__(self, lambd: float = 0.5) -> None:
-        if lambd < 0:
-            raise ValueError(f"Softshrink: lambd must be >= 0, got {lambd}")
         super().__init__(lambd=lambd)
 
     def extra_repr(self) -> str:  # PyTorch's: the threshold alone
@@ -306,8 +304,6 @@ class RReLU(FunctionLayer):
     shown = ("lower", "upper")
 
     def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
-        if not 0 <= lower <= upper:
-            raise ValueError(f"RReLU: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
         super().__init__(lower=lower, upper=upper, inplace=bool(inplace))
 
 

@@ -404,8 +404,9 @@ def rrelu(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: 
     lower, upper = real_numbers("rrelu", lower=lower, upper=upper)
     if inplace:
         return written_in_place("rrelu", input, rrelu, lower, upper, training)
-    if not 0 <= lower <= upper:
-        raise InputMismatch(f"rrelu: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
+    if not lower <= upper:  # (PyTorch takes a negative lower bound: negative slopes are drawn)
+        raise InputMismatch(f"rrelu: Lower bound should be less than or equal to the upper bound, got "
+                            f"lower={lower}, upper={upper}")
     input = _tensor(input)
     refuse_complex("rrelu", input)  # (a slope for x < 0: the noisy slopes would answer by the real part)
     if not training:  # PyTorch's leaky_relu with the mean slope (its backward on the input's graph: leaky_relu's)
