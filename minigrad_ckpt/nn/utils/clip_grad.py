@@ -5,6 +5,8 @@ or each element clamped (``clip_grad_value_``); :mod:`minigrad_ckpt.nn.utils` of
 from __future__ import annotations
 
 import math
+import types
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -23,9 +25,12 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
     ``0``, ``-inf`` and fractional too; the norms of tensors of several dtypes joined in the
     promoted dtype), then :func:`clip_grads_with_norm_` (``max_norm / (total_norm + 1e-6)``,
     applied when below 1). PyTorch's ``foreach`` picks its kernels (one per tensor or grouped),
-    not the result: accepted, and it changes nothing.
+    not the result: accepted, and it changes nothing. An empty generator (``model.parameters()``
+    already iterated) gets PyTorch's warning that nothing is clipped.
     """
     params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    if not params and isinstance(parameters, types.GeneratorType):  # (model.parameters() read up already)
+        warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=2)
     grads = [p.grad for p in params if p.grad is not None]
     total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     clip_grads_with_norm_(params, max_norm, total, foreach)
@@ -35,8 +40,6 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
 def clip_grad_norm(parameters: Any, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
                    foreach: bool | None = None) -> Tensor:
     """PyTorch's deprecated spelling of :func:`clip_grad_norm_`, with its FutureWarning."""
-    import warnings
-
     warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
                   FutureWarning, stacklevel=2)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
