@@ -107,8 +107,8 @@ def adaptive_avg_pool3d(input: Any, output_size: Any) -> Tensor:
     """Average over PyTorch's adaptive windows of (N, C, D, H, W) or (C, D, H, W) so the output is
     ``output_size`` (an int or a triple; ``None`` keeps that axis)."""
     refuse_average_without_kernel("adaptive_avg_pool3d_cpu", input, output_size)
+    refuse_empty_planes("adaptive_avg_pool3d", _tensor(input).shape)  # (as given: an unbatched (0, ...) answers)
     input, unbatched = _batched(_tensor(input), "adaptive_avg_pool3d", 3)
-    refuse_empty_planes("adaptive_avg_pool3d", input.shape)  # (PyTorch's adaptive_avg_pool2d answers one)
     if input.dtype.kind == "c":  # an output of ones (refused otherwise): PyTorch's complex global mean
         out = mf.mean(input, axis=(-3, -2, -1), keepdims=True)
     else:

@@ -143,6 +143,7 @@ def avg_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     return mf.squeeze(result, 0) if unbatched else result
 
 
+@floating_kernel("adaptive_max_pool3d_cpu")  # (integers refused, as by adaptive_max_pool1d/2d and PyTorch's)
 def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
     """Max over PyTorch's adaptive windows of (N, C, D, H, W) or (C, D, H, W) so the output is
     ``output_size`` (an int or a triple; ``None`` keeps that axis); the gradient goes to each

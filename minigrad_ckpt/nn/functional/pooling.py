@@ -39,8 +39,10 @@ def _pool_args(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation:
 
 def refuse_empty_planes(name: str, shape: Any) -> None:
     """PyTorch's pools take an empty batch (N = 0) but refuse an empty channel or spatial dim of
-    the batched (N, C, ...) ``shape`` (``max_pool2d`` of (2, 0, 4, 4) or of an unbatched (0, 4, 4));
-    only its ``adaptive_avg_pool1d``/``2d`` answer an empty one."""
+    the batched (N, C, ...) ``shape`` (``max_pool2d`` of (2, 0, 4, 4) or of an unbatched (0, 4, 4)).
+    Its adaptive pools check every dim after the first of the input *as given*: the ``shape`` passed
+    here is then the unbatched one, so an unbatched (0, ...) answers (``adaptive_max_pool2d`` of
+    (0, 4, 4) is (0, 2, 2)); its ``adaptive_avg_pool1d``/``2d`` answer an empty channel either way."""
     if 0 in shape[1:]:
         raise InputMismatch(f"{name}: expected the input's non-batch dims to have positive length, got "
                             f"{tuple(shape)}")
@@ -288,13 +290,14 @@ def _adaptive_max_pool(name: str, x: Any, output_size: Any, return_indices: bool
     """Max over PyTorch's adaptive windows of ``spatial`` axes: a gather at each window's maximum
     (:func:`_adaptive_argmax` picks it)."""
     refuse_complex(name, x)
+    given = _tensor(x).shape
     x, unbatched = _batched(_tensor(x), name, spatial)
     sizes = _adaptive_sizes(x, output_size, name)
     n, c = x.shape[:2]
     volume = int(host_numpy.prod(x.shape[2:]))
     if volume == 0:
         raise InputMismatch(f"{name}: the input {'plane' if spatial == 2 else 'volume'} {x.shape[2:]} is empty")
-    refuse_empty_planes(name, x.shape)
+    refuse_empty_planes(name, given)  # (the input as given: an unbatched (0, ...) answers, as PyTorch's)
     idx = Tensor.constant(_adaptive_argmax(x, sizes), x.device)
     # like=x: the gradient stays on x's graph, as PyTorch's adaptive_max_pool backward that takes the input
     flat_idx = mf.reshape(idx, (n, c, int(host_numpy.prod(sizes))))
@@ -355,6 +358,9 @@ def adaptive_max_pool1d(input: Any, output_size: Any, return_indices: bool = Fal
     ``return_indices=True`` also returns the positions along L."""
     refuse_complex("adaptive_max_pool1d", input)
     x2, unbatched, size = _adaptive_1d(input, output_size, "adaptive_max_pool1d")
+    if unbatched:  # (C, 1, L), the 2-D pool's unbatched input: it checks the dims after C, as PyTorch's 1-D one
+        out = adaptive_max_pool2d(mf.squeeze(x2, 0), size, return_indices=return_indices)
+        return tuple(mf.squeeze(o, 1).contiguous() for o in out) if return_indices else mf.squeeze(out, 1).contiguous()
     out = adaptive_max_pool2d(x2, size, return_indices=return_indices)
     if return_indices:
         return _from_2d(out[0], unbatched), _from_2d(out[1], unbatched)
