@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 from ... import functional as mf
@@ -237,6 +238,9 @@ def _adaptive_windows(size: int, out: int) -> list[tuple[int, int]]:
     return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
 
 
+_INT64_MAX = 2 ** 63 - 1
+
+
 def _adaptive_sizes(x: Tensor, output_size: Any, name: str) -> tuple[int, ...]:
     """The output's spatial sizes: ``output_size`` is an int or one entry per spatial axis of the
     batched ``x``, ``None`` keeping that axis's size."""
@@ -248,6 +252,9 @@ def _adaptive_sizes(x: Tensor, output_size: Any, name: str) -> tuple[int, ...]:
     sizes = tuple(n if o is None else int(o) for n, o in zip(x.shape[2:], output_size))
     if min(sizes) < 1:
         raise InputMismatch(f"{name}: output_size must be positive, got {output_size}")
+    # PyTorch's refusal of an output it cannot count; here the window loop would run until memory ran out
+    if max(x.shape[0], 1) * max(x.shape[1], 1) * math.prod(sizes) > _INT64_MAX:
+        raise InputMismatch(f"Storage size calculation overflowed with sizes={list(x.shape[:2]) + list(sizes)}")
     return sizes
 
 
