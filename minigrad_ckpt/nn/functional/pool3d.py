@@ -26,6 +26,7 @@ from .conv import _batched, _ntuple, no_stride
 from .inputs import floating_kernel
 from .pooling import (
     _adaptive_max_pool,
+    _channels_last_like,
     _check_pooled_sizes,
     _max_unpool,
     _pooled_size,
@@ -104,6 +105,7 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     first = _past_the_padding(input, stacked._data, first, lowest, (k, s, p, d, out))
     # like=input: the gradient stays on the input's graph, as PyTorch's max_pool3d backward that takes it
     result = take_along_axis_in_range(stacked, Tensor.constant(first[None], input.device), axis=0, like=input)[0]
+    result = _channels_last_like(input, result)  # (a channels-last-3d input's result is one, as PyTorch's)
     if unbatched:
         result = mf.squeeze(result, 0)
     if not return_indices:
@@ -114,6 +116,7 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     pos = [grids[a] + offsets[host_first, a] for a in range(3)]
     dd_, hh, ww = input.shape[2:]
     flat = Tensor.constant(xp.asarray(((pos[0] * hh + pos[1]) * ww + pos[2]).astype(np.int64)), input.device)
+    flat = _channels_last_like(input, flat)
     return result, (mf.squeeze(flat, 0) if unbatched else flat)
 
 

@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from ... import functional as mf
-from ...backend import channels_last, host_numpy
+from ...backend import channels_last, channels_last_3d, host_numpy
 from ...functional import _tensor
 from ...functional.arguments import in_float32_if_half, refuse_complex
 from ...functional.errors import InputMismatch, first_out_of_range
@@ -118,11 +118,12 @@ def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     off = _windows_off_the_input(input.shape[2:], k, s, p, d, out.shape[2:]) if max(d) > 1 else None
     if off is not None:
         out = mf.where(Tensor.constant(input.device.xp.asarray(off), input.device), -float("inf"), out)
+    out = _channels_last_like(input, out)
     if unbatched:
         out = mf.squeeze(out, 0)
     if not return_indices:
         return out
-    indices = _window_argmax(routing, k, s, p, d, input.shape[3])
+    indices = _channels_last_like(input, _window_argmax(routing, k, s, p, d, input.shape[3]))
     return out, (mf.squeeze(indices, 0) if unbatched else indices)
 
 
@@ -194,13 +195,15 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
 
 
 def _channels_last_like(input: Tensor, out: Tensor) -> Tensor:
-    """``out`` channels-last where the (N, C, H, W) ``input`` is, as PyTorch's pools return it
-    (their channels-last kernels); ``out`` itself otherwise.  The windows are summed on a
-    row-major copy either way, so the values are the same bits: only the layout is copied,
-    and only for a channels-last input."""
-    if input.is_contiguous() or not input.is_contiguous(memory_format=channels_last):
+    """``out`` channels-last where the (N, C, H, W) ``input`` is (channels-last-3d for an
+    (N, C, D, H, W) one), as PyTorch's pools return it (their channels-last kernels; the indices
+    of the max pools too); ``out`` itself otherwise.  The windows are summed on a row-major copy
+    either way, so the values are the same bits: only the layout is copied, and only for a
+    channels-last input."""
+    layout = channels_last if input.ndim == 4 else channels_last_3d
+    if input.is_contiguous() or not input.is_contiguous(memory_format=layout):
         return out
-    return out.contiguous(memory_format=channels_last)
+    return out.contiguous(memory_format=layout)
 
 
 @floating_kernel("max_pool1d_impl")
@@ -310,6 +313,8 @@ def _adaptive_max_pool(name: str, x: Any, output_size: Any, return_indices: bool
     flat_idx = mf.reshape(idx, (n, c, int(host_numpy.prod(sizes))))
     out = take_along_axis_in_range(mf.reshape(x, (n, c, volume)), flat_idx, axis=-1, like=x)
     out = mf.reshape(out, (n, c) + sizes)
+    if spatial == 2:  # (PyTorch's 3-D one answers row-major)
+        out, idx = _channels_last_like(x, out), _channels_last_like(x, idx)
     if unbatched:
         out, idx = mf.squeeze(out, 0), mf.squeeze(idx, 0)
     return (out, idx) if return_indices else out
@@ -429,7 +434,9 @@ def _max_unpool(name: str, x: Any, indices: Any, kernel_size: Any, stride: Any, 
     k = _ntuple(kernel_size, spatial, "kernel_size", name)
     s = k if stride is None else _ntuple(stride, spatial, "stride", name)
     size = _unpool_size(name, x.shape[-spatial:], k, s, _ntuple(padding, spatial, "padding", name), output_size)
-    return _unpool(name, x, indices, size)
+    out = _unpool(name, x, indices, size)
+    # PyTorch's max_unpool2d lays its result out as the pooled input is (its max_unpool3d: row-major)
+    return _channels_last_like(x, out) if spatial == 2 and x.ndim == 4 else out
 
 
 def max_unpool2d(input: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
