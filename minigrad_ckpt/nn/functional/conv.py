@@ -7,6 +7,8 @@ ops (zero insertion, padding, the flipped kernel).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ... import functional as mf
@@ -157,6 +159,19 @@ def _as_2d(x: Tensor, name: str) -> tuple[Tensor, bool]:
     return mf.expand_dims(x, 2), False
 
 
+@contextmanager
+def on_a_height_of_1(name: str, two_d: str) -> Iterator[None]:
+    """Run a 1-D layer's 2-D op: a refusal of the 2-D op names the 1-D function the user called, and
+    says why its shapes have a height of 1 (``max_pool1d(x, 0)`` said "max_pool2d: ...")."""
+    try:
+        yield
+    except InputMismatch as e:
+        message = str(e)
+        if not message.startswith(f"{two_d}:"):
+            raise
+        raise type(e)(f"{name}:{message[len(two_d) + 1:]} ({name} runs {two_d} on a height of 1)") from None
+
+
 def _from_2d(out: Tensor, unbatched: bool) -> Tensor:
     out = mf.squeeze(out, 2)
     # row-major, as PyTorch's result (conv2d's is laid out channel-major): view() reads the layout
@@ -176,8 +191,9 @@ def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
         raise InputMismatch(f"conv1d: expected a 3-D weight (O, C/groups, K), got shape {w.shape}")
     x2, unbatched = _as_2d(input, "conv1d")
     pad2 = padding if isinstance(padding, str) else (0, _single(padding, "padding"))
-    out = conv2d(x2, mf.expand_dims(w, 2), bias, (1, _single(stride, "stride")), pad2,
-                 (1, _single(dilation, "dilation")), groups)
+    with on_a_height_of_1("conv1d", "conv2d"):
+        out = conv2d(x2, mf.expand_dims(w, 2), bias, (1, _single(stride, "stride")), pad2,
+                     (1, _single(dilation, "dilation")), groups)
     return _from_2d(out, unbatched)
 
 
@@ -262,7 +278,8 @@ def conv_transpose1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
     if w.ndim != 3:
         raise InputMismatch(f"conv_transpose1d: expected a 3-D weight (C_in, C_out/groups, K), got shape {w.shape}")
     x2, unbatched = _as_2d(input, "conv_transpose1d")
-    out = conv_transpose2d(x2, mf.expand_dims(w, 2), bias, (1, _single(stride, "stride")),
-                           (0, _single(padding, "padding")), (0, _single(output_padding, "output_padding")),
-                           groups, (1, _single(dilation, "dilation")))
+    with on_a_height_of_1("conv_transpose1d", "conv_transpose2d"):
+        out = conv_transpose2d(x2, mf.expand_dims(w, 2), bias, (1, _single(stride, "stride")),
+                               (0, _single(padding, "padding")), (0, _single(output_padding, "output_padding")),
+                               groups, (1, _single(dilation, "dilation")))
     return _from_2d(out, unbatched)

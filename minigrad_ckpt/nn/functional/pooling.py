@@ -16,7 +16,7 @@ from ...functional.scatter import scatter
 from ...ops import conv as _conv
 from ...tape import apply
 from ...tensor import Tensor
-from .conv import _as_2d, _batched, _from_2d, _ntuple, _pair, _single, no_stride
+from .conv import _as_2d, _batched, _from_2d, _ntuple, _pair, _single, no_stride, on_a_height_of_1
 from .inputs import _zeros_like, check_index_dtype, floating_kernel, refuse_average_without_kernel
 
 __all__ = [
@@ -215,9 +215,10 @@ def max_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     x2, unbatched = _as_2d(_tensor(input), "max_pool1d")
     k = _single(kernel_size, "kernel_size", "max_pool1d")
     s = k if no_stride(stride) else _single(stride, "stride", "max_pool1d")
-    out = max_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding", "max_pool1d")),
-                     (1, _single(dilation, "dilation", "max_pool1d")),
-                     ceil_mode=ceil_mode, return_indices=return_indices)
+    with on_a_height_of_1("max_pool1d", "max_pool2d"):
+        out = max_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding", "max_pool1d")),
+                         (1, _single(dilation, "dilation", "max_pool1d")),
+                         ceil_mode=ceil_mode, return_indices=return_indices)
     if return_indices:
         return _from_2d(out[0], unbatched), _from_2d(out[1], unbatched)
     return _from_2d(out, unbatched)
@@ -231,8 +232,9 @@ def avg_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     x2, unbatched = _as_2d(_tensor(input), "avg_pool1d")
     k = _single(kernel_size, "kernel_size", "avg_pool1d")
     s = k if no_stride(stride) else _single(stride, "stride", "avg_pool1d")
-    out = avg_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding", "avg_pool1d")), ceil_mode=ceil_mode,
-                     count_include_pad=count_include_pad)
+    with on_a_height_of_1("avg_pool1d", "avg_pool2d"):
+        out = avg_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding", "avg_pool1d")), ceil_mode=ceil_mode,
+                         count_include_pad=count_include_pad)
     return _from_2d(out, unbatched)
 
 
@@ -361,7 +363,8 @@ def _adaptive_1d(x: Any, output_size: Any, name: str) -> tuple[Tensor, bool, tup
 def adaptive_avg_pool1d(input: Any, output_size: Any) -> Tensor:
     """Average over PyTorch's adaptive windows of the last axis of (N, C, L) or (C, L)."""
     x2, unbatched, size = _adaptive_1d(input, output_size, "adaptive_avg_pool1d")
-    return _from_2d(adaptive_avg_pool2d(x2, size), unbatched)
+    with on_a_height_of_1("adaptive_avg_pool1d", "adaptive_avg_pool2d"):
+        return _from_2d(adaptive_avg_pool2d(x2, size), unbatched)
 
 
 @floating_kernel("adaptive_max_pool2d")
@@ -371,9 +374,11 @@ def adaptive_max_pool1d(input: Any, output_size: Any, return_indices: bool = Fal
     refuse_complex("adaptive_max_pool1d", input)
     x2, unbatched, size = _adaptive_1d(input, output_size, "adaptive_max_pool1d")
     if unbatched:  # (C, 1, L), the 2-D pool's unbatched input: it checks the dims after C, as PyTorch's 1-D one
-        out = adaptive_max_pool2d(mf.squeeze(x2, 0), size, return_indices=return_indices)
+        with on_a_height_of_1("adaptive_max_pool1d", "adaptive_max_pool2d"):
+            out = adaptive_max_pool2d(mf.squeeze(x2, 0), size, return_indices=return_indices)
         return tuple(mf.squeeze(o, 1).contiguous() for o in out) if return_indices else mf.squeeze(out, 1).contiguous()
-    out = adaptive_max_pool2d(x2, size, return_indices=return_indices)
+    with on_a_height_of_1("adaptive_max_pool1d", "adaptive_max_pool2d"):
+        out = adaptive_max_pool2d(x2, size, return_indices=return_indices)
     if return_indices:
         return _from_2d(out[0], unbatched), _from_2d(out[1], unbatched)
     return _from_2d(out, unbatched)
