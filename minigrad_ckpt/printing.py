@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .backend import host_numpy
@@ -66,16 +66,65 @@ def format_array(array: Any, prefix: str) -> str:
     opts = _options
     threshold = opts["threshold"]
     formatter = None
-    if opts["sci_mode"] and array.dtype.kind in "fc":  # NumPy's own switch to exponents is per array; this is always
-        digits = int(opts["precision"])
-
-        def sci(v: Any) -> str:
-            return host_numpy.format_float_scientific(v, precision=digits, unique=False, exp_digits=2)
-
-        formatter = {"float_kind": sci,
-                     "complex_kind": lambda z: f"{sci(z.real)}{'-' if z.imag < 0 else '+'}{sci(abs(z.imag))}j"}
+    if opts["sci_mode"] is not None and array.dtype.kind in "fc":  # NumPy's own switch to exponents is per array
+        formatter = _forced_notation(array, int(opts["precision"]), opts["sci_mode"])
     return host_numpy.array2string(
         array, separator=", ", prefix=prefix, precision=int(opts["precision"]),
         threshold=threshold if math.isfinite(threshold) else host_numpy.iinfo(host_numpy.intp).max,
         edgeitems=int(opts["edgeitems"]), max_line_width=int(opts["linewidth"]),
         suppress_small=opts["sci_mode"] is False, formatter=formatter)
+
+
+def _forced_notation(array: Any, digits: int, scientific: bool) -> dict[str, Callable[[Any], str]]:
+    """array2string's formatter for ``sci_mode`` True (always exponents) or False (never): NumPy
+    chooses per array and writes exponents for a value of 1e8 or more even when told to suppress
+    them, which ``sci_mode=False`` -- PyTorch's "never" -- must not."""
+    if scientific:
+        def sci(v: Any) -> str:
+            return host_numpy.format_float_scientific(v, precision=digits, unique=False, exp_digits=2)
+
+        return {"float_kind": sci,
+                "complex_kind": lambda z: f"{sci(z.real)}{'-' if z.imag < 0 else '+'}{sci(abs(z.imag))}j"}
+    shown = _shown_values(array)
+    real = _fixed_point(shown.real, digits)
+    if array.dtype.kind != "c":
+        return {"float_kind": real}
+    imag = _fixed_point(shown.imag, digits, sign=True)
+
+    def complex_text(z: Any) -> str:  # the padding after the imaginary part's "j", as NumPy's
+        padded = imag(z.imag)
+        digits_only = padded.rstrip()
+        return f"{real(z.real)}{digits_only}j{' ' * (len(padded) - len(digits_only))}"
+
+    return {"complex_kind": complex_text}
+
+
+def _fixed_point(values: Any, digits: int, sign: bool = False) -> Callable[[Any], str]:
+    """Fixed-point text of one value, in NumPy's style (the shortest digits that round-trip, at most
+    ``digits`` after the point, trailing zeros dropped; ``sign``: a "+" too), padded so that the
+    points of ``values`` line up."""
+    def plain(v: Any, **pad: int) -> str:
+        return host_numpy.format_float_positional(v, precision=digits, trim=".", sign=sign, **pad)
+
+    parts = [plain(v).split(".") for v in values[host_numpy.isfinite(values)].ravel()]
+    left = max((len(whole) for whole, _ in parts), default=1)
+    right = max((len(fraction) for _, fraction in parts), default=0)
+
+    def text(v: Any) -> str:
+        if not host_numpy.isfinite(v):  # nan, inf, -inf: right-aligned in the numbers' width
+            return (f"+{v}" if sign and not v < 0 else str(v)).rjust(left + 1 + right)
+        return plain(v, pad_left=left, pad_right=right)
+
+    return text
+
+
+def _shown_values(array: Any) -> Any:
+    """The elements a summarized print shows (``edgeitems`` at each end of every long dim), so that
+    widths are measured on them, as NumPy's own, and a huge tensor is not formatted whole."""
+    edge = int(_options["edgeitems"])
+    if array.size <= _options["threshold"]:
+        return array
+    for axis, n in enumerate(array.shape):
+        if n > 2 * edge:
+            array = host_numpy.take(array, list(range(edge)) + list(range(n - edge, n)), axis=axis)
+    return array
