@@ -76,3 +76,20 @@ def test_a_model_trained_on_one_device_resumes_on_another_as_the_ddp_tutorial_do
     x = np.ones((2, 3), dtype="float32")
     np.testing.assert_array_equal(other(mg.tensor(x, device="strict:1")).numpy(),
                                   model(mg.tensor(x, device="strict:0")).numpy())
+
+
+def test_a_function_returning_none_leaves_the_tensor_where_no_map_location_puts_it(saved):
+    """PyTorch's rule for a ``map_location`` function: None means "restore it the default way" (the
+    engine refused it with a TypeError, 'returned a NoneType').  Here the default way is the default
+    device, as ``mg.load(path)`` gives.  Found running PyTorch's serialization tests against the engine."""
+    path, values = saved
+    got = mg.load(path, map_location=lambda storage, loc: None)
+    assert _devices(got) == ({"weight": "cpu", "bias": "cpu"}, "cpu")
+    assert all(np.array_equal(got["model"][k].numpy(), v) for k, v in values.items())
+    mg.set_default_device("strict:1")
+    try:
+        got = mg.load(path, map_location=lambda storage, loc: storage if loc == "cpu" else None)
+    finally:
+        mg.set_default_device("cpu")
+    assert _devices(got) == ({"weight": "strict:1", "bias": "strict:1"}, "cpu")
+    assert got["w"] is got["model"]["weight"]

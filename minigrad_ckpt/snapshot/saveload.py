@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..backend import get_device
+from ..backend import get_default_device, get_device
 from ..tensor import Tensor
 from .config import SnapshotConfig, SnapshotMetadata
 from .format import SnapshotError
@@ -67,9 +67,10 @@ def load(path: str | os.PathLike | Any, map_location: Any = None, *, weights_onl
     name or CUDA ordinal: ``"cuda:0"``, ``0``) for every tensor; a dict from the device a tensor
     was saved on to the one to load it on (``{"cuda:0": f"cuda:{rank}"}``; a device it does not
     name stays the saved one); or ``fn(tensor, saved_device_name)`` returning the tensor to use
-    (given it on the CPU).  Arrays come back as NumPy arrays.  PyTorch's ``weights_only=`` and
-    ``mmap=`` are taken and change nothing: no code is ever loaded (what ``weights_only=True``
-    asks for), and the file is read whole."""
+    (given it on the CPU), or None to leave it where no ``map_location`` puts it, as PyTorch's.
+    Arrays come back as NumPy arrays.  PyTorch's ``weights_only=`` and ``mmap=`` are taken and
+    change nothing: no code is ever loaded (what ``weights_only=True`` asks for), and the file is
+    read whole."""
     del weights_only, mmap
     if _is_file_object(path):
         with tempfile.TemporaryDirectory() as tmp:
@@ -92,6 +93,8 @@ def _placement(map_location: Any) -> Any:
     if callable(map_location) and not isinstance(map_location, type):
         def call(t: Tensor, saved: str) -> Tensor:
             placed = map_location(t, saved)
+            if placed is None:  # PyTorch's "no opinion": where no map_location would put it
+                return t.to(get_default_device())
             if not isinstance(placed, Tensor):
                 raise TypeError(f"mg.load: map_location returned a {type(placed).__name__}, not a Tensor")
             return placed
