@@ -586,6 +586,12 @@ class BroadcastMismatch(RuntimeError, ValueError):
     with its message, and the ``ValueError`` NumPy raised before (so handlers of either catch it)."""
 
 
+class UnknownDevice(RuntimeError, ValueError):
+    """A device name the engine does not know (``"tpu"``, ``"gpu"``, a typo): PyTorch's ``RuntimeError``
+    ("Expected one of cpu, cuda, ... device type at start of device string"), and the ``ValueError``
+    the engine raised before (so handlers of either catch it)."""
+
+
 def refuse_unbroadcastable(arrays: Any, exc: ValueError) -> None:
     """Raise :class:`BroadcastMismatch` naming the first dimension (from the right) where two
     operands' sizes differ and neither is 1, if that is why the array library refused ``exc``;
@@ -1005,7 +1011,9 @@ def get_device(spec: Any = None, index: int | None = None) -> Device:
     if key == "cpu:0":  # (the one CPU device, by its index)
         return _devices["cpu"]
     if prefix not in _extra_device_factories:
-        raise ValueError(f"unknown device {spec!r}; expected 'cpu' or 'cuda[:N]'")
+        raise UnknownDevice(f"unknown device {spec!r}; expected 'cpu' or 'cuda[:N]'")
+    if idx and not idx.isdigit():
+        raise UnknownDevice(f"Invalid device string: {spec!r} (an index is a number: 'cuda:0')")
     index = int(idx) if idx else _current_index.get(prefix, 0)
     key = f"{prefix}:{index}"  # a bare name is not kept: what it means changes with the current device
     if key not in _devices:
@@ -1041,7 +1049,7 @@ def device_or_dtype(target: Any) -> tuple[Device | None, numpy.dtype | None]:
             try:
                 return None, as_dtype(target)
             except TypeError:
-                raise ValueError(f"{target!r} is neither a device nor a dtype") from None
+                raise UnknownDevice(f"{target!r} is neither a device nor a dtype") from None
     return None, as_dtype(target)
 
 
