@@ -65,6 +65,8 @@ __all__ = [
     "rounded_to_half",
     "number_beside_half",
     "BroadcastMismatch",
+    "DtypeNotImplemented",
+    "UnknownDevice",
     "refuse_unbroadcastable",
     "wrapped_int",
     "set_default_dtype",
@@ -579,6 +581,14 @@ class InvalidShape(RuntimeError, ValueError):
     """A shape ``reshape``/``view`` cannot give the tensor (its size, two -1s, a negative size):
     PyTorch's ``RuntimeError`` ("shape '[3]' is invalid for input of size 9") and NumPy's ``ValueError``.
     (Here, below creation and the math, which both raise it; ``functional.errors`` offers it too.)"""
+
+
+class DtypeNotImplemented(NotImplementedError, TypeError):
+    """An input dtype PyTorch has no kernel for (``bincount`` of floats or bools, ``kthvalue`` of
+    bools, ``rand`` of integers): PyTorch's ``NotImplementedError`` ("bincount_cpu" not implemented
+    for 'Double'), a ``RuntimeError`` too, and the engine's ``TypeError`` (the input's type is what
+    is wrong).  (Here, below creation and the math, which both raise it; ``functional.errors``
+    offers it too.)"""
 
 
 class BroadcastMismatch(RuntimeError, ValueError):

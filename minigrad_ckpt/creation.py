@@ -25,6 +25,7 @@ from typing import Any
 from . import random as _random
 from .backend import (
     Device,
+    DtypeNotImplemented,
     InvalidShape,
     MetaArray,
     _default_dtype,
@@ -348,7 +349,7 @@ def _sampled(name: str, draw: Any, shape: tuple[int, ...], dtype: Any, dev: Devi
     the real and imaginary parts drawn as a float pair (one key), each times ``part_scale``."""
     dt = _dtype_or_default(dtype)
     if dt.kind not in "fc":
-        raise TypeError(f"{name}: dtype must be a float dtype (or a complex one), got {dt}")
+        raise DtypeNotImplemented(f"{name}: dtype must be a float dtype (or a complex one), got {dt}")
     if dev.type == "meta":  # no values: PyTorch's meta draw takes nothing from the generator either
         return MetaArray(shape, dt)
     key = _random.key_from(generator, name)
@@ -602,7 +603,7 @@ def bernoulli(input: Any, p: float | None = None, *,  # noqa: A002
     (``torch.bernoulli``; a constant: the draw has no gradient)."""
     x = input if isinstance(input, Tensor) else tensor(input)
     if x.dtype.kind != "f":
-        raise TypeError(f"bernoulli: input must be floating point, got {x.dtype}")
+        raise DtypeNotImplemented(f"bernoulli: input must be floating point, got {x.dtype}")
     xp = x.device.xp
     u = _random.uniform(xp, _random.key_from(generator, "bernoulli"), x.shape, x.dtype)
     prob = x._data if p is None else p

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import InvalidShape  # noqa: F401  (raised by creation too, which sits below)
+from ..backend import DtypeNotImplemented, InvalidShape  # noqa: F401  (raised by creation too, which sits below)
 from ..tensor import Tensor
 
 
@@ -186,12 +186,6 @@ class ArgumentTypeRefused(TypeError, ValueError):
     ``ord`` for ``linalg.vector_norm``, ``rcond`` and ``rtol`` together for ``linalg.pinv``: PyTorch's
     ``TypeError`` ("received an invalid combination of arguments"), and the ``ValueError`` the
     engine raised before."""
-
-
-class DtypeNotImplemented(NotImplementedError, TypeError):
-    """An input dtype PyTorch has no kernel for (``bincount`` of floats or bools, ``kthvalue`` of
-    bools): PyTorch's ``NotImplementedError`` ("bincount_cpu" not implemented for 'Double'), a
-    ``RuntimeError`` too, and the engine's ``TypeError`` (the input's type is what is wrong)."""
 
 
 class ModeNotImplemented(NotImplementedError, ValueError):
