@@ -40,6 +40,7 @@ from .backend import (
     get_device,
     host_numpy,
     laid_out,
+    preserve_format,
     set_default_dtype,
     to_host,
 )
@@ -140,9 +141,17 @@ def ones(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool
 
 
 def empty(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          size: Any = None) -> Tensor:
-    """A tensor with unspecified values (filled with zeros here, so nothing leaks)."""
-    return zeros(*shape, dtype=dtype, device=device, requires_grad=requires_grad, size=size)
+          size: Any = None, memory_format: Any = contiguous_format) -> Tensor:
+    """A tensor with unspecified values (filled with zeros here, so nothing leaks), laid out as
+    ``memory_format`` asks (PyTorch's: ``mg.channels_last`` for a 4-d shape, ``channels_last_3d``
+    for a 5-d one; ``preserve_format`` refused, as there: there is nothing to preserve)."""
+    made = zeros(*shape, dtype=dtype, device=device, requires_grad=False, size=size)
+    if memory_format is preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    check_memory_format("empty", memory_format, made.ndim)
+    if memory_format is not contiguous_format and made.device.type != "meta":
+        made = _make(laid_out(made._data, memory_format), made.device, False)
+    return made.requires_grad_() if requires_grad_flag(requires_grad) else made
 
 
 def full(shape: Any = None, fill_value: Any = None, dtype: Any = None, device: Any = None,
