@@ -25,10 +25,17 @@ __all__ = ["share", "view_of"]
 
 
 def _owner(arr: Any) -> Any:
-    """The array at the bottom of ``arr``'s chain of views (the one whose memory it is)."""
-    while isinstance(arr.base, host_numpy.ndarray):
-        arr = arr.base
-    return arr
+    """The array at the bottom of ``arr``'s chain of views (the one whose memory it is) -- through
+    the wrapper NumPy's stride tricks put between a view and its array too (``broadcast_to``,
+    ``as_strided``, ``sliding_window_view``: an expanded or unfolded tensor's array), whose ``base``
+    is the array the view was made from."""
+    while True:
+        base = arr.base
+        if base is not None and not isinstance(base, host_numpy.ndarray):
+            base = getattr(base, "base", None)
+        if not isinstance(base, host_numpy.ndarray):
+            return arr
+        arr = base
 
 
 def _address(arr: Any) -> int:
