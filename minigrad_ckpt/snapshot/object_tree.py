@@ -13,7 +13,7 @@ values itself, ``{"t": "tensor", "name", "requires_grad", "device"[, "parameter"
 ``{"t": "dict", "keys": [node, ...], "values": [node, ...][, "ordered": true][, "metadata": node]
 [, "counter": true]}`` (an ``OrderedDict`` and a state dict's ``_metadata``; a ``Counter``, which
 PyTorch's ``weights_only`` load gives back too: ``MultiStepLR``'s milestones), or a value msgpack
-has no form for: ``{"t": "int" | "complex" | "bytes" | "bytearray" | "dtype", "v": ...}``.  Files
+has no form for: ``{"t": "int" | "complex" | "bytes" | "bytearray" | "dtype" | "size", "v": ...}``.  Files
 written before hold ``{"t": "value", "v": ...}`` and ``{"t": "dict", "items": [[key, node], ...]}``,
 which still load (``docs/snapshot-format.md``).
 
@@ -30,7 +30,7 @@ from typing import Any
 
 from ..backend import get_default_device, host_numpy, is_array
 from ..nn.module import Parameter
-from ..tensor import Tensor
+from ..tensor import Size, Tensor
 from .format import DTYPES, SnapshotError
 from .layout import copy_keeping_layout, host_keeping_layout
 from .shared_storage import share, view_of
@@ -41,7 +41,7 @@ MAX_DEPTH = 64
 SCALARS = (bool, int, float, str, type(None))
 _INT_RANGE = (-(1 << 63), 1 << 64)  # what msgpack stores as an integer
 _DTYPE_NAMES = frozenset(DTYPES.values())
-_VALUE_KINDS = ("value", "int", "complex", "bytes", "bytearray", "dtype")
+_VALUE_KINDS = ("value", "int", "complex", "bytes", "bytearray", "dtype", "size")
 _NOT_A_VALUE = object()
 
 
@@ -108,7 +108,7 @@ def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen:
     hint = ("; save its state instead: mg.save(obj.state_dict(), path), and load it back with "
             "obj.load_state_dict(mg.load(path))" if callable(getattr(obj, "state_dict", None)) else _subclass_hint(obj))
     raise TypeError(f"mg.save cannot store a {type(obj).__name__}: it stores tensors, arrays, numbers, strings, "
-                    f"bytes, dtypes, None and dicts/lists/tuples/sets of them (never pickle){hint}")
+                    f"bytes, dtypes, shapes, None and dicts/lists/tuples/sets of them (never pickle){hint}")
 
 
 def _subclass_hint(obj: Any) -> str:
@@ -125,7 +125,7 @@ def _subclass_hint(obj: Any) -> str:
 def _value(obj: Any) -> Any:
     """The node of a plain value -- PyTorch's ``weights_only`` load gives back the same kinds:
     numbers of any size (NumPy scalars as Python numbers), complex numbers, strings, bytes,
-    dtypes, None -- or ``_NOT_A_VALUE`` for anything else.  A msgpack scalar is its own node."""
+    dtypes, a tensor's ``Size``, None -- or ``_NOT_A_VALUE`` for anything else.  A msgpack scalar is its own node."""
     if isinstance(obj, host_numpy.generic):
         obj = obj.item()
     if isinstance(obj, int) and not isinstance(obj, bool) and not _INT_RANGE[0] <= obj < _INT_RANGE[1]:
@@ -138,6 +138,8 @@ def _value(obj: Any) -> Any:
         return {"t": type(obj).__name__ if type(obj) in (bytes, bytearray) else "bytes", "v": bytes(obj)}
     if isinstance(obj, host_numpy.dtype) and obj.name in _DTYPE_NAMES:
         return {"t": "dtype", "v": obj.name}
+    if type(obj) is Size:  # (a tensor's shape: the engine's own class, no code from the file)
+        return {"t": "size", "v": [int(n) for n in obj]}
     return _NOT_A_VALUE
 
 
@@ -242,6 +244,9 @@ def _value_of(kind: str, v: Any) -> Any:
         return v if kind == "bytes" else bytearray(v)
     if kind == "dtype" and v in _DTYPE_NAMES:
         return host_numpy.dtype(v)
+    if kind == "size" and isinstance(v, list) and len(v) <= MAX_DEPTH and all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in v):
+        return Size(v)
     raise SnapshotError(f"mg.load: a stored {kind} is malformed"[:200])
 
 

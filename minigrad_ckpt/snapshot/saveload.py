@@ -38,9 +38,9 @@ def _is_file_object(f: Any) -> bool:
 def save(obj: Any, path: str | os.PathLike | Any) -> Path | None:
     """Write ``obj`` -- a Tensor (an ``nn.Parameter`` loads as one), an array, or dicts (an
     ``OrderedDict`` loads as one) / lists / tuples / sets of them, numbers (of any size, complex),
-    strings, bytes, dtypes and None (a ``state_dict()``, an optimizer's ``state_dict()``, a checkpoint
-    dict, NumPy's generator state) -- to ``path``,
-    or, as PyTorch's ``save``, to a binary file object (``io.BytesIO()``, ``open(p, "wb")``).
+    strings, bytes, dtypes, shapes (``x.shape``, an ``mg.Size``) and None (a ``state_dict()``, an
+    optimizer's ``state_dict()``, a checkpoint dict, NumPy's generator state) -- to ``path``, or, as
+    PyTorch's ``save``, to a binary file object (``io.BytesIO()``, ``open(p, "wb")``).
 
     Returns the path written (None for a file object). Tensors keep their dtype and shape bit
     for bit; they are stored from the host (a GPU tensor is copied once). Other objects are
