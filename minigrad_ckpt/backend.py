@@ -65,6 +65,7 @@ __all__ = [
     "rounded_to_half",
     "number_beside_half",
     "BroadcastMismatch",
+    "CannotInferDtype",
     "DtypeNotImplemented",
     "UnknownDevice",
     "refuse_unbroadcastable",
@@ -1420,6 +1421,30 @@ def _nested_numpy_dtype(data: Any, numpy_guess: Any) -> Any:
     return as_dtype(numpy.result_type(*keep))
 
 
+class CannotInferDtype(RuntimeError, TypeError):
+    """Data a tensor cannot be made of -- ``None``, a dict, a set, a generator, an arbitrary object,
+    at the top or among the numbers of a list: PyTorch's ``RuntimeError`` ("Could not infer dtype of
+    NoneType"), and the ``TypeError`` the engine raised before (so handlers of either catch it)."""
+
+
+def _uninferable(data: Any) -> CannotInferDtype:
+    """The error for ``data`` that NumPy could only hold as objects, naming the first leaf that is
+    not a number, as PyTorch's does (``[1, None]``: NoneType, not the list)."""
+    if isinstance(data, numpy.ndarray):  # (an object array itself: PyTorch's own words for it)
+        return CannotInferDtype("can't convert np.ndarray of type numpy.object_: a tensor holds numbers; "
+                                "give an array of a numeric dtype (arr.astype(float))")
+    leaf, todo = data, [data]
+    while todo:
+        item = todo.pop(0)
+        if isinstance(item, (list, tuple)):
+            todo[:0] = list(item)
+        elif not isinstance(item, (bool, int, float, complex, numpy.generic, numpy.ndarray)):
+            leaf = item
+            break
+    return CannotInferDtype(f"Could not infer dtype of {type(leaf).__name__}: a tensor is made of numbers, "
+                            f"bools, and (nested) lists, tuples, arrays and tensors of them")
+
+
 def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Device]:
     """``data`` (a number, nested lists, a NumPy or device array) as a fresh array on ``device``.
 
@@ -1447,7 +1472,7 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
         # collated as a label, rounded)
         raise _past_int64()
     if host.dtype == object:
-        raise TypeError(f"cannot make a tensor from {type(data).__name__} data of mixed types")
+        raise _uninferable(data)
     if dt is not None and host.dtype.kind == "c" and dt.kind not in "cb" and isinstance(data, (complex, list, tuple)):
         # Python complex numbers are refused by a real dtype, even 1+0j, as PyTorch's (its error);
         # NumPy's cast would keep the real part and silently drop the rest.  bool takes them, as

@@ -194,7 +194,7 @@ def test_unsupported_requested_dtypes(dtype):
 
 
 def test_object_data_rejected():
-    with pytest.raises(TypeError, match="mixed types"):
+    with pytest.raises(TypeError, match="Could not infer dtype of str"):
         mg.tensor([1.0, "a", None])
 
 
