@@ -9,7 +9,8 @@ arrays, checking every node first.  Nothing is pickled and nothing in a file is 
 A node is a plain value itself (a number within 64 bits, a string, a bool, nil), a list of plain
 values itself, ``{"t": "tensor", "name", "requires_grad", "device"[, "parameter"]}``,
 ``{"t": "array", "name"}``, ``{"t": "view", ...}`` (memory shared with other tensors:
-:mod:`.shared_storage`), ``{"t": "list" | "tuple" | "set" | "frozenset", "items": [node, ...]}``,
+:mod:`.shared_storage`), ``{"t": "meta", "ref", "shape", "dtype", "requires_grad"[, "parameter"]}``
+(a meta tensor: no values), ``{"t": "list" | "tuple" | "set" | "frozenset", "items": [node, ...]}``,
 ``{"t": "dict", "keys": [node, ...], "values": [node, ...][, "ordered": true][, "metadata": node]
 [, "counter": true]}`` (an ``OrderedDict`` and a state dict's ``_metadata``; a ``Counter``, which
 PyTorch's ``weights_only`` load gives back too: ``MultiStepLR``'s milestones), or a value msgpack
@@ -29,6 +30,7 @@ from collections import Counter, OrderedDict
 from typing import Any
 
 from ..backend import get_default_device, host_numpy, is_array
+from ..creation import empty
 from ..nn.module import Parameter
 from ..tensor import Size, Tensor
 from .format import DTYPES, SnapshotError
@@ -70,6 +72,13 @@ def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen:
         raise ValueError(f"mg.save: the object is nested deeper than {MAX_DEPTH} levels")
     if id(obj) in seen:
         return seen[id(obj)][0]
+    if isinstance(obj, Tensor) and obj.device.type == "meta":  # a shape and a dtype, no values to store
+        node = {"t": "meta", "ref": sum(n.get("t") == "meta" for n, _ in seen.values()), "shape": list(obj.shape),
+                "dtype": obj.dtype.name, "requires_grad": bool(obj.requires_grad)}
+        if isinstance(obj, Parameter):
+            node["parameter"] = True
+        seen[id(obj)] = node, None
+        return node
     if isinstance(obj, Tensor):
         name = _name(path, tensors)
         tensors[name] = copy_keeping_layout(host_keeping_layout(obj._data))  # (a snapshot stores its layout)
@@ -171,6 +180,8 @@ def decode(node: Any, tensors: dict[str, Any], place: Any, depth: int, made: dic
         return _stored(node, kind, tensors, place, made)
     if kind == "view":
         return _view(node, tensors, place, made)
+    if kind == "meta":
+        return _meta(node, made)
     if kind in _VALUE_KINDS:
         return _value_of(kind, node.get("v"))
     if kind == "dict":
@@ -190,6 +201,22 @@ def decode(node: Any, tensors: dict[str, Any], place: Any, depth: int, made: dic
         vals = [decode(v, tensors, place, depth + 1, made) for v in items]
         return tuple(vals) if kind == "tuple" else vals
     raise SnapshotError(f"mg.load: unknown entry kind {kind!r}"[:200])
+
+
+def _meta(node: dict[str, Any], made: dict[tuple, Any]) -> Tensor:
+    """A meta tensor (a shape and a dtype), built once per ``ref``; it stays on the meta device
+    whatever ``map_location`` says, as PyTorch's load keeps a meta tensor meta."""
+    ref, shape, dtype, grad = (node.get(k) for k in ("ref", "shape", "dtype", "requires_grad"))
+    if not (isinstance(ref, int) and isinstance(shape, list) and len(shape) <= MAX_DEPTH and all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape)
+            and dtype in _DTYPE_NAMES and isinstance(grad, bool)):
+        raise SnapshotError("mg.load: a stored meta tensor is malformed")
+    key = ("meta", ref)
+    if key not in made:
+        t = empty(shape, dtype=dtype, device="meta")
+        grad = grad and t.dtype.kind in "fc"
+        made[key] = Parameter(t, requires_grad=grad) if node.get("parameter") is True else t.requires_grad_(grad)
+    return made[key]
 
 
 def _dict_entries(node: dict[str, Any]) -> list[tuple[Any, Any]]:
