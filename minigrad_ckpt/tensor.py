@@ -58,6 +58,7 @@ from .backend import (
     HALF,
     BroadcastMismatch,
     Device,
+    MetaArray,
     as_dtype,
     castable_in_place,
     cpp_type_name,
@@ -68,6 +69,7 @@ from .backend import (
     get_device,
     host_numpy,
     is_floating,
+    layout_axes,
     number_beside_half,
     numpy_namespace,
     refuse_alpha,
@@ -2007,8 +2009,13 @@ class Tensor:
         and the instance's own attributes -- as PyTorch, not the history, the gradient or the
         hooks: an unpickled tensor is a fresh leaf (a DataLoader worker sends batches this way)."""
         extra = {k: v for k, v in self.__dict__.items() if k not in _NOT_COPIED and k != "_grad"}
-        return _rebuild_tensor, (type(self), self._device.xp.to_host(self._data), str(self._device),
-                                 self._requires_grad, extra)
+        if self._device.type == "meta":  # a shape and a dtype, no values
+            return _rebuild_meta_tensor, (type(self), self.shape, self._data.dtype.str, self._requires_grad, extra)
+        # the values in their layout (NumPy pickles any other than row- or column-major as row-major:
+        # a channels-last tensor's copy would not be channels-last): row-major in the order of the strides
+        axes = layout_axes(None, self._data)
+        host = host_numpy.asarray(self._device.xp.to_host(self._data).transpose(axes), order="C")
+        return _rebuild_tensor, (type(self), host, str(self._device), self._requires_grad, extra, axes)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
         """A new leaf with a copy of the values (in their layout: a transposed tensor's copy is
@@ -2120,10 +2127,24 @@ def _host_memory_owner(arr: Any) -> Any:
     return owner
 
 
-def _rebuild_tensor(cls: type, array: Any, device: str, requires_grad: bool, extra: dict[str, Any]) -> Tensor:
-    """Unpickle a tensor written by ``Tensor.__reduce_ex__``: a leaf on ``device``."""
+def _rebuild_tensor(cls: type, array: Any, device: str, requires_grad: bool, extra: dict[str, Any],
+                    axes: tuple[int, ...] | None = None) -> Tensor:
+    """Unpickle a tensor written by ``Tensor.__reduce_ex__``: a leaf on ``device``, laid out with
+    ``axes`` outermost first (``array`` is row-major in that order; None: as it is, older pickles)."""
     dev = get_device(device)
+    if axes is not None:
+        array = array.transpose(sorted(range(len(axes)), key=list(axes).__getitem__))
     t = cls._wrap(dev.xp.asarray(array), None, dev)
+    t._requires_grad = bool(requires_grad)
+    t.__dict__.update(extra)
+    return t
+
+
+def _rebuild_meta_tensor(cls: type, shape: tuple[int, ...], dtype: str, requires_grad: bool,
+                         extra: dict[str, Any]) -> Tensor:
+    """Unpickle a meta tensor written by ``Tensor.__reduce_ex__`` (a shape and a dtype)."""
+    dev = get_device("meta")
+    t = cls._wrap(MetaArray(shape, host_numpy.dtype(dtype)), None, dev)
     t._requires_grad = bool(requires_grad)
     t.__dict__.update(extra)
     return t
