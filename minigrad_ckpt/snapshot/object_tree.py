@@ -78,7 +78,7 @@ def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen:
         if isinstance(obj, Parameter):
             node["parameter"] = True
         seen[id(obj)] = node, None
-        return node
+        return _with_attributes(node, obj, path, tensors, depth, seen)
     if isinstance(obj, Tensor):
         name = _name(path, tensors)
         tensors[name] = copy_keeping_layout(host_keeping_layout(obj._data))  # (a snapshot stores its layout)
@@ -86,7 +86,7 @@ def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen:
         if isinstance(obj, Parameter):  # (only then: files of plain tensors are unchanged)
             node["parameter"] = True
         seen[id(obj)] = node, obj._data
-        return node
+        return _with_attributes(node, obj, path, tensors, depth, seen)
     if isinstance(obj, host_numpy.ndarray) or is_array(obj):
         name = _name(path, tensors)
         tensors[name] = copy_keeping_layout(host_keeping_layout(obj))
@@ -118,6 +118,44 @@ def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen:
             "obj.load_state_dict(mg.load(path))" if callable(getattr(obj, "state_dict", None)) else _subclass_hint(obj))
     raise TypeError(f"mg.save cannot store a {type(obj).__name__}: it stores tensors, arrays, numbers, strings, "
                     f"bytes, dtypes, shapes, None and dicts/lists/tuples/sets of them (never pickle){hint}")
+
+
+def _with_attributes(node: dict[str, Any], t: Tensor, path: list[Any], tensors: dict[str, Any], depth: int,
+                     seen: dict[int, tuple[dict, Any]]) -> dict[str, Any]:
+    """``node`` with the attributes a program set on the tensor (``t.foo = "bar"``; the names
+    without a leading underscore, which the engine's own never have), as PyTorch's save keeps them."""
+    attributes = {k: v for k, v in vars(t).items() if not k.startswith("_")}
+    if attributes:
+        if _reaches(attributes, t, 0):  # (plain data: no way to say "this tensor again, inside itself")
+            raise TypeError("mg.save cannot store a tensor whose attributes refer back to it (a cycle)")
+        node["attrs"] = encode(attributes, path + ["attrs"], tensors, depth + 1, seen)
+    return node
+
+
+def _reaches(obj: Any, target: Tensor, depth: int) -> bool:
+    """Whether ``target`` is inside ``obj``: its containers, and the attributes of its tensors."""
+    if obj is target:
+        return True
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(obj, Tensor):
+        obj = {k: v for k, v in vars(obj).items() if not k.startswith("_")}
+    items = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, (list, tuple, set, frozenset)) else ()
+    return any(_reaches(v, target, depth + 1) for v in items)
+
+
+def _set_attributes(t: Any, node: dict[str, Any], tensors: dict[str, Any], place: Any, depth: int,
+                    made: dict[tuple, Any]) -> Any:
+    """``t`` with the attributes ``node`` stored for it (checked: a dict of public names)."""
+    if "attrs" not in node:
+        return t
+    attributes = decode(node["attrs"], tensors, place, depth + 1, made)
+    if not (isinstance(attributes, dict) and all(isinstance(k, str) and k.isidentifier() and not k.startswith("_")
+                                                 for k in attributes)):
+        raise SnapshotError("mg.load: a tensor's stored attributes are malformed")
+    for name, value in attributes.items():
+        setattr(t, name, value)
+    return t
 
 
 def _subclass_hint(obj: Any) -> str:
@@ -176,12 +214,14 @@ def decode(node: Any, tensors: dict[str, Any], place: Any, depth: int, made: dic
     if depth > MAX_DEPTH or not isinstance(node, dict):
         raise SnapshotError("mg.load: the object description is malformed")
     kind = node.get("t")
-    if kind in ("tensor", "array"):
+    if kind == "array":
         return _stored(node, kind, tensors, place, made)
+    if kind == "tensor":
+        return _set_attributes(_stored(node, kind, tensors, place, made), node, tensors, place, depth, made)
     if kind == "view":
-        return _view(node, tensors, place, made)
+        return _set_attributes(_view(node, tensors, place, made), node, tensors, place, depth, made)
     if kind == "meta":
-        return _meta(node, made)
+        return _set_attributes(_meta(node, made), node, tensors, place, depth, made)
     if kind in _VALUE_KINDS:
         return _value_of(kind, node.get("v"))
     if kind == "dict":
