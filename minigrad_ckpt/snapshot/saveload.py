@@ -42,7 +42,8 @@ def save(obj: Any, path: str | os.PathLike | Any) -> Path | None:
     optimizer's ``state_dict()``, a checkpoint dict, NumPy's generator state) -- to ``path``, or, as
     PyTorch's ``save``, to a binary file object (``io.BytesIO()``, ``open(p, "wb")``).
 
-    Returns the path written (None for a file object). Tensors keep their dtype and shape bit
+    Returns the path written (None for a file object); a path whose directory does not exist is
+    PyTorch's ``RuntimeError``. Tensors keep their dtype and shape bit
     for bit; they are stored from the host (a GPU tensor is copied once). Other objects are
     refused with a ``TypeError``: nothing is pickled -- subclasses of those containers too (a
     ``defaultdict``, a namedtuple: their class is code, which PyTorch's ``weights_only`` load refuses).
@@ -51,6 +52,9 @@ def save(obj: Any, path: str | os.PathLike | Any) -> Path | None:
         with tempfile.TemporaryDirectory() as tmp:
             path.write(save(obj, Path(tmp) / "object.mgsnap").read_bytes())
         return None
+    parent = Path(path).parent
+    if not parent.is_dir():  # PyTorch's refusal: a mistyped directory is not made (a snapshot's writer would)
+        raise RuntimeError(f"Parent directory {parent} does not exist.")
     tensors: dict[str, Any] = {}
     tree = encode_tree(obj, tensors)
     meta = SnapshotMetadata(iteration=0, timestamp=time.time())
