@@ -133,6 +133,31 @@ def test_logcumsumexp_is_stable_at_any_spread():
     check_everywhere(lambda t: mg.logcumsumexp(t, 0), wide)
 
 
+
+@pytest.mark.parametrize("n", [65, 128, 4097])  # padded, whole blocks, the blocks' totals in blocks too
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.float64])
+def test_logcumsumexp_of_a_long_row_keeps_its_dtype(n, dtype):
+    """A row longer than one block (64) is taken in blocks, padded with -inf and started from a
+    total of -inf: those constants must be of the row's dtype, or float32 came back float64."""
+    x = (rng.standard_normal((2, n)) * 10).astype(dtype)
+    if dtype == np.complex64:
+        x = x + 1j * rng.standard_normal((2, n)).astype(np.float32)
+    got = mg.logcumsumexp(mg.tensor(x), 1)
+    assert got.dtype == mg.tensor(x).dtype
+    want = np.log(np.cumsum(np.exp(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)), 1))
+    tol = 1e-12 if dtype == np.float64 else 2e-5
+    np.testing.assert_allclose(np.exp(got.numpy()) if x.dtype.kind == "c" else got.numpy(),
+                               np.exp(want) if x.dtype.kind == "c" else want, rtol=tol, atol=tol)
+
+
+def test_logcumsumexp_of_a_long_row_everywhere():
+    x = rng.standard_normal((1, 70)) * 3
+    check_everywhere(lambda t: mg.logcumsumexp(t, 1), x, second_order=False)
+    x[0, :2] = -np.inf  # an all -inf prefix passes gradient 0, not NaN
+    t = mg.tensor(x, requires_grad=True)
+    mg.logcumsumexp(t, 1).sum().backward()
+    assert (t.grad.numpy()[0, :2] == 0).all() and np.isfinite(t.grad.numpy()).all()
+
 def test_unique_searchsorted_bucketize_histc_bincount():
     i = np.array([[3, 1], [1, 2], [3, 3]])
     for got, want in zip(mg.unique(mg.tensor(i), True, True, True), np.unique(i, True, True, True)):

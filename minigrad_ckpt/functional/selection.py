@@ -478,14 +478,20 @@ def _prefix_logsumexp(rows: Tensor) -> Tensor:
     lead = rows.shape[:-1]
     pad = blocks * _PREFIX_BLOCK - n
     if pad:
-        rows = mf.concatenate([rows, constant(host_numpy.full(lead + (pad,), -host_numpy.inf), rows)], axis=-1)
+        rows = mf.concatenate([rows, _minus_infinities(lead + (pad,), rows)], axis=-1)
     within = _prefix_logsumexp(mf.reshape(rows, lead + (blocks, _PREFIX_BLOCK)))  # (..., blocks, B)
     totals = _prefix_logsumexp(within[..., -1])                                   # (..., blocks)
-    nothing = constant(host_numpy.full(lead + (1,), -host_numpy.inf), rows)
+    nothing = _minus_infinities(lead + (1,), rows)
     before = mf.concatenate([nothing, totals[..., :-1]], axis=-1)  # the blocks before each one
     pairs = mf.stack([within, mf.broadcast_to(mf.expand_dims(before, -1), within.shape)], axis=-1)
     return mf.reshape(mf.logsumexp(pairs, axis=-1), lead + (blocks * _PREFIX_BLOCK,))[..., :n]
 
+
+
+def _minus_infinities(shape: tuple, like: Tensor) -> Tensor:
+    """A constant of ``-inf`` (``exp`` of it is 0) in ``like``'s dtype: one of NumPy's default float64
+    beside a float32 or complex64 row would promote the result."""
+    return constant(host_numpy.full(shape, -host_numpy.inf, dtype=like.dtype), like)
 
 class _Unique(NamedTuple):
     values: Tensor
