@@ -143,3 +143,14 @@ def test_splits_unfold_and_sum_to_size():
         mg.hsplit(mg.tensor(x), 3)
     with pytest.raises(ValueError, match="unfold: windows of size 8"):
         mg.tensor(y).unfold(1, 8, 1)
+
+
+def test_block_diag_promotes_as_pytorch():
+    # the blocks' common dtype is PyTorch's promotion (a float beside an integer keeps the float's
+    # width), not NumPy's (float32 with int64 was float64); values from torch.block_diag
+    f32, i64 = mg.ones(1, 1), mg.tensor([[3, 4]])
+    assert mg.block_diag(f32, i64).dtype == mg.float32
+    assert mg.block_diag(mg.ones(1, 1, dtype=mg.float16), mg.tensor([[3]])).dtype == mg.float16
+    assert mg.block_diag(mg.tensor([[1]], dtype=mg.uint8), mg.tensor([[True]])).dtype == mg.uint8
+    assert mg.block_diag(mg.tensor([[1]], dtype=mg.uint8), mg.tensor([[1]], dtype=mg.int8)).dtype == mg.int16
+    np.testing.assert_array_equal(mg.block_diag(f32, i64).numpy(), [[1, 0, 0], [0, 3, 4]])

@@ -9,6 +9,7 @@ engine's differentiable shape ops, so gradients in every mode and order are thei
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 from typing import Any
@@ -22,6 +23,7 @@ from . import namespace
 from .arguments import as_tensor, broadcast_shapes, number, one_axis, paired_axes
 from .errors import IndexOutOfBounds, RefusedArgument, TooFewDims, WrongTensorKind
 from .indexing import index_add
+from .promotion import promote_types
 from .scatter import constant
 from .torch_idioms import _one_dim
 
@@ -91,7 +93,7 @@ def block_diag(*tensors: Any) -> Tensor:
             raise RefusedArgument(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. "
                                   f"Input {len(blocks)} has {t.ndim} dimensions")
         blocks.append(_at_least(2, t))
-    dtype = host_numpy.result_type(*[b.dtype for b in blocks])
+    dtype = functools.reduce(promote_types, [b.dtype for b in blocks])  # PyTorch's: float32 beside int64 is float32
     width = sum(b.shape[1] for b in blocks)
     rows, left = [], 0
     for b in blocks:
