@@ -584,12 +584,21 @@ class InvalidShape(RuntimeError, ValueError):
     (Here, below creation and the math, which both raise it; ``functional.errors`` offers it too.)"""
 
 
+class RefusedArgument(RuntimeError, ValueError):
+    """An argument value PyTorch's kernel refuses with ``RuntimeError`` where the engine, as NumPy,
+    raised ``ValueError``: a dim listed twice (``x.sum((0, -2))`` of a 2-D ``x``), ``k`` past a dim's
+    length (``topk``), a histogram's empty or infinite range, a negative ``minlength``, ``side`` and
+    ``right`` saying opposite things (``searchsorted``), ``rot90`` of fewer than two dims, a zero step
+    or an unbounded range (``arange``), a probability outside [0, 1] (``bernoulli``).  (Here, below
+    creation and the math, which both raise it; ``functional.errors`` offers it too.)"""
+
+
 class DtypeNotImplemented(NotImplementedError, TypeError):
     """An input dtype PyTorch has no kernel for (``bincount`` of floats or bools, ``kthvalue`` of
-    bools, ``rand`` of integers): PyTorch's ``NotImplementedError`` ("bincount_cpu" not implemented
-    for 'Double'), a ``RuntimeError`` too, and the engine's ``TypeError`` (the input's type is what
-    is wrong).  (Here, below creation and the math, which both raise it; ``functional.errors``
-    offers it too.)"""
+    bools, ``randn`` or ``bernoulli`` of integers): PyTorch's ``NotImplementedError``
+    ("bincount_cpu" not implemented for 'Double'), a ``RuntimeError`` too, and the engine's
+    ``TypeError`` (the input's type is what is wrong).  (Here, below creation and the math;
+    ``functional.errors`` offers it too.)"""
 
 
 class BroadcastMismatch(RuntimeError, ValueError):

@@ -28,6 +28,7 @@ from .backend import (
     DtypeNotImplemented,
     InvalidShape,
     MetaArray,
+    RefusedArgument,
     _default_dtype,
     as_dtype,
     check_memory_format,
@@ -210,6 +211,7 @@ def arange(start: Any = None, stop: Any = None, step: Any = 1, dtype: Any = None
         is_float = any(_number_kind(v) == "f" for v in (start, stop, step))
         dtype = _default_dtype[0] if is_float else host_numpy.dtype("int64")
     start, stop, step = (v.item() if isinstance(v, (Tensor, host_numpy.generic)) else v for v in (start, stop, step))
+    _check_range(start, stop, step, as_dtype(dtype))
     if step and not ((step > 0 and stop >= start) or (step < 0 and stop <= start)) and all(
             math.isfinite(v) for v in (start, stop, step)):  # (PyTorch's words; NumPy's range is empty)
         raise RuntimeError(f"arange: upper bound and lower bound inconsistent with step sign "
@@ -222,14 +224,28 @@ def arange(start: Any = None, stop: Any = None, step: Any = 1, dtype: Any = None
     else:  # (NumPy's float arange adds i times the float32 step: 0.1 * 9 is 0.90000004, not 0.9)
         if dt.kind in "iu":  # PyTorch reads start, end and step in the integer dtype first (truncated):
             start, stop, step = int(start), int(stop), int(step)  # arange(0, 10, 1.5, dtype=int64) is 0..9
-            if step == 0:
-                raise ValueError("step must be nonzero")
+            if step == 0:  # (a step that truncates to 0: arange(0, 3, 0.5, dtype=int64))
+                raise RefusedArgument("step must be nonzero")
             # counted in int64 and cast, as PyTorch's kernel: arange(-1, 2, 2, dtype=uint8) wraps to [255, 1]
             # (NumPy's arange in uint8 refused -1 with an OverflowError)
             host = host_numpy.arange(start, stop, step, dtype=host_numpy.int64).astype(dt)
         else:
             host = host_numpy.arange(start, stop, step, dtype=dt)
     return _make(dev.xp.asarray(host), dev, requires_grad)
+
+
+def _check_range(start: Any, stop: Any, step: Any, dt: Any) -> None:
+    """PyTorch's refusals of an ``arange`` before any value: a zero or NaN step, an infinite or NaN
+    bound, more values than an int64 counts, and bools (it has no bool kernel; NumPy's bool arange
+    stops at 2 values).  Each a ``RuntimeError``, as PyTorch's, and the ``ValueError`` NumPy raised."""
+    if dt.kind == "b":
+        raise DtypeNotImplemented("\"arange_cpu\" not implemented for 'Bool'")
+    if not step or step != step:
+        raise RefusedArgument("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(stop)):
+        raise RefusedArgument(f"unsupported range: {start} -> {stop}")
+    if abs((stop - start) / step) >= 2.0 ** 63:
+        raise RefusedArgument("invalid size, possible overflow? (arange of more values than an int64 counts)")
 
 
 def _number_kind(v: Any) -> str:
@@ -347,8 +363,8 @@ def empty_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: 
 
 def _check_float(dtype: Any, name: str) -> Any:
     dt = _dtype_or_default(dtype)
-    if dt.kind != "f":
-        raise TypeError(f"{name}: dtype must be a float dtype, got {dt}")
+    if dt.kind != "f":  # (PyTorch has no kernel for it: its NotImplementedError, a TypeError as before)
+        raise DtypeNotImplemented(f"{name}: dtype must be a float dtype, got {dt}")
     return dt
 
 
@@ -357,7 +373,7 @@ def _sampled(name: str, draw: Any, shape: tuple[int, ...], dtype: Any, dev: Devi
     """``draw(xp, key, shape, dtype)`` of a float dtype, or of a complex one as PyTorch samples it:
     the real and imaginary parts drawn as a float pair (one key), each times ``part_scale``."""
     dt = _dtype_or_default(dtype)
-    if dt.kind not in "fc":
+    if dt.kind not in "fc":  # (PyTorch has no kernel for it: its NotImplementedError, a TypeError as before)
         raise DtypeNotImplemented(f"{name}: dtype must be a float dtype (or a complex one), got {dt}")
     if dev.type == "meta":  # no values: PyTorch's meta draw takes nothing from the generator either
         return MetaArray(shape, dt)
@@ -449,8 +465,11 @@ def randperm(n: int, dtype: Any = "int64", device: Any = None, *,
              generator: _random.Generator | None = None, requires_grad: bool = False) -> Tensor:
     """A random permutation of ``0..n-1`` from the engine generator (one key per call)."""
     n = numbers("randperm", "SymInt", n=n)  # (a tensor, a NumPy int; a float or bool: PyTorch's TypeError)
-    if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool) or n < 0:
+    if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool):
         raise ValueError(f"randperm: n must be a non-negative int, got {n!r}")
+    if n < 0:  # PyTorch's RuntimeError and words, a ValueError as before
+        raise InvalidShape(f"Trying to create tensor with negative dimension {n}: [{n}] "
+                           f"(randperm: n must be non-negative)")
     dev = get_device(device)
     perm = _random.permutation(dev.xp, _random.key_from(generator, "randperm"), int(n))
     return _make(perm.astype(as_dtype(dtype)), dev, requires_grad)
@@ -611,12 +630,26 @@ def bernoulli(input: Any, p: float | None = None, *,  # noqa: A002
     """1 with probability ``input`` (or ``p`` everywhere), else 0, in ``input``'s float dtype
     (``torch.bernoulli``; a constant: the draw has no gradient)."""
     x = input if isinstance(input, Tensor) else tensor(input)
-    if x.dtype.kind != "f":
-        raise DtypeNotImplemented(f"bernoulli: input must be floating point, got {x.dtype}")
+    if x.dtype.kind != "f":  # (PyTorch has no kernel for it: its NotImplementedError, a TypeError as before)
+        raise DtypeNotImplemented(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{x.dtype}': bernoulli: input "
+                                  f"must be floating point")
     xp = x.device.xp
-    u = _random.uniform(xp, _random.key_from(generator, "bernoulli"), x.shape, x.dtype)
     prob = x._data if p is None else p
+    _check_probabilities(xp, prob)
+    u = _random.uniform(xp, _random.key_from(generator, "bernoulli"), x.shape, x.dtype)
     return Tensor.constant((u < prob).astype(x.dtype), x.device)
+
+
+def _check_probabilities(xp: Any, prob: Any) -> None:
+    """PyTorch's refusal of a probability outside [0, 1] (NaN too): a draw ``u < p`` would answer
+    silently, always 1 above 1 and always 0 below 0.  One read on the host, as PyTorch's check."""
+    if isinstance(prob, (int, float)):
+        inside = 0.0 <= prob <= 1.0
+    else:
+        inside = not prob.size or bool(xp.scalar(xp.all((prob >= 0) & (prob <= 1))))
+    if not inside:
+        raise RefusedArgument("Expected p_in >= 0 && p_in <= 1 to be true, but got false (bernoulli: every "
+                              "probability must be in [0, 1])")
 
 
 class InvalidMultinomial(RuntimeError, ValueError):

@@ -13,7 +13,7 @@ from ..tape import apply
 from ..tensor import Tensor, requires_grad_flag
 from .arguments import as_tensor, number, one_axis
 from .conversion import clone
-from .errors import RefusedArgument, TooFewDims
+from .errors import InvalidShape, RefusedArgument, TooFewDims
 from .indexing import index_add
 from .reduction import sum  # noqa: A004  (the tensor sum)
 from .shape import reshape
@@ -75,6 +75,9 @@ def triu(x: Any, k: int = 0) -> Tensor:
 
 def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None, *, requires_grad: bool = False) -> Tensor:
     """The identity matrix: a constant, or a leaf that requires grad (``mg.eye(4, 5, requires_grad=True)``)."""
+    for name, size in (("n", n), ("m", m)):
+        if size is not None and size < 0:  # PyTorch's RuntimeError and words, NumPy's ValueError
+            raise InvalidShape(f"{name} must be greater or equal to 0, got {size}")
     dev = get_device(device)
     dt = as_dtype(dtype) if dtype is not None else get_default_dtype()
     out = Tensor._wrap(dev.xp.eye(n, m, dtype=dt), None, dev)

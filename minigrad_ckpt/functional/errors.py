@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import DtypeNotImplemented, InvalidShape  # noqa: F401  (raised by creation too, which sits below)
+from ..backend import (  # noqa: F401  (raised by creation too, which sits below)
+    DtypeNotImplemented,
+    InvalidShape,
+    RefusedArgument,
+)
 from ..tensor import Tensor
 
 
@@ -172,13 +176,6 @@ class IndexRefused(RuntimeError, IndexError):
     ``gather``, ``take`` of floats or bools), or more than one for a 0-d input: PyTorch's
     ``RuntimeError`` ("Expected dtype int32 or int64 for index"; ``index_fill`` and ``x[i]`` raise
     ``IndexError`` there), and the ``IndexError`` the engine raised before."""
-
-
-class RefusedArgument(RuntimeError, ValueError):
-    """An argument value PyTorch's kernel refuses with ``RuntimeError`` where the engine, as NumPy,
-    raised ``ValueError``: a dim listed twice (``x.sum((0, -2))`` of a 2-D ``x``), ``k`` past a dim's
-    length (``topk``), a histogram's empty or infinite range, a negative ``minlength``, ``side`` and
-    ``right`` saying opposite things (``searchsorted``), ``rot90`` of fewer than two dims."""
 
 
 class ArgumentTypeRefused(TypeError, ValueError):
