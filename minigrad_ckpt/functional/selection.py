@@ -632,6 +632,8 @@ def searchsorted(a: Any, v: Any, side: str | None = None, sorter: Any = None, *,
         if order.shape != hs.shape:
             raise RuntimeError(f"searchsorted: sorter has shape {order.shape}, the sorted sequence {hs.shape}; "
                                "they must match (PyTorch's rule)")
+        if order.size and (order.min() < 0 or order.max() >= hs.shape[-1]):  # (NumPy's take wraps -1 silently)
+            raise IndexOutOfBounds(f"searchsorted: sorter index out of range: each must be in [0, {hs.shape[-1]})")
         hs = host_numpy.take_along_axis(hs, order.astype(host_numpy.int64), axis=-1)
     if hs.ndim <= 1:
         out = _bisect(hs.reshape(1, -1), hv.reshape(1, -1), side == "right").reshape(hv.shape)

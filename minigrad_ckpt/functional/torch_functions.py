@@ -37,6 +37,7 @@ from .errors import (
     IntegerDivisionByZero,
     NeedsFloatingInput,
     RefusedArgument,
+    TooFewDims,
     WrongTensorKind,
 )
 from .indexing import _index_array
@@ -409,12 +410,19 @@ def dist(input: Any, other: Any, p: float = 2) -> Tensor:  # noqa: A002
 
 def fliplr(input: Any) -> Tensor:  # noqa: A002
     """Reversed along dim 1 (``torch.fliplr``)."""
-    return mf.flip(as_tensor(input), 1)
+    return mf.flip(_at_least_dims("fliplr", 2, as_tensor(input)), 1)
 
 
 def flipud(input: Any) -> Tensor:  # noqa: A002
     """Reversed along dim 0 (``torch.flipud``)."""
-    return mf.flip(as_tensor(input), 0)
+    return mf.flip(_at_least_dims("flipud", 1, as_tensor(input)), 0)
+
+
+def _at_least_dims(name: str, ndim: int, x: Tensor) -> Tensor:
+    """``x``, or PyTorch's refusal of fewer dims than ``name`` flips along (not a dim out of range)."""
+    if x.ndim < ndim:
+        raise TooFewDims(f"{name}: Input must be >= {ndim}-d, got {x.ndim} dims")
+    return x
 
 
 def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *,  # noqa: A002

@@ -455,7 +455,7 @@ def _one_int_dim(name: str, dim: Any) -> int:
 def refuse_complex_input(name: str, x: Tensor) -> Tensor:
     """``x``, or PyTorch's refusal where its ``name`` has no complex kernel (softmax and its kin)."""
     if x.dtype.kind == "c":
-        raise TypeError(f"{name}: complex input is not supported (as PyTorch's {name})")
+        raise DtypeNotImplemented(f"{name}: complex input is not supported (as PyTorch's {name})")
     return x
 
 
