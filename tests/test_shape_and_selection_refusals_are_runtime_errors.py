@@ -56,3 +56,20 @@ def test_the_answers_beside_them_are_unchanged():
     assert mg.zeros(3, 4).tile((0, 1)).shape == (0, 4)
     assert mg.combinations(mg.tensor([1, 2, 3]), 0).shape == (0,)
     assert mg.zeros(2, 3, 4).flatten(1, 1).shape == (2, 3, 4)
+
+
+@pytest.mark.parametrize("call", [lambda x: x.clamp(), lambda x: x.clamp_(), lambda x: mg.clamp(x),
+                                  lambda x: x.clip(), lambda x: x.clip_()])
+def test_clamp_and_the_clip_method_without_a_bound_are_runtime_errors(call):
+    # PyTorch's test_clamp_raises_arg_errors: RuntimeError; the engine raised a bare TypeError, and the
+    # clip method (PyTorch's) took no bound at all and answered x unchanged
+    with pytest.raises(RuntimeError, match="min or max") as caught:
+        call(mg.tensor([-20.0, 0.0, 20.0]))
+    assert isinstance(caught.value, TypeError)
+
+
+def test_clip_takes_out_as_clamp_does():
+    x = mg.tensor([-20.0, 0.0, 20.0])
+    out = mg.empty(3)
+    assert mg.clip(x, -10, 10, out=out) is out and out.tolist() == [-10.0, 0.0, 10.0]
+    assert mg.clip(x).tolist() == [-20.0, 0.0, 20.0]  # NumPy 2's clip: no bound, no change

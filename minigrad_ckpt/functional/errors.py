@@ -200,6 +200,12 @@ class TooFewDims(RuntimeError, IndexError, ValueError):
     one), and the ``ValueError`` the engine raised before."""
 
 
+class MissingBounds(RuntimeError, TypeError):
+    """``clamp`` (``x.clip()``, ``x.clamp_()``) with neither ``min`` nor ``max``: PyTorch's
+    ``RuntimeError`` ("At least one of 'min' or 'max' must not be None"), and the ``TypeError`` the
+    engine raised before (an argument is missing).  NumPy's ``mg.clip(x)`` takes none (NumPy 2)."""
+
+
 class WrongTensorKind(RuntimeError, TypeError):
     """A tensor argument of a rank or dtype an op cannot take in that place -- ``repeat_interleave``'s
     counts of 2 dims, ``tensor_split``'s split points as floats, ``view_as_complex`` of floats whose

@@ -163,7 +163,8 @@ SECTIONS: tuple[Section, ...] = (
         public("erf", mf.erf, AS_METHOD, in_place=True),
         public("maximum", mf.maximum, AS_METHOD),
         public("minimum", mf.minimum, AS_METHOD),
-        public("clip", ti.torch_keywords(mf.clip, min="a_min", max="a_max"), AS_METHOD, in_place=True),
+        # (the method is PyTorch's, which needs a bound; NumPy 2's mg.clip(x) takes none; out= as clamp's)
+        public("clip", ti.torch_keywords(mf.clip, min="a_min", max="a_max"), ti.clamp, in_place=True, out=CLAMP),
         public("where", ti.torch_keywords(mf.where, input="x", other="y"),
                lambda self, condition, other: mf.where(condition, self, other), out=WHERE),
         public("tan", mf.tan, AS_METHOD, in_place=True),

@@ -40,7 +40,14 @@ from .arguments import (
     refuse_bool,
     refuse_complex,
 )
-from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument, TooFewDims
+from .errors import (
+    DtypeNotImplemented,
+    InputMismatch,
+    MissingBounds,
+    NeedsFloatingInput,
+    RefusedArgument,
+    TooFewDims,
+)
 from .indexing import take_along_axis_in_range
 
 __all__ = [
@@ -537,7 +544,8 @@ def transpose(x: Any, *axes: Any) -> Tensor:
 def clamp(x: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     """PyTorch's name for :func:`clip`; at least one bound is required, as PyTorch's."""
     if min is None and max is None:
-        raise TypeError("clamp: at least one of min or max must be given (PyTorch raises too)")
+        raise MissingBounds("clamp: at least one of min or max must be given (PyTorch's words: At least one of "
+                            "'min' or 'max' must not be None)")
     return mf.clip(x, min, max)
 
 
