@@ -751,8 +751,10 @@ def _window(name: str, length: int, periodic: bool, formula: Any, dtype: Any, de
             requires_grad: bool) -> Tensor:
     """``formula(n, N)`` at ``n = 0..length-1`` over a window of ``N`` points (``length + 1`` when
     ``periodic``: the symmetric window one longer, its last point dropped, as PyTorch's)."""
-    if not isinstance(length, (int, host_numpy.integer)) or length < 0:
+    if not isinstance(length, (int, host_numpy.integer)):
         raise ValueError(f"{name}: window_length must be a non-negative int, got {length!r}")
+    if length < 0:  # PyTorch's RuntimeError and words, a ValueError as before
+        raise RefusedArgument(f"{name} requires non-negative window_length, got window_length={length}")
     dt = _check_float(dtype, name)
     if length <= 1:
         host = host_numpy.ones(length)

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from .. import creation, tape
 from ..backend import as_dtype
 from ..grad_mode import is_grad_enabled
-from ..out_arguments import CAST, CAT, CLAMP, EXACT, MEAN, RANGE, REDUCTION, WHERE, with_out
+from ..out_arguments import CAST, CAT, CLAMP, CREATION, EXACT, MEAN, RANGE, REDUCTION, WHERE, with_out
 from ..tensor import Tensor, refuse_overlap
 from . import complex_numbers as cn
 from . import differences as diffs
@@ -277,7 +277,7 @@ SECTIONS: tuple[Section, ...] = (
         public("take_along_axis", ti.take_along_axis),
     )),
     Section("Diagonals and triangles", MG, (
-        public("eye", mf.eye),
+        public("eye", mf.eye, out=CREATION),
         public("diag", ti.torch_keywords(mf.diag, input="v", diagonal="k"), AS_METHOD),
         public("diagonal", ti.torch_keywords(mf.diagonal, input="x", dim1="axis1", dim2="axis2"), AS_METHOD),
         public("trace", mf.trace, tmeth.trace_method),
@@ -344,10 +344,10 @@ SECTIONS: tuple[Section, ...] = (
         public("atleast_1d", shapes.atleast_1d),
         public("atleast_2d", shapes.atleast_2d),
         public("atleast_3d", shapes.atleast_3d),
-        public("hstack", shapes.hstack),
-        public("vstack", shapes.vstack),
-        public("dstack", shapes.dstack),
-        public("column_stack", shapes.column_stack),
+        public("hstack", shapes.hstack, out=CAT),
+        public("vstack", shapes.vstack, out=CAT),
+        public("dstack", shapes.dstack, out=CAT),
+        public("column_stack", shapes.column_stack, out=CAT),
         public("block_diag", shapes.block_diag),
         public("diag_embed", shapes.diag_embed, AS_METHOD),
         public("diagflat", shapes.diagflat, AS_METHOD),
@@ -528,7 +528,7 @@ SECTIONS: tuple[Section, ...] = (
         public("split_with_sizes", tf.split_with_sizes),
         public("fill", tf.fill),
         public("chain_matmul", tf.chain_matmul),
-        public("row_stack", shapes.vstack),
+        public("row_stack", shapes.vstack, out=CAT),
     )),
     Section("Linear algebra", LINALG, (
         public("inv", la.inv),
