@@ -25,7 +25,14 @@ from ..tensor import Tensor, fresh_result
 from . import math as mf
 from .arguments import as_tensor, number, numpy_keywords, one_axis, refuse_bool, refuse_complex
 from .elementwise_compositions import lerp
-from .errors import DtypeNotImplemented, IndexOutOfBounds, InputMismatch, NeedsFloatingInput, RefusedArgument
+from .errors import (
+    DtypeNotImplemented,
+    IndexOutOfBounds,
+    IndexRefused,
+    InputMismatch,
+    NeedsFloatingInput,
+    RefusedArgument,
+)
 from .indexing import index_add, take_along_axis_in_range
 from .scatter import constant, host
 from .torch_idioms import ValuesIndices, _one_dim
@@ -629,6 +636,8 @@ def searchsorted(a: Any, v: Any, side: str | None = None, sorter: Any = None, *,
     hs, hv = host(seq), host(vals)
     if sorter is not None:
         order = host(as_tensor(sorter))
+        if order.dtype != host_numpy.int64:  # (NumPy's cast read 1.7 as index 1)
+            raise IndexRefused(f"searchsorted: sorter must be a tensor of long dtype but got dtype {order.dtype}")
         if order.shape != hs.shape:
             raise RuntimeError(f"searchsorted: sorter has shape {order.shape}, the sorted sequence {hs.shape}; "
                                "they must match (PyTorch's rule)")
