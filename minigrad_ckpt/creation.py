@@ -470,9 +470,24 @@ def randperm(n: int, dtype: Any = "int64", device: Any = None, *,
     if n < 0:  # PyTorch's RuntimeError and words, a ValueError as before
         raise InvalidShape(f"Trying to create tensor with negative dimension {n}: [{n}] "
                            f"(randperm: n must be non-negative)")
+    dt = as_dtype(dtype)
+    _check_permutation_fits(int(n), dt)
     dev = get_device(device)
     perm = _random.permutation(dev.xp, _random.key_from(generator, "randperm"), int(n))
-    return _make(perm.astype(as_dtype(dtype)), dev, requires_grad)
+    return _make(perm.astype(dt), dev, requires_grad)
+
+
+def _check_permutation_fits(n: int, dt: Any) -> None:
+    """PyTorch's refusal of a ``randperm`` whose values ``0..n-1`` the dtype cannot all hold: the cast
+    wrapped (``randperm(300, dtype=int8)`` held 256 distinct values) or rounded (float16 past 2049)
+    them into something that is not a permutation."""
+    if dt.kind == "b":
+        raise DtypeNotImplemented("\"randperm\" not implemented for 'Bool'")
+    if dt.kind in "iu" and n - 1 > host_numpy.iinfo(dt).max:
+        raise RefusedArgument(f"randperm: value cannot be converted to type {dt} without overflow (n={n})")
+    if dt.kind == "f" and n > 2 ** (host_numpy.finfo(dt).nmant + 1) + 1:  # every integer up to 2**(mantissa+1)
+        raise RefusedArgument(f"randperm: n cannot be greater than {2 ** (host_numpy.finfo(dt).nmant + 1) + 1} "
+                              f"for {dt}, got {n}")
 
 
 def rand_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,

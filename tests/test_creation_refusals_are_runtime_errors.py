@@ -63,3 +63,18 @@ def test_the_answers_beside_them_are_unchanged():
     assert mg.bernoulli(mg.tensor([0.0, 1.0, 1.0])).tolist() == [0.0, 1.0, 1.0]
     assert mg.bernoulli(mg.zeros(3), 1.0).tolist() == [1.0, 1.0, 1.0]
     assert mg.bernoulli(mg.zeros(0)).shape == (0,)
+
+
+@pytest.mark.parametrize("n, dtype", [(257, mg.uint8), (129, mg.int8), (2050, mg.float16)])
+def test_randperm_refuses_a_dtype_that_cannot_hold_every_value(n, dtype):
+    # the cast wrapped or rounded 0..n-1 into fewer distinct values: randperm(300, dtype=int8) held 256
+    with pytest.raises(RuntimeError) as caught:
+        mg.randperm(n, dtype=dtype)
+    assert isinstance(caught.value, ValueError)
+
+
+def test_randperm_at_the_edge_of_its_dtype_is_a_permutation():
+    for n, dtype in [(256, mg.uint8), (128, mg.int8), (2049, mg.float16)]:
+        assert sorted(mg.randperm(n, dtype=dtype).tolist()) == list(range(n))
+    with pytest.raises(NotImplementedError):
+        mg.randperm(3, dtype=mg.bool)
