@@ -1,4 +1,4 @@
-"""``out=`` on ``msort``, ``searchsorted`` and ``bucketize``, as PyTorch's, and ``searchsorted``'s
+"""``out=`` on ``msort``, ``searchsorted``, ``bucketize`` and ``nonzero``, as PyTorch's, and ``searchsorted``'s
 ``sorter`` refused unless it is int64.
 
 PyTorch's test_sort_and_select writes ``torch.msort(t, out=o)``; here ``out=`` was a ``TypeError``.
@@ -35,3 +35,15 @@ def test_a_sorter_that_is_not_int64_is_refused(sorter):
         mg.searchsorted(mg.tensor([3.0, 1.0]), mg.tensor([2.0]), sorter=sorter)
     assert isinstance(caught.value, IndexError)
     assert mg.searchsorted(mg.tensor([3.0, 1.0]), mg.tensor([2.0]), sorter=mg.tensor([1, 0])).tolist() == [1]
+
+
+def test_nonzero_with_out_is_pytorchs_meaning_written_into_out():
+    # torch.nonzero(t, out=o), in PyTorch's test_nonzero; out= is PyTorch's spelling, so its (count, ndim) answer
+    t = mg.tensor([[0, 1, 0], [2, 0, 3]])
+    out = mg.empty([], dtype=mg.int64)
+    assert mg.nonzero(t, out=out) is out and out.tolist() == [[0, 1], [1, 0], [1, 2]]
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
+        mg.nonzero(t, out=mg.empty([], dtype=mg.float32))
+    with pytest.raises(RuntimeError, match="as_tuple"):
+        mg.nonzero(t, as_tuple=True, out=mg.empty([], dtype=mg.int64))
+    assert len(mg.nonzero(t)) == 2  # without out=, NumPy's tuple as before

@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..backend import ValueOverflow, checked_int, host_numpy
+from ..out_arguments import EXACT, with_out
 from ..tape import watch_versions
 from ..tensor import Tensor
 from . import math as mf
@@ -523,11 +524,16 @@ def masked_scatter(input: Any, mask: Any, source: Any) -> Tensor:  # noqa: A002
     return overwrite(x, tgt, s[:tgt.size])
 
 
-def nonzero(input: Any, *, as_tuple: Any = _UNSET) -> Any:  # noqa: A002
+def nonzero(input: Any, *, as_tuple: Any = _UNSET, out: Tensor | None = None) -> Any:  # noqa: A002
     """Where ``input`` is non-zero.  NumPy's meaning by default (as ``np.nonzero``): a tuple of
     index tensors, one per dim.  PyTorch's with ``as_tuple=``: ``False`` gives one int64
     tensor of shape ``(count, ndim)`` (``x.nonzero()``), ``True`` the tuple (a 0-d input
-    counts as 1-D, as PyTorch).  No gradient."""
+    counts as 1-D, as PyTorch).  ``out=`` is PyTorch's spelling, so PyTorch's meaning: the
+    ``(count, ndim)`` tensor written into ``out`` (int64 only).  No gradient."""
+    if out is not None:
+        if as_tuple is not _UNSET and as_tuple:
+            raise RefusedArgument("nonzero does not support the out kwarg when as_tuple is True")
+        return _argwhere_into(input, out=out)
     x = as_tensor(input)
     h = host(x)
     if as_tuple is _UNSET or as_tuple:
@@ -542,6 +548,9 @@ def argwhere(input: Any) -> Tensor:  # noqa: A002
     (``np.argwhere``, ``torch.argwhere``, ``torch.nonzero``).  No gradient."""
     x = as_tensor(input)
     return constant(host_numpy.argwhere(host(x)).astype(host_numpy.int64), x)
+
+
+_argwhere_into = with_out("nonzero", argwhere, EXACT)
 
 
 def _embedded(name: str, x: Tensor, view: Any, src: Any) -> Tensor:
