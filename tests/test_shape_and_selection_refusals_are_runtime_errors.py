@@ -73,3 +73,18 @@ def test_clip_takes_out_as_clamp_does():
     out = mg.empty(3)
     assert mg.clip(x, -10, 10, out=out) is out and out.tolist() == [-10.0, 0.0, 10.0]
     assert mg.clip(x).tolist() == [-20.0, 0.0, 20.0]  # NumPy 2's clip: no bound, no change
+
+
+def test_t_of_three_dims_is_a_runtime_error():
+    with pytest.raises(RuntimeError, match="<= 2 dimensions") as caught:
+        mg.t(mg.zeros(2, 2, 2))
+    assert isinstance(caught.value, ValueError)
+
+
+def test_no_tensors_at_all_answer_as_pytorchs_where_it_answers():
+    # torch.block_diag() is a 1 x 0 matrix, torch.atleast_1d() and torch.broadcast_tensors() empty tuples;
+    # the engine refused them with the error meant for stack([])
+    empty = mg.block_diag()
+    assert empty.shape == (1, 0) and empty.dtype == mg.float32
+    assert mg.atleast_1d() == () and mg.atleast_2d([]) == () and mg.atleast_3d() == ()
+    assert mg.broadcast_tensors() == ()

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..backend import host_numpy, scalar_type_name
+from ..creation import zeros
 from ..ops import shape as _sh
 from ..tape import apply
 from ..tensor import Tensor, fresh_result
@@ -28,11 +29,12 @@ from .scatter import constant
 from .torch_idioms import _one_dim
 
 
-def _many(name: str, tensors: Sequence[Any]) -> list[Tensor]:
-    """``f(a, b)`` and ``f((a, b))`` alike, as tensors."""
+def _many(name: str, tensors: Sequence[Any], *, none_ok: bool = False) -> list[Tensor]:
+    """``f(a, b)`` and ``f((a, b))`` alike, as tensors; none at all is PyTorch's error unless ``none_ok``
+    (``atleast_1d()``, ``broadcast_tensors()``, ``block_diag()`` answer as PyTorch's)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
-    if not tensors:
+    if not tensors and not none_ok:
         raise RefusedArgument(f"{name} expects a non-empty TensorList (it needs at least one tensor)")
     return [as_tensor(t) for t in tensors]
 
@@ -49,7 +51,7 @@ def _at_least(ndim: int, x: Tensor) -> Tensor:
 
 def _atleast(ndim: int) -> Any:
     def fn(*tensors: Any) -> Any:
-        out = tuple(_at_least(ndim, t) for t in _many(f"atleast_{ndim}d", tensors))
+        out = tuple(_at_least(ndim, t) for t in _many(f"atleast_{ndim}d", tensors, none_ok=True))
         return out[0] if len(out) == 1 and not isinstance(tensors[0], (list, tuple)) else out
 
     fn.__name__ = fn.__qualname__ = f"atleast_{ndim}d"
@@ -88,7 +90,10 @@ def block_diag(*tensors: Any) -> Tensor:
     """The tensors as the blocks of a block-diagonal matrix, zeros elsewhere (``torch.block_diag``,
     SciPy's ``block_diag``): a 0-d tensor is a 1 x 1 block, a 1-D one a row."""
     blocks = []
-    for t in _many("block_diag", tensors):
+    many = _many("block_diag", tensors, none_ok=True)
+    if not many:  # PyTorch's: a matrix of one row and no columns
+        return zeros(1, 0)
+    for t in many:
         if t.ndim > 2:
             raise RefusedArgument(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. "
                                   f"Input {len(blocks)} has {t.ndim} dimensions")
@@ -154,7 +159,7 @@ def rot90(input: Any, k: int = 1, dims: Sequence[int] = (0, 1), *, axes: Any = N
 def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
     """The tensors broadcast to their common shape (``torch.broadcast_tensors``, NumPy's
     ``broadcast_arrays``); the gradients sum back."""
-    ts = _many("broadcast_tensors", tensors)
+    ts = _many("broadcast_tensors", tensors, none_ok=True)
     shape = broadcast_shapes("broadcast_tensors", *[t.shape for t in ts])
     return tuple(t if t.shape == shape else mf.broadcast_to(t, shape) for t in ts)
 
