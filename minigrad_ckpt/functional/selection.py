@@ -221,9 +221,13 @@ def _quantile_positions(q: Any) -> tuple[Any, bool]:
 _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 
 
-def _one_quantile(s: Tensor, d: int, count: Tensor, q: float, method: str) -> Tensor:
-    """The ``q``-quantile along ``d`` of ``s`` (sorted, NaNs last), ``count`` numbers per slice."""
-    pos = mf.astype(mf.maximum(count - 1, 0), s.dtype) * q  # in s's precision: float32 stays float32
+def _one_quantile(s: Tensor, d: int, count: Tensor, q: float, method: str, q_tensor: Tensor | None = None) -> Tensor:
+    """The ``q``-quantile along ``d`` of ``s`` (sorted, NaNs last), ``count`` numbers per slice.
+    ``q_tensor`` is ``q`` as the caller's tensor, when it is one: a linear quantile moves with ``q``
+    (by the gap between its two order statistics, times ``count - 1``), so its weight is computed
+    from that tensor for ``q``'s derivative; the other methods are steps in ``q``."""
+    steps = mf.astype(mf.maximum(count - 1, 0), s.dtype)
+    pos = steps * q  # in s's precision: float32 stays float32
     lo, hi = mf.floor(pos), mf.ceil(pos)
     if method == "nearest":
         lo = hi = mf.round(pos)
@@ -236,7 +240,8 @@ def _one_quantile(s: Tensor, d: int, count: Tensor, q: float, method: str) -> Te
         return at[1] - (at[1] - at[0]) * 0.5  # NaN for [inf, inf], no overflow for [1e308, 1.7e308]
     if method == "mean":  # NumPy's median: the mean of the two middle values
         return (at[0] + at[1]) / 2
-    return lerp(at[0], at[1], mf.astype(pos - lo, s.dtype))
+    weight = pos - lo if q_tensor is None else steps * mf.astype(q_tensor, s.dtype) - lo
+    return lerp(at[0], at[1], mf.astype(weight, s.dtype))
 
 
 def _quantile(name: str, input: Any, q: Any, axis: Any, keepdims: bool, method: str,  # noqa: A002
@@ -252,9 +257,10 @@ def _quantile(name: str, input: Any, q: Any, axis: Any, keepdims: bool, method: 
     nans = _nan_count(x, d)
     count = x.shape[d] - nans if skip_nan else nans * 0 + x.shape[d]
     last = s[(slice(None),) * d + (slice(-1, None),)]  # a NaN where the slice has one (NaNs sort last)
+    q_tensors = mf.ravel(q) if isinstance(q, Tensor) else None
     outs = []
-    for qv in qs:
-        r = _one_quantile(s, d, count, float(qv), method)
+    for i, qv in enumerate(qs):
+        r = _one_quantile(s, d, count, float(qv), method, None if q_tensors is None else q_tensors[i])
         if not skip_nan:  # the NaN itself, so its gradient goes there, as PyTorch's
             r = mf.where(nans > 0, last, r)
         if axis is None:
@@ -269,7 +275,8 @@ _QUANTILE_DOC = """The ``q``-quantiles of ``input`` along ``axis`` (all of it fo
 NumPy's ``{name}`` and PyTorch's alike.  ``q`` is a number or 1-D (then the quantiles stack along a
 new first dim); ``method=`` (PyTorch: ``interpolation=``) is ``'linear'``, ``'lower'``, ``'higher'``,
 ``'nearest'`` or ``'midpoint'``; ``dim=``/``keepdim=`` as PyTorch.  Differentiable: the gradient goes
-to the one or two order statistics each quantile interpolates."""
+to the one or two order statistics each quantile interpolates, and, for ``'linear'``, to a tensor ``q``
+too (the slope of the interpolation: the gap between those two, times the count less one)."""
 
 _MEDIAN_DOC = """NumPy's ``{name}``: the middle value along ``axis`` (all of it for None), the mean of the
 two middle ones for an even count{nans}.  With PyTorch's ``dim=`` (or ``keepdim=`` beside a dim)
