@@ -83,6 +83,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             to_cluster.reset_parameters()
 
     def forward(self, input_: Tensor, target_: Tensor) -> _ASMoutput:
+        """``(output, loss)``: each row's log-probability of its target, and their mean negated."""
         batched = _check_shapes(input_, target_)
         x = input_ if batched else input_.unsqueeze(0)
         target = target_ if batched else target_.unsqueeze(0)
