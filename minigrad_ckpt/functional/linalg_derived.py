@@ -216,8 +216,15 @@ def tensorsolve(a: Any, b: Any, dims: Any = None) -> Tensor:
         a = mf.moveaxis(a, src, tuple(range(a.ndim - len(src), a.ndim)))
     x_shape = a.shape[b.ndim:]
     n = int(host_numpy.prod(x_shape))
-    if a.shape[:b.ndim] != b.shape or int(host_numpy.prod(b.shape)) != n:
-        raise InputMismatch(f"linalg.tensorsolve: a of shape {a.shape} does not fit b of shape {b.shape}")
+    # only the sizes must agree, as PyTorch's and NumPy's: a's leading axes are read as b's elements in
+    # order, whatever their shape (a (3, 2, 6) with a b of (2, 3))
+    rows = int(host_numpy.prod(a.shape[:b.ndim]))
+    if rows != n:
+        raise InputMismatch(f"linalg.tensorsolve: Expected self to satisfy the requirement "
+                            f"prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), but got {n} != {rows}")
+    if int(host_numpy.prod(b.shape)) != n:
+        raise InputMismatch(f"linalg.tensorsolve: a of shape {a.shape} does not fit b of shape {b.shape} "
+                            f"({n} equations, {int(host_numpy.prod(b.shape))} right-hand values)")
     x = _la.solve(mf.reshape(a, (n, n)), mf.reshape(b, (n,)))
     return mf.reshape(x, x_shape)
 
