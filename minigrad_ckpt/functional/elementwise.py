@@ -530,15 +530,14 @@ def logaddexp2(x1: Any, x2: Any) -> Tensor:
 
 # Rounding and remainders
 def _real_rounding(name: str, op: Any, doc: str) -> Callable[[Any], Tensor]:
-    """The public rounding function ``name``: integers stay integers, and a complex ``x`` is PyTorch's
-    ``NotImplementedError`` ("floor is not supported for complex inputs") -- NumPy's ``TypeError``
-    ("ufunc 'floor' not supported for the input types") named neither the function nor the reason."""
-    rounded = unary_function(name, op, doc, integer_valued=True)
-
+    """The public rounding function ``name``, as :func:`unary_function`'s ``integer_valued`` one
+    (integers stay integers) that refuses a complex ``x`` first: PyTorch's ``NotImplementedError``
+    ("floor is not supported for complex inputs") -- NumPy's ``TypeError`` ("ufunc 'floor' not
+    supported for the input types") named neither the function nor the reason."""
     def function(x: Any) -> Tensor:
         if complex_operand(x):
             raise DtypeNotImplemented(f"{name} is not supported for complex inputs (round x.real and x.imag)")
-        return rounded(x)
+        return apply(op, x)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
     return function
