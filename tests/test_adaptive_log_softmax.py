@@ -177,3 +177,37 @@ def test_bad_shapes_and_targets_are_refused_in_pytorchs_words(x_shape, target, m
     m = fixture_model()
     with pytest.raises(RuntimeError, match=message):
         m(mg.zeros(x_shape, dtype=mg.float64), mg.tensor(target))
+
+
+def test_a_saved_state_loads_into_a_fresh_layer_and_resumes_bitwise(tmp_path):
+    m = fixture_model()
+    opt = mg.optim.Adam(m.parameters(), lr=0.01)
+    x, target = mg.tensor(X, dtype=mg.float64), mg.tensor(TARGET)
+
+    def step(model, optimizer):
+        optimizer.zero_grad()
+        loss = model(x, target).loss
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    step(m, opt)
+    mg.save({"model": m.state_dict(), "opt": opt.state_dict()}, tmp_path / "state.pt")
+    after = [step(m, opt) for _ in range(2)]
+    saved = mg.load(tmp_path / "state.pt")
+    fresh = nn.AdaptiveLogSoftmaxWithLoss(4, 7, [2, 4], div_value=2.0, head_bias=True, dtype=mg.float64)
+    fresh.load_state_dict(saved["model"])
+    fresh_opt = mg.optim.Adam(fresh.parameters(), lr=0.01)
+    fresh_opt.load_state_dict(saved["opt"])
+    assert [step(fresh, fresh_opt) for _ in range(2)] == after
+    for a, b in zip(m.parameters(), fresh.parameters()):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+def test_vmap_over_examples_gives_the_batchs_outputs_and_per_example_gradients():
+    m = fixture_model()
+    x, target = mg.tensor(X, dtype=mg.float64), mg.tensor(TARGET)
+    per_example = F.vmap(lambda xi, ti: m(xi, ti).output)(x, target)
+    np.testing.assert_allclose(per_example.numpy(), OUTPUT, rtol=1e-13)
+    grads = F.vmap(F.grad(lambda xi, ti: m(xi, ti).loss))(x, target)  # each row's own loss: the batch's * N
+    np.testing.assert_allclose(grads.numpy(), np.asarray(GRAD_X) * len(TARGET), rtol=1e-12, atol=1e-15)

@@ -104,3 +104,28 @@ def test_a_pullback_differentiated_again_and_again_keeps_nothing_per_call():
     finally:
         tracemalloc.stop()
     assert grown < 4_000, f"{grown} bytes kept by 100 calls"
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("checkpointed", [False, True], ids=["plain", "checkpointed"])
+def test_a_pullback_differentiated_again_and_again_stays_exact(device, checkpointed):
+    """The passes a pullback records are marked as its own on their nodes (not as stamp ranges in
+    the scope): call after call, through a checkpointed function and on the strict device, each
+    ``grad`` of ``vjp_fn`` is still ``J^T`` applied to ``u`` -- here ``f(x) = sin(x) * x``, so
+    ``J = diag(cos(x) * x + sin(x))``, and ``grad(lambda u: (vjp_fn(u) ** 2).sum())`` is ``2 J^2 u``."""
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict device)
+
+    def f(x):
+        return mg.sin(x) * x
+
+    run = (lambda x: mg.checkpoint.checkpoint(f, x, use_reentrant=False)) if checkpointed else f
+    x = mg.tensor(X, dtype=mg.float64, device=device)
+    vjp_fn = F.vjp(run, x)[1]
+    outer = F.grad(lambda u: (vjp_fn(u)[0] ** 2).sum())
+    jac = np.cos(X) * X + np.sin(X)
+    for k in range(5):
+        u = U * (k + 1)
+        got = outer(mg.tensor(u, dtype=mg.float64, device=device))
+        np.testing.assert_allclose(got.cpu().numpy(), 2 * jac ** 2 * u, rtol=1e-13)
+    under_vmap = F.vmap(outer)(mg.tensor(np.stack([U, -U]), dtype=mg.float64, device=device))
+    np.testing.assert_allclose(under_vmap.cpu().numpy(), 2 * jac ** 2 * np.stack([U, -U]), rtol=1e-13)

@@ -64,3 +64,35 @@ def test_a_long_row_holds_memory_linear_in_its_length():
     finally:
         tracemalloc.stop()
     assert peak < 200e6, f"{peak / 1e6:.0f} MB for a row of 20,000"
+
+
+def test_a_blocked_row_under_checkpoint_vmap_and_forward_mode():
+    from minigrad_ckpt import func as F
+
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((3, 150))
+    g = mg.tensor(rng.standard_normal((3, 150)))
+
+    def grads(checkpointed):
+        x = mg.tensor(a, requires_grad=True)
+        y = mg.checkpoint.checkpoint(mg.logcumsumexp, x, 1, use_reentrant=False) if checkpointed else \
+            mg.logcumsumexp(x, 1)
+        y.backward(g)
+        return x.grad.numpy()
+
+    np.testing.assert_array_equal(grads(True), grads(False))  # the replay is bitwise
+    rows = F.vmap(lambda r: mg.logcumsumexp(r, 0))(mg.tensor(a))
+    np.testing.assert_array_equal(rows.numpy(), mg.logcumsumexp(mg.tensor(a), 1).numpy())
+    t = rng.standard_normal((3, 150))
+    _, tangent = F.jvp(lambda x: mg.logcumsumexp(x, 1), (mg.tensor(a),), (mg.tensor(t),))
+    _, pullback = F.vjp(lambda x: mg.logcumsumexp(x, 1), mg.tensor(a))
+    # <J t, g> == <t, J^T g>
+    assert float((tangent * g).sum()) == pytest.approx(float((mg.tensor(t) * pullback(g)[0]).sum()), rel=1e-12)
+
+
+def test_a_float32_blocked_row_stays_float32_and_near_the_float64_answer():
+    a = np.random.default_rng(8).standard_normal(3000).astype(np.float32) * 20
+    y = mg.logcumsumexp(mg.tensor(a), 0)
+    assert y.dtype == mg.float32
+    want = np.logaddexp.accumulate(a.astype(np.float64))
+    np.testing.assert_allclose(y.numpy(), want, rtol=2e-6)
