@@ -46,7 +46,7 @@ from .backend import (
     to_host,
 )
 from .ops import elementwise as _elementwise
-from .out_arguments import CREATION, RANGE, with_out
+from .out_arguments import CREATION, RANGE, can_cast, rule, with_out
 from .tape import apply
 from .tensor import Tensor, check_tensor_number, numbers, requires_grad_flag
 
@@ -855,6 +855,10 @@ BoolTensor = _legacy_type("BoolTensor", "bool")
 
 
 # PyTorch's out= on the creation functions that take it: made in out's dtype and device, written into it
-zeros, ones, full, linspace, rand, randn = (with_out(f"aten::{f.__name__}", f, CREATION)
-                                            for f in (zeros, ones, full, linspace, rand, randn))
+empty, zeros, ones, full, linspace, logspace, rand, randn, randint, randperm = (
+    with_out(f"aten::{f.__name__}", f, CREATION)
+    for f in (empty, zeros, ones, full, linspace, logspace, rand, randn, randint, randperm))
 arange = with_out("aten::arange", arange, RANGE)
+# normal's result takes its dtype from mean and std: cast into out's, as PyTorch's kernel (not for an integer out)
+normal = with_out("normal", normal,
+                  rule("\"normal_kernel_cpu\" not implemented for '{out}'", can_cast, NotImplementedError))

@@ -14,23 +14,72 @@ import functools
 import inspect
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from .backend import as_dtype, cpp_type_name, scalar_type_name
 from .grad_mode import is_grad_enabled, no_grad
 from .tensor import Tensor, refuse_overlap, refuse_partial_overlap
 
-__all__ = ["with_out", "CAST", "CAT", "EXACT", "WHERE", "CLAMP", "CREATION", "RANGE", "REDUCTION",
-           "MEAN"]
+__all__ = ["with_out", "OutRule", "rule", "can_cast", "same_dtype", "out_kind", "CAST", "CAT", "EXACT", "FOUND",
+           "ANY", "WHERE", "CREATION", "RANGE", "REDUCTION", "MEAN"]
 
-#: How ``out``'s dtype may differ from the result's: each PyTorch's rule with its error.
-CAST = "cast"  # a cast PyTorch allows (not float into an integer, complex into real, anything into bool)
+
+def can_cast(source: Any, target: Any) -> bool:
+    """PyTorch's ``can_cast``: no complex into real, no float into an integer, nothing into bool."""
+    kinds = (source.kind, target.kind)
+    return not (kinds[0] == "c" and kinds[1] != "c" or kinds[0] == "f" and kinds[1] in "iub"
+                or kinds[0] != "b" and kinds[1] == "b")
+
+
+def same_dtype(source: Any, target: Any) -> bool:
+    """The result's dtype only."""
+    return source == target
+
+
+def out_kind(kinds: str) -> Callable[[Any, Any], bool]:
+    """An ``out`` of any dtype of these NumPy kinds (``"f"``: floating point; ``"bu"``: bool or unsigned)."""
+    return lambda source, target: target.kind in kinds
+
+
+class OutRule(NamedTuple):
+    """Which dtypes an ``out`` may have beside the result's, and PyTorch's words for one it may not.
+
+    ``takes(result, out)`` says whether a result of dtype ``result`` is written into an ``out`` of
+    dtype ``out`` (cast to it); ``message`` is PyTorch's, its fields the function's ``{name}`` and the
+    two dtypes spelt as PyTorch spells them there: ``{result}``/``{out}`` its scalar types
+    (``Double``), ``{result_cpp}``/``{out_cpp}`` C++'s (``double``).  Where PyTorch's words depend on
+    the dtypes, ``message`` is a function of the two dtypes that picks the words."""
+
+    takes: Callable[[Any, Any], bool]
+    message: str | Callable[[Any, Any], str]
+    error: type[Exception] = RuntimeError
+
+    def check(self, name: str, result: Any, out: Any) -> None:
+        """Refuse, as PyTorch does, a result of dtype ``result`` written into ``out``'s dtype."""
+        if result != out and not self.takes(result, out):
+            words = self.message if isinstance(self.message, str) else self.message(result, out)
+            raise self.error(words.format(
+                name=name, result=scalar_type_name(result), out=scalar_type_name(out),
+                result_cpp=cpp_type_name(result), out_cpp=cpp_type_name(out)))
+
+
+def rule(message: str | Callable[[Any, Any], str], takes: Callable[[Any, Any], bool] = same_dtype,
+         error: type[Exception] = RuntimeError) -> OutRule:
+    """A function's own rule: by default the result's dtype only, refused in ``message``'s words."""
+    return OutRule(takes, message, error)
+
+
+#: How ``out``'s dtype may differ from the result's: PyTorch's rules, each with its words.  A
+#: function whose words are its own declares its rule beside its name with :func:`rule`.
+CAST = rule("result type {result} can't be cast to the desired output type {out}", can_cast)  # add, sin, ...
+EXACT = rule("Expected out tensor to have dtype {result_cpp}, but got {out_cpp} instead")  # matmul, mm, sort
+FOUND = rule("Found dtype {out} but expected {result}")  # abs, floor, clamp: the result's dtype only
+ANY = rule("", lambda source, target: True)  # eq, logical_and: a bool result goes into any dtype
+CAT = rule("torch.cat(): input types can't be cast to the desired output type {out}", can_cast, TypeError)
+WHERE = rule("Expected out type to be {result} but got {out}")  # where
+_MEAN_OVER_ALL = rule("mean.dtype_out(): input types can't be cast to the desired output type {out}", can_cast)
 REDUCTION = "reduction"  # sum: reduced in out's dtype; a dtype= given must be out's own
 MEAN = "mean"  # REDUCTION, where the input's dtype can be cast into out's
-CAT = "cat"  # CAST, refused with cat's TypeError (torch.stack says torch.cat too)
-EXACT = "exact"  # matmul, mm: the result's dtype only
-WHERE = "where"  # where: the result's dtype only, in its own words
-CLAMP = "clamp"  # clamp: the result's dtype only, in its own words
 CREATION = "creation"  # zeros, rand, ...: out's dtype and device are the result's; resized silently
 RANGE = "range"  # arange: CREATION, with its own warning when out's size differs
 
@@ -54,42 +103,28 @@ def _refuse_overlap(name: str, out: Tensor, args: tuple, kwargs: dict) -> None:
             refuse_partial_overlap(name, out, operand)
 
 
-def _can_cast(source: Any, target: Any) -> bool:
-    """PyTorch's ``can_cast``: no complex into real, no float into an integer, nothing into bool."""
-    kinds = (source.kind, target.kind)
-    return not (kinds[0] == "c" and kinds[1] != "c" or kinds[0] == "f" and kinds[1] in "iub"
-                or kinds[0] != "b" and kinds[1] == "b")
-
-
-def _check_dtype(rule: str, result: Any, out: Any, asked: Any) -> None:
+def _check_dtype(name: str, rule: OutRule | str, result: Any, out: Any, asked: Any) -> None:
     """Refuse, as PyTorch does, a result of dtype ``result`` written into ``out``'s dtype."""
-    if result == out:
-        return
-    if rule in (REDUCTION, MEAN) and asked is not None:
+    if result != out and rule in (REDUCTION, MEAN) and asked is not None:
         raise RuntimeError(f"Expected out tensor to have dtype {cpp_type_name(asked)}, but got "
                            f"{cpp_type_name(out)} instead")
-    if rule == EXACT:
-        raise RuntimeError(f"Expected out tensor to have dtype {cpp_type_name(result)}, but got "
-                           f"{cpp_type_name(out)} instead")
-    if rule == WHERE:
-        raise RuntimeError(f"Expected out type to be {scalar_type_name(result)} but got {scalar_type_name(out)}")
-    if rule == CLAMP:
-        raise RuntimeError(f"Found dtype {scalar_type_name(out)} but expected {scalar_type_name(result)}")
-    if not _can_cast(result, out):
-        if rule == CAT:
-            raise TypeError("torch.cat(): input types can't be cast to the desired output type "
-                            f"{scalar_type_name(out)}")
-        raise RuntimeError(f"result type {scalar_type_name(result)} can't be cast to the desired output type "
-                           f"{scalar_type_name(out)}")
+    (rule if isinstance(rule, OutRule) else CAST).check(name, result, out)
 
 
-def _check_out(name: str, out: Any, args: tuple, kwargs: dict) -> None:
-    """``out`` a Tensor, and nothing that requires grad where grad mode would have to record the write."""
-    if not isinstance(out, Tensor):
+def _outs(name: str, out: Any) -> tuple:
+    """``out`` as the tuple of tensors it is: one, or a tuple of them for a function of several
+    results (``sort(x, out=(values, indices))``)."""
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    if not all(isinstance(item, Tensor) for item in outs):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    return outs
+
+
+def _check_out(name: str, outs: tuple, args: tuple, kwargs: dict) -> None:
+    """Nothing that requires grad where grad mode would have to record the write into ``outs``."""
     operands = [*args, *kwargs.values()]
     operands += [item for arg in operands if isinstance(arg, (list, tuple)) for item in arg]  # cat's, stack's
-    tensors = [t for t in (out, *operands) if isinstance(t, Tensor)]
+    tensors = [t for t in (*outs, *operands) if isinstance(t, Tensor)]
     if is_grad_enabled() and any(t.requires_grad for t in tensors):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
@@ -104,7 +139,8 @@ def _reduced_in_out(rule: str, out: Tensor, args: tuple, kwargs: dict) -> dict:
     dtype can be cast into it."""
     x = args[0] if args else kwargs.get("input")
     if rule == MEAN and isinstance(x, Tensor):
-        _check_dtype(CAST, x.dtype, out.dtype, None)
+        over_all = len(args) < 2 and not {"dim", "axis"} & kwargs.keys()  # (PyTorch's mean.dtype_out: its words)
+        (_MEAN_OVER_ALL if over_all else CAST).check("mean", x.dtype, out.dtype)
     return {**kwargs, "dtype": out.dtype}
 
 
@@ -140,24 +176,51 @@ def _write(out: Tensor, result: Tensor, rule: str) -> Tensor:
     return out
 
 
-def with_out(name: str, function: Callable[..., Tensor], rule: str = CAST) -> Callable[..., Tensor]:
+def _write_all(name: str, rules: Any, out: Any, result: Any, asked: Any) -> Any:
+    """Each result written into its ``out``: one tensor, or a tuple (a named one stays named:
+    ``sort(x, out=(v, i)).values is v``), each result under its rule (``rules`` one for all, or a
+    tuple of one each)."""
+    many, given_many = isinstance(result, tuple), isinstance(out, (tuple, list))
+    results, outs = (result if many else (result,)), (tuple(out) if given_many else (out,))
+    if many != given_many or len(outs) != len(results):
+        wanted = f"tuple of {len(results)} Tensors" if many else "Tensor"
+        given = f"{type(out).__name__} of {len(outs)} Tensors" if given_many else "Tensor"
+        raise TypeError(f"{name}(): argument 'out' must be {wanted}, not {given}")
+    rules = (rules,) * len(results) if isinstance(rules, (OutRule, str)) else rules
+    for each, out, dtypes in zip(results, outs, rules):
+        _check_dtype(name, dtypes, each.dtype, out.dtype, asked)
+    written = tuple(_write(out, each, dtypes) for each, out, dtypes in zip(results, outs, rules))
+    if not many:
+        return written[0]
+    return type(result)(*written) if hasattr(result, "_fields") else written
+
+
+def with_out(name: str, function: Callable[..., Any], rules: Any = CAST, *,
+             pair: Callable[..., Any] | None = None) -> Callable[..., Any]:
     """``function`` taking PyTorch's ``out=`` as well (None: the function itself), ``name`` as its errors
-    say it (``"add"``, ``"aten::zeros"``) and ``rule`` for the dtypes ``out`` may have."""
+    say it (``"add"``, ``"aten::zeros"``) and ``rules`` for the dtypes ``out`` may have: an
+    :class:`OutRule` (or one of the flows ``REDUCTION``, ``MEAN``, ``CREATION``, ``RANGE``), for a
+    function of several results a tuple of one rule each, or a function of the call's ``(args, kwargs)``
+    that picks the rule.  ``pair``: the function a tuple ``out=(values, indices)`` calls, where
+    ``function`` in its own spelling answers one tensor (NumPy's ``sort(x)`` and ``max(x, 1)``; no NumPy
+    spelling has a tuple ``out``, so it asks for PyTorch's pair)."""
 
     @functools.wraps(function)
-    def with_out_argument(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Tensor:
+    def with_out_argument(*args: Any, out: Any = None, **kwargs: Any) -> Any:
         if out is None:
             return function(*args, **kwargs)
-        _check_out(name, out, args, kwargs)
-        _refuse_overlap(name, out, args, kwargs)
+        outs = _outs(name, out)
+        _check_out(name, outs, args, kwargs)
+        _refuse_overlap(name, outs[0], args, kwargs)
         asked = None if kwargs.get("dtype") is None else as_dtype(kwargs["dtype"])  # the caller's own
-        if rule in (CREATION, RANGE):
-            kwargs = _created_in_out(out, kwargs)
-        elif rule in (REDUCTION, MEAN) and asked is None:
-            kwargs = _reduced_in_out(rule, out, args, kwargs)
-        result = function(*args, **kwargs)
-        _check_dtype(rule, result.dtype, out.dtype, asked)
-        return _write(out, result, rule)
+        # (a rule that depends on the call: clamp's, on whether a bound is a tensor)
+        chosen = rules(args, kwargs) if callable(rules) else rules
+        if chosen in (CREATION, RANGE):
+            kwargs = _created_in_out(outs[0], kwargs)
+        elif chosen in (REDUCTION, MEAN) and asked is None:
+            kwargs = _reduced_in_out(chosen, outs[0], args, kwargs)
+        answer = pair if pair is not None and isinstance(out, (tuple, list)) else function
+        return _write_all(name, chosen, out, answer(*args, **kwargs), asked)
 
     with_out_argument.__signature__ = _with_out_parameter(function)  # type: ignore[attr-defined]
     return with_out_argument

@@ -28,6 +28,8 @@ module of its own:
                          Tensor method declared once; the exports, Tensor's
                          methods and docs/api.md are read off it, and its
                          :func:`bind` is the package's one binding point
+``out_rules``            PyTorch's ``out=`` dtype rules that are a function's
+                         own (its words, several results, the call's)
 ``tensor_methods``       Tensor's operators, ``backward`` and conversions
 ``torch_methods``        Tensor's methods with PyTorch's meaning
 ``torch_idioms``         PyTorch's spellings: ``dim=``/``keepdim=``, ``cat``,

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..backend import ValueOverflow, checked_int, host_numpy
-from ..out_arguments import EXACT, with_out
+from ..out_arguments import rule, with_out
 from ..tape import watch_versions
 from ..tensor import Tensor
 from . import math as mf
@@ -550,7 +550,8 @@ def argwhere(input: Any) -> Tensor:  # noqa: A002
     return constant(host_numpy.argwhere(host(x)).astype(host_numpy.int64), x)
 
 
-_argwhere_into = with_out("nonzero", argwhere, EXACT)
+_argwhere_into = with_out("nonzero", argwhere,
+                          rule("nonzero: Expected out tensor to have scalar type {result} but got scalar type{out}"))
 
 
 def _embedded(name: str, x: Tensor, view: Any, src: Any) -> Tensor:

@@ -174,6 +174,14 @@ def extremum_along(name: str, x: Any, dim: Any, keepdim: bool) -> ValuesIndices:
     return ValuesIndices(values, idx)
 
 
+def extremum_pair(name: str) -> Callable[..., ValuesIndices]:
+    """``torch.max(x, dim, keepdim=False)`` (or ``min``) as a function: what ``mg.max(x, 1, out=(v, i))``
+    answers, where ``mg.max(x, 1)`` is NumPy's (the values only)."""
+    def pair(input: Any, dim: Any, keepdim: bool = False) -> ValuesIndices:  # noqa: A002
+        return extremum_along(name, input, dim, bool(keepdim))
+    return pair
+
+
 def _extremum(fn: Callable[..., Any], elementwise: Callable[..., Any]) -> Callable[..., Any]:
     plain = with_dim(fn)
     name = fn.__name__
@@ -396,9 +404,10 @@ def sort(x: Any, axis: Any = -1, kind: str | None = None, order: Any = None, *, 
     return sort_pair(as_tensor(x), axis if dim is _UNSET else dim, descending)
 
 
-def sort_pair(x: Tensor, dim: int = -1, descending: bool = False) -> ValuesIndices:
+def sort_pair(x: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> ValuesIndices:
     """PyTorch's ``sort``: values and indices along ``dim``; stable, ties keep their order
     (also when descending, as ``torch.sort(stable=True)``)."""
+    x = as_tensor(x)
     if x.ndim == 0:
         _one_dim("sort", x, dim)  # (values: a new tensor, as PyTorch's, not x -- also topk's and msort's)
         return ValuesIndices(mf.clone(x), Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
