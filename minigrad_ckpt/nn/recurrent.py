@@ -85,6 +85,13 @@ def _check_recurrent_options(owner: str, **options: Any) -> None:
 
 
 
+def _unknown_nonlinearity(nonlinearity: Any) -> str:
+    """PyTorch's message for an ``RNN`` nonlinearity other than ``"tanh"`` or ``"relu"`` (its tests match
+    ``Unknown nonlinearity``); ``RNNCell`` says the same at construction, where PyTorch's says it at the
+    first forward (``Unknown nonlinearity: sigmoid``), a mistake found one call earlier."""
+    return f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'."
+
+
 def _init_bound(hidden_size: int) -> float:
     """PyTorch's ``1/sqrt(hidden_size)`` init bound, 0 for ``hidden_size=0`` (a layer with no hidden
     units has empty weights, and a division by zero is no reason to refuse building it)."""
@@ -182,7 +189,8 @@ class RNNBase(Module):
             x = mf.swapaxes(x, 0, 1)
         L, N = x.shape[0], x.shape[1]
         if L == 0:
-            raise InputMismatch(f"{type(self).__name__}: the input sequence is empty")
+            # PyTorch's words: its own test matches them (test_error_RNN_seq_len_zero)
+            raise InputMismatch(f"{type(self).__name__}: Expected sequence length to be larger than 0 in RNN")
         h0, c0 = self._initial_state(hx, (self.num_layers * self._directions, N), unbatched, x)
         x, hn, cn = self._layers(x, [N] * L, h0, c0)
         if unbatched:
@@ -325,7 +333,7 @@ class RNN(RNNBase):
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
                  device: Any = None, dtype: Any = None, proj_size: int = 0) -> None:
         if nonlinearity not in ("tanh", "relu"):
-            raise ValueError(f"RNN: nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
+            raise ValueError(_unknown_nonlinearity(nonlinearity))
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size,
                          num_layers, bias, batch_first, dropout, bidirectional, proj_size=proj_size,
                          device=device, dtype=dtype)
@@ -450,7 +458,7 @@ class RNNCell(RNNCellBase):
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh",
                  device: Any = None, dtype: Any = None) -> None:
         if nonlinearity not in ("tanh", "relu"):
-            raise ValueError(f"RNNCell: nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
+            raise ValueError(_unknown_nonlinearity(nonlinearity))
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         self.nonlinearity = nonlinearity
         self._mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
