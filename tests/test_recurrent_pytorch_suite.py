@@ -114,3 +114,29 @@ def test_projections_lstm_initial_hidden_state(bidirectional):
     for a, b in ((out1, out2), (h1, h2), (c1, c2)):
         assert np.array_equal(a.numpy(), b.numpy())
     assert out1.shape == (10, 32, 10 * D) and h1.shape == (2 * D, 32, 10) and c1.shape == (2 * D, 32, 20)
+
+
+@pytest.mark.parametrize("mode", ["RNN", "GRU", "LSTM"])
+@pytest.mark.parametrize("packed", [False, True])
+def test_a_checkpointed_layer_with_dropout_gives_the_plain_runs_bits(mode, packed):
+    """The seam of the layers above: inside ``checkpoint`` the backward replays the forward's dropout
+    masks, so loss and every gradient are the run without checkpoint's, bit for bit."""
+    rnn = getattr(nn, mode)(3, 4, num_layers=3, dropout=0.4, bidirectional=True).double()
+    xv = np.random.RandomState(1).randn(6, 3, 3)
+
+    def run(checkpointed):
+        x = mg.tensor(xv, requires_grad=True)
+        rnn.zero_grad()
+
+        def f(x):
+            inp = rnn_utils.pack_padded_sequence(x, [6, 2, 4], enforce_sorted=False) if packed else x
+            out, hidden = rnn(inp)
+            out = rnn_utils.pad_packed_sequence(out)[0] if packed else out
+            return (out ** 2).sum() + sum((h * h).sum() for h in _state_list(hidden))
+        mg.manual_seed(7)
+        loss = mg.checkpoint.checkpoint(f, x, use_reentrant=False) if checkpointed else f(x)
+        loss.backward()
+        return [loss.detach().numpy(), x.grad.numpy()] + [p.grad.numpy() for p in rnn.parameters()]
+
+    for a, b in zip(run(False), run(True)):
+        assert np.array_equal(a, b)
