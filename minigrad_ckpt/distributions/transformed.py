@@ -16,11 +16,25 @@ from .transforms import ComposeTransform, ExpTransform, Transform
 __all__ = ["TransformedDistribution", "LogNormal"]
 
 
-def _event_dim_change(transform: Transform) -> int:
-    """How many event dims ``transform`` adds (``ReshapeTransform((6,), (2, 3))``: 1); 0 for elementwise maps."""
-    if isinstance(transform, ComposeTransform):
-        return sum(_event_dim_change(part) for part in transform.parts)
-    return transform.codomain.event_dim - transform.domain.event_dim
+def _pushed_forward(base: Distribution, transform: ComposeTransform) -> tuple[Distribution, tuple, tuple]:
+    """PyTorch's bookkeeping of a base pushed through ``transform``: the base expanded to the shape the maps'
+    parameters broadcast it to (a scalar ``Normal`` under an ``AffineTransform`` of a (5,) ``loc`` draws five)
+    and read as events of the rank the maps take; then the output's batch and event shapes."""
+    base_shape = tuple(base.batch_shape) + tuple(base.event_shape)
+    base_event_dim = len(base.event_shape)
+    if len(base_shape) < transform.domain.event_dim:
+        raise ValueError(f"base_distribution needs to have shape with size at least {transform.domain.event_dim}, "
+                         f"but got {len(base_shape)}.")
+    forward_shape = tuple(transform.forward_shape(base_shape))
+    expanded_base_shape = tuple(transform.inverse_shape(forward_shape))
+    if expanded_base_shape != base_shape:
+        base = base.expand(expanded_base_shape[:len(expanded_base_shape) - base_event_dim])
+    if transform.domain.event_dim > base_event_dim:
+        base = Independent(base, transform.domain.event_dim - base_event_dim)
+    event_dim = max(transform.codomain.event_dim,
+                    base_event_dim + transform.codomain.event_dim - transform.domain.event_dim)
+    cut = len(forward_shape) - event_dim
+    return base, forward_shape[:cut], forward_shape[cut:]
 
 
 class TransformedDistribution(Distribution):
@@ -34,16 +48,8 @@ class TransformedDistribution(Distribution):
         elif not (isinstance(transforms, list) and all(isinstance(t, Transform) for t in transforms)):
             raise ValueError(f"transforms must be a Transform or list, but was {transforms}")
         self.transforms = transforms
-        event_dim = max([len(base_distribution.event_shape)] + [t.event_dim for t in transforms])
-        if event_dim > len(base_distribution.event_shape):  # PyTorch's: the base read as events of that rank
-            base_distribution = Independent(base_distribution, event_dim - len(base_distribution.event_shape))
-        self.base_dist = base_distribution
-        # the maps' output shape (a stick-breaking map adds one to an event's size, a reshape remakes it), and
-        # its event's rank (a reshape to a matrix makes it 2)
-        shape = ComposeTransform(transforms).forward_shape(tuple(base_distribution.batch_shape)
-                                                           + tuple(base_distribution.event_shape))
-        event_dim += sum(_event_dim_change(t) for t in transforms)
-        self.batch_shape, self.event_shape = shape[:len(shape) - event_dim], shape[len(shape) - event_dim:]
+        self.base_dist, self.batch_shape, self.event_shape = _pushed_forward(base_distribution,
+                                                                             ComposeTransform(transforms))
         self._check_parameters(validate_args)
 
     def __repr__(self) -> str:
@@ -87,9 +93,9 @@ class TransformedDistribution(Distribution):
         event_dim, log_prob, y = len(self.event_shape), 0.0, value
         for transform in reversed(self.transforms):
             x = transform.inv(y)
-            event_dim -= _event_dim_change(transform)
+            event_dim += transform.domain.event_dim - transform.codomain.event_dim
             log_prob = log_prob - _sum_rightmost(transform.log_abs_det_jacobian(x, y),
-                                                 event_dim - transform.event_dim)
+                                                 event_dim - transform.domain.event_dim)
             y = x
         return log_prob + _sum_rightmost(self.base_dist.log_prob(y), event_dim - len(self.base_dist.event_shape))
 

@@ -14,6 +14,7 @@ policy's ``log_prob(rsample())`` stays finite and exact."""
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any
 
 from .. import creation
@@ -39,7 +40,8 @@ class Transform:
     bijective = True
     domain: constraints.Constraint = constraints.real
     codomain: constraints.Constraint = constraints.real
-    sign: Any = 1
+    # the one inverse object handed out, held weakly as PyTorch's (so ``t.inv.inv is t``, with no cycle)
+    _inverse_ref: Any = None
 
     def __init__(self, cache_size: int = 0) -> None:
         if cache_size not in (0, 1):
@@ -52,8 +54,27 @@ class Transform:
         return self.domain.event_dim
 
     @property
+    def sign(self) -> Any:
+        """+1 or -1 where the map increases or decreases; PyTorch's base refuses (``|x|``, a softmax, a
+        reshape have none), so ``TransformedDistribution.cdf`` through them raises rather than mislead."""
+        raise NotImplementedError
+
+    @property
     def inv(self) -> Transform:
+        """The inverse map, the same object each time while it lives (``t.inv.inv is t``, as PyTorch's)."""
+        inverse = self._inverse_ref() if self._inverse_ref is not None else None
+        if inverse is None:
+            inverse = self._make_inverse()
+            self._inverse_ref = weakref.ref(inverse)
+        return inverse
+
+    def _make_inverse(self) -> Transform:
         return _InverseTransform(self)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_inverse_ref", None)  # a weak reference does not pickle; the inverse is remade on demand
+        return state
 
     def with_cache(self, cache_size: int = 1) -> Transform:
         """This transform keeping ``cache_size`` pairs (a new one where the size differs)."""
@@ -159,6 +180,7 @@ class _Stateless(Transform):
 class ExpTransform(_Stateless):
     """``y = exp(x)``."""
 
+    sign = 1
     codomain = constraints.positive
 
     def _call(self, x: Tensor) -> Tensor:
@@ -174,6 +196,7 @@ class ExpTransform(_Stateless):
 class SigmoidTransform(_Stateless):
     """``y = sigmoid(x)``, clamped into ``[tiny, 1 - eps]`` as PyTorch's (so the inverse is finite)."""
 
+    sign = 1
     codomain = constraints.unit_interval
 
     def _call(self, x: Tensor) -> Tensor:
@@ -192,6 +215,7 @@ class SigmoidTransform(_Stateless):
 class TanhTransform(_Stateless):
     """``y = tanh(x)`` (SAC's squashed Gaussian); the Jacobian in PyTorch's stable form."""
 
+    sign = 1
     codomain = constraints.interval(-1.0, 1.0)
 
     def _call(self, x: Tensor) -> Tensor:
@@ -207,6 +231,7 @@ class TanhTransform(_Stateless):
 class SoftplusTransform(_Stateless):
     """``y = log(1 + exp(x))``; inverse ``log(-expm1(-y)) + y``, PyTorch's stable form."""
 
+    sign = 1
     codomain = constraints.positive
 
     def _call(self, x: Tensor) -> Tensor:
@@ -266,6 +291,13 @@ class AffineTransform(Transform):
     def sign(self) -> Any:  # type: ignore[override]
         return _sign_of(self.scale)
 
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        """``shape`` broadcast with ``loc``'s and ``scale``'s: a tensor ``loc`` widens a scalar base."""
+        return tuple(host_numpy.broadcast_shapes(tuple(shape), tuple(getattr(self.loc, "shape", ())),
+                                                 tuple(getattr(self.scale, "shape", ()))))
+
+    inverse_shape = forward_shape
+
     def _call(self, x: Tensor) -> Tensor:
         return self.loc + self.scale * x
 
@@ -274,7 +306,9 @@ class AffineTransform(Transform):
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         if isinstance(self.scale, (int, float)):
-            result = x * 0 + math.log(abs(self.scale))
+            # a constant, as PyTorch's full_like: no graph through x (whose graph a backward of it would free)
+            # and no NaN where x is infinite
+            result = creation.full_like(x.detach(), math.log(abs(self.scale)))
         else:
             result = self.scale.abs().log()
             shape = tuple(host_numpy.broadcast_shapes(tuple(result.shape), tuple(x.shape)))
@@ -331,6 +365,29 @@ def _same(a: Any, b: Any) -> bool:
     return bool((a == b).all().item())
 
 
+def _composed_domain(parts: list[Transform]) -> constraints.Constraint:
+    """The first part's domain, read over as many event dims as the whole chain needs (PyTorch's rule):
+    ``[Affine(event_dim=0), Affine(event_dim=2)]`` takes matrices though its first part is elementwise,
+    and a reshape that adds a dim needs one fewer on the way in."""
+    event_dim = parts[-1].codomain.event_dim
+    for part in reversed(parts):
+        event_dim = max(event_dim + part.domain.event_dim - part.codomain.event_dim, part.domain.event_dim)
+    return _widened(parts[0].domain, event_dim)
+
+
+def _composed_codomain(parts: list[Transform]) -> constraints.Constraint:
+    """The last part's codomain over as many event dims as the chain's outputs have (PyTorch's rule)."""
+    event_dim = parts[0].domain.event_dim
+    for part in parts:
+        event_dim = max(event_dim + part.codomain.event_dim - part.domain.event_dim, part.codomain.event_dim)
+    return _widened(parts[-1].codomain, event_dim)
+
+
+def _widened(constraint: constraints.Constraint, event_dim: int) -> constraints.Constraint:
+    extra = event_dim - constraint.event_dim
+    return constraints.independent(constraint, extra) if extra > 0 else constraint
+
+
 class ComposeTransform(Transform):
     """``parts`` applied in order (``ComposeTransform([])`` is the identity)."""
 
@@ -338,7 +395,7 @@ class ComposeTransform(Transform):
         super().__init__(cache_size)
         self.parts = [part.with_cache(cache_size) for part in parts] if cache_size else list(parts)
         if self.parts:
-            self.domain, self.codomain = self.parts[0].domain, self.parts[-1].codomain
+            self.domain, self.codomain = _composed_domain(self.parts), _composed_codomain(self.parts)
 
     @property
     def event_dim(self) -> int:  # type: ignore[override]
@@ -351,9 +408,10 @@ class ComposeTransform(Transform):
             sign = sign * part.sign
         return sign
 
-    @property
-    def inv(self) -> Transform:
-        return ComposeTransform([p.inv for p in reversed(self.parts)])
+    def _make_inverse(self) -> Transform:
+        inverse = ComposeTransform([p.inv for p in reversed(self.parts)])
+        inverse._inverse_ref = weakref.ref(self)  # its inverse is this composition again
+        return inverse
 
     def with_cache(self, cache_size: int = 1) -> Transform:
         return self if self._cache_size == cache_size else ComposeTransform(self.parts, cache_size=cache_size)
@@ -375,11 +433,12 @@ class ComposeTransform(Transform):
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         if not self.parts:
-            return x * 0
-        event_dim, total = self.event_dim, 0
+            return creation.zeros_like(x.detach())  # PyTorch's zeros_like: 0 at an infinite x too
+        event_dim, total = self.domain.event_dim, 0
         for i, part in enumerate(self.parts):  # the intermediates from the parts' caches, the last is y
             y_part = y if i == len(self.parts) - 1 else part(x)
-            total = total + _sum_rightmost(part.log_abs_det_jacobian(x, y_part), event_dim - part.event_dim)
+            total = total + _sum_rightmost(part.log_abs_det_jacobian(x, y_part), event_dim - part.domain.event_dim)
+            event_dim += part.codomain.event_dim - part.domain.event_dim
             x = y_part
         return total
 
@@ -491,6 +550,7 @@ class CumulativeDistributionTransform(Transform):
     """``y = distribution.cdf(x)``: a distribution's support onto ``[0, 1]``; inverse its ``icdf``, log-Jacobian
     its ``log_prob`` (the density is the CDF's derivative)."""
 
+    sign = 1
     codomain = constraints.unit_interval
 
     def __init__(self, distribution: Any, cache_size: int = 0) -> None:
