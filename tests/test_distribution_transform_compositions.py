@@ -135,3 +135,21 @@ def test_an_independent_base_under_a_matrix_map_in_float32():
     log_prob = dist.log_prob(mg.zeros(3, 2, dtype=mg.float32))
     assert log_prob.dtype == mg.float32
     assert log_prob.item() == pytest.approx(-3 * math.log(2 * math.pi), rel=1e-6)
+
+
+def test_a_widened_transformed_log_prob_under_vmap_and_grad():
+    loc = mg.tensor([0.0, 1.0, 2.0], dtype=mg.float64)
+
+    def log_prob(scale, value):
+        dist = TransformedDistribution(Normal(0.0, 1.0), [T.AffineTransform(loc, scale), T.ExpTransform()])
+        return dist.log_prob(value).sum()
+
+    values = mg.tensor(np.exp(np.arange(12.0).reshape(4, 3) / 7), dtype=mg.float64)
+    scale = mg.tensor(1.5, dtype=mg.float64)
+    per_row = mg.func.vmap(log_prob, in_dims=(None, 0))(scale, values)
+    loop = [log_prob(scale, values[i]).item() for i in range(4)]
+    np.testing.assert_allclose(per_row.numpy(), loop, rtol=1e-12)
+    # d/ds of sum_i [-(log v_i - loc_i)^2 / (2 s^2) - log s - log v_i]: sum_i [(log v_i - loc_i)^2 / s^3 - 1 / s]
+    z = np.log(values.numpy()[1]) - loc.numpy()
+    expected = float(np.sum(z ** 2 / 1.5 ** 3 - 1 / 1.5))
+    np.testing.assert_allclose(mg.func.grad(log_prob)(scale, values[1]).item(), expected, rtol=1e-12)

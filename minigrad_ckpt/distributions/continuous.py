@@ -67,7 +67,7 @@ class Exponential(_Continuous):
 
     @property
     def mode(self) -> Tensor:
-        return self.rate * 0
+        return creation.zeros_like(self.rate.detach())  # PyTorch's zeros_like: 0 for an infinite rate too
 
     @property
     def stddev(self) -> Tensor:
@@ -230,7 +230,7 @@ class _Folded(_Continuous):
 
     @property
     def mode(self) -> Tensor:
-        return self.scale * 0
+        return creation.zeros_like(self.scale.detach())  # PyTorch's zeros_like: 0 for an infinite scale too
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         return self._base.rsample(sample_shape).abs()
@@ -257,7 +257,7 @@ class HalfNormal(_Folded):
 
     @property
     def _base(self) -> Distribution:
-        return Normal(self.scale * 0, self.scale, validate_args=False)
+        return Normal(creation.zeros_like(self.scale.detach()), self.scale, validate_args=False)
 
     @property
     def mean(self) -> Tensor:
@@ -273,7 +273,7 @@ class HalfCauchy(_Folded):
 
     @property
     def _base(self) -> Distribution:
-        return Cauchy(self.scale * 0, self.scale, validate_args=False)
+        return Cauchy(creation.zeros_like(self.scale.detach()), self.scale, validate_args=False)
 
     @property
     def mean(self) -> Tensor:

@@ -99,7 +99,9 @@ class ContinuousBernoulli(_TwoOutcomeParameters):
         cut = self._cut_probs()
         cdfs = (cut.pow(value) * (1.0 - cut).pow(1.0 - value) + cut - 1.0) / (2.0 * cut - 1.0)
         unbounded = where(self._outside_unstable_region(), cdfs, value)
-        return where(value <= 0.0, value * 0, where(value >= 1.0, value * 0 + 1, unbounded))
+        # constants off [0, 1], as PyTorch's zeros_like/ones_like (value * 0 is NaN at an infinite value)
+        zero, one = creation.zeros_like(value.detach()), creation.ones_like(value.detach())
+        return where(value <= 0.0, zero, where(value >= 1.0, one, unbounded))
 
     def icdf(self, value: Any) -> Tensor:
         cut = self._cut_probs()
