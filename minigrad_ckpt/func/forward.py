@@ -277,8 +277,10 @@ def _tangent(op: Any, args: tuple, tangents: tuple, out: Tensor, level: int) -> 
         return None
     if all(t is None or t._data.size == 0 for t in tangents):
         # J has no columns, so J v is exactly 0 -- even where a rule would give
-        # 0/0 (the mean of an empty batch is NaN, but nothing moves it)
-        return None
+        # 0/0 (the mean of an empty batch is NaN, but nothing moves it).  A zero
+        # tangent, not None: the output is still a dual at this level, as
+        # PyTorch's (``unpack_dual(empty.sum()).tangent`` is ``tensor(0.)``).
+        return Tensor._wrap(out._device.xp.zeros(out._data.shape, out._data.dtype), None, out._device)
     if not _needs_graph(args + tangents, level):
         # the rule runs on the inputs' device, as forward does (ToDevice's output is elsewhere)
         xp = next(a._device for a in args if isinstance(a, Tensor)).xp

@@ -254,8 +254,9 @@ def _setitem(old: Tensor, value: Any, index: Any) -> Tensor:
     xp = old._device.xp
     region = old._data[index].shape
     size = math.prod(region)  # from the shape, on the host: no read of device memory
-    if size == 0 and not (isinstance(value, Tensor) and value.requires_grad):
-        return old  # nothing is written (a mask that selects nothing, an empty slice)
+    if size == 0 and not (isinstance(value, Tensor) and (value.requires_grad or value._tangents)):
+        return old  # nothing is written (a mask that selects nothing, an empty slice); a dual value
+        # goes on, so that old becomes a dual with a zero tangent there, as PyTorch's
     # A number, or a one-element constant, is placed by a where that reads it as it is: a value of
     # old's size built from it would be a constant no node saves, which a checkpoint would keep.
     if value.__class__ in (bool, int, float, complex):
