@@ -92,7 +92,8 @@ def _level(level: int | None, what: str) -> int:
 def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
     """A view of ``tensor`` carrying ``tangent`` at ``level``: ops on it push the tangent along.
 
-    ``tensor`` and ``tangent`` are floating-point (or complex) and of one shape.  If ``tensor``
+    ``tensor`` and ``tangent`` are floating-point (or complex) and of one shape; ``tangent`` carries
+    no tangent of its own at ``level`` (one at an outer level is forward over forward).  If ``tensor``
     requires grad, the dual is on the tape (a gradient of anything computed from it, the tangent
     included, reaches ``tensor``).
     """
@@ -109,6 +110,9 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     if tensor._tangents and level in tensor._tangents:
         raise RuntimeError(f"Making a dual Tensor based on a Tensor that already has a forward gradient at the "
                            f"same level {level} is not supported.")
+    if tangent._tangents and level in tangent._tangents:  # its own tangent would be pushed at its level
+        raise RuntimeError(f"Setting a forward grad that itself has a forward gradient at the same level {level} is "
+                           f"not supported.")
     if tangent.dtype.kind == "c" and tensor.dtype.kind != "c":  # the cast below would drop a part
         raise TypeError(f"make_dual: the tangent is complex ({tangent.dtype}) but the primal is real "
                         f"({tensor.dtype}): the imaginary part would be dropped; pass a real tangent")
