@@ -24,6 +24,8 @@ the table only says where each one is public.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
@@ -108,7 +110,7 @@ def public(name: str, function: Callable[..., Any], method: Any = None, *, in_pl
     Tensor's method does not (as PyTorch's); ``out_pair``: what a tuple ``out=`` calls where the
     function's NumPy spelling answers one tensor (``sort``, ``max``)."""
     exported = _taking_out(name, function, out, out_pair) if out else function
-    method = function if method is AS_METHOD else method
+    method = getattr(function, "as_method", function) if method is AS_METHOD else method
     if method is not None and name in _TENSOR_OR_NUMBER_OTHER:
         method = tm.refusing_sequence_operand(method, name)
     return Public(name, exported, method, in_place)
@@ -122,10 +124,22 @@ _SHORT_NAME = {"multiply": "mul", "subtract": "sub", "divide": "div", "true_divi
 def _taking_out(name: str, function: Callable[..., Any], rules: Any, pair: Any) -> Callable[..., Any]:
     """``function`` with ``out=``, made once for each function: a name and its alias (``mg.mul``,
     ``mg.multiply``) stay one function."""
+    if hasattr(function, "write_out"):  # it takes out= itself (elementwise.unary_function's): no wrapper
+        function.write_out = with_out(_SHORT_NAME.get(name, name), _without_out(function), rules, pair=pair)
+        return function
     key = (id(function), rules)
     if key not in _WITH_OUT:
         _WITH_OUT[key] = with_out(_SHORT_NAME.get(name, name), function, rules, pair=pair)
     return _WITH_OUT[key]
+
+
+def _without_out(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` called without ``out=``: what ``with_out`` writes into the one given."""
+    @functools.wraps(function)
+    def computed(*args: Any, **kwargs: Any) -> Any:
+        return function(*args, **kwargs)
+    computed.__signature__ = inspect.signature(function)  # type: ignore[attr-defined]
+    return computed
 
 
 def tensor_method(name: str, method: Any, *, in_place: bool = False) -> Public:
