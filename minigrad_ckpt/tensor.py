@@ -827,12 +827,18 @@ def memory_shown_outside(t: Tensor) -> bool:
     return _SHOWN_OUTSIDE.get(id(owner)) is owner or type(owner) in _SHOWN_OUTSIDE_UNTRACKABLE
 
 
-def _check_shareable(dt: Any) -> None:
+def _check_shareable(array: Any) -> None:
     """PyTorch's refusals of ``from_numpy`` / ``as_tensor`` of an array it cannot share."""
+    dt = array.dtype
     if not dt.isnative:
         raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
                          "between byte orders is currently not supported.")
     as_dtype(dt)  # a dtype no tensor has: its TypeError
+    # A tensor's strides count elements: a byte stride between two of them has no such count
+    # (``x.stride()`` would round it to a lie).
+    if any(step % dt.itemsize for step in array.strides):
+        raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy array "
+                         "to reallocate the memory.")
 
 
 class NotOneElement(RuntimeError, ValueError):
@@ -974,7 +980,7 @@ class Tensor:
         so the caller's array shows it, as PyTorch's does.  An array of a dtype no tensor has (strings,
         datetimes, float128, records) is PyTorch's TypeError, one in the other byte order its ValueError:
         wrapped as it is, it would be a tensor that no op can compute with."""
-        _check_shareable(array.dtype)
+        _check_shareable(array)
         t = cls.constant(array, device)
         t._alias_group = object()
         _note_memory_shown_outside(t)

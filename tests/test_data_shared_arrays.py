@@ -45,3 +45,25 @@ def test_a_shared_array_of_a_tensor_dtype_is_still_shared():
     t = mg.as_tensor(a)
     t.add_(1)
     assert a.tolist() == [1.0, 2.0, 3.0]  # the same memory, as before
+
+
+def _misstrided() -> np.ndarray:
+    """Three float64s 3 bytes apart: a view NumPy can make, whose stride counts no whole element."""
+    base = np.zeros(4)
+    return np.lib.stride_tricks.as_strided(base, shape=(3,), strides=(3,))
+
+
+@pytest.mark.parametrize("function", sorted(FUNCTIONS))
+def test_sharing_an_array_whose_strides_count_no_whole_element_is_refused(function):
+    # Found running PyTorch's test_numpy_interop against the engine: such an array was shared, and
+    # ``stride()`` answered ``(0,)`` -- a broadcast tensor's stride -- for a 3-byte step.  PyTorch
+    # refuses it with this ValueError (a copy, ``mg.tensor(a)``, is how to take it).
+    with pytest.raises(ValueError, match="strides not a multiple of the element byte size"):
+        FUNCTIONS[function](_misstrided())
+    assert mg.tensor(_misstrided()).stride() == (1,)
+
+
+def test_a_shared_arrays_byte_strides_are_counted_in_elements():
+    a = np.arange(24.0).reshape(4, 6)[::2, 1::3]  # byte strides (96, 24)
+    t = mg.from_numpy(a)
+    assert t.stride() == (12, 3) and t.tolist() == a.tolist()
