@@ -167,3 +167,85 @@ def test_an_empty_name_is_torchs_key_error():
         with pytest.raises(KeyError, match="empty string"):
             functional_call(seq, dicts, (mg.tensor(X, dtype="float64"),))
     assert isinstance(seq[0].bias, nn.Parameter) and "" not in vars(seq)
+
+
+# Found running PyTorch's test_stateless.py against the engine (test_circular_references,
+# test_reparametrize_special, test_setattr); each expected value is what torch 2.13 answers.
+
+class _Affine(nn.Module):
+    """y = l1(x) + buffer, with a float attribute ``foo`` beside the tensors (test_stateless's MockModule)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.l1 = nn.Linear(1, 1, dtype="float64")
+        self.register_buffer("buffer", mg.ones(1, dtype="float64"))
+        self.foo = 0.0
+
+    def forward(self, x):
+        return self.l1(x) + self.buffer
+
+
+IDENTITY = {"l1.bias": mg.tensor([0.0], dtype="float64"), "buffer": mg.tensor([0.0], dtype="float64")}
+
+
+def test_a_module_that_holds_itself_runs_without_tie_weights_or_strict():
+    # Before, functional_call walked every path of the module tree on each call, and a module
+    # holding itself (m.l1.m = m) recursed without end; PyTorch walks it only to tie or check names.
+    module = _Affine()
+    module.l1.m = module
+    x = mg.tensor([[0.25]], dtype="float64")
+    given = {"l1.m.l1.weight": mg.tensor([[1.0]], dtype="float64"), **IDENTITY}
+    assert functional_call(module, given, (x,), tie_weights=False).tolist() == [[0.25]]
+    assert functional_call(module, {}, (x,), tie_weights=False).tolist() == module(x).tolist()
+
+
+def test_a_tensor_for_an_attribute_that_is_not_a_tensor_is_torchs_type_error():
+    # Before, {'foo': tensor} replaced the float attribute for the call (and ran); PyTorch refuses it.
+    module = _Affine()
+    given = {"l1.weight": mg.tensor([[2.0]], dtype="float64"), "foo": mg.tensor([1.0])}
+    with pytest.raises(TypeError, match=r"attribute `foo`: 0.0 is not an instance of"):
+        functional_call(module, given, (mg.ones(1, 1, dtype="float64"),))
+    assert module.foo == 0.0 and module.l1.weight.tolist() != [[2.0]]  # the swap before it was undone
+
+
+class _Counter(nn.Module):
+    def __init__(self, in_place: bool) -> None:
+        super().__init__()
+        self.register_buffer("count", mg.tensor([0.0]))
+        self.in_place = in_place
+
+    def forward(self, x):
+        if self.in_place:
+            self.count.add_(1)
+        else:
+            self.count = self.count + 1  # a new tensor at the name
+        return x + self.count
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_the_callers_dict_gets_what_forward_left_at_its_names(in_place):
+    # Before, a forward that rebinds a buffer lost the new value: the dict kept the old tensor.
+    # torch: a == {'count': tensor([3.])} after the call in both cases; the module keeps [0.].
+    module, given = _Counter(in_place), mg.tensor([2.0])
+    a = {"count": given}
+    assert functional_call(module, a, (mg.zeros(1),)).tolist() == [3.0]
+    assert a["count"].tolist() == [3.0] and module.count.tolist() == [0.0]
+    assert (a["count"] is given) == in_place and given.tolist() == ([3.0] if in_place else [2.0])
+    # several dicts are merged into one the caller never sees: they keep what they held, as PyTorch's
+    b = {"count": mg.tensor([2.0])}
+    functional_call(module, (b, {}), (mg.zeros(1),))
+    assert b["count"].tolist() == ([3.0] if in_place else [2.0])
+
+
+def test_a_rebound_buffer_reaches_the_dict_under_grad_and_vmap():
+    module = _Counter(False)
+
+    def run(count, x):
+        a = {"count": count}
+        out = functional_call(module, a, (x,))
+        return out.sum() + a["count"].sum()
+
+    g = mg.func.grad(run)(mg.tensor([2.0]), mg.tensor([1.0]))
+    assert g.tolist() == [2.0]  # d/dc [(x + c + 1) + (c + 1)]
+    v = mg.func.vmap(run)(mg.tensor([[2.0], [5.0]]), mg.tensor([[1.0], [1.0]]))
+    assert v.tolist() == [7.0, 13.0]

@@ -7,7 +7,7 @@ with weights of your own (meta-learning) without touching the model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any
 
 from .. import functional as _F
@@ -53,14 +53,17 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Mapping[str, Any] |
     (``decoder.weight = encoder.weight``) stands in for all of them (two different tensors for one
     tied group are a ValueError).  A name the module registered as None (``Linear(bias=False)``'s
     ``bias``) takes the tensor given; any other name is set as an attribute for the call, as
-    PyTorch's.  ``args`` that is not a tuple is the one positional argument.
+    PyTorch's, but a tensor for an attribute that is not one (a number) is PyTorch's TypeError.  ``args``
+    that is not a tuple is the one positional argument.  A dict given (not several) gets what forward
+    left at its names, as PyTorch's: ``self.count = self.count + 1`` reaches it.
     """
     given = _merged(parameter_and_buffer_dicts)
-    slots = list(module._live_slots())  # (key, owner, name, tensor), every path
-    if tie_weights:
-        given = _untied(slots, given)
-    if strict:
-        _check_keys(module, {key for key, *_ in slots}, given)
+    if tie_weights or strict:  # (walked only then: without them a module that holds itself runs, as PyTorch's)
+        slots = list(module._live_slots())  # (key, owner, name, tensor), every path
+        if tie_weights:
+            given = _untied(slots, given)
+        if strict:
+            _check_keys(module, {key for key, *_ in slots}, given)
     saved = []
     try:
         for key, value in given.items():
@@ -68,8 +71,20 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Mapping[str, Any] |
         args = args if isinstance(args, tuple) else (() if args is None else (args,))
         return module(*args, **(kwargs or {}))
     finally:
+        if isinstance(parameter_and_buffer_dicts, MutableMapping):
+            _write_back(module, parameter_and_buffer_dicts, saved)
         for restore in reversed(saved):
             restore()
+
+
+def _write_back(module: Any, given: MutableMapping[str, Any], swapped: list) -> None:
+    """Give the caller's dict what forward left at its names, as PyTorch's: a forward that rebinds
+    a buffer (``self.count = self.count + 1``) is otherwise lost with the module's restored state."""
+    for key in list(given)[:len(swapped)]:  # (only names swapped in: a failed swap stopped the loop)
+        path, _, name = key.rpartition(".")
+        now = _current(module.get_submodule(path), name)
+        if now is not _ABSENT:
+            given[key] = now
 
 
 def _untied(slots: list, given: dict[str, Any]) -> dict[str, Any]:
@@ -117,8 +132,18 @@ def _swap(module: Any, key: str, value: Any) -> Callable[[], None]:
             store[name] = value
             return lambda: store.__setitem__(name, old)
     old = getattr(owner, name, _ABSENT)
+    if old is not _ABSENT and old is not None and not isinstance(old, Tensor):
+        # (a number, a module, a method: PyTorch's TypeError, where setting it would change the module's meaning)
+        raise TypeError(f"attribute `{name}`: {old} is not an instance of minigrad_ckpt.Tensor")
     setattr(owner, name, value)
     return lambda: delattr(owner, name) if old is _ABSENT else setattr(owner, name, old)
+
+
+def _current(owner: Any, name: str) -> Any:
+    for store in (owner._parameters, owner._buffers):
+        if name in store:
+            return store[name]
+    return getattr(owner, name, _ABSENT)
 
 
 def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Any], dict[str, Any]]:
