@@ -76,6 +76,23 @@ def test_scatter_reduce_shares_a_tie_and_handles_a_zero_product():
     assert x.grad.tolist() == [0.0, 1.0] and s.grad.tolist() == [8.0, 0.0]
 
 
+def test_two_gradient_rules_that_differ_from_pytorchs_on_purpose():
+    # Found comparing with torch 2.13 (PyTorch's test_scatter_gather cases, gradients): both are
+    # documented in docs/from-pytorch.md (gather/scatter).  An excluded self that ties the maximum:
+    # torch counts it in the share and then drops its part (s.grad [1/3, 1/3, 1.0], a third lost);
+    # here the scattered values share all of it.
+    x = mg.tensor([0.0, 5.0], dtype="float64", requires_grad=True)
+    s = mg.tensor([0.0, 0.0, 1.0], dtype="float64", requires_grad=True)
+    mg.scatter_reduce(x, 0, [0, 0, 1], s, "amax", include_self=False).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0] and s.grad.tolist() == [0.5, 0.5, 1.0]
+    # Two writes to one position: the last in index order is the value, and only it gets the
+    # gradient (torch's formula, grad.gather(index), gives every writer the position's gradient).
+    s = mg.tensor([1.0, 2.0, 3.0], dtype="float64", requires_grad=True)
+    out = mg.scatter(mg.zeros(2, dtype="float64"), 0, [0, 0, 1], s)
+    (out * mg.tensor([10.0, 100.0], dtype="float64")).sum().backward()
+    assert out.tolist() == [2.0, 3.0] and s.grad.tolist() == [0.0, 10.0, 100.0]
+
+
 def test_index_add_copy_fill_reduce_select():
     x, s = rng.standard_normal((4, 3)), rng.standard_normal((3, 3))
     i = np.array([0, 2, 0])
