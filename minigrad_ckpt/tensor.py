@@ -421,6 +421,18 @@ def shared_version(source: Tensor, new: Tensor) -> list:
     return box
 
 
+def _lend_memory(t: Tensor) -> None:
+    """``t``'s memory is shown to an array the engine does not track (``t.numpy()``): a later recorded
+    write into ``t`` -- or into a live tensor sharing its memory, whose alias ``t`` may be
+    (``h.detach().numpy()``) -- goes into that memory, so the array shows it, as PyTorch's."""
+    t._memory_lent = True
+    box = t._version_box
+    if len(box) > 1 and box[1].__class__ is list:
+        for ref in box[1]:
+            if (other := ref()) is not None:
+                other._memory_lent = True
+
+
 def fresh_result(result: Tensor, *inputs: Any) -> Tensor:
     """``result``, marked as a new tensor where it is a view only of the function's own temporaries.
 
@@ -1166,11 +1178,13 @@ class Tensor:
         """The values as a NumPy array: a read-only view on the CPU, a copy from a GPU.
 
         Read-only so that a value the tape saved cannot be changed behind its
-        back; call ``.copy()`` on the result to get a writable array.  ``force``
+        back; call ``.copy()`` on the result to get a writable array, or one that keeps
+        today's values: the view shows later in-place writes, recorded ones too.  ``force``
         is PyTorch's (its ``numpy()`` refuses a tensor that requires grad or is on
         a GPU unless forced); here both convert either way.
         """
         if self._device is cpu:
+            _lend_memory(self)
             v = self._data.view()
             v.flags.writeable = False
             return v

@@ -86,3 +86,36 @@ def test_mg_tensor_of_a_list_of_tensors_keeps_pytorchs_rules_beside_the_protocol
     assert mg.tensor([[mg.tensor(1.0)], [2.0]]).tolist() == [[1.0], [2.0]]
     with pytest.raises(ValueError, match="only one element tensors"):
         mg.tensor([mg.tensor([1, 2]), mg.tensor([3, 4])])
+
+
+# Found running PyTorch's numpy-interop tests against the engine, comparing memory sharing both
+# ways: the array ``numpy()`` gives is a view, but a later *recorded* in-place write (a tensor on
+# the tape) gave the tensor new memory, so the array kept the old values -- ``feats =
+# h.detach().numpy(); h.mul_(3)`` showed [2, 4, 6] where torch 2.13 shows [6, 12, 18].
+
+def _on_the_tape():
+    w = mg.tensor([1.0, 2.0, 3.0], dtype="float64", requires_grad=True)
+    return w, w * 2
+
+
+@pytest.mark.parametrize("show", [lambda h: h.numpy(), lambda h: h.detach().numpy(), lambda h: np.asarray(h),
+                                  lambda h: h[1:].detach().numpy()],
+                         ids=["numpy", "detach-numpy", "asarray", "view-detach-numpy"])
+def test_the_array_shows_a_recorded_in_place_write_and_the_gradient_holds(show):
+    w, h = _on_the_tape()
+    shown = show(h)
+    h.mul_(3)
+    h[1] = 0.0
+    assert shown.tolist() == [6.0, 0.0, 18.0][3 - len(shown):]  # torch: the same values
+    h.sum().backward()
+    assert w.grad.tolist() == [6.0, 0.0, 6.0]
+
+
+def test_a_value_backward_needs_written_after_numpy_is_pytorchs_error():
+    # Its memory is seen outside now, so the write goes into it and the version check sees it.
+    w, h = _on_the_tape()
+    y = h.sin()  # saves h
+    h.numpy()
+    h.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
