@@ -249,3 +249,12 @@ def test_a_rebound_buffer_reaches_the_dict_under_grad_and_vmap():
     assert g.tolist() == [2.0]  # d/dc [(x + c + 1) + (c + 1)]
     v = mg.func.vmap(run)(mg.tensor([[2.0], [5.0]]), mg.tensor([[1.0], [1.0]]))
     assert v.tolist() == [7.0, 13.0]
+
+
+def test_under_vmap_a_dict_the_function_closes_over_is_the_same_for_every_example():
+    # vmap runs its function once per example here: writing the rebound buffer back into a dict
+    # made outside it would hand example k the count k + 1 ([3, 4, 5]); torch 2.13's answer is
+    # [3, 3, 3] (its one batched call).  The dict keeps what it held (torch's holds [3.] after).
+    module, a = _Counter(False), {"count": mg.tensor([2.0])}
+    out = mg.func.vmap(lambda x: functional_call(module, a, (x,)))(mg.zeros(3, 1))
+    assert out.flatten().tolist() == [3.0, 3.0, 3.0] and a["count"].tolist() == [2.0]

@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import functional as _F
 from ..tensor import Tensor
+from .vmap_writes import shared_by_the_examples
 
 __all__ = ["functional_call", "stack_module_state", "replace_all_batch_norm_modules_"]
 
@@ -55,7 +56,8 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Mapping[str, Any] |
     ``bias``) takes the tensor given; any other name is set as an attribute for the call, as
     PyTorch's, but a tensor for an attribute that is not one (a number) is PyTorch's TypeError.  ``args``
     that is not a tuple is the one positional argument.  A dict given (not several) gets what forward
-    left at its names, as PyTorch's: ``self.count = self.count + 1`` reaches it.
+    left at its names, as PyTorch's: ``self.count = self.count + 1`` reaches it (not a dict ``vmap``'s
+    function closes over: each example must find the same).
     """
     given = _merged(parameter_and_buffer_dicts)
     if tie_weights or strict:  # (walked only then: without them a module that holds itself runs, as PyTorch's)
@@ -81,6 +83,8 @@ def _write_back(module: Any, given: MutableMapping[str, Any], swapped: list) -> 
     """Give the caller's dict what forward left at its names, as PyTorch's: a forward that rebinds
     a buffer (``self.count = self.count + 1``) is otherwise lost with the module's restored state."""
     for key in list(given)[:len(swapped)]:  # (only names swapped in: a failed swap stopped the loop)
+        if isinstance(given[key], Tensor) and shared_by_the_examples(given[key]):
+            continue  # (a dict vmap's function closes over: each example must find what the first did)
         path, _, name = key.rpartition(".")
         now = _current(module.get_submodule(path), name)
         if now is not _ABSENT:

@@ -49,7 +49,7 @@ from ..tensor import RandomFill, Tensor, _seq, set_batch_write_guard
 from .captures import ScopeStack, memory_made_before
 from .transforms import RANDOM_DRAW_REFUSED
 
-__all__ = ["BatchScope", "BATCHED_WRITE_REFUSED"]
+__all__ = ["BatchScope", "BATCHED_WRITE_REFUSED", "shared_by_the_examples"]
 
 #: PyTorch's words (torch 2.13)
 BATCHED_WRITE_REFUSED = ("vmap: {what}: inplace arithmetic(self, *extra_args) is not possible because there exists a "
@@ -129,6 +129,12 @@ def refuse_unbatched_write(target: Tensor, what: str, value: Any) -> None:
     go into a tensor the outer function closes over, whatever the inner one maps)."""
     for scope in _vmaps.scopes:
         scope.check(target, what, value)
+
+
+def shared_by_the_examples(t: Tensor) -> bool:
+    """Whether an open ``vmap`` loop hands ``t`` to every example alike (the function closes over it):
+    what one example's call puts in its place would reach the next example's call."""
+    return any(scope.unbatched(t) for scope in _vmaps.scopes)
 
 
 _vmaps = ScopeStack(set_batch_write_guard, refuse_unbatched_write)  # the open vmap loops' BatchScopes
