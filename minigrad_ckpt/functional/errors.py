@@ -138,6 +138,13 @@ class MaskDtypeError(AssertionError, TypeError):
     ``AssertionError``; ``TypeError`` is what the mistake is."""
 
 
+class AttentionShapeError(AssertionError, ValueError):
+    """Inputs, masks or parameters of ``multi_head_attention_forward`` / ``nn.MultiheadAttention``
+    whose shapes do not go together (a 2-D key beside a 3-D query, a 1-D ``attn_mask``, a
+    ``static_k`` beside ``bias_k``): PyTorch asserts them (``AssertionError``, which its own tests
+    catch); ``ValueError`` is what the mistake is and what the engine raised before."""
+
+
 class PaddingIdxOutOfRange(AssertionError, ValueError):
     """An embedding's ``padding_idx`` outside ``[-num_embeddings, num_embeddings)``: PyTorch's
     ``F.embedding``, ``nn.Embedding`` and ``nn.EmbeddingBag`` refuse it with an ``AssertionError``

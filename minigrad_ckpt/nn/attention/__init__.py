@@ -8,13 +8,14 @@ from typing import Any
 from ... import functional as mf
 from ...creation import zeros
 from ...functional.arguments import as_tensor
+from ...functional.errors import AttentionShapeError
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init
 from ..activation import GELU, ReLU, SiLU
 from ..containers import Sequential
 from ..dropout import Dropout
-from ..functional.attention import _each_input
+from ..functional.attention import _check_mha_shapes, _each_input
 from ..functional.attention_backends import SDPBackend, sdpa_kernel
 from ..linear import Linear, NonDynamicallyQuantizableLinear
 from ..module import Module, Parameter
@@ -46,9 +47,12 @@ class MultiheadAttention(Module):
                  vdim: int | None = None, batch_first: bool = False, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
+        if embed_dim <= 0 or num_heads <= 0:  # (PyTorch's words; 0 heads divided by zero here)
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                             f"num_heads={num_heads} instead")
         if embed_dim % num_heads:
-            raise ValueError(f"MultiheadAttention: embed_dim={embed_dim} must be divisible by "
-                             f"num_heads={num_heads}")
+            raise AttentionShapeError(f"embed_dim must be divisible by num_heads (MultiheadAttention: "
+                                      f"embed_dim={embed_dim}, num_heads={num_heads})")
         self.embed_dim, self.num_heads = int(embed_dim), int(num_heads)
         self.kdim = int(kdim) if kdim is not None else self.embed_dim
         self.vdim = int(vdim) if vdim is not None else self.embed_dim
@@ -91,6 +95,7 @@ class MultiheadAttention(Module):
         """:func:`~minigrad_ckpt.nn.functional.multi_head_attention_forward` with this layer's
         parameters, on time-first inputs (``batch_first`` ones are swapped there and back)."""
         query, key, value = as_tensor(query), as_tensor(key), as_tensor(value)  # lists work, as for functions
+        _check_mha_shapes(query, key, value, key_padding_mask, attn_mask, self.num_heads)  # before batch_first's swap
         swapped = self.batch_first and query.ndim == 3
         if swapped:
             query, key, value = _each_input(lambda t: mf.swapaxes(t, 0, 1), query, key, value)

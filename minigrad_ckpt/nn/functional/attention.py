@@ -10,7 +10,13 @@ from ... import functional as mf
 from ...backend import cpp_type_name, host_numpy
 from ...functional import _tensor
 from ...functional.arguments import in_float32_if_half, numbers
-from ...functional.errors import ComplexNotImplemented, InputMismatch, MaskDtypeError, NeedsFloatingInput
+from ...functional.errors import (
+    AttentionShapeError,
+    ComplexNotImplemented,
+    InputMismatch,
+    MaskDtypeError,
+    NeedsFloatingInput,
+)
 from ...ops.activation import ScaledSoftmax
 from ...ops.shape import TrilFill
 from ...tape import apply
@@ -181,13 +187,14 @@ def multi_head_attention_forward(
     end too, which a given mask's padding would let every query see (PyTorch's answer).
     """
     q_in, k_in, v_in = _tensor(query), _tensor(key, query), _tensor(value, query)
+    _check_mha_shapes(q_in, k_in, v_in, key_padding_mask, attn_mask, num_heads)
     unbatched = q_in.ndim == 2
     if unbatched:  # one batch element, and the masks that go with it
         q_in, k_in, v_in = _each_input(lambda t: mf.expand_dims(t, 1), q_in, k_in, v_in)
         if key_padding_mask is not None:  # (a 3-D attn_mask is (num_heads, L, S): (N * num_heads, L, S) for N = 1)
             key_padding_mask = mf.expand_dims(_tensor(key_padding_mask, q_in), 0)
     name = "multi_head_attention_forward"
-    _check_widths(name, q_in, k_in, v_in, embed_dim_to_check, num_heads)
+    _check_widths(name, q_in, k_in, v_in, embed_dim_to_check, num_heads, use_separate_proj_weight)
     _check_parameters(name, use_separate_proj_weight, in_proj_weight, (q_proj_weight, k_proj_weight, v_proj_weight),
                       bias_k, bias_v)
     heads = _MHAHeads(num_heads, q_in.shape[0], q_in.shape[1], embed_dim_to_check // num_heads)
@@ -198,7 +205,7 @@ def multi_head_attention_forward(
     if bias_k is not None:  # one more source position: the learned key and value
         k = mf.concatenate([k, mf.broadcast_to(bias_k, (1,) + k.shape[1:])], axis=0)
         v = mf.concatenate([v, mf.broadcast_to(bias_v, (1,) + v.shape[1:])], axis=0)
-    q, k, v = heads.split(q), _static_or(heads, static_k, k), _static_or(heads, static_v, v)
+    q, k, v = heads.split(q), _static_or(heads, static_k, k, "k", bias_k), _static_or(heads, static_v, v, "v", bias_v)
     add_zero_attn = bool(add_zero_attn)
     if add_zero_attn:  # and a zero key and value in every head
         zero = mf.zeros_like(k[:, :, :1])
@@ -224,6 +231,39 @@ def multi_head_attention_forward(
     return out, w
 
 
+def _check_mha_shapes(query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Any, attn_mask: Any,
+                     num_heads: int) -> None:
+    """PyTorch's ``_mha_shape_check``, its words and its ``AssertionError``: a batched (3-D) query
+    takes 3-D keys and values and a 2-D ``key_padding_mask``, an unbatched (2-D) one 2-D keys and
+    values, a 1-D ``key_padding_mask`` and a 3-D ``attn_mask`` of ``(num_heads, L, S)`` only; the
+    ``attn_mask`` is 2-D or 3-D."""
+    if query.ndim not in (2, 3):
+        raise AttentionShapeError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D "
+                                  f"query tensor")
+    dims = query.ndim
+    kind = "For batched (3-D) `query`" if dims == 3 else "For unbatched (2-D) `query`"
+    if key.ndim != dims or value.ndim != dims:
+        raise AttentionShapeError(f"{kind}, expected `key` and `value` to be {dims}-D but found {key.ndim}-D and "
+                                  f"{value.ndim}-D tensors respectively")
+    if key_padding_mask is not None and len(_shape(key_padding_mask)) != dims - 1:
+        raise AttentionShapeError(f"{kind}, expected `key_padding_mask` to be `None` or {dims - 1}-D but found "
+                                  f"{len(_shape(key_padding_mask))}-D tensor instead")
+    if attn_mask is None:
+        return
+    mask_shape = _shape(attn_mask)
+    if len(mask_shape) not in (2, 3):
+        raise AttentionShapeError(f"{kind}, expected `attn_mask` to be `None`, 2-D or 3-D but found "
+                                  f"{len(mask_shape)}-D tensor instead")
+    expected = (num_heads, query.shape[0], key.shape[0])
+    if dims == 2 and len(mask_shape) == 3 and mask_shape != expected:
+        raise AttentionShapeError(f"Expected `attn_mask` shape to be {expected} but got {mask_shape}")
+
+
+def _shape(t: Any) -> tuple[int, ...]:
+    """The shape of a mask given as a Tensor, an array or nested lists."""
+    return tuple(t.shape) if hasattr(t, "shape") else tuple(host_numpy.shape(t))
+
+
 def _each_input(f: Any, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     """``f`` of each of query, key and value, keeping which of them are the same tensor: self-attention
     stays one packed in-projection (as in PyTorch, which takes the same care), and f runs once."""
@@ -236,28 +276,37 @@ def _each_input(f: Any, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tens
     return f(query), f(key), f(value)
 
 
-def _check_widths(name: str, query: Tensor, key: Tensor, value: Tensor, embed_dim: int, num_heads: int) -> None:
-    """(L, N, E) inputs: the query ``embed_dim`` wide, key and value of one length and batch."""
-    if query.ndim != 3 or query.shape[-1] != embed_dim:
-        raise ValueError(f"{name}: query of shape {tuple(query.shape)} does not match embed_dim={embed_dim}")
+def _check_widths(name: str, query: Tensor, key: Tensor, value: Tensor, embed_dim: int, num_heads: int,
+                  separate: bool) -> None:
+    """(L, N, E) inputs: the query ``embed_dim`` wide, key and value of one length and batch (of one
+    shape with the packed weight), PyTorch's assertions in its words."""
+    if query.shape[-1] != embed_dim:
+        raise AttentionShapeError(f"was expecting embedding dimension of {embed_dim}, but got {query.shape[-1]} "
+                                  f"({name}: query of shape {tuple(query.shape)})")
     if embed_dim % num_heads:
-        raise ValueError(f"{name}: embed_dim={embed_dim} is not divisible by num_heads={num_heads}")
-    if key.ndim != 3 or value.ndim != 3 or key.shape[:2] != value.shape[:2] or key.shape[1] != query.shape[1]:
+        raise AttentionShapeError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if separate and key.shape[:2] != value.shape[:2]:
+        raise AttentionShapeError(f"key's sequence and batch dims {tuple(key.shape[:2])} do not match value's "
+                                  f"{tuple(value.shape[:2])}")
+    if not separate and key.shape != value.shape:
+        raise AttentionShapeError(f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}")
+    if key.shape[1] != query.shape[1]:
         raise ValueError(f"{name}: key {tuple(key.shape)} and value {tuple(value.shape)} must be (S, N, *) with "
                          f"the query's batch of {query.shape[1]}")
 
 
 def _check_parameters(name: str, separate: bool, in_proj_weight: Any, proj_weights: tuple[Any, Any, Any],
                       bias_k: Any, bias_v: Any) -> None:
-    """The parameters the options need are there (PyTorch's messages)."""
+    """The parameters the options need are there (PyTorch's assertions and messages)."""
     if not separate and in_proj_weight is None:
-        raise ValueError(f"{name}: use_separate_proj_weight is False but in_proj_weight is None")
+        raise AttentionShapeError(f"{name}: use_separate_proj_weight is False but in_proj_weight is None")
     for label, w in zip("qkv", proj_weights):
         if separate and w is None:
-            raise ValueError(f"{name}: use_separate_proj_weight is True but {label}_proj_weight is None")
+            raise AttentionShapeError(f"{name}: use_separate_proj_weight is True but {label}_proj_weight is None")
     if (bias_k is None) != (bias_v is None):
-        raise ValueError(f"{name}: bias_k and bias_v must be given together, got only "
-                         f"{'bias_k' if bias_v is None else 'bias_v'}")
+        given, missing = ("bias_k", "bias_v") if bias_v is None else ("bias_v", "bias_k")
+        raise AttentionShapeError(f"{name}: {given} is set but {missing} is None (got only {given}: they go "
+                                  f"together)")
 
 
 class _MHAHeads:
@@ -273,10 +322,22 @@ class _MHAHeads:
         return mf.reshape(mf.transpose(t, (2, 0, 1, 3)), (t.shape[2], self.batch, self.num * self.dim))
 
 
-def _static_or(heads: _MHAHeads, static: Tensor | None, projected: Tensor) -> Tensor:
-    """The projected keys (values) in heads, or the ``static`` ones ``(N * H, S, E / H)`` given instead."""
+def _static_or(heads: _MHAHeads, static: Tensor | None, projected: Tensor, which: str, bias: Tensor | None
+               ) -> Tensor:
+    """The projected keys (``which`` "k") or values ("v") in heads, or the ``static`` ones
+    ``(N * H, S, E / H)`` given instead.  A static one beside ``bias_k``/``bias_v`` is refused, as
+    PyTorch refuses it: the bias is appended to the projection the static tensor replaces, so it
+    would be dropped without a word."""
     if static is None:
         return heads.split(projected)
+    label = {"k": "key", "v": "value"}[which]
+    if bias is not None:
+        raise AttentionShapeError(f"bias cannot be added to static {label}.")
+    if static.ndim != 3 or static.shape[0] != heads.batch * heads.num:
+        raise AttentionShapeError(f"expecting static_{which}.size(0) of {heads.batch * heads.num}, but got "
+                                  f"{static.shape[0] if static.ndim else static.shape}")
+    if static.shape[2] != heads.dim:
+        raise AttentionShapeError(f"expecting static_{which}.size(2) of {heads.dim}, but got {static.shape[2]}")
     return mf.reshape(static, (heads.batch, heads.num, static.shape[1], heads.dim))
 
 
