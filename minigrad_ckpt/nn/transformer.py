@@ -11,6 +11,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from ..backend import host_numpy
 from ..creation import full
 from ..functional.arguments import as_tensor
 from ..functional.elementwise import where as mf_where
@@ -74,6 +75,25 @@ def _why_not_nested(layer: Module) -> str:
                (layer.norm1.eps != layer.norm2.eps, f"{name}.norm1.eps was not equal to {name}.norm2.eps"),
                (layer.self_attn.num_heads % 2 == 1, f"{name}.self_attn.num_heads is odd")]
     return next((why for failed, why in reasons if failed), "")
+
+
+def _detect_is_causal_mask(mask: Any, is_causal: bool | None, x: Tensor, batch_first: bool) -> bool:
+    """The hint a stack gives its layers, PyTorch's ``_detect_is_causal_mask``: ``is_causal`` as
+    given, or where it is None, whether ``mask`` is the causal mask of ``x``'s length (the first
+    axis of an unbatched ``x``) -- True (bool) or -inf (float) above the diagonal, False / 0 on and
+    below it.  The mask is read on the host, as PyTorch compares it (any mask of another shape,
+    a 3-D one too, is not the causal mask)."""
+    if is_causal is not None or mask is None:
+        return bool(is_causal)
+    size = x.shape[0] if x.ndim == 2 else x.shape[1 if batch_first else 0]
+    m = mask if isinstance(mask, Tensor) else as_tensor(mask)
+    if tuple(m.shape) != (size, size):
+        return False
+    values = m.detach().cpu().numpy()
+    above = host_numpy.triu(host_numpy.ones((size, size), dtype=bool), 1)
+    if values.dtype == host_numpy.bool_:
+        return bool((values == above).all())
+    return bool((values == host_numpy.where(above, -host_numpy.inf, 0.0)).all())
 
 
 class TransformerEncoderLayer(Module):
@@ -151,11 +171,13 @@ class TransformerEncoder(Module):
     def forward(self, src: Tensor, mask: Any = None, src_key_padding_mask: Any = None,
                 is_causal: bool | None = None) -> Tensor:
         """The layers, then ``norm``.  Where PyTorch packs the batch into a nested tensor (see
-        :func:`_nested_padding`) the padded positions come out 0 before ``norm``, as there."""
+        :func:`_nested_padding`) the padded positions come out 0 before ``norm``, as there.
+        ``is_causal=None`` tells the layers whether ``mask`` is the causal mask (PyTorch's check)."""
         x = as_tensor(src)
         padding = self._nested_padding(x, mask, src_key_padding_mask)
+        is_causal = _detect_is_causal_mask(mask, is_causal, x, self.layers[0].self_attn.batch_first)
         for layer in self.layers:
-            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
+            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal)
         if padding is not None:
             x = mf_where(Tensor.constant(padding, x.device), Tensor.constant(x.device.xp.zeros((), x.dtype)), x)
         return self.norm(x) if self.norm is not None else x
@@ -247,10 +269,11 @@ class TransformerDecoder(Module):
                 tgt_key_padding_mask: Any = None, memory_key_padding_mask: Any = None,
                 tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
         x = as_tensor(tgt)
+        tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, x, self.layers[0].self_attn.batch_first)
         for layer in self.layers:
             x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                       tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
-                      tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
+                      tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
         return self.norm(x) if self.norm is not None else x
 
 
