@@ -38,3 +38,11 @@ def test_sizes_and_variants_are_torchs():
         bias.causal_lower_right(4)
     assert int(bias.CausalVariant.UPPER_LEFT) == 1 and int(bias.CausalVariant.LOWER_RIGHT) == 2
     assert bias.causal_upper_left(2, 2).variant is bias.CausalVariant.UPPER_LEFT
+
+
+def test_a_causal_bias_beside_is_causal_is_refused_in_pytorchs_words():
+    """PyTorch's ValueError (its TestAttnBias.test_is_causal_and_mask_fails matches the words); the
+    engine refused it as any mask beside is_causal=True, in other words."""
+    q = mg.rand(2, 2, 8, 4)
+    with pytest.raises(ValueError, match="CausalBias should not be used with causal=True"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=bias.causal_upper_left(8, 8), is_causal=True)

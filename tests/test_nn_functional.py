@@ -316,6 +316,9 @@ def test_sdpa_causal_equals_explicit_lower_triangular_mask():
     np.testing.assert_allclose(causal, explicit, rtol=1e-14)
     with pytest.raises(ValueError, match="not both"):
         F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=True)
+    # PyTorch's words, which its test_scaled_dot_product_attention matches (the engine had its own)
+    with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when is_causal=True"):
+        F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=True)
 
 
 def test_max_pool_gradient_goes_to_first_maximum():

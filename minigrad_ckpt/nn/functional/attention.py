@@ -61,8 +61,11 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     if k.shape[-2] != v.shape[-2]:
         raise InputMismatch(f"scaled_dot_product_attention: key {k.shape} and value {v.shape} "
                             f"have different sequence lengths")
+    if is_causal and isinstance(attn_mask, CausalBias):  # PyTorch's words for this case (its tests match them)
+        raise InputMismatch("CausalBias should not be used with causal=True")
     if is_causal and attn_mask is not None:
-        raise InputMismatch("scaled_dot_product_attention: pass attn_mask or is_causal, not both")
+        raise InputMismatch("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                            "is_causal=True (pass attn_mask or is_causal, not both)")  # PyTorch's words, its tests
     # head dim 0: every score is an empty sum, 0 at any scale (PyTorch's uniform weights, not 1 / sqrt(0))
     s = 1.0 / math.sqrt(q.shape[-1] or 1) if scale is None else float(scale)
     if isinstance(attn_mask, CausalBias):  # mg.nn.attention.bias's: the boolean mask it stands for
