@@ -136,3 +136,39 @@ def test_functional_embed_dim_and_parameters_assertions():
         F.multi_head_attention_forward(q, q, q, 4, 2, None, *args[1:])
     with pytest.raises(AssertionError, match="bias_k is set but bias_v is None"):
         F.multi_head_attention_forward(q, q, q, 4, 2, args[0], args[1], mg.zeros(1, 1, 4), None, *args[4:])
+
+
+WIDTHS = {  # name: (layer keywords, query, key, value shapes, key_padding_mask shape, PyTorch's type and words)
+    "query_width": ({}, (3, 2, 6), (4, 2, 8), (4, 2, 8), None,
+                    AssertionError, "was expecting embedding dimension of 8, but got 6"),
+    "separate_key_width": (dict(kdim=6, vdim=6), (3, 2, 8), (4, 2, 5), (4, 2, 6), None,
+                           AssertionError, "expecting key weights shape of (8, 5), but got (8, 6)"),
+    "separate_value_width": (dict(kdim=6, vdim=6), (3, 2, 8), (4, 2, 6), (4, 2, 5), None,
+                             AssertionError, "expecting value weights shape of (8, 5), but got (8, 6)"),
+    "packed_key_width": ({}, (3, 2, 8), (4, 2, 6), (4, 2, 6), None, RuntimeError, ""),  # PyTorch's product fails
+    "key_batch": ({}, (3, 2, 8), (4, 3, 8), (4, 3, 8), None, RuntimeError, ""),  # PyTorch's reshape fails
+    "key_padding_mask_length": ({}, (3, 2, 8), (4, 2, 8), (4, 2, 8), (2, 5),
+                                AssertionError, "Expected key_padded_mask.shape[1] to be 4, but got 5"),
+    "key_padding_mask_batch": ({}, (3, 2, 8), (4, 2, 8), (4, 2, 8), (3, 4),
+                               AssertionError, "Expected key_padded_mask.shape[0] to be 2, but got 3"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WIDTHS))
+def test_widths_that_do_not_fit_are_refused_as_pytorch_refuses_them(name):
+    """The layer's own checks raised ValueError, which a PyTorch handler does not catch."""
+    kw, q, k, v, kpm, expected, message = WIDTHS[name]
+    layer = mg.nn.MultiheadAttention(8, 2, **kw)
+    mask = {} if kpm is None else {"key_padding_mask": mg.zeros(kpm, dtype=mg.bool)}
+    with pytest.raises(expected, match=re.escape(message)) as info:
+        layer(mg.zeros(q), mg.zeros(k), mg.zeros(v), **mask)
+    assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("src,tgt,message", [((3, 2, 8), (4, 3, 8), "the batch number of src and tgt must be equal"),
+                                             ((3, 2, 8), (4, 2, 6), "the feature number of src and tgt must be equal")])
+def test_transformer_refuses_src_and_tgt_that_differ_with_pytorchs_runtime_error(src, tgt, message):
+    model = mg.nn.Transformer(8, 2, 1, 1, 16)
+    with pytest.raises(RuntimeError, match=message) as info:
+        model(mg.zeros(src), mg.zeros(tgt))
+    assert isinstance(info.value, ValueError)

@@ -310,10 +310,10 @@ class Transformer(Module):
                 tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
         src, tgt = as_tensor(src), as_tensor(tgt)
         batch = 0 if self.batch_first else 1
-        if src.ndim == 3 and tgt.ndim == 3 and src.shape[batch] != tgt.shape[batch]:
-            raise ValueError("Transformer: the batch number of src and tgt must be equal")
+        if src.ndim == 3 and tgt.ndim == 3 and src.shape[batch] != tgt.shape[batch]:  # (PyTorch's RuntimeError)
+            raise InputMismatch("Transformer: the batch number of src and tgt must be equal")
         if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
-            raise ValueError("Transformer: the feature number of src and tgt must be equal to d_model")
+            raise InputMismatch("Transformer: the feature number of src and tgt must be equal to d_model")
         memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
         return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                             tgt_key_padding_mask=tgt_key_padding_mask,

@@ -8,7 +8,7 @@ from typing import Any
 from ... import functional as mf
 from ...creation import zeros
 from ...functional.arguments import as_tensor
-from ...functional.errors import AttentionShapeError
+from ...functional.errors import AttentionShapeError, InputMismatch
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init
@@ -110,16 +110,24 @@ class MultiheadAttention(Module):
         return (mf.swapaxes(out, 0, 1) if swapped else out), weights
 
     def _check_inputs(self, query: Tensor, key: Tensor, value: Tensor) -> None:
-        """The dtypes (the parameters') and the widths (``embed_dim``, ``kdim``, ``vdim``) of the inputs."""
+        """The dtypes (the parameters') and the widths (``embed_dim``, ``kdim``, ``vdim``) of the inputs,
+        refused as PyTorch refuses them: its assertions on the query's width and on separate key and
+        value weights, a failed product (``RuntimeError``) for the packed one."""
         weight = self.in_proj_weight if self._qkv_same_embed_dim else self.q_proj_weight
         for t in (query, key, value):
             F._check_input_dtype("MultiheadAttention", t, weight)
-        if query.ndim not in (2, 3) or query.shape[-1] != self.embed_dim:
-            raise ValueError(f"{self._label()}: query of shape {tuple(query.shape)} does not match "
-                             f"embed_dim={self.embed_dim}")
-        if key.shape[-1] != self.kdim or value.shape[-1] != self.vdim:
-            raise ValueError(f"{self._label()}: key {tuple(key.shape)} / value {tuple(value.shape)} "
-                             f"must have kdim={self.kdim} / vdim={self.vdim} as their last axis")
+        if query.shape[-1] != self.embed_dim:
+            raise AttentionShapeError(f"was expecting embedding dimension of {self.embed_dim}, but got "
+                                      f"{query.shape[-1]} ({self._label()}: query of shape {tuple(query.shape)})")
+        for label, t, width in (("key", key, self.kdim), ("value", value, self.vdim)):
+            if t.shape[-1] == width:
+                continue
+            if self._qkv_same_embed_dim:
+                raise InputMismatch(f"{self._label()}: {label} of shape {tuple(t.shape)} must have "
+                                    f"{width} features as its last axis")
+            raise AttentionShapeError(f"expecting {label} weights shape of {(self.embed_dim, t.shape[-1])}, but got "
+                                      f"{(self.embed_dim, width)} ({self._label()}: {label} of shape "
+                                      f"{tuple(t.shape)}, {label[0]}dim={width})")
 
     def _label(self) -> str:
         return f"MultiheadAttention(embed_dim={self.embed_dim}, num_heads={self.num_heads})"

@@ -293,9 +293,9 @@ def _check_widths(name: str, query: Tensor, key: Tensor, value: Tensor, embed_di
                                   f"{tuple(value.shape[:2])}")
     if not separate and key.shape != value.shape:
         raise AttentionShapeError(f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}")
-    if key.shape[1] != query.shape[1]:
-        raise ValueError(f"{name}: key {tuple(key.shape)} and value {tuple(value.shape)} must be (S, N, *) with "
-                         f"the query's batch of {query.shape[1]}")
+    if key.shape[1] != query.shape[1]:  # (PyTorch fails in a reshape: RuntimeError)
+        raise InputMismatch(f"{name}: key {tuple(key.shape)} and value {tuple(value.shape)} must be (S, N, *) with "
+                            f"the query's batch of {query.shape[1]}")
 
 
 def _check_parameters(name: str, separate: bool, in_proj_weight: Any, proj_weights: tuple[Any, Any, Any],
@@ -373,8 +373,11 @@ def _mha_mask(name: str, attn_mask: Any, key_padding_mask: Any, heads: _MHAHeads
     if m is not None and m.shape not in ((tgt_len, src_len), (bsz * heads.num, tgt_len, src_len)):
         raise InputMismatch(f"{name}: attn_mask of shape {m.shape} must be ({tgt_len}, {src_len}) "
                             f"or ({bsz * heads.num}, {tgt_len}, {src_len})")
-    if kpm is not None and kpm.shape != (bsz, src_len):
-        raise ValueError(f"{name}: key_padding_mask of shape {kpm.shape} must be ({bsz}, {src_len})")
+    for axis, size in enumerate((bsz, src_len)):  # PyTorch's _check_key_padding_mask, its words
+        if kpm is not None and kpm.shape[axis] != size:
+            raise AttentionShapeError(f"Expected key_padded_mask.shape[{axis}] to be {size}, but got "
+                                      f"{kpm.shape[axis]} ({name}: key_padding_mask of shape {kpm.shape} must be "
+                                      f"({bsz}, {src_len}))")
     masks = [(label, t) for label, t in (("attn_mask", m), ("key_padding_mask", kpm)) if t is not None]
     for label, t in masks:
         if t.dtype.kind not in "bf":  # (an integer 0/1 mask would be added, not masked)
