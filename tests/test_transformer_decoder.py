@@ -171,3 +171,22 @@ def test_encoder_says_why_it_would_not_nest_as_pytorch():
                                          r"was not True\(use batch_first"):
         encoder = mg.nn.TransformerEncoder(layer, 1)
     assert not encoder.use_nested_tensor and encoder.enable_nested_tensor and encoder.mask_check
+
+
+def test_encoder_nested_path_leaves_out_the_keys_a_float_mask_pads():
+    """On PyTorch's nested path a float ``src_key_padding_mask`` pads where it is not 0, and the
+    layers run on the kept positions only: a 0/1 float mask gives the bool mask's numbers (torch
+    2.13: equal).  mg zeroed the padded outputs but let the layers *add* the mask's 1.0 to the
+    scores of the padded keys, so the kept positions attended to them too (off by up to ~2 in a
+    probe against torch).  With gradients (no nested path) the float mask is added, as there."""
+    mg.manual_seed(1)
+    encoder = mg.nn.TransformerEncoder(mg.nn.TransformerEncoderLayer(8, 2, 16, 0.0, batch_first=True), 2)
+    encoder.eval()
+    x = mg.randn(3, 5, 8)
+    padded = np.array([[False] * 5, [False] * 3 + [True] * 2, [False] + [True] * 4])
+    with mg.no_grad():
+        as_bool = encoder(x, src_key_padding_mask=mg.tensor(padded)).numpy()
+        as_ones = encoder(x, src_key_padding_mask=mg.tensor(padded.astype(np.float32))).numpy()
+    np.testing.assert_allclose(as_ones, as_bool, rtol=1e-6, atol=1e-6)
+    added = encoder(x, src_key_padding_mask=mg.tensor(padded.astype(np.float32))).detach().numpy()
+    assert not np.allclose(added[1, :3], as_bool[1, :3], atol=1e-3)  # PyTorch's slow path adds the 1.0

@@ -175,6 +175,8 @@ class TransformerEncoder(Module):
         ``is_causal=None`` tells the layers whether ``mask`` is the causal mask (PyTorch's check)."""
         x = as_tensor(src)
         padding = self._nested_padding(x, mask, src_key_padding_mask)
+        if padding is not None:  # the layers see the kept positions only: a float mask's nonzero keys left out
+            src_key_padding_mask = Tensor.constant(padding[:, :, 0], x.device)
         is_causal = _detect_is_causal_mask(mask, is_causal, x, self.layers[0].self_attn.batch_first)
         for layer in self.layers:
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal)
