@@ -172,3 +172,29 @@ def test_transformer_refuses_src_and_tgt_that_differ_with_pytorchs_runtime_error
     with pytest.raises(RuntimeError, match=message) as info:
         model(mg.zeros(src), mg.zeros(tgt))
     assert isinstance(info.value, ValueError)
+
+
+def test_under_vmap_each_example_is_checked_as_pytorch_checks_it():
+    """vmap hands the layer one example at a time: a (4, 8) query beside a 3-D key is the unbatched
+    case's refusal, and per-example masks that fit are taken (the same numbers as the batched call)."""
+    layer = mg.nn.MultiheadAttention(8, 2, batch_first=True)
+    with pytest.raises(AssertionError, match="For unbatched \\(2-D\\) `query`, expected `key` and `value` to be 2-D"):
+        mg.func.vmap(lambda q: layer(q, mg.zeros(3, 6, 8), mg.zeros(3, 6, 8)))(mg.zeros(2, 4, 8))
+    q, kv = mg.randn(3, 4, 8), mg.randn(3, 6, 8)
+    padding = mg.tensor(np.array([[False] * 6, [False] * 4 + [True] * 2, [True] + [False] * 5]))
+    batched = layer(q, kv, kv, key_padding_mask=padding)[0].detach().numpy()
+    mapped = mg.func.vmap(lambda a, b, p: layer(a, b, b, key_padding_mask=p)[0])(q, kv, padding).numpy()
+    np.testing.assert_allclose(mapped, batched, rtol=1e-6, atol=1e-6)
+
+
+def test_static_key_value_gradients_match_central_differences():
+    """The static keys and values that the checks let through are differentiated (float64)."""
+    layer = mg.nn.MultiheadAttention(4, 2, dtype=mg.float64)
+    x = mg.randn(3, 2, 4, dtype=mg.float64, requires_grad=True)
+    static = [mg.randn(4, 5, 2, dtype=mg.float64, requires_grad=True) for _ in range(2)]
+
+    def attend(q, k, v):
+        return F.multi_head_attention_forward(q, q, q, 4, 2, layer.in_proj_weight, layer.in_proj_bias, None, None,
+                                              True, 0.0, layer.out_proj.weight, layer.out_proj.bias,
+                                              static_k=k, static_v=v)[0]
+    assert mg.autograd.gradcheck(attend, (x, *static))
