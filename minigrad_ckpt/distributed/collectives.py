@@ -39,9 +39,9 @@ def _write(tensor: Tensor, arr: Any) -> None:
 def _reduce_op(op: Any, arr: Any, what: str) -> ReduceOp:
     try:
         op = ReduceOp(op)
-    except ValueError:
+    except ValueError:  # PyTorch's binding refuses a non-ReduceOp with TypeError
         names = ", ".join(sorted({o.value for o in ReduceOp}))
-        raise ValueError(f"{what}: op must be a ReduceOp or one of {names}; got {op!r}") from None
+        raise TypeError(f"{what}: op must be a ReduceOp or one of {names}; got {op!r}") from None
     if op is ReduceOp.MEAN and arr.dtype.kind not in "fc":  # PyTorch's error for ReduceOp.AVG
         raise RuntimeError(f"{what}(op=ReduceOp.AVG): result type Float can't be cast to the desired output "
                            f"type {arr.dtype} (the mean needs a floating tensor)")
@@ -61,8 +61,8 @@ def _root(given: int | None, group_given: int | None, g: ProcessGroup, name: str
         raise ValueError(f"Can't specify both {name} and group_{name}")
     root = group_given if given is None else given
     root = 0 if root is None else root
-    if not 0 <= root < g.size:
-        raise ValueError(f"{name} must be a rank in [0, {g.size}), got {root}")
+    if not 0 <= root < g.size:  # PyTorch's backends refuse it with RuntimeError, as a script may catch
+        raise RuntimeError(f"invalid root rank: {root} ({name} must be a rank in [0, {g.size}))")
     return root
 
 
@@ -79,8 +79,10 @@ def _same_dtypes(*tensors: Any) -> None:
 
 def _outputs(tensors: Any, like: Any, count: int, what: str, name: str) -> list[Tensor]:
     """Check a list of ``count`` output tensors shaped and typed as ``like`` (PyTorch's errors)."""
-    if not isinstance(tensors, (list, tuple)) or len(tensors) != count:
-        got = len(tensors) if isinstance(tensors, (list, tuple)) else type(tensors).__name__
+    if not isinstance(tensors, (list, tuple)):  # PyTorch's binding: a TypeError
+        raise TypeError(f"{what}: {name} must be a list of tensors, got {type(tensors).__name__}")
+    if len(tensors) != count:
+        got = len(tensors)
         raise RuntimeError(f"{what}: invalid {name} (expected a list of {count} tensors, got {got})")
     for i, t in enumerate(tensors):
         arr = _array_of(t, what)
@@ -283,8 +285,8 @@ def _splits(sizes: Any, rows: int, world: int, what: str, name: str) -> list[int
             raise ValueError(f"{what}: {rows} rows of dim 0 do not split evenly over {world} ranks; pass {name}")
         return [rows // world] * world
     sizes = [int(n) for n in sizes]
-    if len(sizes) != world or sum(sizes) != rows or min(sizes) < 0:
-        raise ValueError(f"{what}: {name} must be {world} sizes summing to dim 0's {rows}, got {sizes}")
+    if len(sizes) != world or sum(sizes) != rows or min(sizes) < 0:  # PyTorch's RuntimeError
+        raise RuntimeError(f"{what}: {name} must be {world} sizes summing to dim 0's {rows}, got {sizes}")
     return sizes
 
 
