@@ -1381,6 +1381,27 @@ class _Checkpointed(nn.Module):
         return checkpoint(self.inner, x, rank)
 
 
+def scenario_nan_reductions() -> None:
+    """MAX and MIN over floats where some ranks hold NaN (rank r: NaN in column r), for
+    tests/test_distributed_nan.py: each rank reports the hex bytes and values of its results."""
+    rank, world = dist.get_rank(), dist.get_world_size()
+    out = {}
+    for dtype in ("float16", "float32", "float64"):
+        for op in ("MAX", "MIN"):
+            row = np.arange(world + 2, dtype=dtype) * (1 + rank) - rank
+            row[rank] = np.nan
+            t = mg.tensor(row)
+            dist.all_reduce(t, op=getattr(dist.ReduceOp, op))
+            r = mg.tensor(row)
+            dist.reduce(r, dst=world - 1, op=getattr(dist.ReduceOp, op))
+            s = mg.zeros(2, dtype=getattr(mg, dtype))
+            dist.reduce_scatter_tensor(s, mg.tensor(np.tile(row[:2], world)), op=getattr(dist.ReduceOp, op))
+            out[f"{dtype} {op}"] = {"all_reduce": t.numpy().tobytes().hex(), "values": [repr(v) for v in t.tolist()],
+                                   "reduce": [repr(v) for v in r.tolist()],
+                                   "reduce_scatter": [repr(v) for v in s.tolist()]}
+    result(out)
+
+
 if __name__ == "__main__":
     name, *args = sys.argv[1:]
     if name not in ("single", "nccl", "elastic", "torch_api"):

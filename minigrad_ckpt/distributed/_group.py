@@ -428,11 +428,27 @@ class ProcessGroup:
             self._queued("all_reduce")
         else:
             buf, copied = _contiguous(arr, numpy)
+            nan = self._nan_anywhere(buf, op)  # before the reduction overwrites buf
             self._mpi(self.comm.Iallreduce(self._MPI.IN_PLACE, buf, op=self._mpi_op(op)), "all_reduce")
+            if nan is not None:
+                buf[nan] = numpy.nan
         if op is ReduceOp.MEAN:
             buf /= self.size
         if copied:
             arr[...] = buf
+
+    def _nan_anywhere(self, buf: Any, op: ReduceOp) -> Any:
+        """For MAX and MIN over floats, where any rank's ``buf`` holds NaN (else ``None``).
+
+        MPI's MAX and MIN compare with ``>`` and ``<``, so a NaN survives or not by which operand
+        it is, and MPICH combines the ranks in another order on each rank: replicas would get
+        different answers.  The engine propagates NaN, as ``torch.maximum`` does, through one more
+        all-reduce of a byte per element (integers reduce the same in any order)."""
+        if op not in (ReduceOp.MAX, ReduceOp.MIN) or buf.dtype.kind != "f":
+            return None
+        mask = numpy.isnan(buf).view(numpy.uint8)
+        self._mpi(self.comm.Iallreduce(self._MPI.IN_PLACE, mask, op=self._MPI.MAX), "all_reduce")
+        return mask.view(bool)
 
     def iall_reduce(self, buf: Any) -> Work:
         """Start a sum over ranks of the contiguous ``buf``, in place; ``wait()`` the result."""
