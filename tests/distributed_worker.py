@@ -1382,7 +1382,8 @@ class _Checkpointed(nn.Module):
 
 
 def scenario_nan_reductions() -> None:
-    """MAX and MIN over floats where some ranks hold NaN (rank r: NaN in column r), for
+    """MAX and MIN over floats where some ranks hold NaN (rank r: NaN in column r), and over
+    signed zeros (rank r's element j is 0.0 for odd r + j, else -0.0), for
     tests/test_distributed_nan.py: each rank reports the hex bytes and values of its results."""
     rank, world = dist.get_rank(), dist.get_world_size()
     out = {}
@@ -1399,6 +1400,9 @@ def scenario_nan_reductions() -> None:
             out[f"{dtype} {op}"] = {"all_reduce": t.numpy().tobytes().hex(), "values": [repr(v) for v in t.tolist()],
                                    "reduce": [repr(v) for v in r.tolist()],
                                    "reduce_scatter": [repr(v) for v in s.tolist()]}
+            signed = mg.tensor(np.array([0.0 if (rank + j) % 2 else -0.0 for j in range(3)], dtype=dtype))
+            dist.all_reduce(signed, op=getattr(dist.ReduceOp, op))
+            out[f"{dtype} {op}"]["signed_zeros"] = signed.numpy().tobytes().hex()
     result(out)
 
 

@@ -1,12 +1,14 @@
-"""``all_reduce`` with ``ReduceOp.MAX``/``MIN`` gives every rank the same bits when some ranks hold NaN.
+"""``all_reduce`` with ``ReduceOp.MAX``/``MIN`` gives every rank the same bits when some ranks hold NaN or -0.0.
 
 MPI's MAX and MIN compare with ``>``/``<``, so a NaN's fate depends on which operand it is, and
 MPICH combines the two ranks' values in a different order on each rank: under ``mpiexec -n 2`` rank
 0 got ``[1.0, nan]`` and rank 1 ``[nan, 2.0]`` for the same all-reduce (found by running PyTorch's
 collective tests under mpiexec against torch 2.13's gloo, which answers the same on both ranks).
-Replicas reduced that way drift apart silently.  The engine now propagates NaN as ``torch.maximum``
-and ``torch.minimum`` do: an element is NaN on every rank where any rank's is NaN, and otherwise the
-maximum (minimum) of the ranks' values; ``reduce`` and ``reduce_scatter_tensor`` answer the same.
+The same held for ``-0.0`` against ``0.0``.  Replicas reduced that way drift apart silently.  The
+engine now reduces floats in their total order (``-0.0 < 0.0``) and propagates NaN as
+``torch.maximum`` and ``torch.minimum`` do: an element is NaN on every rank where any rank's is NaN,
+and otherwise the maximum (minimum) of the ranks' values; ``reduce``, ``reduce_scatter_tensor`` and
+``reduce_scatter`` answer the same.
 """
 
 from __future__ import annotations
@@ -44,3 +46,6 @@ def test_max_and_min_with_nan_are_the_same_on_every_rank_and_propagate_it(n):
             assert r[rank][key]["values"] == want, (key, rank)
             assert r[rank][key]["reduce_scatter"] == want[:2], (key, rank)
         assert r[n - 1][key]["reduce"] == want, key
+        zero = np.float64(0.0 if op == "MAX" else -0.0).astype(dtype)  # every element met both signs
+        for rank in range(n):
+            assert r[rank][key]["signed_zeros"] == np.array([zero] * 3).tobytes().hex(), (key, rank)

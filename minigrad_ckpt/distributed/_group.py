@@ -92,6 +92,14 @@ def _as_bytes_of_truth(arr: Any, op: ReduceOp) -> tuple[Any, ReduceOp]:
     return arr.view("uint8"), (ReduceOp.MAX if op in (ReduceOp.SUM, ReduceOp.MAX, ReduceOp.BOR) else ReduceOp.MIN)
 
 
+def _flip_negative_floats(keys: Any) -> None:
+    """Turn a float array's bits (viewed as signed integers of its width) into integers ordered as
+    the floats are, in place, and back again (the map is its own inverse): a negative float's bits
+    grow with its magnitude, so all but the sign bit are flipped."""
+    negative = keys < 0
+    keys[negative] ^= numpy.iinfo(keys.dtype).max
+
+
 class Future:
     """PyTorch's ``torch.futures.Future``, for the collectives' :class:`Work`: ``wait()`` and
     ``value()`` give the result (or raise the error it was completed with), ``then(callback)``
@@ -428,27 +436,31 @@ class ProcessGroup:
             self._queued("all_reduce")
         else:
             buf, copied = _contiguous(arr, numpy)
-            nan = self._nan_anywhere(buf, op)  # before the reduction overwrites buf
-            self._mpi(self.comm.Iallreduce(self._MPI.IN_PLACE, buf, op=self._mpi_op(op)), "all_reduce")
-            if nan is not None:
-                buf[nan] = numpy.nan
+            if op in (ReduceOp.MAX, ReduceOp.MIN) and buf.dtype.kind == "f":
+                self._extremum_of_floats(buf, op)
+            else:
+                self._mpi(self.comm.Iallreduce(self._MPI.IN_PLACE, buf, op=self._mpi_op(op)), "all_reduce")
         if op is ReduceOp.MEAN:
             buf /= self.size
         if copied:
             arr[...] = buf
 
-    def _nan_anywhere(self, buf: Any, op: ReduceOp) -> Any:
-        """For MAX and MIN over floats, where any rank's ``buf`` holds NaN (else ``None``).
+    def _extremum_of_floats(self, buf: Any, op: ReduceOp) -> None:
+        """MAX or MIN of floats, in place, with the same bits on every rank.
 
-        MPI's MAX and MIN compare with ``>`` and ``<``, so a NaN survives or not by which operand
-        it is, and MPICH combines the ranks in another order on each rank: replicas would get
-        different answers.  The engine propagates NaN, as ``torch.maximum`` does, through one more
-        all-reduce of a byte per element (integers reduce the same in any order)."""
-        if op not in (ReduceOp.MAX, ReduceOp.MIN) or buf.dtype.kind != "f":
-            return None
-        mask = numpy.isnan(buf).view(numpy.uint8)
-        self._mpi(self.comm.Iallreduce(self._MPI.IN_PLACE, mask, op=self._MPI.MAX), "all_reduce")
-        return mask.view(bool)
+        MPI's MAX and MIN compare with ``>`` and ``<``: whether a NaN survives, and which of
+        ``-0.0`` and ``0.0`` does, depends on which operand it is, and MPICH combines the ranks in
+        another order on each rank, so replicas would get different answers.  Here the floats are
+        reduced as integers whose order is the floats' total order (``-0.0 < 0.0``), which MPI
+        reduces the same in any order; NaN propagates, as ``torch.maximum`` does (made the largest
+        key for MAX, the smallest for MIN, and written back as NaN)."""
+        nan = numpy.isnan(buf)
+        buf[nan] = numpy.nan if op is ReduceOp.MAX else -numpy.nan
+        keys = buf.view(f"i{buf.dtype.itemsize}")
+        _flip_negative_floats(keys)
+        self._mpi(self.comm.Iallreduce(self._MPI.IN_PLACE, keys, op=self._mpi_op(op)), "all_reduce")
+        _flip_negative_floats(keys)
+        buf[numpy.isnan(buf)] = numpy.nan
 
     def iall_reduce(self, buf: Any) -> Work:
         """Start a sum over ranks of the contiguous ``buf``, in place; ``wait()`` the result."""
