@@ -1406,6 +1406,31 @@ def scenario_nan_reductions() -> None:
     result(out)
 
 
+def scenario_ddp_autograd_grad() -> None:
+    """autograd.grad and mg.func.grad through a DDP output (tests/test_distributed_ddp_autograd_grad.py):
+    this rank's own gradients, no collective; then backward() through a forward averages as before."""
+    rank, world = dist.get_rank(), dist.get_world_size()
+    x = mg.tensor(np.random.RandomState(0).randn(2 * world, 3))
+    mine = x[2 * rank:2 * rank + 2]
+    plain = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1)).double()
+    mg.manual_seed(0)
+    model = DDP(nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1)).double())
+    plain.load_state_dict(model.module.state_dict())
+    params = list(model.parameters())
+    local = mg.autograd.grad(plain(mine).pow(2).sum(), list(plain.parameters()))
+    out = {}
+    got = mg.autograd.grad(model(mine).pow(2).sum(), params)
+    out["grad_is_local"] = all(bool((a == b).all()) for a, b in zip(got, local))
+    out["grads_untouched"] = all(p.grad is None for p in params)
+    y = model(mine).pow(2).sum()
+    out["retained_grad"] = [g.tolist() for g in mg.autograd.grad(y, params[-1:], retain_graph=True)]
+    y.backward()  # the same forward, backward() now: averaged
+    plain.zero_grad()
+    plain(x).pow(2).sum().backward()  # the whole batch's sum of squares, divided by the world size
+    out["backward_err"] = max(float((p.grad - q.grad / world).abs().max()) for p, q in zip(params, plain.parameters()))
+    result(out)
+
+
 if __name__ == "__main__":
     name, *args = sys.argv[1:]
     if name not in ("single", "nccl", "elastic", "torch_api"):

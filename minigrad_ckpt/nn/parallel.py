@@ -372,7 +372,10 @@ class DistributedDataParallel(Module):
         queue_callback(self._finish)
 
     def _on_backward_start(self, grad: Tensor) -> None:
-        if self._armed and not self._active:
+        # Only a backward() accumulates into .grad: autograd.grad (and mg.func's transforms) through
+        # the output runs this hook too, but has nothing to average, and the forward stays armed
+        # for a backward() through it later, as PyTorch's reducer does.
+        if self._armed and not self._active and current_backward() is not None:
             self._start()
 
     def _on_grad_ready(self, p: Tensor) -> None:
