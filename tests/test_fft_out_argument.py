@@ -38,9 +38,13 @@ def test_a_transform_writes_into_out(name, device):
     assert got is out
     assert np.array_equal(mg.backend.to_host(out._data), mg.backend.to_host(want._data))
     if want.dtype.kind == "c":
-        with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+        with pytest.raises(RuntimeError, match="expects a complex output tensor, but got Double"):  # torch 2.13's
             fn(x, out=mg.empty(want.shape, dtype=mg.float64, device=device))
         wider = mg.empty(want.shape, dtype=mg.complex64, device=device)
+        if name in ("ifft", "ihfft"):  # torch 2.13's one-dimensional inverses take their own width only
+            with pytest.raises(RuntimeError, match="Found dtype ComplexFloat but expected ComplexDouble"):
+                fn(x, out=wider)
+            return
         fn(x, out=wider)
         assert wider.dtype == mg.complex64
         np.testing.assert_allclose(mg.backend.to_host(wider._data), mg.backend.to_host(want._data), rtol=1e-5,

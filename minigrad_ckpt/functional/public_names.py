@@ -117,6 +117,8 @@ def public(name: str, function: Callable[..., Any], method: Any = None, *, in_pl
 
 
 _WITH_OUT: dict[tuple[int, Any], Callable[..., Any]] = {}
+#: each function given out= by some row, to the function taking it (its twins' rows export that one)
+_TAKING_OUT: dict[int, Callable[..., Any]] = {}
 #: One function under two names is named in its errors as PyTorch's short name (torch.multiply's say multiply())
 _SHORT_NAME = {"multiply": "mul", "subtract": "sub", "divide": "div", "true_divide": "div"}
 
@@ -130,6 +132,7 @@ def _taking_out(name: str, function: Callable[..., Any], rules: Any, pair: Any) 
     key = (id(function), rules)
     if key not in _WITH_OUT:
         _WITH_OUT[key] = with_out(_SHORT_NAME.get(name, name), function, rules, pair=pair)
+        _TAKING_OUT.setdefault(id(function), _WITH_OUT[key])
     return _WITH_OUT[key]
 
 
@@ -877,8 +880,10 @@ def rows(home: Any = ...) -> Iterator[tuple[Section, Public]]:
 
 
 def exports(home: str) -> dict[str, Any]:
-    """``{name: function}`` for every name the namespace ``home`` exports, in the table's order."""
-    return {row.name: row.function for _, row in rows(home)}
+    """``{name: function}`` for every name the namespace ``home`` exports, in the table's order.  A name
+    whose row declares no ``out=`` while another name of its function does is that name's function
+    (``mg.power`` is ``mg.pow``, with its ``out=``): one function under two names stays one."""
+    return {row.name: _TAKING_OUT.get(id(row.function), row.function) for _, row in rows(home)}
 
 
 #: In-place twins whose value PyTorch converts to the tensor's dtype (``x.masked_fill_(m, 2.5)`` of
