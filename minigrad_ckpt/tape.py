@@ -838,7 +838,15 @@ def _slots(op: Any, args: tuple, arrays: Sequence[Any], which: Any, out_saved: A
             versions = [versions[constant_at]] if len(versions) == 2 else []
     else:
         saved = _saved_by_rule(which, out_saved, arrays)
+        if op.grad_reads is not None and None in edges:  # (every input needs its gradient: all are read)
+            versions = _read_by_a_needed_gradient(op.grad_reads, args, edges)
     return tuple(edges), saved, tuple(versions), out_saved
+
+
+def _read_by_a_needed_gradient(grad_reads: tuple, args: tuple, edges: list) -> list:
+    """The version boxes of the inputs some gradient that is needed reads (``Op.grad_reads``)."""
+    read = {i for reads, edge in zip(grad_reads, edges) if edge is not None for i in reads}  # (conv2d: b optional)
+    return [a._version_box for i, a in enumerate(args) if i in read and isinstance(a, Tensor)]
 
 def watch_versions(out: Any, tensors: Iterable[Any]) -> Any:
     """Make the backward of ``out``'s node fail if any of ``tensors`` changes in place first.

@@ -150,6 +150,12 @@ class Op:
     #: kept (``None``): beside a Tensor that needs no gradient (``x * mask``) the tape keeps
     #: that Tensor only, as beside a number.
     drops_beside_constant: ClassVar[bool] = False
+    #: For each input, the inputs its gradient reads (``MatMul``'s: the other one's).  An input that
+    #: no needed gradient reads (``w`` in ``x @ w`` when only ``w`` needs one) is still saved --
+    #: backward may read its shape -- but a later in-place write into it is not refused: it changes
+    #: nothing backward computes, as PyTorch's (``load_state_dict`` between forward and backward).
+    #: None: every saved input is checked.
+    grad_reads: ClassVar[tuple[tuple[int, ...], ...] | None] = None
     #: False for ops with no derivative (comparisons, argmax): never recorded.
     differentiable: ClassVar[bool] = True
     #: The output may be a view of input 0, so it shares its version stamp.

@@ -457,6 +457,7 @@ class Conv2d(_ConvGeometry):
 
     uses_needs_input_grad = True
     save_inputs = (0, 1)
+    grad_reads = ((1,), (0,), ())  # x's gradient reads w, w's reads x, b's reads neither
 
     def forward(self, xp, x, w, b=None):
         out = xp.conv2d(x, w, *self.geometry)

@@ -272,6 +272,7 @@ class BinaryElementwise(FunctionOp):
             first, second = reads
             cls.reads_beside_number = {1: (cls.save_output and "out" in first, "x" in first),
                                         0: (cls.save_output and "out" in second, "y" in second)}
+            cls.grad_reads = tuple(tuple(i for i, name in enumerate("xy") if name in part) for part in reads)
 
     def d_first(self, xp: Any, out: Any, x: Any, y: Any) -> Any:
         """``df/dx``, the partial derivative with respect to the first input."""

@@ -15,6 +15,7 @@ class MatMul(Op):
     """
 
     uses_needs_input_grad = True
+    grad_reads = ((1,), (0,))  # x's gradient reads y, y's reads x
 
     def forward(self, xp, x, y):
         return _matmul(xp, x, y)
@@ -128,6 +129,12 @@ class Einsum(Op):
 
     uses_needs_input_grad = True
 
+    @property
+    def grad_reads(self) -> tuple[tuple[int, ...], ...]:  # type: ignore[override]
+        """Operand ``k``'s gradient reads every other operand (not its own values)."""
+        n = self.subscripts.split("->")[0].count(",") + 1
+        return tuple(tuple(i for i in range(n) if i != k) for k in range(n))
+
     def forward(self, xp, *xs):
         out = _one_operand_sum(xp, self.subscripts, xs)
         if out is not None:
@@ -209,6 +216,7 @@ class Linear(Op):
     """
 
     uses_needs_input_grad = True
+    grad_reads = ((1,), (0,), ())  # x's gradient reads w, w's reads x, b's reads neither
 
     def forward(self, xp, x, w, b):
         out = _matmul(xp, x, w.T)
