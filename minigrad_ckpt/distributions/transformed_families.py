@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import creation
 from ..tensor import Tensor
 from . import constraints
 from .continuous import EULER_GAMMA, Exponential
@@ -44,7 +45,8 @@ class Weibull(_Family):
 
     def __init__(self, scale: Any, concentration: Any, validate_args: Any = None) -> None:
         self.scale, self.concentration = _broadcast_all(scale, concentration)
-        base = Exponential(self.scale * 0 + 1, validate_args=validate_args)
+        # PyTorch's ones_like: scale * 0 + 1 is NaN at an infinite scale, which the base would refuse
+        base = Exponential(creation.ones_like(self.scale.detach()), validate_args=validate_args)
         transforms = [PowerTransform(self.concentration.reciprocal()), AffineTransform(0, self.scale)]
         super().__init__(base, transforms, validate_args=validate_args)
 
@@ -117,7 +119,7 @@ class Kumaraswamy(_Family):
 
     def __init__(self, concentration1: Any, concentration0: Any, validate_args: Any = None) -> None:
         self.concentration1, self.concentration0 = _broadcast_all(concentration1, concentration0)
-        zero = self.concentration0 * 0
+        zero = creation.zeros_like(self.concentration0.detach())  # not c0 * 0: NaN at an infinite c0
         base = Uniform(zero, zero + 1, validate_args=validate_args)
         transforms = [PowerTransform(self.concentration0.reciprocal()), AffineTransform(1.0, -1.0),
                       PowerTransform(self.concentration1.reciprocal())]
