@@ -83,24 +83,71 @@ MEAN = "mean"  # REDUCTION, where the input's dtype can be cast into out's
 CREATION = "creation"  # zeros, rand, ...: out's dtype and device are the result's; resized silently
 RANGE = "range"  # arange: CREATION, with its own warning when out's size differs
 
-#: PyTorch's kernels write ``out`` while they read the inputs: the joining functions refuse an ``out``
-#: that shares any memory with an input (``cat([a, b], out=a)``), the elementwise ones an ``out`` that
-#: shares some but not all of an input's (``add(x[:-1], 1, out=x[1:])``; ``out=x`` itself is fine), as do
-#: the running sums and products (``cumsum(x[:-1], 0, out=x[1:])``).
-#: The engine computes first and copies after, so its answer would be defined -- and differ from
-#: PyTorch's refusal, and from what a GPU's kernel would leave.
-_JOINS = frozenset({"cat", "concat", "stack"})
-_ELEMENTWISE = frozenset({"add", "sub", "mul", "div", "exp", "log", "clamp", "where", "addcmul", "addcdiv",
-                          "cumsum", "cumprod"})
+#: PyTorch's kernels write ``out`` while they read the inputs, and refuse an ``out`` whose memory they
+#: cannot read and write in one pass.  The engine computes first and copies after, so its answer would
+#: be defined -- and differ from PyTorch's refusal, and from what a GPU's kernel would leave.  Which
+#: operands each function checks, and how, read off torch 2.13 (every function's op_db sample with an
+#: ``out`` sharing one element with its input, ``tests/test_out_overlap.py``):
+#:
+#: * the elementwise functions (PyTorch's TensorIterator: ``sin``, ``add``, ``eq``, the special
+#:   functions, and what runs on it -- ``sort``, ``topk``, ``max(x, dim)``, ``cumsum``): an ``out``
+#:   sharing some but not all of an operand's memory (``sin(x[:-1], out=x[1:])``; ``out=x`` is fine);
+_ELEMENTWISE = frozenset("""
+    abs absolute acos acosh add addcdiv addcmul angle arccos arccosh arcsin arcsinh arctan arctan2 arctanh
+    asin asinh atan atan2 atanh bernoulli bitwise_and bitwise_left_shift bitwise_not bitwise_or
+    bitwise_right_shift bitwise_xor ceil clamp clamp_max clamp_min conj_physical copysign cos cosh cumprod
+    cumsum deg2rad digamma div eq erf erfc erfinv exp exp2 expm1 fix float_power floor floor_divide fmax
+    fmin fmod frac frexp gcd ge greater greater_equal gt heaviside hypot i0 igamma igammac isneginf
+    isposinf kthvalue lcm ldexp le lerp less less_equal lgamma log log10 log1p log2 logaddexp logaddexp2
+    logcumsumexp logical_and logical_not logical_or logical_xor logit lt max maximum min minimum mode msort
+    mul nan_to_num ne neg negative nextafter normal not_equal outer pow rad2deg reciprocal remainder renorm
+    round rsqrt sgn sigmoid sign signbit sin sinc sinh sort sqrt square sub tan tanh topk trunc where xlogy
+    airy_ai bessel_j0 bessel_j1 bessel_y0 bessel_y1 chebyshev_polynomial_t chebyshev_polynomial_u
+    chebyshev_polynomial_v chebyshev_polynomial_w entr erfcx expit gammainc gammaincc gammaln
+    hermite_polynomial_h hermite_polynomial_he i0e i1 i1e laguerre_polynomial_l legendre_polynomial_p
+    log_ndtr modified_bessel_i0 modified_bessel_i1 modified_bessel_k0 modified_bessel_k1 ndtri psi
+    scaled_modified_bessel_k0 scaled_modified_bessel_k1 shifted_chebyshev_polynomial_t
+    shifted_chebyshev_polynomial_u shifted_chebyshev_polynomial_v shifted_chebyshev_polynomial_w
+    spherical_bessel_j0 xlog1py zeta""".split())
+#: * the joins and the gathers, which read each element elsewhere than they write it: an ``out``
+#:   sharing any memory with an operand, itself too (``cat([a, b], out=a)``, ``gather(x, 0, i, out=x)``);
+_JOINS_AND_GATHERS = frozenset("""cat concat concatenate stack hstack vstack dstack column_stack row_stack
+    index_select gather take take_along_dim masked_select nonzero cross kron""".split())
+#: * the scatters, which copy their input into ``out`` and then scatter into it: the input as an
+#:   elementwise function's, the source and the index as a gather's;
+_SCATTERS = frozenset("scatter scatter_add scatter_reduce index_add index_copy index_reduce".split())
+#: * ``beta * input + product``: the input as an elementwise function's (the product's factors are not
+#:   checked: PyTorch's answer for an ``out`` overlapping them is its BLAS's, the engine's the product's).
+_ADD_PRODUCTS = frozenset("addmm addmv addr baddbmm addbmm".split())
 
 
-def _refuse_overlap(name: str, out: Tensor, args: tuple, kwargs: dict) -> None:
-    operands = [*args, *kwargs.values()]
-    if name in _JOINS:
-        refuse_overlap(name, out, tuple(operands))
-    elif name in _ELEMENTWISE:
-        for operand in operands:
-            refuse_partial_overlap(name, out, operand)
+def _refuse_overlap(name: str, outs: tuple, result: Any, args: tuple, kwargs: dict) -> None:
+    """Refuse, as PyTorch does, an ``out`` sharing memory with an operand it would read (see above)."""
+    operands = [*args, *kwargs.values()] if args or "input" not in kwargs else \
+        [kwargs["input"], *(v for k, v in kwargs.items() if k != "input")]
+    if not operands or name in ("max", "min") and not isinstance(result, tuple) and result.ndim == 0:
+        return  # (a creation function's: nothing read; max(x)'s over all elements: PyTorch's own kernel)
+    first, rest = operands[0], [item for each in operands[1:]
+                                for item in (each if isinstance(each, (list, tuple)) else (each,))]
+    for out, each in zip(outs, result if isinstance(result, tuple) else (result,)):
+        if name in _JOINS_AND_GATHERS:
+            refuse_overlap(name, out, tuple(t for t in (first, *rest) if not _broadcast(name, t, each)))
+        elif name in _SCATTERS:
+            refuse_partial_overlap(name, out, first)
+            refuse_overlap(name, out, tuple(rest))
+        elif name in _ADD_PRODUCTS and not _broadcast(name, first, each):
+            refuse_partial_overlap(name, out, first)
+        elif name in _ELEMENTWISE:
+            for operand in (first, *rest):
+                refuse_partial_overlap(name, out, operand)
+
+
+def _broadcast(name: str, operand: Any, result: Tensor) -> bool:
+    """Whether PyTorch reads ``operand`` broadcast to the result's shape, through an expanded view (whose
+    overlap it does not judge): ``addmm``'s input, ``take_along_dim``'s operands.  (The elementwise
+    functions judge their operands before broadcasting them.)"""
+    return (name in _ADD_PRODUCTS or name == "take_along_dim") and isinstance(operand, Tensor) \
+        and operand.numel() < result.numel()
 
 
 def _check_dtype(name: str, rule: OutRule | str, result: Any, out: Any, asked: Any) -> None:
@@ -211,7 +258,6 @@ def with_out(name: str, function: Callable[..., Any], rules: Any = CAST, *,
             return function(*args, **kwargs)
         outs = _outs(name, out)
         _check_out(name, outs, args, kwargs)
-        _refuse_overlap(name, outs[0], args, kwargs)
         asked = None if kwargs.get("dtype") is None else as_dtype(kwargs["dtype"])  # the caller's own
         # (a rule that depends on the call: clamp's, on whether a bound is a tensor)
         chosen = rules(args, kwargs) if callable(rules) else rules
@@ -220,7 +266,9 @@ def with_out(name: str, function: Callable[..., Any], rules: Any = CAST, *,
         elif chosen in (REDUCTION, MEAN) and asked is None:
             kwargs = _reduced_in_out(chosen, outs[0], args, kwargs)
         answer = pair if pair is not None and isinstance(out, (tuple, list)) else function
-        return _write_all(name, chosen, out, answer(*args, **kwargs), asked)
+        result = answer(*args, **kwargs)
+        _refuse_overlap(name, outs, result, args, kwargs)  # (before a single element is written)
+        return _write_all(name, chosen, out, result, asked)
 
     with_out_argument.__signature__ = _with_out_parameter(function)  # type: ignore[attr-defined]
     return with_out_argument
