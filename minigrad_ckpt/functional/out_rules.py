@@ -56,6 +56,11 @@ TAKE = rule("take(): self and out expected to have the same dtype, but got self.
 FREXP = (rule("torch.frexp() expects mantissa to have dtype {result_cpp} but got {out_cpp}"),
          rule("torch.frexp() expects exponent to have {result_cpp} dtype but got {out_cpp}"))
 KTHVALUE = (rule("output values must be of same type as input"), rule("output indices must be of scalar type {result}"))
+#: median's and nanmedian's (both say "median")
+MEDIAN = (rule("Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
+               "torch.{out}Tensor does not equal torch.{result}Tensor (while checking arguments for median)"),
+          rule("Expected tensor for argument #1 'indices' to have scalar type Long; but got torch.{out}Tensor "
+               "instead (while checking arguments for median)"))
 MODE = tuple(rule(f"expected scalar type '{{result}}' but got '{{out}}' for {part} output")
              for part in ("values", "indices"))
 HISTC = rule("torch.histogram: input tensor and hist tensor should have the same dtype, but got input {result_cpp} "

@@ -440,8 +440,10 @@ SECTIONS: tuple[Section, ...] = (
     Section("Selection and ordering", MG, (
         public("kthvalue", sel.kthvalue, AS_METHOD,
                out=outr.KTHVALUE),
-        public("median", sel.median, sel.median_method("median")),
-        public("nanmedian", sel.nanmedian, sel.median_method("nanmedian")),
+        public("median", sel.median, sel.median_method("median"),
+               out=outr.MEDIAN, out_pair=sel.median_pair("median")),
+        public("nanmedian", sel.nanmedian, sel.median_method("nanmedian"),
+               out=outr.MEDIAN, out_pair=sel.median_pair("nanmedian")),
         public("quantile", sel.quantile, tmeth.quantile_method,
                out=rule("quantile() out tensor must be same dtype as the input tensor")),
         public("nanquantile", sel.nanquantile, tmeth.nanquantile_method,

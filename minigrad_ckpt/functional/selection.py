@@ -361,6 +361,18 @@ median = _median_api("median", skip_nan=False)
 nanmedian = _median_api("nanmedian", skip_nan=True)
 
 
+def median_pair(name: str) -> Any:
+    """PyTorch's ``median(x, dim, keepdim=False)`` (or ``nanmedian``) as a function: what
+    ``mg.median(x, 1, out=(v, i))`` answers, where ``mg.median(x, 1)`` is NumPy's (the values only)."""
+    skip_nan = name == "nanmedian"
+
+    def pair(input: Any, dim: Any, keepdim: bool = False) -> Any:  # noqa: A002
+        return _lower_median(name, input, dim, bool(keepdim), skip_nan)
+
+    pair.__name__ = name
+    return pair
+
+
 def median_method(name: str) -> Any:
     skip_nan = name == "nanmedian"
 
