@@ -97,7 +97,7 @@ def from_numpy(array: Any) -> Tensor:
 
 from . import (  # noqa: E402  (need the names above)
     accelerator, amp, autograd, backends, checkpoint, cuda, distributed, distributions, fft, func, jit, linalg, memory,
-    multiprocessing, nn, optim, profiler, snapshot, special, testing, utils, viz,
+    multiprocessing, nn, optim, profiler, return_types, snapshot, special, testing, utils, viz,
 )
 from .autograd import profiler as _autograd_profiler  # noqa: E402, F401  (mg.autograd.profiler, PyTorch's legacy API)
 from .amp import autocast  # noqa: E402  (PyTorch's torch.autocast)
@@ -171,5 +171,5 @@ __all__ = [
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",
     "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape", "anomaly", "autograd", "backends",
-    "distributions", "amp", "autocast", "jit", "profiler",
+    "distributions", "amp", "autocast", "jit", "profiler", "return_types",
 ]

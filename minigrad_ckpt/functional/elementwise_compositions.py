@@ -38,6 +38,7 @@ from .arguments import (
 from .elementwise import refuse_bools, refuse_complex_kernel, unary_function
 from .errors import DtypeNotImplemented, WrongTensorKind, refuse_integer_zero_divisor
 from .promotion import real_coefficient, result_type
+from .return_types import return_type
 from .scatter import constant, host
 
 _FLOOR_DIVIDE = _ew.FloorDivide()
@@ -148,6 +149,9 @@ class FrexpResult(NamedTuple):
     exponent: Tensor
 
 
+_frexp = return_type(FrexpResult, "frexp")  # torch.return_types' class of the answer
+
+
 def frexp(input: Any) -> FrexpResult:  # noqa: A002
     """``(mantissa, exponent)`` with ``input == mantissa * 2 ** exponent`` and ``0.5 <= |mantissa| < 1``
     (0, inf and NaN keep their value with exponent 0), as NumPy's and PyTorch's ``frexp``: the
@@ -162,7 +166,7 @@ def frexp(input: Any) -> FrexpResult:  # noqa: A002
     # or 2 ** -128 (its largest float's) alone would overflow the dtype, each half cannot
     half = -(exponent // 2)
     scales = [constant(xp.exp2((-exponent - half).astype(x.dtype)), x), constant(xp.exp2(half.astype(x.dtype)), x)]
-    return FrexpResult(x * scales[0] * scales[1], Tensor.constant(exponent, x.device))
+    return _frexp(x * scales[0] * scales[1], Tensor.constant(exponent, x.device))
 
 
 def _signbit_of(y: Any, like: Tensor) -> Tensor:

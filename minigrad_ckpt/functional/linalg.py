@@ -41,6 +41,7 @@ from .errors import (
     dimension_out_of_range,
 )
 from .math import astype, eye, matmul, moveaxis, not_equal, reshape, squeeze, swapaxes, tril, triu
+from .return_types import return_type
 
 
 class SlogdetResult(NamedTuple):
@@ -83,6 +84,19 @@ class LstsqResult(NamedTuple):
     residuals: Tensor
     rank: Tensor
     singular_values: Tensor
+
+
+# torch.return_types' classes of linalg's answers (torch.slogdet's and torch.qr's are slogdet's and qr's)
+_linalg_slogdet = return_type(SlogdetResult, "linalg_slogdet")
+_linalg_eig = return_type(EigResult, "linalg_eig")
+_linalg_eigh = return_type(EighResult, "linalg_eigh")
+_linalg_svd = return_type(SVDResult, "linalg_svd")
+_linalg_qr = return_type(QRResult, "linalg_qr")
+_linalg_lstsq = return_type(LstsqResult, "linalg_lstsq")
+#: torch.svd's, torch.qr's and torch.slogdet's (and the Tensor methods')
+svd_answer = return_type(SVDFactors, "svd")
+qr_answer = return_type(QRResult, "qr")
+slogdet_answer = return_type(SlogdetResult, "slogdet")
 
 
 def _real_only(name: str, a: Tensor) -> None:
@@ -191,9 +205,9 @@ def slogdet(a: Any) -> SlogdetResult:
     a = _matrices("slogdet", a, square=True)
     packed = apply(_mx.SlogDet(), a)
     if a.dtype.kind == "c":
-        return SlogdetResult(packed[..., 0], real(packed[..., 1]))
+        return _linalg_slogdet(packed[..., 0], real(packed[..., 1]))
     on_the_graph = mf.sum(a, axis=(-2, -1))  # the where's unselected branch: its gradient is 0
-    return SlogdetResult(mf.where(True, packed[..., 0].detach(), on_the_graph), packed[..., 1])
+    return _linalg_slogdet(mf.where(True, packed[..., 0].detach(), on_the_graph), packed[..., 1])
 
 
 def solve(a: Any, b: Any, *, left: bool = True) -> Tensor:
@@ -271,7 +285,7 @@ def eigh(a: Any, UPLO: str = "L") -> EighResult:  # noqa: N803 - NumPy's name
         a = _mH(a)
     packed = apply(_mx.Eigh(), a)
     w = packed[..., 0, :]
-    return EighResult(real(w) if a.dtype.kind == "c" else w, packed[..., 1:, :])
+    return _linalg_eigh(real(w) if a.dtype.kind == "c" else w, packed[..., 1:, :])
 
 
 def eig(a: Any) -> EigResult:
@@ -282,7 +296,7 @@ def eig(a: Any) -> EigResult:
     not depend on the vectors' phases).  Eigenvector gradients need distinct eigenvalues;
     the gradient of a real matrix is the real part.  Runs on the host on every device."""
     packed = apply(_mx.Eig(), _matrices("eig", a, square=True))
-    return EigResult(packed[..., 0, :], packed[..., 1:, :])
+    return _linalg_eig(packed[..., 0, :], packed[..., 1:, :])
 
 
 def eigvals(a: Any) -> Tensor:
@@ -331,7 +345,7 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
             u = _join(u, Tensor._wrap(xp.ascontiguousarray(uf[..., :, k:]), None, a.device), -1)
         else:
             vh = _join(vh, Tensor._wrap(xp.ascontiguousarray(vhf[..., k:, :]), None, a.device), -2)
-    return SVDResult(u, s, vh)
+    return _linalg_svd(u, s, vh)
 
 
 def hermitian_from_lower(name: str, a: Any) -> Tensor:
@@ -374,8 +388,8 @@ def qr(a: Any, mode: str = "reduced") -> Any:
     r = packed[..., m:]
     if mode == "r":
         # an empty view of the factorization, so that differentiating it refuses as R does
-        return QRResult(packed.reshape(-1)[:0], r)
-    return QRResult(swapaxes(packed[..., :m], -1, -2), r)
+        return _linalg_qr(packed.reshape(-1)[:0], r)
+    return _linalg_qr(swapaxes(packed[..., :m], -1, -2), r)
 
 
 _VECTOR_ORDS_NAMED = {"fro", "nuc"}
@@ -628,7 +642,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
     if driver is None:
         return result
     filled = _LSTSQ_DRIVER_FIELDS[driver]
-    return LstsqResult(result.solution, *(
+    return _linalg_lstsq(result.solution, *(
         field if name in filled else _no_residuals(result.solution) if name == "residuals" else
         Tensor._wrap(field.device.xp.zeros((0,), dtype=field.dtype), None, field.device)
         for name, field in zip(LstsqResult._fields[1:], result[1:])))
@@ -663,7 +677,7 @@ def _lstsq(a: Tensor, b: Any, rcond: Any) -> LstsqResult:
             res = reshape(res, (1,))
     else:
         res = _no_residuals(x)
-    return LstsqResult(x, res, Tensor._wrap(xp.asarray(host_numpy.int64(rank)), None, a.device), s)
+    return _linalg_lstsq(x, res, Tensor._wrap(xp.asarray(host_numpy.int64(rank)), None, a.device), s)
 
 
 def _squared_norms(diff: Tensor, axis: int) -> Tensor:
@@ -692,7 +706,7 @@ def _lstsq_batched(a: Tensor, b: Tensor, rcond: Any) -> LstsqResult:
         res = _squared_norms(matmul(a, x) - b, -2)
     else:
         res = _no_residuals(x)
-    return LstsqResult(squeeze(x, -1) if vector else x, res, Tensor._wrap(rank, None, a.device), s)
+    return _linalg_lstsq(squeeze(x, -1) if vector else x, res, Tensor._wrap(rank, None, a.device), s)
 
 
 def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False, unit_diagonal: bool = False, *,

@@ -28,6 +28,7 @@ from .arguments import as_tensor, normalize_axis, number, reduction_dims
 from .complex_numbers import conj
 from .errors import ArgumentTypeRefused, DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument
 from .indexing import take_along_axis_in_range
+from .return_types import return_type
 
 
 def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
@@ -297,6 +298,12 @@ class LUResult(NamedTuple):
     U: Tensor
 
 
+# torch.return_types' classes of these answers
+_linalg_lu_factor = return_type(LUFactorResult, "linalg_lu_factor")
+_linalg_lu = return_type(LUResult, "linalg_lu")
+_lu_unpack = return_type(LUResult, "lu_unpack")
+
+
 def _lu_packed(name: str, a: Any, pivot: bool) -> Tensor:
     a = as_tensor(a)
     if a.ndim < 2:
@@ -383,7 +390,7 @@ def lu_factor(a: Any, *, pivot: bool = True) -> LUFactorResult:
             f"linalg.lu_factor: {where}U[{k},{k}] is zero and using it on lu_solve would result in a division by "
             f"zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
             f"linalg.lu_factor_ex(A, pivot)")
-    return LUFactorResult(packed, pivots)
+    return _linalg_lu_factor(packed, pivots)
 
 
 def lu(a: Any, *, pivot: bool = True) -> LUResult:
@@ -399,10 +406,10 @@ def lu(a: Any, *, pivot: bool = True) -> LUResult:
     low = mf.tril(lu_[..., :, :k], -1) + mf.eye(m, k, dtype=packed.dtype, device=packed.device)
     up = mf.triu(lu_[..., :k, :])
     if not pivot:
-        return LUResult(Tensor.constant(xp.zeros((0,), dtype=packed.dtype), packed.device), low, up)
+        return _linalg_lu(Tensor.constant(xp.zeros((0,), dtype=packed.dtype), packed.device), low, up)
     perm = _perm_of(packed)
     p = (host_numpy.arange(m)[:, None] == perm[..., None, :]).astype(packed.dtype)  # P[perm[i], i] = 1
-    return LUResult(Tensor.constant(xp.asarray(p), packed.device), low, up)
+    return _linalg_lu(Tensor.constant(xp.asarray(p), packed.device), low, up)
 
 
 def lu_unpack(LU_data: Any, LU_pivots: Any, unpack_data: bool = True,  # noqa: N803 -- PyTorch's names
@@ -431,7 +438,7 @@ def lu_unpack(LU_data: Any, LU_pivots: Any, unpack_data: bool = True,  # noqa: N
         perm = _rows_after_swaps(piv, m)
         p = Tensor.constant(xp.asarray((host_numpy.arange(m)[:, None] == perm[..., None, :]).astype(lu_.dtype)),
                             lu_.device)  # P[perm[i], i] = 1: row i of P^T A is row perm[i] of A
-    return LUResult(p, low, up)
+    return _lu_unpack(p, low, up)
 
 
 def _rows_after_swaps(pivots: Tensor, m: int) -> Any:

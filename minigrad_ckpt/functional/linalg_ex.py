@@ -23,6 +23,7 @@ from ..tensor import Tensor
 from . import linalg as _la
 from . import linalg_derived as _lad
 from .arguments import as_tensor
+from .return_types import return_type
 
 
 class InvExResult(NamedTuple):
@@ -44,6 +45,13 @@ class LUFactorExResult(NamedTuple):
     LU: Tensor
     pivots: Tensor
     info: Tensor
+
+
+# torch.return_types' classes of these answers
+_linalg_inv_ex = return_type(InvExResult, "linalg_inv_ex")
+_linalg_solve_ex = return_type(SolveExResult, "linalg_solve_ex")
+_linalg_cholesky_ex = return_type(CholeskyExResult, "linalg_cholesky_ex")
+_linalg_lu_factor_ex = return_type(LUFactorExResult, "linalg_lu_factor_ex")
 
 
 def _host(t: Tensor) -> Any:
@@ -72,7 +80,7 @@ def inv_ex(A: Any, *, check_errors: bool = False) -> InvExResult:  # noqa: N803
     info = _lad.lu_info(a)
     if check_errors:
         _failure.raise_first("linalg.inv_ex", info, _failure.singular)
-    return InvExResult(_lad.around_failures(a, info, _la.inv), _info_tensor(info, a))
+    return _linalg_inv_ex(_lad.around_failures(a, info, _la.inv), _info_tensor(info, a))
 
 
 def solve_ex(A: Any, B: Any, *, left: bool = True, check_errors: bool = False) -> SolveExResult:  # noqa: N803
@@ -82,7 +90,7 @@ def solve_ex(A: Any, B: Any, *, left: bool = True, check_errors: bool = False) -
     info = _lad.lu_info(a)
     if check_errors:
         _failure.raise_first("linalg.solve_ex", info, _failure.singular)
-    return SolveExResult(_lad.around_failures(a, info, lambda m: _la.solve(m, B, left=left)), _info_tensor(info, a))
+    return _linalg_solve_ex(_lad.around_failures(a, info, lambda m: _la.solve(m, B, left=left)), _info_tensor(info, a))
 
 
 def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False) -> CholeskyExResult:  # noqa: N803
@@ -94,7 +102,7 @@ def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False) -> C
     if check_errors:
         _failure.raise_first("linalg.cholesky_ex", info, _failure.not_definite)
     factor = _lad.around_failures(a, info, lambda m: _la.cholesky(m, upper=upper))
-    return CholeskyExResult(factor, _info_tensor(info, a))
+    return _linalg_cholesky_ex(factor, _info_tensor(info, a))
 
 
 def lu_factor_ex(A: Any, *, pivot: bool = True, check_errors: bool = False) -> LUFactorExResult:  # noqa: N803
@@ -107,4 +115,4 @@ def lu_factor_ex(A: Any, *, pivot: bool = True, check_errors: bool = False) -> L
     info = _lad.first_zero_pivot(packed)
     if check_errors:
         _failure.raise_first("linalg.lu_factor_ex", info, lambda k: f"U[{k},{k}] is zero")
-    return LUFactorExResult(packed, pivots, _info_tensor(info, packed))
+    return _linalg_lu_factor_ex(packed, pivots, _info_tensor(info, packed))

@@ -24,6 +24,7 @@ from . import math as mf
 from .arguments import as_tensor
 from .errors import InputMismatch
 from .indexing import take_along_axis_in_range
+from .return_types import return_type
 
 
 class LDLFactorResult(NamedTuple):
@@ -35,6 +36,11 @@ class LDLFactorExResult(NamedTuple):
     LD: Tensor
     pivots: Tensor
     info: Tensor
+
+
+# torch.return_types' classes of these answers
+_linalg_ldl_factor = return_type(LDLFactorResult, "linalg_ldl_factor")
+_linalg_ldl_factor_ex = return_type(LDLFactorExResult, "linalg_ldl_factor_ex")
 
 
 def _check_matrices(name: str, a: Tensor, hermitian: bool, what: str = "A") -> None:
@@ -100,7 +106,7 @@ def ldl_factor_ex(A: Any, *, hermitian: bool = False, check_errors: bool = False
     info = _info(pivots, host_numpy.diagonal(host[..., :n, :], axis1=-2, axis2=-1))
     if check_errors:
         _raise_on("ldl_factor_ex", info)
-    return LDLFactorExResult(ld, _constant(pivots, packed), _constant(info, packed))
+    return _linalg_ldl_factor_ex(ld, _constant(pivots, packed), _constant(info, packed))
 
 
 def _raise_on(name: str, info: Any) -> None:
@@ -115,7 +121,7 @@ def ldl_factor(A: Any, *, hermitian: bool = False) -> LDLFactorResult:  # noqa: 
     """``(LD, pivots)`` as :func:`ldl_factor_ex`; a singular ``D`` is a ``LinAlgError``."""
     ld, pivots, info = ldl_factor_ex(A, hermitian=hermitian)
     _raise_on("ldl_factor", host_numpy.asarray(info.device.xp.to_host(info._data)))
-    return LDLFactorResult(ld, pivots)
+    return _linalg_ldl_factor(ld, pivots)
 
 
 def _check_pivots(pivots: Any) -> None:

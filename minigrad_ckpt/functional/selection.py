@@ -34,6 +34,7 @@ from .errors import (
     RefusedArgument,
 )
 from .indexing import index_add, take_along_axis_in_range
+from .return_types import return_type
 from .scatter import constant, host
 from .torch_idioms import ValuesIndices, _one_dim
 
@@ -54,10 +55,16 @@ def _as_row(name: str, x: Tensor, dim: Any) -> tuple[Tensor, int]:
     return (mf.reshape(x, (1,)), 0) if x.ndim == 0 else (x, d)
 
 
-def _zero_d(result: ValuesIndices, was_zero_d: bool) -> ValuesIndices:
-    if not was_zero_d:
-        return result
-    return ValuesIndices(*(fresh_result(mf.reshape(t, ())) for t in result))  # (of the 1-d answer, no one's)
+#: The classes of their answers, torch.return_types' (a ValuesIndices each)
+_ANSWERS = {name: return_type(ValuesIndices, name) for name in ("median", "nanmedian", "kthvalue", "mode", "cummax",
+                                                                 "cummin")}
+
+
+def _zero_d(name: str, result: ValuesIndices, was_zero_d: bool) -> ValuesIndices:
+    """``name``'s answer, as its class; of a 0-d input, 0-d too."""
+    if was_zero_d:
+        result = (fresh_result(mf.reshape(t, ())) for t in result)  # (of the 1-d answer, no one's)
+    return _ANSWERS[name]._make(result)
 
 
 def _order(x: Tensor, d: int) -> Tensor:
@@ -98,7 +105,7 @@ def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False) -> Values
     shape = tuple(1 if i == d else m for i, m in enumerate(x.shape))
     stable = take_along_axis_in_range(_order(x, d), constant(host_numpy.full(shape, int(k) - 1), x), axis=d)
     idx = _kth_index_as_pytorch(x, d, int(k) - 1, stable) if x.device.type == "cpu" else stable
-    return _zero_d(_picked(x, idx, d, keepdim), x0.ndim == 0)
+    return _zero_d("kthvalue", _picked(x, idx, d, keepdim), x0.ndim == 0)
 
 
 def _kth_index_as_pytorch(x: Tensor, d: int, rank: int, stable: Tensor) -> Tensor:
@@ -185,7 +192,7 @@ def _lower_median(name: str, input: Any, dim: Any, keepdim: bool, skip_nan: bool
         rank = mf.maximum(n - 1 - nans, 0) // 2
     else:  # a NaN wins: the first NaN in sorted order
         rank = mf.where(nans > 0, n - nans, (n - 1) // 2)
-    return _zero_d(_at_rank(x, d, rank, keepdim), x0.ndim == 0)
+    return _zero_d(name, _at_rank(x, d, rank, keepdim), x0.ndim == 0)
 
 
 def _empty_median(x: Tensor) -> Tensor:
@@ -411,7 +418,7 @@ def mode(input: Any, dim: int = -1, keepdim: bool = False) -> ValuesIndices:  # 
             last[r] = _mode_index_with_nans(rows[r].tolist())
     shape = list(host_numpy.moveaxis(host_numpy.empty(x.shape), d, -1).shape[:-1]) + [1]
     idx = constant(host_numpy.moveaxis(last.reshape(shape), -1, d).astype(host_numpy.int64), x)
-    return _zero_d(_picked(x, idx, d, keepdim), x0.ndim == 0)
+    return _zero_d("mode", _picked(x, idx, d, keepdim), x0.ndim == 0)
 
 
 def _mode_index_with_nans(row: list[float]) -> int:
@@ -453,7 +460,7 @@ def _running(name: str, input: Any, dim: Any) -> ValuesIndices:  # noqa: A002
         best = host_numpy.where(take, h[i], best)
         idx[i] = host_numpy.where(take, i, idx[i - 1])
     indices = constant(host_numpy.ascontiguousarray(host_numpy.moveaxis(idx, 0, d)), x)
-    return _zero_d(ValuesIndices(take_along_axis_in_range(x, indices, axis=d), indices), x0.ndim == 0)
+    return _zero_d(name, ValuesIndices(take_along_axis_in_range(x, indices, axis=d), indices), x0.ndim == 0)
 
 
 def cummax(input: Any, dim: int) -> ValuesIndices:  # noqa: A002
@@ -616,6 +623,9 @@ class Histogram(NamedTuple):
     bin_edges: Tensor
 
 
+_histogram = return_type(Histogram, "histogram")  # torch.return_types' class of the answer
+
+
 def histogram(input: Any, bins: Any = 10, range: Any = None, density: bool = False,  # noqa: A002
               weights: Any = None, *, weight: Any = None) -> Histogram:
     """NumPy's and PyTorch's ``histogram``: the counts (or summed ``weights``; PyTorch's keyword
@@ -632,7 +642,7 @@ def histogram(input: Any, bins: Any = 10, range: Any = None, density: bool = Fal
     except ValueError as e:  # a range not finite or reversed, no bins: PyTorch's RuntimeError, NumPy's ValueError
         raise RefusedArgument(f"histogram: {e}") from None
     dtype = x.dtype if x.dtype.kind == "f" else host_numpy.float64
-    return Histogram(constant(hist.astype(dtype), x), constant(edges.astype(dtype), x))
+    return _histogram(constant(hist.astype(dtype), x), constant(edges.astype(dtype), x))
 
 
 def searchsorted(a: Any, v: Any, side: str | None = None, sorter: Any = None, *, right: bool = False,

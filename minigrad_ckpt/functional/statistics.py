@@ -31,6 +31,7 @@ from .arguments import (
 from .complex_numbers import conj, real
 from .errors import InputMismatch, RefusedArgument, TooFewDims
 from .linalg_derived import vector_norm
+from .return_types import return_type
 from .scatter import constant
 from .torch_idioms import with_dim
 
@@ -84,6 +85,9 @@ class MinMax(NamedTuple):
     max: Tensor
 
 
+_aminmax = return_type(MinMax, "aminmax")  # torch.return_types' class of the answer
+
+
 def aminmax(input: Any, *, dim: Any = None, keepdim: bool = False) -> MinMax:  # noqa: A002
     """The minimum and the maximum over ``dim`` (all elements for None), as ``torch.aminmax``;
     tied extrema share the gradient (``amin``/``amax``)."""
@@ -93,7 +97,7 @@ def aminmax(input: Any, *, dim: Any = None, keepdim: bool = False) -> MinMax:  #
         normalize_axis(dim if dim != -1 else 0, 1)
         dim = None
     dim = reduction_dims(dim)
-    return MinMax(mf.min(x, dim, keepdims=keepdim), mf.max(x, dim, keepdims=keepdim))
+    return _aminmax(mf.min(x, dim, keepdims=keepdim), mf.max(x, dim, keepdims=keepdim))
 
 
 def _spread_and_mean(name: str) -> Any:

@@ -632,14 +632,20 @@ def svd(input: Any, some: bool = True, compute_uv: bool = True) -> la.SVDFactors
     s = la.svdvals(x)
     m, n = x.shape[-2:]
     xp, lead = x.device.xp, x.shape[:-2]
-    return la.SVDFactors(Tensor.constant(xp.zeros(lead + (m, m), dtype=x.dtype), x.device), s,
+    return la.svd_answer(Tensor.constant(xp.zeros(lead + (m, m), dtype=x.dtype), x.device), s,
                          Tensor.constant(xp.zeros(lead + (n, n), dtype=x.dtype), x.device))
 
 
-def qr(input: Any, some: bool = True) -> tuple[Tensor, Tensor]:
+def qr(input: Any, some: bool = True) -> la.QRResult:
     """PyTorch's (deprecated) ``torch.qr``: the reduced ``(Q, R)``, or the complete one with
     ``some=False`` (``linalg.qr``'s modes)."""
-    return la.qr(input, "reduced" if some else "complete")
+    return la.qr_answer._make(la.qr(input, "reduced" if some else "complete"))
+
+
+def slogdet(input: Any) -> la.SlogdetResult:  # noqa: A002
+    """PyTorch's ``torch.slogdet`` and ``x.slogdet()``: ``linalg.slogdet``'s ``(sign, logabsdet)``,
+    as ``torch.return_types.slogdet``."""
+    return la.slogdet_answer._make(la.slogdet(input))
 
 
 def cholesky(input: Any, upper: bool = False) -> Tensor:

@@ -49,6 +49,7 @@ from .errors import (
     TooFewDims,
 )
 from .indexing import take_along_axis_in_range
+from .return_types import return_type
 
 __all__ = [
     "sum", "mean", "prod", "var", "std", "logsumexp", "cumsum", "cumprod", "argmax", "argmin", "max", "min",
@@ -148,6 +149,10 @@ class ValuesIndices(NamedTuple):
     indices: Tensor
 
 
+#: torch.return_types' classes of the answers made here
+_ANSWERS = {name: return_type(ValuesIndices, name) for name in ("max", "min", "sort", "topk")}
+
+
 def _one_dim(name: str, x: Tensor, dim: Any) -> int:
     """PyTorch's rule for one ``dim``: an int, and a 0-d tensor takes 0 or -1."""
     dim = as_index(dim)
@@ -165,13 +170,13 @@ def extremum_along(name: str, x: Any, dim: Any, keepdim: bool) -> ValuesIndices:
     x = as_tensor(x)
     d = _one_dim(name, x, dim)
     if x.ndim == 0:  # a new tensor, as PyTorch's: a write into the values is not a write into x
-        return ValuesIndices(mf.clone(x), Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
+        return _ANSWERS[name](mf.clone(x), Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
     arg = mf.argmax if name == "max" else mf.argmin
     idx = arg(x, axis=d, keepdims=True)
     values = take_along_axis_in_range(x, idx, axis=d)
     if not keepdim:  # (views of the kept-dim temporaries: new tensors, as PyTorch's)
         values, idx = fresh_result(mf.squeeze(values, d), x), fresh_result(mf.squeeze(idx, d), x)
-    return ValuesIndices(values, idx)
+    return _ANSWERS[name](values, idx)
 
 
 def extremum_pair(name: str) -> Callable[..., ValuesIndices]:
@@ -410,7 +415,7 @@ def sort_pair(x: Tensor, dim: int = -1, descending: bool = False, stable: bool =
     x = as_tensor(x)
     if x.ndim == 0:
         _one_dim("sort", x, dim)  # (values: a new tensor, as PyTorch's, not x -- also topk's and msort's)
-        return ValuesIndices(mf.clone(x), Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
+        return _ANSWERS["sort"](mf.clone(x), Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
     d = _one_dim("sort", x, dim)
     key = x.detach()
     if descending:  # a stable ascending sort of order-reversed keys keeps ties in their order;
@@ -420,7 +425,7 @@ def sort_pair(x: Tensor, dim: int = -1, descending: bool = False, stable: bool =
     idx = mf.argsort(key, axis=d)
     if descending and key.dtype.kind == "f":
         idx = _nans_first(key, idx, d)
-    return ValuesIndices(take_along_axis_in_range(x, idx, axis=d), idx)
+    return _ANSWERS["sort"](take_along_axis_in_range(x, idx, axis=d), idx)
 
 
 def _nans_first(key: Tensor, idx: Tensor, d: int) -> Tensor:
@@ -454,11 +459,11 @@ def topk(input: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool =
         raise RefusedArgument(f"topk: k={k} is out of range for a dim of length {n}")
     values, idx = sort_pair(x, dim, descending=largest)
     if x.ndim == 0:
-        return ValuesIndices(values, idx)
+        return _ANSWERS["topk"](values, idx)
     d = one_axis(dim, x.ndim)
     lead = (slice(None),) * d + (slice(0, k),)
     idx = idx[lead].contiguous()  # new, row-major indices (as PyTorch's), not a view of the sorted ones
-    return ValuesIndices(take_along_axis_in_range(x, idx, axis=d), idx)
+    return _ANSWERS["topk"](take_along_axis_in_range(x, idx, axis=d), idx)
 
 
 POSITIONAL = "*"

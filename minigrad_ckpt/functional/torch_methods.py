@@ -867,7 +867,7 @@ def svd_method(x: Tensor, some: bool = True) -> linalg.SVDFactors:
     conjugate transpose of ``linalg.svd``'s ``Vh``, for complex ``x`` too)."""
     u, s, vh = linalg.svd(x, full_matrices=not some)
     v = mf.swapaxes(vh, -1, -2)
-    return linalg.SVDFactors(u, s, cn.conj(v) if v.dtype.kind == "c" else v)
+    return linalg.svd_answer(u, s, cn.conj(v) if v.dtype.kind == "c" else v)
 
 
 def equal_method(self: Tensor, other: Any) -> bool:
