@@ -224,9 +224,9 @@ def _write(out: Tensor, result: Tensor, rule: str) -> Tensor:
 
 
 def _write_all(name: str, rules: Any, out: Any, result: Any, asked: Any) -> Any:
-    """Each result written into its ``out``: one tensor, or a tuple (a named one stays named:
-    ``sort(x, out=(v, i)).values is v``), each result under its rule (``rules`` one for all, or a
-    tuple of one each)."""
+    """Each result written into its ``out``: one tensor, or a tuple (a named one stays named, in its
+    function's ``<name>_out`` class as PyTorch's: ``sort(x, out=(v, i)).values is v``), each result
+    under its rule (``rules`` one for all, or a tuple of one each)."""
     many, given_many = isinstance(result, tuple), isinstance(out, (tuple, list))
     results, outs = (result if many else (result,)), (tuple(out) if given_many else (out,))
     if many != given_many or len(outs) != len(results):
@@ -239,7 +239,10 @@ def _write_all(name: str, rules: Any, out: Any, result: Any, asked: Any) -> Any:
     written = tuple(_write(out, each, dtypes) for each, out, dtypes in zip(results, outs, rules))
     if not many:
         return written[0]
-    return type(result)(*written) if hasattr(result, "_fields") else written
+    if not hasattr(result, "_fields"):
+        return written
+    # PyTorch answers out= in the function's out class (torch.return_types.max_out for max's), where there is one
+    return getattr(type(result), "_answer_given_out", type(result))(*written)
 
 
 def with_out(name: str, function: Callable[..., Any], rules: Any = CAST, *,

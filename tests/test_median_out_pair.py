@@ -29,7 +29,7 @@ def test_median_writes_its_pair_into_out(name, spelling, keepdim):
     else:
         got = fn(x, 1, keepdim, out=[values, indices])
     assert got.values is values and got.indices is indices and got[0] is values
-    assert type(got) is type(getattr(x, name)(1))
+    assert type(got) is getattr(mg.return_types, f"{name}_out")  # (torch 2.13: return_types.median_out)
     want_values, want_indices = WANT[name]
     shape = (2, 1) if keepdim else (2,)
     np.testing.assert_array_equal(values.numpy(), np.reshape(want_values, shape))

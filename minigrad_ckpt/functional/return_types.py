@@ -8,6 +8,11 @@ Each is a subclass of the engine's named tuple of those fields (``ValuesIndices`
 sequence of the fields (``type(r)(map(f, r))``, the way generic code rebuilds a result), their repr
 names the function and puts each field on a line, and they count their fields in ``n_fields``.
 
+Each function has a second class, ``<name>_out``, for what it answers when given ``out=`` (the tuple
+of the tensors written): PyTorch's ``torch.max(x, 1, out=(v, i))`` is a ``torch.return_types.max_out``,
+a sibling of ``max``, not a subclass, so code that tells the two calls apart by the class sees the same
+here.
+
 The classes live here, below every function that makes one; ``minigrad_ckpt.return_types`` (the
 name their ``__module__`` gives, where pickle finds them) offers them by name, as PyTorch's module.
 """
@@ -27,6 +32,8 @@ def return_type(base: type, name: str) -> type:
     known = BY_NAME.get(name)
     if known is None:
         known = BY_NAME[name] = _struct_sequence(base, name)
+        # (what out= answers: out_arguments sits below this module, so it finds the class on the answer)
+        known._answer_given_out = BY_NAME[f"{name}_out"] = _struct_sequence(base, f"{name}_out")
     if known.__bases__ != (base,):
         raise TypeError(f"return_types.{name} is already a {known.__bases__[0].__name__}, not a {base.__name__}")
     return known
