@@ -282,6 +282,35 @@ def test_the_chrome_trace_is_json_whose_complete_events_nest(tmp_path):
     assert complete[1]["args"]["Input Dims"] == [[4, 3], []]
 
 
+def test_add_metadata_goes_to_the_top_of_its_cycles_trace(tmp_path):
+    # torch 2.13: trace["test_key1"] == "test_value1", trace["test_key2"] == [1, 2, 3]; with a
+    # schedule each cycle's trace has the keys added while it (and its warmup) ran; before start()
+    # and after stop() a key is ignored.
+    path = tmp_path / "trace.json"
+    with mg.profiler.profile() as prof:
+        mg.ones(1) + mg.ones(1)
+        prof.add_metadata("test_key1", 'a "quoted" value')
+        prof.add_metadata_json("test_key2", "[1,2,3]")
+    prof.add_metadata("late", "ignored")
+    prof.export_chrome_trace(str(path))
+    trace = json.loads(path.read_text())
+    assert trace["test_key1"] == 'a "quoted" value' and trace["test_key2"] == [1, 2, 3] and "late" not in trace
+    with pytest.raises(ValueError):
+        prof.add_metadata_json("bad", "[1,")
+
+    cycles = []
+
+    def handler(p):
+        p.export_chrome_trace(str(path))
+        cycles.append({k: v for k, v in json.loads(path.read_text()).items() if k.startswith("m")})
+    with mg.profiler.profile(schedule=schedule(wait=0, warmup=1, active=1, repeat=2), on_trace_ready=handler) as p:
+        for i in range(4):
+            p.add_metadata(f"m{i}", str(i))
+            mg.ones(1) + 1
+            p.step()
+    assert cycles == [{"m0": "0", "m1": "1"}, {"m2": "2", "m3": "3"}]
+
+
 # ------------------------------------------------------------------ the engine's seams
 def test_inside_checkpoint_the_replay_shows_as_recomputation():
     x = mg.randn(4, 3, requires_grad=True)

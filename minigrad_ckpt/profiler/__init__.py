@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import enum
 import gzip
+import json
 import os
 import shutil
 import socket
@@ -165,6 +166,8 @@ class profile:
         self._session: Session | None = None
         self._events: EventList | None = None
         self._step_range: record_function | None = None
+        self._metadata: dict[str, Any] = {}  # what add_metadata gave the cycle now running
+        self._running = False
 
     def __enter__(self) -> profile:
         self.start()
@@ -174,12 +177,28 @@ class profile:
         self.stop()
 
     def start(self) -> None:
+        self._running = True
         self._transit(ProfilerAction.NONE, self.current_action)
         self._enter_step()
 
     def stop(self) -> None:
         self._exit_step()
         self._transit(self.current_action, None)
+        self._running = False
+
+    def add_metadata(self, key: str, value: str) -> None:
+        """Write ``"key": "value"`` at the top of this cycle's Chrome trace (PyTorch's; ignored
+        while the profiler is not started, as PyTorch's)."""
+        if self._running:
+            self._metadata[key] = str(value)
+
+    def add_metadata_json(self, key: str, value: str) -> None:
+        """Write ``"key": <value>`` at the top of this cycle's Chrome trace, ``value`` a JSON text
+        (``"[1,2,3]"``).  Text that is not JSON is refused here, where PyTorch writes it into the
+        trace as it is and the trace no longer loads."""
+        parsed = json.loads(value)
+        if self._running:
+            self._metadata[key] = parsed
 
     def step(self) -> None:
         """The next step begins: act on what the schedule says of it."""
@@ -218,6 +237,7 @@ class profile:
             return
         events = self._session.stop()
         self._session = None
+        events.metadata, self._metadata = self._metadata, {}
         if self.acc_events and self._events is not None:
             events = self._events.followed_by(events)
         self._events = events

@@ -196,6 +196,8 @@ class EventList(list):
         super().__init__(*args, **kwargs)
         self._profile_memory = profile_memory
         self._base_time_ns = base_time_ns
+        #: ``profile.add_metadata``'s keys and values, written at the top of the Chrome trace.
+        self.metadata: dict[str, Any] = {}
 
     def followed_by(self, later: EventList) -> EventList:
         """These events and then ``later``'s (a later recording, ``acc_events``) on one time line: each
@@ -205,7 +207,9 @@ class EventList(list):
         for e in later:
             e.time_range = Interval(e.time_range.start + shift_us, e.time_range.end + shift_us)
             e.id += len(self)
-        return EventList([*self, *later], profile_memory=self._profile_memory, base_time_ns=self._base_time_ns)
+        joined = EventList([*self, *later], profile_memory=self._profile_memory, base_time_ns=self._base_time_ns)
+        joined.metadata = {**self.metadata, **later.metadata}
+        return joined
 
     def __str__(self) -> str:
         return self.table()
@@ -279,6 +283,7 @@ class EventList(list):
                           "ts": base_us + e.time_range.start, "dur": e.time_range.elapsed_us(), "args": args})
         document = {"schemaVersion": 1, "deviceProperties": [], "displayTimeUnit": "ms",
                     "baseTimeNanoseconds": self._base_time_ns, "traceEvents": trace, "traceName": str(path)}
+        document.update(self.metadata)
         document.update(_distributed_info())
         with open(path, "w", encoding="utf-8") as f:
             json.dump(document, f)
