@@ -234,9 +234,9 @@ def _write_all(name: str, rules: Any, out: Any, result: Any, asked: Any) -> Any:
         given = f"{type(out).__name__} of {len(outs)} Tensors" if given_many else "Tensor"
         raise TypeError(f"{name}(): argument 'out' must be {wanted}, not {given}")
     rules = (rules,) * len(results) if isinstance(rules, (OutRule, str)) else rules
-    for each, out, dtypes in zip(results, outs, rules):
-        _check_dtype(name, dtypes, each.dtype, out.dtype, asked)
-    written = tuple(_write(out, each, dtypes) for each, out, dtypes in zip(results, outs, rules))
+    for each, target, dtypes in zip(results, outs, rules):  # (every check before any write)
+        _check_dtype(name, dtypes, each.dtype, target.dtype, asked)
+    written = tuple(_write(target, each, dtypes) for each, target, dtypes in zip(results, outs, rules))
     if not many:
         return written[0]
     if not hasattr(result, "_fields"):

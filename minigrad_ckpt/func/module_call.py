@@ -66,23 +66,24 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Mapping[str, Any] |
             given = _untied(slots, given)
         if strict:
             _check_keys(module, {key for key, *_ in slots}, given)
-    saved = []
+    saved, swapped = [], set()
     try:
         for key, value in given.items():
             saved.append(_swap(module, key, value))
+            swapped.add(key)
         args = args if isinstance(args, tuple) else (() if args is None else (args,))
         return module(*args, **(kwargs or {}))
     finally:
         if isinstance(parameter_and_buffer_dicts, MutableMapping):
-            _write_back(module, parameter_and_buffer_dicts, saved)
+            _write_back(module, parameter_and_buffer_dicts, swapped)
         for restore in reversed(saved):
             restore()
 
 
-def _write_back(module: Any, given: MutableMapping[str, Any], swapped: list) -> None:
+def _write_back(module: Any, given: MutableMapping[str, Any], swapped: set[str]) -> None:
     """Give the caller's dict what forward left at its names, as PyTorch's: a forward that rebinds
     a buffer (``self.count = self.count + 1``) is otherwise lost with the module's restored state."""
-    for key in list(given)[:len(swapped)]:  # (only names swapped in: a failed swap stopped the loop)
+    for key in [key for key in given if key in swapped]:  # (a failed swap stopped the loop: not the rest)
         if isinstance(given[key], Tensor) and shared_by_the_examples(given[key]):
             continue  # (a dict vmap's function closes over: each example must find what the first did)
         path, _, name = key.rpartition(".")

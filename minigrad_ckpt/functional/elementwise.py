@@ -94,7 +94,8 @@ def unary_function(name: str, op: Any, doc: str, *, integer_valued: bool = False
 def _with_its_method(function: Any, method: Any, name: str, doc: str) -> Any:
     """``function`` named, taking PyTorch's ``out=`` itself, and ``method`` (the same without it: Tensor's
     methods take no ``out=``, as PyTorch's) as its ``as_method``.  ``function.write_out`` answers a call
-    with ``out=``: PyTorch's rule for the function, which the table of public names declares.  (Two
+    with ``out=``: until the table of public names sets it (``out_arguments.with_out`` around the function
+    called without ``out``, under the rule its row declares), a refusal, as for a keyword it does not take.  (Two
     bodies, not a wrapper: one taking ``out=`` around the function cost ~1,500 instructions a call,
     per_op 7,566,928 -> 7,670,387; and ``out`` positional, as NumPy's ufuncs take it, where a keyword-only
     default is filled from a dict at each call: 7,589,392 with one.)"""

@@ -127,7 +127,9 @@ def _taking_out(name: str, function: Callable[..., Any], rules: Any, pair: Any) 
     """``function`` with ``out=``, made once for each function: a name and its alias (``mg.mul``,
     ``mg.multiply``) stay one function."""
     if hasattr(function, "write_out"):  # it takes out= itself (elementwise.unary_function's): no wrapper
-        function.write_out = with_out(_SHORT_NAME.get(name, name), _without_out(function), rules, pair=pair)
+        if id(function) not in _TAKING_OUT:  # (the first row naming it names it in its errors, as a wrapper's)
+            function.write_out = with_out(_SHORT_NAME.get(name, name), _without_out(function), rules, pair=pair)
+            _TAKING_OUT[id(function)] = function
         return function
     key = (id(function), rules)
     if key not in _WITH_OUT:

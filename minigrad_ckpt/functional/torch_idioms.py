@@ -411,7 +411,8 @@ def sort(x: Any, axis: Any = -1, kind: str | None = None, order: Any = None, *, 
 
 def sort_pair(x: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> ValuesIndices:
     """PyTorch's ``sort``: values and indices along ``dim``; stable, ties keep their order
-    (also when descending, as ``torch.sort(stable=True)``)."""
+    (also when descending, as ``torch.sort(stable=True)``), whatever ``stable`` says (PyTorch's keyword,
+    taken so that ``sort(x, stable=True, out=(v, i))`` reaches here)."""
     x = as_tensor(x)
     if x.ndim == 0:
         _one_dim("sort", x, dim)  # (values: a new tensor, as PyTorch's, not x -- also topk's and msort's)
