@@ -17,6 +17,7 @@ words, where ``strict=False`` gives zeros.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -94,6 +95,19 @@ def _not_a_transform(func: Callable, what: str) -> Callable:
         return out
 
     return run
+
+
+def _grad_mode_on(api: Callable) -> Callable:
+    """``api`` run with grad mode on, whatever the caller's, as PyTorch runs these: its functions
+    differentiate ``func`` by autograd, so under ``no_grad()`` ``create_graph=True`` still puts the
+    results on a graph (``mg.func``'s transforms, like ``torch.func``'s, follow the caller's mode,
+    so ``no_grad`` left the results constants); without ``create_graph`` they are detached anyway."""
+    @functools.wraps(api)
+    def with_grad_on(*args: Any, **kwargs: Any) -> Any:
+        with enable_grad():
+            return api(*args, **kwargs)
+
+    return with_grad_on
 
 
 def _argnums(single: bool, n: int) -> Any:
@@ -301,6 +315,7 @@ def _scalar_output(func: Callable, what: str, squeeze: bool = False) -> Callable
     return checked
 
 
+@_grad_mode_on
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
              vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
     """d func(inputs) / d inputs, of shape ``output.shape + input.shape`` (PyTorch's)."""
@@ -316,6 +331,7 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
     return _forward_mode_lists(jac, single) if strategy == "forward-mode" else jac
 
 
+@_grad_mode_on
 def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
             vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """The Hessian of a scalar ``func``: ``input.shape + input.shape`` (for a tuple of inputs, a
@@ -335,6 +351,7 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
     return _forward_mode_lists(hess, single) if outer_jacobian_strategy == "forward-mode" else hess
 
 
+@_grad_mode_on
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(inputs), v^T J)``; ``v`` may be left out for a scalar output (it is 1)."""
     single, args = _as_tuple(inputs, create_graph, "vjp")
@@ -364,6 +381,7 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
     return _finish(out, create_graph), _finish(grads, create_graph)
 
 
+@_grad_mode_on
 def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(inputs), J v)`` (``v`` may be left out for a single-element input)."""
     single, args = _as_tuple(inputs, create_graph, "jvp")
@@ -381,11 +399,13 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
     return _finish(out, create_graph), _finish(jvp_fn(*tangents), create_graph)
 
 
+@_grad_mode_on
 def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(inputs), H v)`` for a scalar ``func``."""
     return _hessian_product(func, inputs, v, create_graph, strict, "hvp")
 
 
+@_grad_mode_on
 def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(inputs), v^T H)`` for a scalar ``func`` (PyTorch's; ``H`` is symmetric for a twice
     continuously differentiable ``func``, so it equals :func:`hvp`'s product)."""
