@@ -142,12 +142,17 @@ def _strict_run(func: Callable, args: tuple) -> tuple[list[Tensor], list[Tensor]
         xs = [a.detach().requires_grad_() for a in args]
         out = func(*xs)
     outs = [out] if isinstance(out, Tensor) else list(out)
-    for i, o in enumerate(outs):
+    _outputs_require_grad(outs)
+    return xs, outs
+
+
+def _outputs_require_grad(outs: Any) -> None:
+    """PyTorch's first strict check, on ``func``'s outputs (a Tensor or a tuple of them)."""
+    for i, o in enumerate((outs,) if isinstance(outs, Tensor) else outs):
         if not (isinstance(o, Tensor) and o.requires_grad):
             raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The outputs "
                                f"must be computed in a differentiable manner from the input when running in strict "
                                f"mode.")
-    return xs, outs
 
 
 def _grads(o: Tensor, xs: list[Tensor], graph: bool) -> tuple:
@@ -303,12 +308,18 @@ def _default_v(v: Any, args: tuple) -> Any:
     return ones_like(args[0])
 
 
-def _scalar_output(func: Callable, what: str, squeeze: bool = False) -> Callable:
-    """``func`` refusing an output of more than one element, with PyTorch's words; ``squeeze``:
-    the output as a 0-d tensor (PyTorch's hessian squeezes it, so its Hessian is input by input)."""
+def _scalar_output(func: Callable, what: str, strict: bool, squeeze: bool = False) -> Callable:
+    """``func`` refusing anything but one Tensor of one element, with PyTorch's words and in its
+    order: with ``strict``, outputs that do not require grad first; then a tuple (even of one
+    Tensor), then more than one element.  ``squeeze``: the output as a 0-d tensor (PyTorch's
+    hessian squeezes it, so its Hessian is input by input)."""
     def checked(*xs: Any) -> Any:
         out = func(*xs)
-        if not isinstance(out, Tensor) or out.numel() != 1:
+        if strict:
+            _outputs_require_grad(out)
+        if not isinstance(out, Tensor):
+            raise RuntimeError(f"The function given to {what} should return a single Tensor")
+        if out.numel() != 1:
             raise RuntimeError(f"The Tensor returned by the function given to {what} should contain a single element")
         return out.reshape(()) if squeeze else out
 
@@ -338,7 +349,7 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
     tuple of tuples, block ``[i][j]`` for inputs ``i`` and ``j``)."""
     _refuse_unsupported(strict, vectorize, outer_jacobian_strategy, create_graph)
     single, args = _as_tuple(inputs, create_graph, "hessian")
-    func = _scalar_output(_not_a_transform(func, "hessian"), "hessian", squeeze=True)
+    func = _scalar_output(_not_a_transform(func, "hessian"), "hessian", strict, squeeze=True)
     if strict:
         _check_strict(func, args, "hessian", create_graph)
     scalar, argnums = _float_outputs(func, args[0]), _argnums(single, len(args))
@@ -414,7 +425,7 @@ def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
 
 def _hessian_product(func: Callable, inputs: Any, v: Any, create_graph: bool, strict: bool, what: str) -> tuple:
     single, args = _as_tuple(inputs, create_graph, what)
-    func = _scalar_output(_not_a_transform(func, what), what)
+    func = _scalar_output(_not_a_transform(func, what), what, strict)
     if strict:
         _check_strict(func, args, "hvp")
     tangents = _in_input_dtypes(_validated_v(_default_v(v, args), args, not single, what), args)
