@@ -168,7 +168,9 @@ def _check_strict(func: Callable, args: tuple, kind: str, create_graph: bool = F
     for o in outs:
         gs = _grads(o, xs, graph=kind in ("hessian", "hvp"))
         for j, g in enumerate(gs):
-            if kind == "vjp" and g is None:
+            # vjp, hvp and vhp check the gradient itself (PyTorch's _check_requires_grad of it): an input
+            # it does not reach is named as such; hessian's inner Jacobian has filled in zeros by then
+            if kind in ("vjp", "hvp") and g is None:
                 raise RuntimeError(f"The output of the user-provided function is independent of input {j}. This is "
                                    f"not allowed in strict mode.")
             if kind in ("hessian", "hvp") and (g is None or not g.requires_grad):
