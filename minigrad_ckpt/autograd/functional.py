@@ -155,30 +155,32 @@ def _outputs_require_grad(outs: Any) -> None:
                                f"mode.")
 
 
-def _grads(o: Tensor, xs: list[Tensor], graph: bool) -> tuple:
+def _grads(outs: list[Tensor], xs: list[Tensor], graph: bool) -> tuple:
+    """The pullback of all ``outs`` together (seeds of ones) to ``xs``: ``None`` for an input it does not reach."""
     with enable_grad():
-        return _engine_grad([o], xs, grad_outputs=[ones_like(o)], retain_graph=True, create_graph=graph,
-                            allow_unused=True)
+        return _engine_grad(outs, xs, grad_outputs=[ones_like(o) for o in outs], retain_graph=True,
+                            create_graph=graph, allow_unused=True)
 
 
 def _check_strict(func: Callable, args: tuple, kind: str, create_graph: bool = False) -> None:
-    """Raise PyTorch's strict-mode error if an output (``kind`` "jacobian", "vjp") or a gradient
-    (``kind`` "hessian", "hvp") is independent of an input."""
+    """Raise PyTorch's strict-mode error if an output (``kind`` "jacobian": each output row by row;
+    "vjp": the pullback of all outputs together, as PyTorch's, so an input that only some outputs
+    depend on is allowed) or the gradient (``kind`` "hessian", "hvp") is independent of an input."""
     xs, outs = _strict_run(func, args)
-    for o in outs:
-        gs = _grads(o, xs, graph=kind in ("hessian", "hvp"))
-        for j, g in enumerate(gs):
-            # vjp, hvp and vhp check the gradient itself (PyTorch's _check_requires_grad of it): an input
-            # it does not reach is named as such; hessian's inner Jacobian has filled in zeros by then
-            if kind in ("vjp", "hvp") and g is None:
-                raise RuntimeError(f"The output of the user-provided function is independent of input {j}. This is "
-                                   f"not allowed in strict mode.")
-            if kind in ("hessian", "hvp") and (g is None or not g.requires_grad):
-                raise RuntimeError(_INDEPENDENT_OF_INPUT.format(j=j))
-        if kind == "hessian":  # the outer Jacobian's own checks: each gradient against each input
-            _check_strict_rows(list(gs), xs, create_graph)
     if kind == "jacobian":
         _check_strict_rows(outs, xs, create_graph)
+        return
+    gs = _grads(outs, xs, graph=kind != "vjp")
+    for j, g in enumerate(gs):
+        # vjp, hvp and vhp check the gradient itself (PyTorch's _check_requires_grad of it): an input
+        # it does not reach is named as such; hessian's inner Jacobian has filled in zeros by then
+        if kind in ("vjp", "hvp") and g is None:
+            raise RuntimeError(f"The output of the user-provided function is independent of input {j}. This is "
+                               f"not allowed in strict mode.")
+        if kind in ("hessian", "hvp") and (g is None or not g.requires_grad):
+            raise RuntimeError(_INDEPENDENT_OF_INPUT.format(j=j))
+    if kind == "hessian":  # the outer Jacobian's own checks: each gradient against each input
+        _check_strict_rows(list(gs), xs, create_graph)
 
 
 def _check_strict_rows(outs: list[Tensor], xs: list[Tensor], create_graph: bool) -> None:
