@@ -114,17 +114,34 @@ def _argnums(single: bool, n: int) -> Any:
     return 0 if single else tuple(range(n))
 
 
-def _float_outputs(func: Callable, like: Tensor) -> Callable:
+def _float_outputs(func: Callable, like: Tensor, seen: list | None = None) -> Callable:
     """``func`` with integer and bool outputs cast to ``like``'s dtype: torch.autograd.functional
-    gives them zero derivatives, where ``mg.func`` (as ``torch.func``) refuses them."""
+    gives them zero derivatives, where ``mg.func`` (as ``torch.func``) refuses them.  ``seen`` gets
+    the outputs' structure before the cast: ``[whether a tuple, their dtypes]``."""
     def cast(out: Any) -> Any:
         return out.to(like.dtype) if isinstance(out, Tensor) and out.dtype.kind not in "fc" else out
 
     def wrapped(*xs: Any) -> Any:
         out = func(*xs)
+        if seen is not None:
+            outs = out if isinstance(out, tuple) else (out,)
+            seen[:] = [isinstance(out, tuple), [o.dtype for o in outs if isinstance(o, Tensor)]]
         return tuple(cast(o) for o in out) if isinstance(out, tuple) else cast(out)
 
     return wrapped
+
+
+def _in_output_dtypes(jac: Any, seen: list) -> Any:
+    """A forward-mode Jacobian's blocks in their output's dtype, an integer or bool output's too (its
+    zeros): PyTorch's forward mode differentiates each output's tangent, of the output's dtype, where
+    reverse mode's blocks are the input's dtype."""
+    out_is_tuple, dtypes = seen
+
+    def cast(block: Any, dtype: Any) -> Any:
+        return tuple(cast(b, dtype) for b in block) if isinstance(block, tuple) else block.to(dtype)
+
+    rows = tuple(cast(r, d) for r, d in zip(jac if out_is_tuple else (jac,), dtypes))
+    return rows if out_is_tuple else rows[0]
 
 
 # ---------------------------------------------------------------------------
@@ -339,11 +356,13 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
     func = _not_a_transform(func, "jacobian")
     if strict:
         _check_strict(func, args, "jacobian", create_graph)
-    make = _func.jacfwd if strategy == "forward-mode" else _func.jacrev
-    with writable_arguments(inputs if create_graph else ()):
-        jac = make(_float_outputs(func, args[0]), _argnums(single, len(args)))(*args)
-    jac = _finish(jac, create_graph)
-    return _forward_mode_lists(jac, single) if strategy == "forward-mode" else jac
+    if strategy == "reverse-mode":
+        with writable_arguments(inputs if create_graph else ()):
+            return _finish(_func.jacrev(_float_outputs(func, args[0]), _argnums(single, len(args)))(*args),
+                           create_graph)
+    seen: list = []  # (forward mode: neither create_graph nor strict)
+    jac = _func.jacfwd(_float_outputs(func, args[0], seen), _argnums(single, len(args)))(*args)
+    return _forward_mode_lists(_in_output_dtypes(_finish(jac, False), seen), single)
 
 
 @_grad_mode_on
