@@ -16,6 +16,7 @@ import pytest
 
 import minigrad_ckpt as mg
 import minigrad_ckpt.nn.functional as F
+from minigrad_ckpt.testing import strict  # noqa: F401  (registers the strict devices)
 
 RNG = np.random.default_rng(0)
 X, W, C = RNG.standard_normal((3, 4)), RNG.standard_normal((4, 2)), RNG.random((4, 2)) + 1
@@ -24,7 +25,7 @@ CASES = {
     "matmul": lambda x, w, c: x @ w,
     "mm": lambda x, w, c: mg.mm(x, w),
     "bmm": lambda x, w, c: mg.bmm(x[None], w[None]),
-    "addmm": lambda x, w, c: mg.addmm(mg.zeros(3, 2, dtype=x.dtype), x, w),
+    "addmm": lambda x, w, c: mg.addmm(mg.zeros(3, 2, dtype=x.dtype, device=x.device), x, w),
     "tensordot": lambda x, w, c: mg.tensordot(x, w, dims=1),
     "einsum": lambda x, w, c: mg.einsum("ij,jk->ik", x, w),
     "linear": lambda x, w, c: F.linear(x, w.T),
@@ -32,21 +33,23 @@ CASES = {
 }
 
 
-def _gradient(case, *, write_into):
-    x, c = mg.tensor(X), mg.tensor(C)
-    w = mg.tensor(W, requires_grad=True)
+def _gradient(case, *, write_into, device="cpu"):
+    x, c = mg.tensor(X, device=device), mg.tensor(C, device=device)
+    w = mg.tensor(W, requires_grad=True, device=device)
     y = CASES[case](x, w, c)
     if write_into is not None:
         with mg.no_grad():
             target = {"x": x, "w": w, "c": c}[write_into]
             target.mul_(2)
     y.sum().backward()
-    return w.grad.numpy()
+    return mg.backend.to_host(w.grad._data)
 
 
+@pytest.mark.parametrize("device", ["cpu", "strict"])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_a_write_into_the_operand_no_gradient_reads_leaves_the_gradient(case):
-    np.testing.assert_array_equal(_gradient(case, write_into="w"), _gradient(case, write_into=None))
+def test_a_write_into_the_operand_no_gradient_reads_leaves_the_gradient(case, device):
+    np.testing.assert_array_equal(_gradient(case, write_into="w", device=device),
+                                  _gradient(case, write_into=None, device=device))
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
