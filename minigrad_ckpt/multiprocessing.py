@@ -27,11 +27,17 @@ MPI, so start a ``torchrun`` script with ``python -m minigrad_ckpt.distributed.r
 and an ``mp.spawn(main, nprocs=N)`` script with ``mpiexec -n N`` (see
 ``docs/distributed.md``); ``init_process_group(rank=..., world_size=...)`` in a
 spawned child says so.
+
+As PyTorch's, a tensor with a history (a non-leaf that requires grad) is refused
+at the process boundary -- a queue's ``put``, a pipe's ``send``, a pool's or a
+spawned process's arguments, a DataLoader worker's batch: its copy would arrive
+as a fresh leaf whose gradients reach nothing here.  Send ``t.detach()``.
 """
 
 from __future__ import annotations
 
 import multiprocessing as _mp
+import pickle as _pickle
 import signal as _signal
 import sys as _sys
 import time as _time
@@ -40,10 +46,31 @@ import warnings as _warnings
 from collections.abc import Callable
 from multiprocessing import *  # noqa: F403  (PyTorch's module is the standard library's, re-exported)
 from multiprocessing import connection as _connection
+from multiprocessing.reduction import ForkingPickler as _ForkingPickler
 from typing import Any
+
+from .nn import Parameter as _Parameter
+from .tensor import Tensor as _Tensor
 
 _SHARING_STRATEGIES = frozenset({"file_descriptor", "file_system"})
 _sharing_strategy = "file_descriptor"
+
+
+
+def _reduce_tensor(t: _Tensor) -> Any:
+    """How a tensor crosses a process boundary: pickled as its values (``Tensor.__reduce_ex__``),
+    unless it has a history.  Without this check a non-leaf went through and arrived as a leaf
+    that requires grad: a child's backward through it silently never reached the parent's graph."""
+    if t.requires_grad and not t.is_leaf:
+        raise RuntimeError("Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd "
+                           "does not support crossing process boundaries.  If you just want to transfer the "
+                           "data, call detach() on the tensor before serializing (e.g., putting it on the queue).")
+    return t.__reduce_ex__(_pickle.HIGHEST_PROTOCOL)
+
+
+# every multiprocessing channel pickles with ForkingPickler, whose table is looked up by exact type
+for _cls in (_Tensor, _Parameter):
+    _ForkingPickler.register(_cls, _reduce_tensor)
 
 
 class ProcessException(Exception):

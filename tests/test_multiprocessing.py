@@ -8,6 +8,7 @@ ModuleNotFoundError under the rename.
 from __future__ import annotations
 
 import os
+import pickle
 import time
 
 import pytest
@@ -113,8 +114,6 @@ def _fails_while_another_ignores_sigterm(i):
 
 def test_a_failure_reports_pytorchs_error_pid_and_survives_pickling():
     # before: the id was `pid` (PyTorch's ProcessException has `error_pid`: AttributeError in a handler)
-    import pickle
-
     context = mp.start_processes(_exits, args=(5,), nprocs=2, join=False, start_method="fork")
     with pytest.raises(mp.ProcessExitedException) as info:
         while not context.join(timeout=10):
@@ -136,3 +135,56 @@ def test_join_ends_a_process_that_ignores_sigterm_after_the_grace_period():
             pass
     assert info.value.error_index == 0 and time.monotonic() - t0 < 20
     assert [p.exitcode for p in context.processes][1] == -9           # SIGKILL, after SIGTERM was ignored
+
+
+def _echo(inbox, outbox):
+    outbox.put(inbox.get())
+
+
+def test_a_non_leaf_that_requires_grad_is_refused_at_the_process_boundary():
+    # before: it went through every channel and arrived as a fresh leaf that requires grad, so a
+    # child's backward through it silently reached nothing; PyTorch's reductions refuse it
+    history = mg.arange(1.0, 7.0).requires_grad_(True) * 2
+    sender, _ = mp.Pipe()
+    with mp.get_context("fork").Pool(1) as pool:
+        for send in (mp.SimpleQueue().put, sender.send, lambda obj: pool.apply(len, (obj,))):
+            with pytest.raises(RuntimeError, match="(?s)non-leaf tensor which requires_grad.*detach()"):
+                send([1, {"t": history}])
+    # plain pickling is not a process boundary: values as a fresh leaf, as PyTorch's
+    assert pickle.loads(pickle.dumps(history)).requires_grad
+
+
+def test_leaves_detached_values_and_parameters_still_cross_as_they_were():
+    with mg.no_grad():
+        no_history = mg.ones(2, requires_grad=True) * 2
+    sent = [mg.arange(4.0, dtype=mg.float32).requires_grad_(True), mg.arange(3.0).requires_grad_(True).mul(3).detach(),
+            no_history, mg.nn.Parameter(mg.zeros(2, dtype=mg.float32)), mg.tensor([], dtype=mg.int64)]
+    inbox, outbox = mp.Queue(), mp.Queue()
+    child = mp.get_context("fork").Process(target=_echo, args=(inbox, outbox), daemon=True)
+    child.start()
+    inbox.put(sent)
+    got = outbox.get(timeout=60)
+    child.join(60)
+    assert child.exitcode == 0
+    assert [(type(t), t.dtype, t.requires_grad, t.tolist()) for t in got] == [
+        (type(t), t.dtype, t.requires_grad, t.tolist()) for t in sent]
+
+
+class _OneBatchHasAHistory(mg.utils.data.Dataset):
+    weight = mg.ones(3, requires_grad=True)
+
+    def __len__(self):
+        return 3
+
+    def __getitem__(self, i):
+        return self.weight * i if i == 1 else mg.full((3,), float(i), dtype=mg.float32)
+
+
+def test_a_worker_batch_with_a_history_is_an_error_at_its_place():
+    loader = mg.utils.data.DataLoader(_OneBatchHasAHistory(), batch_size=None, num_workers=1, timeout=30)
+    batches = iter(loader)
+    assert next(batches).tolist() == [0.0] * 3
+    with pytest.raises(RuntimeError, match="non-leaf tensor which requires_grad"):
+        next(batches)
+    last = next(batches)
+    assert last.tolist() == [2.0] * 3 and last.dtype == mg.float32 and not last.requires_grad
