@@ -101,23 +101,27 @@ class ProcessExitedException(ProcessException):
         return type(self), (self.msg, self.error_index, self.error_pid, self.exit_code, self.signal_name)
 
 
-def _run(fn: Callable[..., Any], i: int, args: tuple, error_queue: Any) -> None:
+def _run(fn: Callable[..., Any], i: int, args: tuple, error_pipe: Any) -> None:
     """A child's body: ``fn(i, *args)``; an exception's traceback goes to the parent."""
     try:
         fn(i, *args)
     except KeyboardInterrupt:
         pass  # the parent is stopping every child
     except Exception:
-        error_queue.put(_traceback.format_exc())
+        error_pipe.send(_traceback.format_exc())
         _sys.exit(1)
 
 
 class ProcessContext:
     """The processes :func:`start_processes` started; :meth:`join` waits for them."""
 
-    def __init__(self, processes: list, error_queues: list) -> None:
-        self.processes, self.error_queues = processes, error_queues
+    def __init__(self, processes: list, error_pipes: list) -> None:
+        self.processes = processes
         self.sentinels = {p.sentinel: i for i, p in enumerate(processes)}
+        # a traceback is read as soon as it comes: one longer than a pipe holds blocks its child
+        # until read, and a parent waiting for that child to end first waited forever
+        self._error_pipes = {pipe: i for i, pipe in enumerate(error_pipes)}
+        self._tracebacks: dict[int, str] = {}
 
     def pids(self) -> list[int]:
         return [p.pid for p in self.processes]
@@ -130,7 +134,7 @@ class ProcessContext:
         if not self.sentinels:
             return True
         failed = None
-        for sentinel in _connection.wait(list(self.sentinels), timeout=timeout):
+        for sentinel in self._wait_for_an_end(timeout):
             i = self.sentinels.pop(sentinel)
             self.processes[i].join()
             if self.processes[i].exitcode != 0:
@@ -150,6 +154,26 @@ class ProcessContext:
             p.join()
         raise self._failure(failed)
 
+    def _wait_for_an_end(self, timeout: float | None) -> list:
+        """The sentinels of processes that ended within ``timeout``, reading tracebacks as they come."""
+        end = None if timeout is None else _time.monotonic() + timeout
+        while True:
+            left = None if end is None else max(0.0, end - _time.monotonic())
+            ready = _connection.wait([*self.sentinels, *self._error_pipes], timeout=left)
+            for pipe in [r for r in ready if r in self._error_pipes]:
+                self._read_traceback(pipe)
+            ended = [r for r in ready if r in self.sentinels]
+            if ended or not ready or (end is not None and _time.monotonic() >= end):
+                return ended
+
+    def _read_traceback(self, pipe: Any) -> None:
+        i = self._error_pipes.pop(pipe)
+        try:
+            self._tracebacks[i] = pipe.recv()
+        except EOFError:  # the child ended without sending one
+            pass
+        pipe.close()
+
     def _join_all(self, timeout: float) -> None:
         """Wait for the processes to end, ``timeout`` seconds for all of them together."""
         end = _time.monotonic() + timeout
@@ -157,10 +181,13 @@ class ProcessContext:
             p.join(max(0.0, end - _time.monotonic()))
 
     def _failure(self, i: int) -> ProcessException:
-        pid, code, queue = self.processes[i].pid, self.processes[i].exitcode, self.error_queues[i]
-        if not queue.empty():
-            return ProcessRaisedException(f"\n\n-- Process {i} terminated with the following error:\n{queue.get()}",
-                                          i, pid)
+        pid, code = self.processes[i].pid, self.processes[i].exitcode
+        pipe = next((p for p, j in self._error_pipes.items() if j == i), None)
+        if pipe is not None and pipe.poll():
+            self._read_traceback(pipe)
+        if i in self._tracebacks:
+            return ProcessRaisedException(f"\n\n-- Process {i} terminated with the following error:\n"
+                                          f"{self._tracebacks[i]}", i, pid)
         if code < 0:
             try:
                 name = _signal.Signals(-code).name
@@ -175,14 +202,15 @@ def start_processes(fn: Callable[..., Any], args: tuple = (), nprocs: int = 1, j
     """Run ``fn(i, *args)`` for ``i`` in ``range(nprocs)``, each in a new process started with
     ``start_method``; with ``join`` wait for all (``None``), else return their :class:`ProcessContext`."""
     ctx = _mp.get_context(start_method)
-    processes, queues = [], []
+    processes, pipes = [], []
     for i in range(nprocs):
-        queue = ctx.SimpleQueue()
-        process = ctx.Process(target=_run, args=(fn, i, tuple(args), queue), daemon=daemon)
+        reader, writer = ctx.Pipe(duplex=False)
+        process = ctx.Process(target=_run, args=(fn, i, tuple(args), writer), daemon=daemon)
         process.start()
+        writer.close()  # only the child holds it now: its end is the end of the pipe
         processes.append(process)
-        queues.append(queue)
-    context = ProcessContext(processes, queues)
+        pipes.append(reader)
+    context = ProcessContext(processes, pipes)
     if not join:
         return context
     while not context.join():

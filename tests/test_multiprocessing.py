@@ -188,3 +188,24 @@ def test_a_worker_batch_with_a_history_is_an_error_at_its_place():
         next(batches)
     last = next(batches)
     assert last.tolist() == [2.0] * 3 and last.dtype == mg.float32 and not last.requires_grad
+
+
+def _raises_a_long_message(i):
+    raise ValueError("long " + "x" * 200_000)
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_a_traceback_longer_than_a_pipe_holds_is_reported(start_method):
+    # before: the child wrote its traceback into a pipe the parent read only after the child ended,
+    # so a traceback over the pipe's buffer (64 KiB on Linux) blocked the child and the parent forever
+    context = mp.start_processes(_raises_a_long_message, nprocs=2, join=False, start_method=start_method)
+    deadline = time.monotonic() + 30
+    try:
+        with pytest.raises(mp.ProcessRaisedException, match="ValueError: long x{200000}\n$") as info:
+            while not context.join(timeout=1):
+                assert time.monotonic() < deadline, "start_processes hung on a long traceback"
+    finally:
+        for p in context.processes:
+            p.kill()
+            p.join()
+    assert info.value.error_index in (0, 1)
