@@ -16,6 +16,8 @@ Here the first two are the same:
 A child that raises makes ``spawn`` terminate the others and raise
 :class:`ProcessRaisedException` with the child's traceback; one that exits
 another way raises :class:`ProcessExitedException` (its exit code or signal).
+On Linux a child gets SIGINT when the parent dies, as PyTorch's, so a killed
+parent leaves no children running.
 
 **What is different.** A tensor passed to another process is pickled: the child
 gets a copy, never the parent's memory (``Tensor.share_memory_`` and
@@ -36,7 +38,9 @@ as a fresh leaf whose gradients reach nothing here.  Send ``t.detach()``.
 
 from __future__ import annotations
 
+import ctypes as _ctypes
 import multiprocessing as _mp
+import os as _os
 import pickle as _pickle
 import signal as _signal
 import sys as _sys
@@ -52,6 +56,7 @@ from typing import Any
 from .nn import Parameter as _Parameter
 from .tensor import Tensor as _Tensor
 
+_PR_SET_PDEATHSIG = 1  # prctl(2)
 _SHARING_STRATEGIES = frozenset({"file_descriptor", "file_system"})
 _sharing_strategy = "file_descriptor"
 
@@ -101,9 +106,24 @@ class ProcessExitedException(ProcessException):
         return type(self), (self.msg, self.error_index, self.error_pid, self.exit_code, self.signal_name)
 
 
+def _end_with_the_parent() -> None:
+    """On Linux, ask for SIGINT when the parent dies, as PyTorch's children do: without it a child
+    outlived a parent that was killed (SIGKILL, the OOM killer), running on with nobody to join it."""
+    if not _sys.platform.startswith("linux"):
+        return
+    try:
+        _ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, _signal.SIGINT)
+    except (OSError, AttributeError):  # no C library to ask: the child lives as before
+        return
+    parent = _mp.parent_process()
+    if parent is not None and _os.getppid() != parent.pid:  # it died before the request
+        raise KeyboardInterrupt
+
+
 def _run(fn: Callable[..., Any], i: int, args: tuple, error_pipe: Any) -> None:
     """A child's body: ``fn(i, *args)``; an exception's traceback goes to the parent."""
     try:
+        _end_with_the_parent()
         fn(i, *args)
     except KeyboardInterrupt:
         pass  # the parent is stopping every child

@@ -209,3 +209,46 @@ def test_a_traceback_longer_than_a_pipe_holds_is_reported(start_method):
             p.kill()
             p.join()
     assert info.value.error_index in (0, 1)
+
+
+def _sleeps(i):
+    time.sleep(60)
+
+
+def _starts_a_sleeper_then_waits(pids):
+    context = mp.start_processes(_sleeps, nprocs=1, join=False, start_method="fork")
+    pids.put(context.pids()[0])
+    time.sleep(60)
+
+
+@pytest.mark.skipif(not os.sys.platform.startswith("linux"), reason="prctl(2) is Linux's")
+def test_a_child_ends_when_its_parent_is_killed():
+    # before: a parent killed with SIGKILL left its children running (PyTorch's get SIGINT from prctl)
+    import signal
+
+    ctx = mp.get_context("fork")
+    pids = ctx.Queue()
+    parent = ctx.Process(target=_starts_a_sleeper_then_waits, args=(pids,))  # (a daemon may not have children)
+    parent.start()
+    try:
+        child = pids.get(timeout=30)
+    except BaseException:
+        parent.kill()
+        raise
+    time.sleep(0.2)   # the child has asked for the signal by now (a request after the death ends it too)
+    parent.kill()
+    parent.join(30)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                os.kill(child, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.1)
+        pytest.fail("the child outlived its killed parent")
+    finally:
+        try:
+            os.kill(child, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
