@@ -106,6 +106,8 @@ FIXTURES: dict[str, tuple[str, ...]] = {
     "linalg.svd": ("cases.svd_values", "cases.svd_polar"), "linalg.svdvals": ("ops.svdvals",),
     "linalg.qr": ("cases.qr_q", "cases.qr_r"), "linalg.cholesky": ("cases.cholesky",),
     "linalg.slogdet": ("cases.slogdet_sign", "cases.slogdet_logabsdet"), "linalg.eig": ("cases.eig_exp",),
+    # (mg.slogdet is linalg.slogdet's answer in torch.return_types.slogdet: one computation)
+    "slogdet": ("cases.slogdet_sign", "cases.slogdet_logabsdet"),
     "linalg.eigvals": ("cases.eigvals_exp_sum",), "linalg.cond": ("ops.cond",),
     "linalg.householder_product": ("ops.householder_product",), "linalg.tensorinv": ("ops.tensorinv",),
     "linalg.tensorsolve": ("ops.tensorsolve",),
