@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.snapshot import Snapshot, SnapshotError, object_tree
+from tests.save_load_round_trip import round_trip
 
 sys.path.insert(0, str(Path(__file__).parent / "data"))
 from save_load_kinds_cases import cases, describe, views, write_through  # noqa: E402
@@ -32,24 +33,17 @@ pytestmark = pytest.mark.msgpack
 TORCH = json.loads((Path(__file__).parent / "data" / "torch_save_load_kinds.json").read_text())
 
 
-def _round_trip(obj):
-    buf = io.BytesIO()
-    mg.save(obj, buf)
-    buf.seek(0)
-    return mg.load(buf)
-
-
 @pytest.mark.parametrize("name", sorted(TORCH["loaded"]))
 def test_what_comes_back_is_what_torch_load_gives(name):
     mg.manual_seed(0)
-    got = _round_trip(cases(mg)[name])
+    got = round_trip(cases(mg)[name])
     assert json.loads(json.dumps(describe(got))) == TORCH["loaded"][name]
 
 
 def test_numpy_generator_state_resumes_the_same_stream():
     rng = np.random.default_rng(7)
     rng.random(3)
-    state = _round_trip({"numpy": rng.bit_generator.state})["numpy"]
+    state = round_trip({"numpy": rng.bit_generator.state})["numpy"]
     want = rng.random(4)
     again = np.random.default_rng()
     again.bit_generator.state = state
@@ -58,10 +52,10 @@ def test_numpy_generator_state_resumes_the_same_stream():
 
 def test_a_loaded_state_dict_and_parameter_keep_their_roles():
     net = mg.nn.Sequential(mg.nn.Linear(2, 3), mg.nn.BatchNorm1d(3))
-    sd = _round_trip(net.state_dict())
+    sd = round_trip(net.state_dict())
     assert isinstance(sd, OrderedDict) and list(sd) == list(net.state_dict())
     net.load_state_dict(sd)
-    p = _round_trip({"w": net[0].weight})["w"]
+    p = round_trip({"w": net[0].weight})["w"]
     assert isinstance(p, mg.nn.Parameter) and p.requires_grad and p.is_leaf
     assert p.numpy().tobytes() == net[0].weight.numpy().tobytes()
 
@@ -79,12 +73,12 @@ def test_a_tensor_cannot_be_a_key_and_a_malformed_node_is_refused():
 
 
 def test_a_write_into_one_view_shows_in_the_others_as_in_torch():
-    assert json.loads(json.dumps(write_through(_round_trip(views(mg)), mg))) == TORCH["views_after_write"]
+    assert json.loads(json.dumps(write_through(round_trip(views(mg)), mg))) == TORCH["views_after_write"]
 
 
 def test_tied_weights_load_tied_and_a_parameter_keeps_its_role():
     w = mg.nn.Parameter(mg.randn(3, 3))
-    got = _round_trip({"enc": w.detach(), "dec": w.detach(), "p": w, "grad_view": w[0]})
+    got = round_trip({"enc": w.detach(), "dec": w.detach(), "p": w, "grad_view": w[0]})
     assert isinstance(got["p"], mg.nn.Parameter) and got["p"].requires_grad and not got["enc"].requires_grad
     with mg.no_grad():
         got["p"][0, 0] = 7.0
@@ -98,7 +92,7 @@ def test_any_views_of_one_array_round_trip_with_their_values_and_strides(start, 
     base = np.asarray(np.arange(24).reshape(2, 12) % 5, dtype=dtype, order=order)
     parts = {"whole": base, "row": base[1], "cols": base[:, start:stop:step], "rev": base[::-1, ::-2],
              "t": mg.from_numpy(base).t(), "real": base.real if base.dtype.kind == "c" else base[0]}
-    got = _round_trip(parts)
+    got = round_trip(parts)
     for k, v in parts.items():
         want = v.numpy() if isinstance(v, mg.Tensor) else v
         g = got[k].numpy() if isinstance(got[k], mg.Tensor) else got[k]
@@ -113,9 +107,9 @@ def test_a_lone_view_is_stored_on_its_own_and_device_tensors_are_not_matched():
     x = mg.arange(8.0)
     buf = io.BytesIO()
     mg.save({"v": x[2:4]}, buf)  # nothing else shares x: only the view's two numbers are stored
-    assert len(buf.getvalue()) < 1024 and _round_trip({"v": x[2:4]})["v"].tolist() == [2.0, 3.0]
+    assert len(buf.getvalue()) < 1024 and round_trip({"v": x[2:4]})["v"].tolist() == [2.0, 3.0]
     y = mg.arange(4.0, device="strict")
-    got = _round_trip({"y": y, "v": y[1:]})
+    got = round_trip({"y": y, "v": y[1:]})
     assert got["v"].tolist() == [1.0, 2.0, 3.0]
 
 
@@ -140,7 +134,7 @@ def test_long_lists_and_dicts_of_plain_values_save_and_load(n):
     next(iter(loader))
     obj = {"losses": [0.5 * i for i in range(n)], "counts": {f"w{i}": i for i in range(n)},
            "flags": [True, None, "x", -(2**63)] * 10, "loader": loader.state_dict(), "rows": [[1, 2.0]] * 10}
-    got = _round_trip(obj)
+    got = round_trip(obj)
     assert got == obj and type(got["rows"][0]) is list
     again = DataLoader(TensorDataset(mg.arange(n)), batch_size=1, shuffle=True)
     again.load_state_dict(got["loader"])

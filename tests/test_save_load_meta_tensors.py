@@ -6,26 +6,18 @@ and ``Parameter`` kept, under ``map_location="cpu"`` too).  ``mg.save`` raised N
 against the engine."""
 from __future__ import annotations
 
-import io
-
 import pytest
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.snapshot import SnapshotError, object_tree
-
-
-def _round_trip(obj, **load):
-    buffer = io.BytesIO()
-    mg.save(obj, buffer)
-    buffer.seek(0)
-    return mg.load(buffer, **load)
+from tests.save_load_round_trip import round_trip
 
 
 @pytest.mark.parametrize("map_location", [None, "cpu", lambda t, saved: t])
 def test_meta_tensors_load_as_meta_tensors(map_location):
     m = mg.ones(3, 4, device="meta", dtype=mg.float64)
     p = mg.nn.Parameter(mg.ones(2, device="meta"))
-    out = _round_trip({"m": m, "again": m, "p": p, "i": mg.zeros(2, device="meta", dtype=mg.int64),
+    out = round_trip({"m": m, "again": m, "p": p, "i": mg.zeros(2, device="meta", dtype=mg.int64),
                        "real": mg.ones(2)}, map_location=map_location)
     assert str(out["m"].device) == "meta" and out["m"].shape == (3, 4) and out["m"].dtype == mg.float64
     assert out["again"] is out["m"] and not out["m"].requires_grad
@@ -35,7 +27,7 @@ def test_meta_tensors_load_as_meta_tensors(map_location):
 
 def test_a_meta_models_state_dict_round_trips():
     model = mg.nn.Linear(3, 2, device="meta")
-    state = _round_trip(model.state_dict())
+    state = round_trip(model.state_dict())
     assert list(state) == ["weight", "bias"]
     assert state["weight"].shape == (2, 3) and str(state["bias"].device) == "meta"
     other = mg.nn.Linear(3, 2, device="meta")
@@ -43,7 +35,7 @@ def test_a_meta_models_state_dict_round_trips():
 
 
 def test_a_requires_grad_meta_leaf_keeps_the_flag():
-    out = _round_trip(mg.ones(2, device="meta", requires_grad=True))
+    out = round_trip(mg.ones(2, device="meta", requires_grad=True))
     assert out.requires_grad and out.is_leaf and str(out.device) == "meta"
 
 

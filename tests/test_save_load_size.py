@@ -5,24 +5,16 @@ subclass, whose class is code").  The Size is the engine's own class, so loading
 from the file.  Found running PyTorch's serialization tests against the engine."""
 from __future__ import annotations
 
-import io
-
 import pytest
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.snapshot import SnapshotError, object_tree
-
-
-def _round_trip(obj):
-    buffer = io.BytesIO()
-    mg.save(obj, buffer)
-    buffer.seek(0)
-    return mg.load(buffer)
+from tests.save_load_round_trip import round_trip
 
 
 def test_a_shape_loads_back_as_a_size():
     x = mg.ones(2, 3)
-    out = _round_trip({"shape": x.shape, "empty": mg.zeros(0, 4).shape, "scalar": mg.tensor(1.0).size(),
+    out = round_trip({"shape": x.shape, "empty": mg.zeros(0, 4).shape, "scalar": mg.tensor(1.0).size(),
                        "keyed": {x.shape: "by shape"}, "in_list": [x.size(), 3]})
     assert type(out["shape"]) is mg.Size and out["shape"] == (2, 3)
     assert out["empty"] == (0, 4) and out["scalar"] == () and type(out["scalar"]) is mg.Size
@@ -33,7 +25,7 @@ def test_a_shape_loads_back_as_a_size():
 
 
 def test_a_plain_tuple_stays_a_tuple():
-    out = _round_trip({"t": (2, 3)})
+    out = round_trip({"t": (2, 3)})
     assert type(out["t"]) is tuple
 
 

@@ -13,13 +13,11 @@ import pytest
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.snapshot import SnapshotError, object_tree
+from tests.save_load_round_trip import round_trip
 
 
 def _round_trip(obj):
-    buffer = io.BytesIO()
-    mg.save(obj, buffer)
-    buffer.seek(0)
-    return mg.load(buffer, weights_only=True)
+    return round_trip(obj, weights_only=True)
 
 
 @pytest.mark.parametrize("make", [lambda: mg.zeros(3, 3), lambda: mg.nn.Parameter(mg.zeros(3, 3)),
