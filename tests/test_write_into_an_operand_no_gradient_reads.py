@@ -90,3 +90,14 @@ def test_both_operands_needing_gradients_keep_both_checked():
         w.mul_(2)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.backward()
+
+
+def test_under_checkpoint_the_write_is_still_refused_as_the_replay_would_read_it():
+    # a checkpointed segment replays its forward in backward: x @ w again, with the written w -- a
+    # different value, so the engine refuses rather than answer from it
+    x, w = mg.tensor(X), mg.tensor(W, requires_grad=True)
+    y = mg.checkpoint.checkpoint(lambda a, b: (a @ b).tanh(), x, w).sum()
+    with mg.no_grad():
+        w.mul_(2)
+    with pytest.raises(RuntimeError):
+        y.backward()
