@@ -150,18 +150,29 @@ class _GradModeContext:
         arg = repr(self._mode) if type(self).__name__ == "set_grad_enabled" else ""
         return f"{type(self).__name__}({arg}) (recording {'on' if self._mode else 'off'} inside)"
 
+    def _switch(self) -> Any:
+        """Put this mode on for one call of a decorated function (or one resumption of a decorated
+        generator) and return what :meth:`_restore` puts back.  What to put back lives in the call,
+        not in ``self``: one decorator serves recursive calls and several threads at once (PyTorch's
+        enters a fresh clone of the context per call)."""
+        prev = state.requested
+        state.enabled = self._mode
+        return prev
+
+    def _restore(self, prev: Any) -> None:
+        state.enabled = prev
+
     def __call__(self, fn: _Fn) -> _Fn:
         if inspect.isgeneratorfunction(fn):
             return _in_mode_at_each_resumption(self, fn)  # type: ignore[return-value]
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            prev = state.requested
-            state.enabled = self._mode
+            prev = self._switch()
             try:
                 return fn(*args, **kwargs)
             finally:
-                state.enabled = prev
+                self._restore(prev)
 
         return wrapper  # type: ignore[return-value]
 
@@ -182,22 +193,21 @@ def _in_mode_at_each_resumption(context: _GradModeContext, fn: Callable[..., Any
         resume: Callable[[Any], Any] = gen.send
         arg: Any = None
         while True:
-            prev = state.requested
-            state.enabled = context._mode
+            prev = context._switch()
             try:
                 response = resume(arg)
             except StopIteration as stop:
                 return stop.value
             finally:
-                state.enabled = prev
+                context._restore(prev)
             try:
                 resume, arg = gen.send, (yield response)
             except GeneratorExit:  # the caller closes us: the generator's cleanup runs in its mode too
-                prev, state.enabled = state.requested, context._mode
+                prev = context._switch()
                 try:
                     gen.close()
                 finally:
-                    state.enabled = prev
+                    context._restore(prev)
                 raise
             except BaseException as exc:  # thrown in by the caller: raised inside the generator
                 resume, arg = gen.throw, exc
@@ -295,16 +305,14 @@ class inference_mode(_GradModeContext):
         state.inference = self._prev_inference.pop()
         super().__exit__(*exc)
 
-    def __call__(self, fn: _Fn) -> _Fn:
-        if inspect.isgeneratorfunction(fn):
-            return super().__call__(fn)
+    def _switch(self) -> Any:
+        prev = state.inference
+        state.inference = self._inference  # first, as in __enter__
+        return prev, super()._switch()
 
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with self:
-                return fn(*args, **kwargs)
-
-        return wrapper  # type: ignore[return-value]
+    def _restore(self, prev: Any) -> None:
+        state.inference, requested = prev
+        super()._restore(requested)
 
 
 class set_grad_enabled(_GradModeContext):

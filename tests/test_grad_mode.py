@@ -336,3 +336,91 @@ def test_inference_mode_false_turns_recording_on_as_pytorchs():
             with mg.inference_mode(False):
                 assert records()
             assert mg.is_grad_enabled() is outer
+
+
+# inference_mode as a decorator: each call (and each resumption of a generator) switches both
+# inference mode and grad mode and puts back what *that* call found, as PyTorch's (its decorator
+# enters a fresh clone of the context per call).  Expected values: torch 2.13 on the same programs.
+def test_an_inference_mode_generator_runs_in_inference_mode():
+    x = mg.tensor([1.0], requires_grad=True)
+
+    @mg.inference_mode()
+    def gen():
+        yield mg.is_inference_mode_enabled(), (x * 2).requires_grad
+        yield mg.is_inference_mode_enabled(), (x * 2).requires_grad
+
+    seen = [(inside, mg.is_inference_mode_enabled()) for inside in gen()]
+    assert seen == [((True, False), False), ((True, False), False)]
+
+
+def test_an_inference_mode_false_generator_records_inside_inference_mode():
+    # torch: [(True, False)] -- recording on, inference mode off, inside the generator
+    x = mg.tensor([1.0], requires_grad=True)
+
+    @mg.inference_mode(False)
+    def gen():
+        yield (x * 2).requires_grad, mg.is_inference_mode_enabled()
+
+    with mg.inference_mode():
+        assert list(gen()) == [(True, False)]
+        assert mg.is_inference_mode_enabled() and not records()
+
+
+def test_jvp_pushes_no_tangent_through_an_inference_mode_generator():
+    # torch.func.jvp: the value made in inference mode is a constant, so the tangent is cos(a) only
+    @mg.inference_mode()
+    def gen(a):
+        yield a * 3
+
+    def f(a):
+        return next(gen(a)) + a.sin()
+
+    a = mg.tensor([0.5, -1.2])
+    _, tangent = mg.func.jvp(f, (a,), (mg.ones(2),))
+    np.testing.assert_allclose(tangent.numpy(), np.cos(a.numpy()), rtol=1e-6)
+
+
+@pytest.mark.parametrize("deco", [lambda: mg.inference_mode(), lambda: mg.no_grad(),
+                                  lambda: mg.set_grad_enabled(False)])
+def test_a_recursive_decorated_function_gives_the_callers_mode_back(deco):
+    # torch: after f(2) returns, grad mode is on and inference mode off again
+    @deco()
+    def f(n):
+        if n:
+            f(n - 1)
+        return records()
+
+    assert f(2) is False
+    assert mg.is_grad_enabled() and records() and not mg.is_inference_mode_enabled()
+
+
+def test_one_inference_mode_decorated_function_in_two_threads():
+    # Thread "on" enters with grad mode on; while it is inside, thread "off" calls the same function
+    # under no_grad and returns.  Each must find its own mode again when its call returns.
+    on_inside, leave_on, no_wait = threading.Event(), threading.Event(), threading.Event()
+    no_wait.set()
+    after = {}
+
+    @mg.inference_mode()
+    def f(signal, wait):
+        signal.set()
+        wait.wait(5)
+
+    def on():
+        f(on_inside, leave_on)
+        after["on"] = (mg.is_grad_enabled(), records(), mg.is_inference_mode_enabled())
+
+    def off():
+        with mg.no_grad():
+            f(threading.Event(), no_wait)
+            after["off"] = (mg.is_grad_enabled(), mg.is_inference_mode_enabled())
+
+    t_on = threading.Thread(target=on)
+    t_on.start()
+    on_inside.wait(5)
+    t_off = threading.Thread(target=off)
+    t_off.start()
+    t_off.join(5)
+    leave_on.set()
+    t_on.join(5)
+    assert after == {"on": (True, True, False), "off": (False, False)}
