@@ -371,3 +371,17 @@ def test_det_second_derivative_at_a_singular_matrix_and_in_a_batch():
     d = mg.linalg.det(z)
     (d.real + 2 * d.imag).backward()
     np.testing.assert_allclose(z.grad.numpy(), np.conj([[4.0, -2 - 2j], [-2.0, 1 + 1j]]) * (1 + 2j), atol=1e-12)
+
+
+def test_eigh_and_eigvalsh_take_uplo_in_either_case():
+    """PyTorch and NumPy read ``UPLO`` case-insensitively (``'u'`` is ``'U'``; PyTorch's own
+    ``test_eigh_lower_uplo`` passes ``'u'`` and ``'l'``); the engine refused the lower-case
+    letters.  Anything else is still refused, in PyTorch's words."""
+    s = RNG.standard_normal((2, 4, 4))  # not symmetric: the triangle read shows in the answer
+    for uplo in ("U", "L"):
+        expected = np.linalg.eigh(s, UPLO=uplo).eigenvalues
+        close(L.eigvalsh(_t(s), UPLO=uplo.lower()), expected)
+        close(L.eigh(_t(s), UPLO=uplo.lower()).eigenvalues, expected)
+    for bad in ("a", "wrong", "Lower", ""):
+        with pytest.raises(RuntimeError, match="Expected UPLO argument to be 'L' or 'U', but got " + bad):
+            L.eigvalsh(_t(s), UPLO=bad)

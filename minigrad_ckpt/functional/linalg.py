@@ -279,9 +279,10 @@ def eigh(a: Any, UPLO: str = "L") -> EighResult:  # noqa: N803 - NumPy's name
     finite number; forward mode gives NaN where the tangent couples an equal pair.
     """
     a = _matrices("eigh", a, square=True)
-    if UPLO not in ("L", "U"):
-        raise RefusedArgument(f"linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
-    if UPLO == "U":
+    # PyTorch and NumPy read the letter in either case ('u' is 'U')
+    if not isinstance(UPLO, str) or UPLO.upper() not in ("L", "U"):
+        raise RefusedArgument(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    if UPLO.upper() == "U":
         a = _mH(a)
     packed = apply(_mx.Eigh(), a)
     w = packed[..., 0, :]
