@@ -139,6 +139,44 @@ def test_channel_dropout_refusals_are_pytorchs(name, ndim, error):
         getattr(mg.nn.functional, name)(mg.ones(*(4,) * ndim), 0.5, True)
 
 
+# PyTorch checks a feature dropout's ">= 2 dims" only where it draws a channel mask: in training, at
+# 0 < p < 1, for a non-empty input (dropout3d's unbatched input counts with the batch axis it adds).
+# Elsewhere the input passes (or p = 1 zeroes it). From torch 2.13, e.g. F.feature_alpha_dropout(
+# torch.ones(5), 0.5, training=False) -> the input; F.dropout2d(torch.ones(5), 1.0) -> zeros;
+# F.dropout2d(torch.ones(0), 0.5) -> the empty input; F.dropout3d(torch.tensor(1.0), 0.5) -> RuntimeError.
+FEATURE_DROPOUT_NO_MASK = [
+    ("feature_alpha_dropout", (5,), 0.5, False, 1.0), ("feature_alpha_dropout", (), 0.5, False, 1.0),
+    ("feature_alpha_dropout", (5,), 0.0, True, 1.0), ("feature_alpha_dropout", (5,), 1.0, True, 0.0),
+    ("feature_alpha_dropout", (0,), 0.5, True, None), ("dropout2d", (5,), 1.0, True, 0.0),
+    ("dropout2d", (), 1.0, True, 0.0), ("dropout2d", (0,), 0.5, True, None),
+]
+
+
+@pytest.mark.parametrize(("name", "shape", "p", "training", "value"), FEATURE_DROPOUT_NO_MASK)
+@pytest.mark.parametrize("inplace", [False, True])
+def test_a_feature_dropout_that_draws_no_mask_takes_any_input(name, shape, p, training, value, inplace):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # dropout2d's deprecation warning for other than 3-D/4-D input
+        y = getattr(mg.nn.functional, name)(mg.ones(*shape), p, training, inplace)
+    assert y.shape == shape
+    assert value is None or (y.numpy() == value).all()
+
+
+@pytest.mark.parametrize(("name", "shape"), [("feature_alpha_dropout", (5,)), ("feature_alpha_dropout", ()),
+                                             ("dropout2d", (5,)), ("dropout3d", ())])
+def test_a_feature_dropout_that_draws_a_mask_refuses_fewer_than_two_dims_as_pytorch(name, shape):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(RuntimeError, match="Feature dropout requires at least 2 dimensions in the input"):
+            getattr(mg.nn.functional, name)(mg.ones(*shape), 0.5, True)
+
+
+def test_feature_alpha_dropout_layer_in_eval_mode_passes_a_1d_input():
+    # torch: nn.FeatureAlphaDropout(0.5).eval()(torch.ones(5)) -> the input
+    x = mg.arange(5.0)
+    assert mg.nn.FeatureAlphaDropout(0.5).eval()(x).numpy().tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+
+
 
 # --- regression losses of differing shapes: PyTorch's warning, then broadcasting ----------------------
 # torch 2.13, float64: x = [[0.5], [-1.0], [2.0]] (3, 1), y = [0.2, 1.5, -0.3] (3,), both requiring grad;

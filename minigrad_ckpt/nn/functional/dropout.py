@@ -54,16 +54,28 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = F
     return apply(_drop.Dropout(p=float(p), key=_random.next_key()), input)
 
 
+def _draws_a_mask(x: Tensor, p: float, training: bool) -> bool:
+    """Whether a dropout draws a mask: in training, at ``0 < p < 1``, for a non-empty input. Only then
+    does PyTorch check a feature dropout's dims (elsewhere any input passes, or ``p = 1`` zeroes it)."""
+    return training and 0.0 < p < 1.0 and x.numel() > 0
+
+
+def _channel_mask_shape(x: Tensor, batched: bool) -> tuple[int, ...]:
+    """The shape of a feature dropout's mask: ``x``'s (N, C) axes (axis 0 of an unbatched input), 1 for
+    the rest. PyTorch's refusal of fewer than 2 dims counts the batch axis it adds to an unbatched input."""
+    kept = 2 if batched else 1
+    if x.ndim + (2 - kept) < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    return x.shape[:kept] + (1,) * (x.ndim - kept)
+
+
 def _feature_dropout(x: Tensor, p: float, training: bool, batched: bool) -> Tensor:
     """PyTorch's ``feature_dropout``: zero whole channels, the mask drawn per (N, C) pair of a batched
     input (per index of axis 0 of an unbatched one) and broadcast over the other axes; a dropout of
     ones (one key on the tape, so a checkpoint replay regenerates it)."""
-    if not training or p == 0.0:
-        return x
-    if batched and x.ndim < 2:
-        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-    kept = 2 if batched else 1
-    shape = x.shape[:kept] + (1,) * (x.ndim - kept)
+    if not _draws_a_mask(x, p, training):
+        return dropout(x, p, training)  # the input itself, or zeros at p = 1
+    shape = _channel_mask_shape(x, batched)
     ones = Tensor.constant(x.device.xp.ones(shape, dtype=x.dtype), x.device)
     return x * dropout(ones, p, True)
 
@@ -158,13 +170,8 @@ def feature_alpha_dropout(input: Any, p: float = 0.5, training: bool = False, in
     input, p = _tensor_and_probability("feature_alpha_dropout", input, p)
     if inplace:
         return written_in_place("feature_alpha_dropout", input, feature_alpha_dropout, p, training)
-    if input.ndim < 2:
-        raise ValueError(f"feature_alpha_dropout: expected at least a 2-D (N, C, ...) input, got shape {input.shape}")
-    if not training or p == 0.0:
-        return input
-    if p == 1.0:
-        return input * 0.0
+    if not _draws_a_mask(input, p, training):
+        return alpha_dropout(input, p, training)  # the input itself, or zeros at p = 1
     a = 1.0 / ((_ALPHA_PRIME ** 2 * p + 1) * (1 - p)) ** 0.5
-    mask_shape = input.shape[:2] + (1,) * (input.ndim - 2)
-    ones = Tensor.constant(input.device.xp.ones(mask_shape, dtype=input.dtype), input.device)
+    ones = Tensor.constant(input.device.xp.ones(_channel_mask_shape(input, True), dtype=input.dtype), input.device)
     return (input + _ALPHA_PRIME) * dropout(ones, p, True) * (a * (1 - p)) - _ALPHA_PRIME * a * (1 - p)
