@@ -67,6 +67,13 @@ def test_the_names_exist_compare_unequal_and_a_script_choosing_its_dtype_runs():
     assert y.dtype == mg.float32 and x.grad.dtype == mg.float32
 
 
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_tensor_bfloat16_is_the_same_type_error_as_module_bfloat16(device):
+    x = mg.ones(2, device=device, requires_grad=True)
+    with pytest.raises(TypeError, match="bfloat16 is not offered.*use float32"):
+        x.bfloat16()  # (an AttributeError before: the method was missing)
+
+
 def test_module_bfloat16_is_refused_as_before():
     with pytest.raises(TypeError, match="no bfloat16"):
         mg.nn.Linear(2, 2).bfloat16()

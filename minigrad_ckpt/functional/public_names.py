@@ -800,6 +800,8 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("float", tm.cast_method("float32", "A float32 copy (differentiable).")),
         tensor_method("double", tm.cast_method("float64", "A float64 copy (differentiable).")),
         tensor_method("half", tm.cast_method("float16", "A float16 copy (differentiable).")),
+        tensor_method("bfloat16", tm.cast_method("bfloat16", "Refused (a TypeError): NumPy has no bfloat16; "
+                                                 "``half()`` gives float16, ``float()`` float32.")),
         tensor_method("long", tm.cast_method("int64", "An int64 copy (cuts the tape).")),
         tensor_method("int", tm.cast_method("int32", "An int32 copy (cuts the tape).")),
         tensor_method("bool", tm.cast_method("bool", "A bool copy (cuts the tape).")),
