@@ -10,6 +10,7 @@ import multiprocessing
 import os
 from itertools import islice
 
+import numpy as np
 import pytest
 
 import minigrad_ckpt as mg
@@ -100,6 +101,23 @@ def test_a_float_number_of_workers_is_a_type_error():
         DataLoader(DATA, num_workers=1.0)
     with pytest.raises(ValueError, match="num_workers"):
         DataLoader(DATA, num_workers=-1)
+
+
+@pytest.mark.parametrize("kind", [np.int64, np.int32, np.uint8])
+def test_numpy_integers_are_worker_counts_prefetch_factors_and_timeouts(kind):
+    # torch: a NumPy integer is a number of workers, a prefetch factor and a timeout as a Python int is
+    # (its checks are comparisons); before, each was refused with a TypeError ('must be an int')
+    loader = DataLoader(DATA, batch_size=4, num_workers=kind(1), prefetch_factor=kind(3), timeout=kind(30),
+                        persistent_workers=True)
+    assert [b.tolist() for b in loader] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert (loader.num_workers, loader.prefetch_factor, loader.timeout) == (1, 3, 30)
+    assert type(loader.num_workers) is int and type(loader.prefetch_factor) is int
+    assert DataLoader(DATA, num_workers=kind(0)).num_workers == 0
+    assert DataLoader(DATA, num_workers=1, timeout=np.float32(2.5)).timeout == 2.5
+    with pytest.raises(ValueError, match="num_workers option should be non-negative"):
+        DataLoader(DATA, num_workers=np.int64(-1))
+    with pytest.raises(TypeError, match="timeout"):
+        DataLoader(DATA, num_workers=1, timeout=np.bool_(True))
 
 
 def test_a_timeout_without_workers_is_refused_when_iterated():

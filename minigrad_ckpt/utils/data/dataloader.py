@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.context
+import numbers
 import os
 import warnings
 import weakref
@@ -466,7 +467,8 @@ class DataLoader:
                  worker_init_fn: Callable[[int], None] | None = None, multiprocessing_context: Any = None,
                  generator: _random.Generator | None = None, *, prefetch_factor: int | None = None,
                  persistent_workers: bool = False, pin_memory_device: str = "", in_order: bool = True) -> None:
-        _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
+        num_workers, timeout, prefetch_factor = _checked_worker_options(num_workers, timeout, prefetch_factor,
+                                                                        persistent_workers)
         if num_workers:  # PyTorch warns at construction too, before any worker starts
             _warn_if_more_workers_than_cpus(num_workers)
         multiprocessing_context = _worker_context(multiprocessing_context, num_workers)
@@ -985,22 +987,37 @@ def _worker_context(context: Any, num_workers: int) -> Any:
     return context
 
 
-def _check_worker_options(num_workers: Any, timeout: Any, prefetch_factor: Any, persistent: Any) -> None:
-    if not _is_int(num_workers):  # PyTorch's: a float is no count of processes
+def _whole(v: Any) -> int | None:
+    """``v`` as a Python int if it is an integer -- a NumPy one too, which PyTorch's checks (comparisons)
+    take as they take an int -- else None (a bool is no count)."""
+    return int(v) if isinstance(v, (int, host_numpy.integer)) and not isinstance(v, bool) else None
+
+
+def _checked_worker_options(num_workers: Any, timeout: Any, prefetch_factor: Any,
+                            persistent: Any) -> tuple[int, float, int | None]:
+    """``num_workers``, ``timeout`` and ``prefetch_factor`` checked as PyTorch checks them, NumPy numbers
+    given back as Python's (a worker process is handed these, and a config read with NumPy gives them)."""
+    count = _whole(num_workers)
+    if count is None:  # PyTorch's: a float is no count of processes
         raise TypeError(f"DataLoader: num_workers must be an int, got {num_workers!r}")
-    if num_workers < 0:
+    if count < 0:
         raise ValueError(f"DataLoader: num_workers option should be non-negative; use num_workers=0 to disable "
                          f"multiprocessing (got {num_workers!r})")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):  # (PyTorch's TypeError, from its `<`)
-        raise TypeError(f"DataLoader: timeout must be a number of seconds, got {timeout!r}")
+    if isinstance(timeout, (bool, host_numpy.bool_)) or not isinstance(timeout, numbers.Real):
+        raise TypeError(f"DataLoader: timeout must be a number of seconds, got {timeout!r}")  # (PyTorch's, from `<`)
+    timeout = timeout.item() if isinstance(timeout, host_numpy.generic) else timeout
     if timeout < 0:
         raise ValueError(f"DataLoader: timeout option should be non-negative (a number of seconds), got {timeout!r}")
-    if num_workers == 0 and prefetch_factor is not None:
+    if count == 0 and prefetch_factor is not None:
         raise ValueError("DataLoader: prefetch_factor option could only be specified in multiprocessing: let "
                          "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None")
-    if prefetch_factor is not None and not _is_int(prefetch_factor):  # (PyTorch's TypeError, at iter())
-        raise TypeError(f"DataLoader: prefetch_factor must be an int, got {prefetch_factor!r}")
-    if prefetch_factor is not None and prefetch_factor < 1:
-        raise ValueError(f"DataLoader: prefetch_factor must be a positive int, got {prefetch_factor!r}")
-    if num_workers == 0 and persistent:
+    if prefetch_factor is not None:
+        factor = _whole(prefetch_factor)
+        if factor is None:  # (PyTorch's TypeError, at iter())
+            raise TypeError(f"DataLoader: prefetch_factor must be an int, got {prefetch_factor!r}")
+        if factor < 1:
+            raise ValueError(f"DataLoader: prefetch_factor must be a positive int, got {prefetch_factor!r}")
+        prefetch_factor = factor
+    if count == 0 and persistent:
         raise ValueError("DataLoader: persistent_workers option needs num_workers > 0")
+    return count, timeout, prefetch_factor
