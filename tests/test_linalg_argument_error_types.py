@@ -77,3 +77,19 @@ def test_argument_pytorch_cannot_parse_is_type_error(call):
 def test_valid_arguments_still_answer():
     assert math.isclose(float(mg.linalg.norm(_eye(), dim=(0, 1))), math.sqrt(3))
     assert float(mg.linalg.cond(_eye(), "fro")) == pytest.approx(3.0)
+
+
+SQUARE_ONLY = {
+    "inv": mg.linalg.inv, "det": mg.linalg.det, "slogdet": mg.linalg.slogdet, "eigh": mg.linalg.eigh,
+    "cholesky": mg.linalg.cholesky, "matrix_power": lambda a: mg.linalg.matrix_power(a, 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SQUARE_ONLY))
+def test_a_non_square_or_1_d_input_is_refused_in_pytorchs_words(name):
+    # a ported test matches PyTorch's text (assertRaisesRegex); the engine had its own words
+    with pytest.raises(RuntimeError, match=f"^linalg.{name}: A must be batches of square matrices, "
+                                           "but they are 2 by 3 matrices$"):
+        SQUARE_ONLY[name](mg.ones(4, 2, 3, dtype=mg.float64))
+    with pytest.raises(RuntimeError, match=f"^linalg.{name}: The input tensor A must have at least 2 dimensions.$"):
+        SQUARE_ONLY[name](mg.ones(3, dtype=mg.float64))

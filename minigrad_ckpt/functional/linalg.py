@@ -160,9 +160,10 @@ def _matrices(name: str, a: Any, square: bool = False) -> Tensor:
     if name not in _COMPLEX_OK:
         _real_only(name, a)
     if a.ndim < 2:
-        raise InputMismatch(f"linalg.{name}: needs at least 2 dimensions (a stack of matrices), got shape {a.shape}")
+        raise InputMismatch(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")  # PyTorch's words
     if square and a.shape[-1] != a.shape[-2]:
-        raise InputMismatch(f"linalg.{name}: the last two axes must be square, got shape {a.shape}")
+        raise InputMismatch(f"linalg.{name}: A must be batches of square matrices, but they are "
+                            f"{a.shape[-2]} by {a.shape[-1]} matrices")
     if name not in ("matrix_power", "cond"):  # (their own rules: integer powers, the norm's inverse or svd)
         floating_only("linalg." + _REFUSED_AS.get(name, name), a)
     if name != "matrix_power":  # (a product of matrices, no LAPACK: PyTorch's takes float16)
