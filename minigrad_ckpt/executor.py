@@ -453,8 +453,8 @@ def _attributes_fit(saved: Any, own: Any) -> bool:
 def _exact_scheduler_state(exact: Any, own: dict[str, Any], plain: dict[str, Any],
                            raw: dict[str, Any]) -> dict[str, Any]:
     """A snapshot's exact scheduler state (int keys, arrays, tuples as saved), checked as the plain
-    state is: the fields the scheduler has, each of its kind; a field holding the scheduler's
-    tensors takes the plain state's, placed as the scheduler's own (dtype, device)."""
+    state is: the fields the scheduler has, each of its kind; each of the scheduler's tensors (at any
+    depth: :func:`_with_plain_tensors`) is the plain state's, placed as the scheduler's own (dtype, device)."""
     if not isinstance(exact, dict) or set(exact) != set(plain):
         raise ValueError("the exact state's fields differ from the scheduler's")
     out = {}
@@ -465,8 +465,28 @@ def _exact_scheduler_state(exact: Any, own: dict[str, Any], plain: dict[str, Any
             fits = False
         if not fits:
             raise ValueError(f"field {k!r} of the exact state is not of the kind the scheduler uses")
-        out[k] = plain[k] if holds_tensor(raw.get(k)) else v
+        out[k] = _with_plain_tensors(v, plain[k], raw.get(k))
     return out
+
+
+def _with_plain_tensors(exact: Any, plain: Any, raw: Any) -> Any:
+    """``exact`` with each of the scheduler's tensors (where ``raw`` holds one) taken from ``plain``,
+    which places it as the scheduler's own; all else as ``exact`` kept it.  Item by item, not field by
+    field: a SequentialLR's or ChainedScheduler's ``_schedulers`` holds a tensor lr's ``base_lrs`` beside
+    a MultiStepLR's Counter of int milestones, which the plain data gives back with str keys (the
+    milestone then never equals an epoch: the schedule silently stops decaying)."""
+    if isinstance(raw, Tensor):
+        return plain
+    if not holds_tensor(raw):
+        return exact
+    if isinstance(raw, dict) and isinstance(exact, dict) and isinstance(plain, dict):
+        return type(exact)({k: _with_plain_tensors(v, plain.get(k, plain.get(str(k))), raw.get(k))
+                            for k, v in exact.items()})
+    if isinstance(raw, (list, tuple)) and isinstance(exact, (list, tuple)) and isinstance(plain, (list, tuple)) \
+            and len(exact) == len(plain):
+        return type(exact)(_with_plain_tensors(e, q, raw[i] if i < len(raw) else None)
+                           for i, (e, q) in enumerate(zip(exact, plain)))
+    return plain
 
 
 def holds_tensor(v: Any) -> bool:
