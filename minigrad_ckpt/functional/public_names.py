@@ -58,7 +58,7 @@ from . import linalg_derived as lad
 from . import linalg_ex as lex
 from . import linalg_ldl as ldl
 from . import math as mf
-from . import namespace, poisson
+from . import namespace, poisson, type_info
 from . import out_rules as outr
 from . import random_fills as rf
 from . import scatter as sc
@@ -570,8 +570,8 @@ SECTIONS: tuple[Section, ...] = (
         public("isreal", tf.isreal, AS_METHOD),
         public("unravel_index", tf.unravel_index),
         public("broadcast_shapes", tf.broadcast_shapes),
-        public("finfo", tf.finfo),
-        public("iinfo", tf.iinfo),
+        public("finfo", type_info.finfo),
+        public("iinfo", type_info.iinfo),
         public("svd", tf.svd, out=EXACT),
         public("qr", tf.qr, out=EXACT),
         public("cholesky", tf.cholesky, out=outr.castable("cholesky")),

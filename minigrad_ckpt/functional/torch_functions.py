@@ -12,7 +12,6 @@ functions (``x.amax(1)`` is ``mg.amax(x, 1)``).
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from ..backend import Device, as_dtype, cpp_type_name, fill_scalar, get_default_dtype, host_numpy, scalar_type_name
@@ -571,33 +570,6 @@ def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
         raise RefusedArgument(words[:1].upper() + words[1:]) from None
 
 
-@dataclasses.dataclass(frozen=True)
-class FloatInfo:
-    """``torch.finfo``'s answer: Python numbers (NumPy's ``finfo`` gives NumPy scalars, which
-    ``json.dumps`` refuses) and the dtype's name as a string."""
-
-    bits: int
-    eps: float
-    max: float
-    min: float
-    tiny: float
-    smallest_normal: float
-    resolution: float
-    dtype: str
-
-    def __repr__(self) -> str:
-        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
-                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
-
-
-def finfo(dtype: Any = None) -> FloatInfo:
-    """Limits of a float dtype (the default dtype for None; a complex one's parts): ``eps``, ``max``,
-    ``min``, ``tiny``, ``smallest_normal``, ``resolution``, ``bits`` (``torch.finfo``)."""
-    f = host_numpy.finfo(get_default_dtype() if dtype is None else as_dtype(dtype))
-    return FloatInfo(int(f.bits), float(f.eps), float(f.max), float(f.min), float(f.tiny),
-                     float(f.smallest_normal), float(f.resolution), f.dtype.name)
-
-
 def result_type(tensor1: Any, tensor2: Any) -> Any:
     """The dtype an elementwise function computes ``tensor1`` and ``tensor2`` (tensors or Python
     numbers) in, by PyTorch's rules (``torch.result_type``): ``float32`` with an int64 tensor is
@@ -665,11 +637,6 @@ def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """PyTorch's ``torch.rsub``: ``other - alpha * input``, ``alpha * input`` in the dtype of the
     difference (see ``mg.sub``)."""
     return mf.subtract(other, input, alpha=alpha)
-
-
-def iinfo(dtype: Any) -> Any:
-    """Limits of an integer dtype: ``max``, ``min``, ``bits`` (``torch.iinfo``)."""
-    return host_numpy.iinfo(as_dtype(dtype))
 
 
 #: PyTorch's top-level in-place functions, each ``input.<name>(...)`` (``torch.sin_(b)`` of the tensors
