@@ -9,7 +9,10 @@ torch 2.13, and ``tests/test_out_samples.py`` holds them to it.
 
 from __future__ import annotations
 
-from ..out_arguments import CAST, EXACT, FOUND, OutRule, can_cast, out_kind, rule
+from typing import Any
+
+from ..backend import host_numpy, scalar_type_name
+from ..out_arguments import ANY, CAST, EXACT, FOUND, OutRule, can_cast, out_kind, rule
 from ..tensor import Tensor
 
 
@@ -87,6 +90,42 @@ LSTSQ = (castable("torch.linalg.lstsq", "solution"), castable("torch.linalg.lsts
          *(rule(castable("torch.linalg.lstsq", part).message) for part in ("rank", "singular_values")))
 BERNOULLI = rule("\"bernoulli_tensor_cpu_self_\" not implemented for '{out}'", out_kind("biuf"), NotImplementedError)
 NANSUM = rule("\"nansum_cpu\" not implemented for '{out}'", out_kind("f"), NotImplementedError)
+
+
+def nansum(args: tuple, kwargs: dict) -> OutRule:
+    """nansum's: the sum of integers (or bools) into an ``out`` of any dtype, of floats into a floating
+    ``out``, of complex numbers (which PyTorch refuses on CPU and the engine sums) into a complex one --
+    never a floating ``out`` that would drop the imaginary parts."""
+    kind = _input_kind(args, kwargs)
+    return ANY if kind in "biu" else CAST if kind == "c" else NANSUM
+
+
+def nanmean(args: tuple, kwargs: dict) -> OutRule:
+    """nanmean's: nansum's for floats and complex numbers (integers are PyTorch's error; the engine's
+    mean of them is a float, into a floating ``out``)."""
+    return CAST if _input_kind(args, kwargs) == "c" else NANSUM
+
+
+def _complex_of(real: Any) -> Any:
+    return host_numpy.promote_types(real, host_numpy.complex64)
+
+
+#: abs of a complex tensor: its real result into a floating ``out`` of any width, or into the input's own
+#: complex dtype (PyTorch's kernel computes there), another complex width in FOUND's words, an integer in CAST's
+ABS_OF_COMPLEX = rule(lambda result, out: f"Found dtype {{out}} but expected {scalar_type_name(_complex_of(result))}"
+                      if out.kind == "c" else CAST.message,
+                      lambda result, out: out.kind == "f" or out == _complex_of(result))
+
+
+def abs_(args: tuple, kwargs: dict) -> OutRule:
+    """abs's: :data:`ABS_OF_COMPLEX` for a complex input, the result's dtype only for a real one."""
+    return ABS_OF_COMPLEX if _input_kind(args, kwargs) == "c" else FOUND
+
+
+def _input_kind(args: tuple, kwargs: dict) -> str:
+    """The NumPy kind of the call's first operand ("f" where it is not a tensor: the float rules)."""
+    x = args[0] if args else kwargs.get("input", kwargs.get("x"))
+    return x.dtype.kind if isinstance(x, Tensor) else "f"
 #: all and any: a bool out, or uint8 (PyTorch's older mask dtype)
 ALL, ANY_TRUE = (rule(f"{name} only supports bool tensor for result, got: {{out}}", out_kind("bu"))
                  for name in ("all", "any"))

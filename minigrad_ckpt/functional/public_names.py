@@ -180,7 +180,7 @@ _POWER = ti.torch_keywords(mf.power, exponent="y")
 
 SECTIONS: tuple[Section, ...] = (
     Section("Arithmetic and elementwise functions", MG, (
-        public("abs", mf.abs, _ABS_METHOD, in_place=True, out=FOUND),
+        public("abs", mf.abs, _ABS_METHOD, in_place=True, out=outr.abs_),
         public("add", ti.torch_keywords(mf.add, other="y"), tmeth.add_method, out=CAST),
         public("subtract", _SUBTRACT, tmeth.sub_method, in_place=True, out=CAST),
         public("multiply", _MULTIPLY, AS_METHOD, in_place=True, out=CAST),
@@ -374,9 +374,9 @@ SECTIONS: tuple[Section, ...] = (
     )),
     Section("Statistics, differences and integrals", MG, (
         public("nansum", stats.nansum, tmeth.nansum_method,
-               out=outr.NANSUM),
+               out=outr.nansum),
         public("nanmean", stats.nanmean, tmeth.nanmean_method,
-               out=outr.NANSUM),
+               out=outr.nanmean),
         public("count_nonzero", ti.torch_keywords(stats.count_nonzero, input="x"), tmeth.count_nonzero_method),
         public("aminmax", stats.aminmax, AS_METHOD, out=EXACT),
         public("MinMax", stats.MinMax),
@@ -495,7 +495,7 @@ SECTIONS: tuple[Section, ...] = (
         public("acosh", mf.arccosh, AS_METHOD, in_place=True, out=CAST),
         public("asinh", mf.arcsinh, AS_METHOD, in_place=True, out=CAST),
         public("atanh", mf.arctanh, AS_METHOD, in_place=True, out=CAST),
-        public("absolute", mf.abs, _ABS_METHOD, in_place=True, out=FOUND),
+        public("absolute", mf.abs, _ABS_METHOD, in_place=True, out=outr.abs_),
         public("concat", ti.cat, out=CAT),  # torch.concat is torch.cat
         public("t", ti.t, tmeth.t_method),
         public("numel", ti.numel, lambda self: int(self._data.size)),
