@@ -135,6 +135,9 @@ def as_dtype(dtype: Any) -> numpy.dtype:
         dtype = _NOT_OFFERED_NAMES[dtype]
     if isinstance(dtype, DtypeNotOffered):
         raise dtype.refusal()
+    # (NumPy's dtype() would read a tensor's or an array's .dtype)
+    if hasattr(dtype, "shape") and not isinstance(dtype, (type, numpy.dtype)):
+        raise TypeError(f"argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
     try:
         dt = numpy.dtype(dtype)
     except TypeError as exc:
