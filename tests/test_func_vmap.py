@@ -87,6 +87,14 @@ def test_an_empty_batch():
     (lambda x: func.vmap(lambda a: a, out_dims=2)(x), IndexError, "Dimension out of range"),
     (lambda x: func.vmap(lambda a: a, chunk_size=0)(x), ValueError, "chunk_size should be None or greater than 0"),
     (lambda x: func.vmap(lambda a: a, randomness="x")(x), RuntimeError, "Only allowed values for randomness"),
+    (lambda x: func.vmap(lambda: x)(), ValueError, r"vmap\(<lambda>\)\(<inputs>\): got no inputs"),
+    (lambda x: func.vmap(lambda a: x)(), ValueError, "got no inputs"),
+    (lambda x: func.vmap(lambda a: x, (None,))(1), ValueError, "Expected at least one Tensor to vmap over"),
+    (lambda x: func.vmap(lambda a: a, (None,))(x), ValueError, "Expected at least one Tensor to vmap over"),
+    (lambda x: func.vmap(lambda a: a, out_dims="lol")(x), ValueError,
+     "`out_dims` must be an int, None or a python collection of ints"),
+    (lambda x: func.vmap(lambda a: a, out_dims=("lol",))(x), ValueError,
+     "`out_dims` must be an int, None or a python collection of ints"),
 ])
 def test_refusals_are_torchs(call, error, message):
     with pytest.raises(error, match=message):

@@ -70,6 +70,9 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
     @functools.wraps(func)
     def batched(*args: Any, **kwargs: Any) -> Any:
         where = f"vmap({name}, in_dims={in_dims!r}, ...)(<inputs>)"
+        if not args:
+            raise ValueError(f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you are "
+                             f"trying to vmap over a function with no inputs. The latter is unsupported.")
         leaves, tree = flatten(args)
         dims = _leaf_dims(in_dims, args, where)
         size = _batch_size(leaves, dims, where)
@@ -122,10 +125,18 @@ def _expand(dims: Any, value: Any, where: str, what: str) -> list[int | None]:
     elif isinstance(dims, dict) and isinstance(value, dict) and list(dims) == list(value):
         return [d for k in value for d in _expand(dims[k], value[k], where, what)]
     elif not isinstance(dims, (tuple, list, dict)):
-        raise ValueError(f"{where}: expected `{what}` to be int or a (potentially nested) tuple matching the "
-                         f"structure of {'inputs' if what == 'in_dims' else 'outputs'}, got: {type(dims)}.")
+        raise ValueError(_wrong_type(where, what, dims))
     raise ValueError(f"{where}: {what} is not compatible with the structure of "
                      f"`{'inputs' if what == 'in_dims' else 'outputs'}`: {what} is {dims!r}")
+
+
+def _wrong_type(where: str, what: str, dims: Any) -> str:
+    """PyTorch's words for an in_dims or out_dims (or an entry of one) that is not an int, None or a container."""
+    if what == "in_dims":
+        return (f"{where}: expected `in_dims` to be int or a (potentially nested) tuple matching the structure of "
+                f"inputs, got: {type(dims)}.")
+    return (f"{where}: `out_dims` must be an int, None or a python collection of ints representing where in the "
+            f"outputs the vmapped dimension should appear.")
 
 
 def _not_tensor(where: str, what: str, dim: int, value: Any) -> str:
@@ -149,8 +160,8 @@ def _batch_size(leaves: list[Any], dims: list[int | None], where: str) -> int:
                              f"-{leaf.ndim} <= in_dim < {leaf.ndim}.")
         sizes.append(leaf.shape[d])
     if not sizes:
-        raise ValueError(f"{where}: at least one input must be a Tensor mapped over a dimension (in_dims "
-                         f"not None): there is no batch to map over")
+        raise ValueError(f"{where}: Expected at least one Tensor to vmap over (an input that is a Tensor, with "
+                         f"an in_dim that is not None): there is no batch to map over")
     if len(set(sizes)) > 1:
         raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got "
                          f"sizes {sizes} for the mapped dimension")
@@ -247,8 +258,7 @@ def _stack_outputs(outs: list[tuple], out_dims: Any, name: str, size: int) -> An
     leaves0, tree, result0 = outs[0]
     where = f"vmap({name}, ..., out_dims={out_dims!r})(<inputs>)"
     if not isinstance(out_dims, (int, tuple, list, dict, type(None))) or isinstance(out_dims, bool):
-        raise ValueError(f"{where}: expected `out_dims` to be int or a (potentially nested) tuple matching "
-                         f"the structure of outputs, got: {type(out_dims)}.")
+        raise ValueError(_wrong_type(where, "out_dims", out_dims))
     if result0 is None and out_dims is not None:
         raise ValueError(_not_tensor(f"vmap({name}, ...)", "out_dims", 0, None))
     if isinstance(result0, Tensor) and type(out_dims) is tuple and len(out_dims) == 1:
