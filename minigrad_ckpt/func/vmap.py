@@ -277,13 +277,19 @@ def _stack_outputs(outs: list[tuple], out_dims: Any, name: str, size: int) -> An
 
 
 def _stack(column: list[Tensor], dim: int, size: int) -> Tensor:
+    """The examples' outputs stacked along ``dim``: batch-first in memory, and ``dim`` a view that
+    moves the batch there -- PyTorch's layout (its batched tensor keeps the batch outermost and
+    ``out_dims`` moves it), so strides, ``is_contiguous`` and which ``view`` calls work agree:
+    ``vmap(f, out_dims=1)(x)[:, 0]`` is contiguous there, and here."""
     ndim = column[0].ndim + 1
     if not -ndim <= dim < ndim:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], "
                          f"but got {dim})")
     if size == 0:  # the stand-in example's output, cut to none: its history kept (run_empty)
-        return column[0].unsqueeze(dim % ndim)[(slice(None),) * (dim % ndim) + (slice(0, 0),)]
-    return _F.stack(column, axis=dim % ndim)
+        stacked = column[0].unsqueeze(0)[0:0]
+    else:
+        stacked = _F.stack(column, axis=0)
+    return stacked if dim % ndim == 0 else stacked.movedim(0, dim % ndim)
 
 
 def _unbatched(column: list[Any], name: str) -> Any:
