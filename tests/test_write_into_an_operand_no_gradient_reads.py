@@ -101,3 +101,39 @@ def test_under_checkpoint_the_write_is_still_refused_as_the_replay_would_read_it
         w.mul_(2)
     with pytest.raises(RuntimeError):
         y.backward()
+
+
+# hypot, addcmul, addcdiv and lerp by a tensor weight refused every such write: they declared no
+# grad_reads.  Each row: the call with only ``w`` needing a gradient, the operands a write into which
+# PyTorch 2.13 allows there (and so does the engine now), and those it refuses.
+MORE = {
+    "hypot(w, c)": (lambda x, w, c: mg.hypot(w, c), "c", "w"),  # w's gradient g * w / hypot
+    "hypot(c, w)": (lambda x, w, c: mg.hypot(c, w), "c", "w"),
+    "addcmul(c, w, x)": (lambda x, w, c: mg.addcmul(c, w, x, value=0.5), "w", "x"),  # g * x * value
+    "addcmul(w, x, c)": (lambda x, w, c: mg.addcmul(w, x, c, value=0.5), "xc", ""),  # g
+    "addcdiv(c, w, x)": (lambda x, w, c: mg.addcdiv(c, w, x, value=0.5), "w", "x"),  # g * value / x
+    "addcdiv(w, x, c)": (lambda x, w, c: mg.addcdiv(w, x, c, value=0.5), "x", "c"),  # g (PyTorch keeps c)
+    "lerp(w, x, c)": (lambda x, w, c: mg.lerp(w, x, c), "wx", "c"),  # g * (1 - weight)
+    "lerp(x, w, c)": (lambda x, w, c: mg.lerp(x, w, c), "wx", "c"),  # g * weight
+}
+
+
+def _gradient_of_more(case, write_into):
+    x, c = mg.tensor(X[:, :2] + 2), mg.tensor(C[:3] / 4)  # (lerp's weight in [0.25, 0.5))
+    w = mg.tensor(W[:3], requires_grad=True)
+    y = MORE[case][0](x, w, c)
+    if write_into:
+        with mg.no_grad():
+            {"x": x, "w": w, "c": c}[write_into].mul_(2)
+    y.backward(mg.ones_like(y))
+    return w.grad.numpy()
+
+
+@pytest.mark.parametrize("case", sorted(MORE))
+def test_more_ops_leave_the_gradient_after_a_write_into_what_it_does_not_read(case):
+    want = _gradient_of_more(case, None)
+    for name in MORE[case][1]:
+        np.testing.assert_array_equal(_gradient_of_more(case, name), want)
+    for name in MORE[case][2]:
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            _gradient_of_more(case, name)

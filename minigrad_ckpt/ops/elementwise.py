@@ -1270,6 +1270,7 @@ class Hypot(BinaryElementwise):
 
     fn = "hypot"
     save_output = True
+    partials_read = (("out", "x"), ("out", "y"))  # d/dx = x / hypot, d/dy = y / hypot
 
     def times_d_first(self, xp, v, out, x, y):
         return _times_over_hypot(xp, v, x, out)

@@ -100,6 +100,9 @@ class LerpByTensor(Op):
     tensors' dtype first put a third to two fifths of the gradients a unit off PyTorch's."""
 
     grad_fn_name = "LerpBackward1"
+    #: start's and end's gradients read the weight; the weight's, ``g (end - start)``, reads start and
+    #: end -- and the weight too, as PyTorch 2.13 refuses a write into it there (allowed only where it is)
+    grad_reads = ((2,), (2,), (0, 1, 2))
 
     def forward(self, xp, start, end, weight):
         wide = _widened

@@ -63,6 +63,7 @@ class Addcmul(Op):
 
     value: Any
     save_inputs = (1, 2)
+    grad_reads = ((), (2,), (1,))  # input's gradient reads nothing, each tensor's the other's
     grad_fn_name = "AddcmulBackward0"
 
     def forward(self, xp, x, t1, t2):
@@ -97,6 +98,9 @@ class Addcdiv(Op):
 
     value: Any
     save_inputs = (1, 2)
+    #: tensor1's gradient reads tensor2, tensor2's both; input's, ``g``, reads neither, but PyTorch 2.13
+    #: refuses a write into tensor2 there too, and so does this (a write it allows, this allows)
+    grad_reads = ((2,), (2,), (1, 2))
     grad_fn_name = "AddcdivBackward0"
 
     def forward(self, xp, x, t1, t2):
