@@ -320,3 +320,16 @@ def test_a_chunk_size_that_is_not_an_int_is_a_type_error(chunk_size):
     for what in (func.vmap, func.jacrev):  # an int below 1 stays torch's ValueError
         with pytest.raises(ValueError, match="greater than 0"):
             what(mg.sin, chunk_size=0)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_examples_whose_outputs_differ_in_shape_are_refused_in_vmaps_words(device):
+    # a boolean mask's selection has a shape of its values: no one batched tensor holds it (torch refuses
+    # the op under vmap; the loop found out at stack(), whose message did not name vmap)
+    x = mg.tensor([[1.0, -1.0], [1.0, 1.0]], device=device)
+    with pytest.raises(RuntimeError, match=r"vmap\(<lambda>.*shape \(1,\) for example 0 and \(2,\) for example 1"):
+        func.vmap(lambda row: row[row > 0])(x)
+    with pytest.raises(RuntimeError, match=r"shape \(1,\) for example 0 and \(2,\) for example 1"):
+        func.vmap(lambda row: (row * 2, mg.nonzero(row > 0)), out_dims=(0, 1))(x)
+    same = mg.tensor([[1.0, -1.0], [2.0, -3.0]], device=device)  # (equal shapes: the loop answers)
+    assert func.vmap(lambda row: row[row > 0])(same).tolist() == [[1.0], [2.0]]

@@ -272,11 +272,25 @@ def _stack_outputs(outs: list[tuple], out_dims: Any, name: str, size: int) -> An
             continue
         if not isinstance(column[0], Tensor):
             raise ValueError(_not_tensor(f"vmap({name}, ...)", "out_dims", d, column[0]))
-        stacked.append(_stack(column, d, size))
+        stacked.append(_stack(column, d, size, where))
     return unflatten(tree, stacked)
 
 
-def _stack(column: list[Tensor], dim: int, size: int) -> Tensor:
+def _check_one_shape(column: list[Tensor], where: str) -> None:
+    """Refuse examples whose outputs differ in shape (a boolean mask's selection, ``nonzero``): one
+    batched tensor has one shape. PyTorch refuses such ops under vmap whatever the values; this loop
+    finds it out when two examples differ, and says so in vmap's words, not ``stack``'s."""
+    shape = column[0].shape
+    for i, out in enumerate(column):
+        if out.shape != shape:
+            raise RuntimeError(f"{where}: the output has shape {tuple(shape)} for example 0 and "
+                               f"{tuple(out.shape)} for example {i}: vmap returns one batched tensor, so "
+                               f"every example's output needs one shape (an op whose output shape depends "
+                               f"on the values, such as a boolean mask's selection or nonzero, cannot be "
+                               f"batched; PyTorch refuses it too)")
+
+
+def _stack(column: list[Tensor], dim: int, size: int, where: str) -> Tensor:
     """The examples' outputs stacked along ``dim``: batch-first in memory, and ``dim`` a view that
     moves the batch there -- PyTorch's layout (its batched tensor keeps the batch outermost and
     ``out_dims`` moves it), so strides, ``is_contiguous`` and which ``view`` calls work agree:
@@ -288,6 +302,7 @@ def _stack(column: list[Tensor], dim: int, size: int) -> Tensor:
     if size == 0:  # the stand-in example's output, cut to none: its history kept (run_empty)
         stacked = column[0].unsqueeze(0)[0:0]
     else:
+        _check_one_shape(column, where)
         stacked = _F.stack(column, axis=0)
     return stacked if dim % ndim == 0 else stacked.movedim(0, dim % ndim)
 
