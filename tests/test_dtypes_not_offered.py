@@ -68,10 +68,12 @@ def test_the_names_exist_compare_unequal_and_a_script_choosing_its_dtype_runs():
 
 
 @pytest.mark.parametrize("device", ["cpu", "strict"])
-def test_tensor_bfloat16_is_the_same_type_error_as_module_bfloat16(device):
+def test_tensor_bfloat16_and_chalf_are_type_errors_as_module_bfloat16(device):
     x = mg.ones(2, device=device, requires_grad=True)
     with pytest.raises(TypeError, match="bfloat16 is not offered.*use float32"):
         x.bfloat16()  # (an AttributeError before: the method was missing)
+    with pytest.raises(TypeError, match="complex32 is not offered.*use complex64"):
+        x.chalf()
 
 
 def test_module_bfloat16_is_refused_as_before():

@@ -802,6 +802,8 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("half", tm.cast_method("float16", "A float16 copy (differentiable).")),
         tensor_method("bfloat16", tm.cast_method("bfloat16", "Refused (a TypeError): NumPy has no bfloat16; "
                                                  "``half()`` gives float16, ``float()`` float32.")),
+        tensor_method("chalf", tm.cast_method("complex32", "Refused (a TypeError): NumPy has no complex32; "
+                                              "``cfloat()`` gives complex64.")),
         tensor_method("long", tm.cast_method("int64", "An int64 copy (cuts the tape).")),
         tensor_method("int", tm.cast_method("int32", "An int32 copy (cuts the tape).")),
         tensor_method("bool", tm.cast_method("bool", "A bool copy (cuts the tape).")),
