@@ -17,7 +17,7 @@ from typing import Any
 
 from ... import functional as mf
 from ... import random as _random
-from ...backend import HALF
+from ...backend import HALF, checked_int, fill_scalar
 from ...functional import _tensor, normalize_axis
 from ...functional.arguments import in_default_float, in_float32_if_half, numbers, real_numbers, refuse_complex
 from ...functional.errors import ComplexNotImplemented, InputMismatch
@@ -232,11 +232,19 @@ def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: b
     refuse_complex("hardtanh", input)  # (NumPy's lexicographic clip would answer, as PyTorch's clamp refuses)
     if input.dtype.kind == "b":  # PyTorch's refusals (NumPy would clip a bool as a number)
         raise RuntimeError("Bool inputs not supported for hardtanh")
-    if input.dtype.kind == "u" and min_val < 0:
-        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
-    if input.dtype.kind in "iu":  # PyTorch casts the bounds to an integer input's dtype: the result stays integer
-        min_val, max_val = int(min_val), int(max_val)
+    if input.dtype.kind in "iu":  # the result stays integer
+        min_val, max_val = _integer_bounds(input.dtype, min_val, max_val)
     return apply(_act.HardTanh(min_val=min_val, max_val=max_val), input)
+
+
+def _integer_bounds(dtype: Any, min_val: float, max_val: float) -> tuple[int, int]:
+    """``hardtanh``'s bounds for an integer input, as PyTorch's: truncated toward zero first (so
+    ``-0.5`` is a bound of 0 even for uint8), refused for uint8 if either is then negative, and
+    converted into the dtype by the checked conversion (``-1000`` does not fit int8)."""
+    low, high = int(min_val), int(max_val)
+    if dtype.kind == "u" and (low < 0 or high < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    return checked_int("hardtanh", low, dtype), checked_int("hardtanh", high, dtype)
 
 
 def relu6(input: Any, inplace: bool = False) -> Tensor:
@@ -357,12 +365,18 @@ def tanhshrink(input: Any) -> Tensor:
 
 def threshold(input: Any, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``input`` where ``x > threshold``, else ``value`` (PyTorch's argument order); NaN stays NaN.
-    Integer input stays integer, ``value`` cast to it (truncated), as PyTorch's."""
+    Integer input stays integer: ``threshold`` and ``value`` are converted into its dtype first, as
+    PyTorch's kernel does -- truncated (``-1.5`` is ``-1``: ``x <= -1``), refused where the dtype
+    cannot hold them (``-0.5`` or ``300`` for uint8, NaN), and compared as integers (an int64 beyond
+    2**24 is not rounded to a float32 first)."""
     threshold, value = real_numbers("threshold", threshold=threshold, value=value)
     input = _tensor(input)
     if input._data.dtype.kind in "bc":  # PyTorch's kernel takes real numbers only (integers stay integer)
         raise no_kernel("threshold_cpu", input)
-    fill = int(value) if input.dtype.kind in "iu" else float(value)
+    if input.dtype.kind in "iu":
+        threshold, fill = (int(fill_scalar("threshold", v, input.dtype)) for v in (threshold, value))
+    else:
+        fill = float(value)
 
     def thresholded(x: Tensor) -> Tensor:
         if x.dtype.kind == "f":  # one op, as PyTorch's: its backward stays on the input's graph
