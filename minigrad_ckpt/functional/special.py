@@ -62,8 +62,10 @@ def polygamma(n: int, x: Any) -> Tensor:
     """``psi^(n)(x)``, the n-th derivative of digamma (``n = 0``: digamma); for ``n >= 1``
     defined for ``x > 0`` (+-inf at 0, NaN below)."""
     n = number("polygamma", "n", n, "int")
-    if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool) or n < 0:
+    if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool):
         raise TypeError(f"special.polygamma: n must be a non-negative int, got {n!r}")
+    if n < 0:  # an int of the wrong value: PyTorch's RuntimeError (a float or bool n is its TypeError)
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
     if n == 0:
         return digamma(x)
     return _of_reals("polygamma", _sp.Polygamma(n=int(n)), x)
