@@ -9,8 +9,11 @@ detached twice) become *views* of one stored byte array, the owner's whole memor
      "offset": bytes, "shape": [...], "strides": [bytes, ...], "dtype": "<f4", ...the tensor's fields}
 
 and :func:`view_of` rebuilds each as a view of one copy of that storage, checking that every element
-it addresses lies inside it (NumPy's own check of a buffer's bounds).  A tensor whose memory nothing
-else saved shares is stored on its own, as always, so such files are unchanged.  Only host (NumPy)
+it addresses lies inside it (NumPy's own check of a buffer's bounds).  A tensor whose elements overlap
+in memory (an expanded or unfolded view) is such a view even alone (a NumPy array is not: pickled,
+it is its values), as ``torch.save`` stores its
+storage and not each repeat.  A tensor whose memory nothing else saved shares, and whose elements
+do not overlap, is stored on its own as its values, as always, so such files are unchanged.  Only host (NumPy)
 memory is matched: GPU and stand-in device tensors are stored one by one.
 """
 
@@ -53,8 +56,8 @@ def share(sources: list[tuple[dict[str, Any], Any]], tensors: dict[str, Any], na
                 groups.setdefault(id(root), (root, []))[1].append((node, arr))
     ref = 0
     for root, members in groups.values():
-        if len(members) < 2:
-            continue
+        if len(members) < 2 and not (members[0][0]["t"] == "tensor" and _reaches_a_byte_twice(members[0][1])):
+            continue  # (an array alone loads as its values, as a pickled NumPy array does)
         # the bytes from the lowest to the highest address a member reaches: not a whole memory-mapped
         # file two small slices of it were taken from
         low = min(_extent(arr)[0] for _, arr in members)
@@ -78,6 +81,13 @@ def _extent(arr: Any) -> tuple[int, int]:
         reach = (size - 1) * stride
         low, high = (low + reach, high) if reach < 0 else (low, high + reach)
     return low, high + arr.itemsize
+
+
+def _reaches_a_byte_twice(arr: Any) -> bool:
+    """Whether elements of ``arr`` overlap in memory (an expanded or unfolded tensor): stored as its
+    values, each byte would be written once per element reaching it (``row.expand(10**6, 3)``)."""
+    low, high = _extent(arr)
+    return high - low < arr.nbytes
 
 
 def _is_ints(v: Any, low: int | None) -> bool:
