@@ -12,6 +12,7 @@ runs no code from the file: anything it does not recognise is a ``SnapshotError`
 from __future__ import annotations
 
 import os
+import pickle  # (its protocol numbers only: nothing is pickled)
 import tempfile
 import time
 from pathlib import Path
@@ -35,11 +36,12 @@ def _is_file_object(f: Any) -> bool:
     return not isinstance(f, (str, bytes, os.PathLike)) and (hasattr(f, "write") or hasattr(f, "read"))
 
 
-def save(obj: Any, path: str | os.PathLike | Any) -> Path | None:
+def save(obj: Any, f: str | os.PathLike | Any, pickle_module: Any = None, pickle_protocol: int = 2,
+         _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False) -> Path | None:
     """Write ``obj`` -- a Tensor (an ``nn.Parameter`` loads as one), an array, or dicts (an
     ``OrderedDict`` loads as one) / lists / tuples / sets of them, numbers (of any size, complex),
     strings, bytes, dtypes, shapes (``x.shape``, an ``mg.Size``) and None (a ``state_dict()``, an
-    optimizer's ``state_dict()``, a checkpoint dict, NumPy's generator state) -- to ``path``, or, as
+    optimizer's ``state_dict()``, a checkpoint dict, NumPy's generator state) -- to the path ``f``, or, as
     PyTorch's ``save``, to a binary file object (``io.BytesIO()``, ``open(p, "wb")``).
 
     Returns the path written (None for a file object); a path whose directory does not exist is
@@ -47,12 +49,18 @@ def save(obj: Any, path: str | os.PathLike | Any) -> Path | None:
     for bit; they are stored from the host (a GPU tensor is copied once). Other objects are
     refused with a ``TypeError``: nothing is pickled -- subclasses of those containers too (a
     ``defaultdict``, a namedtuple: their class is code, which PyTorch's ``weights_only`` load refuses).
+    PyTorch's pickling arguments are taken and change nothing, since nothing is pickled:
+    ``pickle_module``, ``pickle_protocol`` (checked as pickle checks it), ``_use_new_zipfile_serialization``
+    (``False`` asks PyTorch for its legacy format, which older readers take: every reader of this
+    format reads the one format there is) and ``_disable_byteorder_record``.
     """
-    if _is_file_object(path):  # the snapshot writer works on paths: write one, hand on its bytes
+    del pickle_module, _use_new_zipfile_serialization, _disable_byteorder_record
+    _check_protocol(pickle_protocol)
+    if _is_file_object(f):  # the snapshot writer works on paths: write one, hand on its bytes
         with tempfile.TemporaryDirectory() as tmp:
-            path.write(save(obj, Path(tmp) / "object.mgsnap").read_bytes())
+            f.write(save(obj, Path(tmp) / "object.mgsnap").read_bytes())
         return None
-    parent = Path(path).parent
+    parent = Path(f).parent
     if not parent.is_dir():  # PyTorch's refusal: a mistyped directory is not made (a snapshot's writer would)
         raise RuntimeError(f"Parent directory {parent} does not exist.")
     tensors: dict[str, Any] = {}
@@ -61,11 +69,11 @@ def save(obj: Any, path: str | os.PathLike | Any) -> Path | None:
     meta.tensor_count = len(tensors)
     meta.total_bytes = int(sum(a.nbytes for a in tensors.values()))
     state = {"objects": {_KEY: {"type": "tree", "state": tree}}}  # no other section
-    return Snapshot(meta, tensors, state, SnapshotConfig()).save(path)
+    return Snapshot(meta, tensors, state, SnapshotConfig()).save(f)
 
 
-def load(path: str | os.PathLike | Any, map_location: Any = None, *, weights_only: bool | None = None,
-         mmap: bool | None = None) -> Any:
+def load(f: str | os.PathLike | Any, map_location: Any = None, pickle_module: Any = None, *,
+         weights_only: bool | None = None, mmap: bool | None = None, **pickle_load_args: Any) -> Any:
     """Read an object written by :func:`save`, from a path or a binary file object. Tensors come
     back on the CPU, or where ``map_location`` puts them, in PyTorch's forms: a device (or its
     name or CUDA ordinal: ``"cuda:0"``, ``0``) for every tensor; a dict from the device a tensor
@@ -74,20 +82,36 @@ def load(path: str | os.PathLike | Any, map_location: Any = None, *, weights_onl
     (given it on the CPU), or None to leave it where no ``map_location`` puts it, as PyTorch's.
     Arrays come back as NumPy arrays.  PyTorch's ``weights_only=`` and ``mmap=`` are taken and
     change nothing: no code is ever loaded (what ``weights_only=True`` asks for), and the file is
-    read whole."""
-    del weights_only, mmap
-    if _is_file_object(path):
+    read whole; so do ``pickle_module`` and the keywords PyTorch hands its unpickler (``encoding=``,
+    ``errors=``, ``fix_imports=``: a checkpoint of Python 2's days asked for ``encoding="latin1"``)."""
+    del weights_only, mmap, pickle_module
+    unknown = sorted(set(pickle_load_args) - _UNPICKLER_KEYWORDS)
+    if unknown:
+        raise TypeError(f"load() got an unexpected keyword argument {unknown[0]!r}")
+    if _is_file_object(f):
         with tempfile.TemporaryDirectory() as tmp:
             copy = Path(tmp) / "object.mgsnap"
-            copy.write_bytes(path.read())
+            copy.write_bytes(f.read())
             return load(copy, map_location)
-    snap = Snapshot.load(path)
+    snap = Snapshot.load(f)
     objects = snap.state.get("objects")
     entry = objects.get(_KEY) if isinstance(objects, dict) else None
     if not isinstance(entry, dict) or entry.get("type") != "tree" or "state" not in entry:
-        raise SnapshotError(f"{path}: not a file written by mg.save (a training snapshot? load it with "
+        raise SnapshotError(f"{f}: not a file written by mg.save (a training snapshot? load it with "
                             f"Snapshot.load)")
     return decode(entry["state"], snap.tensors, _placement(map_location), 0, {})
+
+
+#: the keywords ``pickle.Unpickler`` takes beside the file, which ``torch.load`` hands on to it
+_UNPICKLER_KEYWORDS = frozenset({"encoding", "errors", "fix_imports", "buffers"})
+
+
+def _check_protocol(protocol: Any) -> None:
+    """``pickle_protocol`` refused where pickle refuses it (``torch.save`` hands it to pickle)."""
+    if not isinstance(protocol, int):
+        raise TypeError(f"'{type(protocol).__name__}' object cannot be interpreted as an integer")
+    if protocol > pickle.HIGHEST_PROTOCOL:
+        raise ValueError(f"pickle protocol must be <= {pickle.HIGHEST_PROTOCOL}")
 
 
 def _placement(map_location: Any) -> Any:
