@@ -1484,7 +1484,7 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
         # collated as a label, rounded)
         raise _past_int64()
     if host.dtype == object:
-        raise _uninferable(data)
+        host = _wide_ints_as_floats(data, dt)
     if dt is not None and host.dtype.kind == "c" and dt.kind not in "cb" and isinstance(data, (complex, list, tuple)):
         # Python complex numbers are refused by a real dtype, even 1+0j, as PyTorch's (its error);
         # NumPy's cast would keep the real part and silently drop the rest.  bool takes them, as
@@ -1507,6 +1507,21 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
     if dev.xp.name == "numpy":
         return host, dev
     return dev.xp.asarray(host), dev
+
+
+def _wide_ints_as_floats(data: Any, dt: Any) -> Any:
+    """The array of numbers NumPy could only hold as objects, since a Python int among them is past 64
+    bits, where a float or a complex number beside it, or a floating (or bool) ``dt``, makes the tensor floating:
+    PyTorch reads each number as a double (or a complex double), so ``[2**64, 1.0]`` is float32's
+    ``[1.8447e19, 1.0]``.  Data that holds anything else is refused (:func:`_uninferable`)."""
+    found: set = set()
+    if not (_leaf_dtypes(data, found) if isinstance(data, (list, tuple)) else type(data) is int):
+        raise _uninferable(data)
+    kinds = {d.kind if isinstance(d, numpy.dtype) else {float: "f", complex: "c"}.get(d, "i") for d in found}
+    kinds |= {dt.kind} if dt is not None else set()  # (bool: True where the double is not 0)
+    if kinds & {"c", "f", "b"}:
+        return numpy.array(data, dtype=numpy.complex128 if "c" in kinds else numpy.float64)
+    raise _uninferable(data)
 
 
 def _past_int64() -> ValueError:

@@ -26,6 +26,20 @@ TENSORS = {
     "float64_given": ([BIG], "float64"),
     "with_a_float": ([BIG, 1.5], None),
     "int64_bounds": ([2**63 - 1, -(2**63)], None),
+    # past 64 bits (NumPy holds them as objects) beside a float, or given a floating or bool dtype:
+    # each number read as a double
+    "past_uint64_with_a_float": ([2**64, 1.0], None),
+    "past_uint64_after_a_float": ([1.0, 2**64], None),
+    "past_uint64_nested_with_a_float": ([[2**64], [1.5]], None),
+    "past_uint64_with_a_bool_and_a_float": ([2**64, True, 1.0], None),
+    "below_int64_with_a_float": ([-(2**64), 1.0], None),
+    "past_uint64_with_a_numpy_float": ([2**64, np.float64(1)], None),
+    "past_uint64_float64_given": ([2**64, 1], "float64"),
+    "past_uint64_float32_given": ([2**64], "float32"),
+    "past_uint64_bool_given": ([2**64], "bool"),
+    "scalar_past_uint64_float64_given": (2**64, "float64"),
+    "past_uint64_uint8_given": ([2**64], "uint8"),
+    "past_uint64_ints_only": ([2**64, 1], None),
 }
 
 #: batches for ``default_collate``
