@@ -50,9 +50,9 @@ EMPTY = mg.zeros(2, 0)
 
 @pytest.mark.parametrize("spelling", ["max", "min", "argmax", "argmin", "amax", "amin"])
 def test_an_empty_reduction_raises_pytorchs_types(spelling):
-    with pytest.raises(RuntimeError, match="empty"):     # torch: "Expected reduction dim to be specified"
+    with pytest.raises(RuntimeError, match=r"Expected reduction dim to be specified for input.numel\(\) == 0"):
         getattr(EMPTY, spelling)()
-    with pytest.raises(IndexError, match="empty"):       # torch: "Expected reduction dim 1 to have non-zero size"
+    with pytest.raises(IndexError, match="Expected reduction dim 1 to have non-zero size"):
         getattr(EMPTY, spelling)(1)
     with pytest.raises(ValueError):
         getattr(EMPTY, spelling)()

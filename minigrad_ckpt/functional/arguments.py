@@ -366,8 +366,9 @@ def tensor_list(name: str, tensors: Sequence[Any]) -> list[Tensor]:
 def check_nonempty(name: str, x: Tensor, axis: Any) -> None:
     """A reduction with no identity (max, argmin, ...) refuses an empty axis."""
     axes = normalize_axis(axis, x.ndim)
-    if any(x.shape[a] == 0 for a in axes) or (not axes and x.size == 0):
-        raise empty_reduction(name, x.shape, axis)
+    empty = [a for a in axes if x.shape[a] == 0]
+    if empty or (not axes and x.size == 0):
+        raise empty_reduction(name, x.shape, None if axis is None or not axes else empty[0])
 
 
 def complex_operand(a: Any) -> bool:

@@ -104,14 +104,14 @@ class EmptyArgReduction(EmptyReduction, IndexError):
 
 
 def empty_reduction(name: str, shape: tuple, axis: Any) -> ValueError:
-    """The error for reducing ``shape`` over ``axis`` (None: every dim) where the result has no value;
-    each class is also NumPy's ``ValueError``."""
-    if axis is None and name in ("argmax", "argmin"):
-        kind: type = EmptyArgReduction
-    else:
-        kind = EmptyReduction if axis is None else EmptyReductionDim
-    return kind(f"{name}: cannot reduce over an empty axis (shape {shape}, axis={axis!r}); "
-                f"the result has no defined value")
+    """The error for reducing ``shape`` over ``axis`` (None: every dim; else the first empty dim, in
+    range) where the result has no value, in PyTorch's words; each class is also NumPy's ``ValueError``."""
+    if axis is None:
+        if name in ("argmax", "argmin"):
+            return EmptyArgReduction(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        return EmptyReduction(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                              "Specify the reduction dim with the 'dim' argument.")
+    return EmptyReductionDim(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
 
 
 

@@ -32,6 +32,7 @@ from .errors import (
     InputMismatch,
     NeedsFloatingInput,
     RefusedArgument,
+    empty_reduction,
 )
 from .indexing import index_add, take_along_axis_in_range
 from .return_types import return_type
@@ -100,6 +101,8 @@ def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False) -> Values
         refuse_bool("kthvalue", x0)
     x, d = _as_row("kthvalue", x0, dim)
     n = x.shape[d]
+    if n == 0:
+        raise empty_reduction("kthvalue", x.shape, d)
     if not 1 <= k <= n:
         raise IndexOutOfBounds(f"kthvalue: k={k} is out of range for a dim of length {n} (1 <= k <= {n})")
     shape = tuple(1 if i == d else m for i, m in enumerate(x.shape))
@@ -186,7 +189,7 @@ def _lower_median(name: str, input: Any, dim: Any, keepdim: bool, skip_nan: bool
     x, d = _as_row(name, x0, dim)
     n = x.shape[d]
     if n == 0:
-        raise IndexError(f"{name}: dim {d} is empty; a median needs at least one element")
+        raise empty_reduction("median", x.shape, d)  # (nanmedian's too, in PyTorch's words)
     nans = _nan_count(x, d)
     if skip_nan:  # the lower median of the numbers; of all NaNs, the first
         rank = mf.maximum(n - 1 - nans, 0) // 2
@@ -403,7 +406,7 @@ def mode(input: Any, dim: int = -1, keepdim: bool = False) -> ValuesIndices:  # 
     x, d = _as_row("mode", x0, dim)
     n = x.shape[d]
     if n == 0:
-        raise IndexError(f"mode: dim {d} is empty")
+        raise empty_reduction("mode", x.shape, d)
     rows = host_numpy.moveaxis(host(x), d, -1).reshape(-1, n)
     counts = (rows[:, :, None] == rows[:, None, :]).sum(-1)
     best = counts == counts.max(-1, keepdims=True)

@@ -29,7 +29,7 @@ from .arguments import (
     refuse_complex,
 )
 from .complex_numbers import conj, real
-from .errors import InputMismatch, RefusedArgument, TooFewDims
+from .errors import EmptyReduction, EmptyReductionDim, InputMismatch, RefusedArgument, TooFewDims
 from .linalg_derived import vector_norm
 from .return_types import return_type
 from .scatter import constant
@@ -97,7 +97,20 @@ def aminmax(input: Any, *, dim: Any = None, keepdim: bool = False) -> MinMax:  #
         normalize_axis(dim if dim != -1 else 0, 1)
         dim = None
     dim = reduction_dims(dim)
+    _refuse_empty_aminmax(x, dim)
     return _aminmax(mf.min(x, dim, keepdims=keepdim), mf.max(x, dim, keepdims=keepdim))
+
+
+def _refuse_empty_aminmax(x: Tensor, dim: Any) -> None:
+    """An empty ``x`` (or an empty ``dim``) has no extremes: PyTorch's ``aminmax`` refuses it in
+    words of its own, not those of ``min``/``max``."""
+    if dim is None and x.size == 0:
+        raise EmptyReduction("aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                             "has no identity.")
+    if dim is not None:
+        empty = [d for d in normalize_axis(dim, x.ndim) if x.shape[d] == 0]
+        if empty:
+            raise EmptyReductionDim(f"aminmax: Expected reduction dim {empty[0]} to have non-zero size.")
 
 
 def _spread_and_mean(name: str) -> Any:
@@ -112,7 +125,10 @@ def _spread_and_mean(name: str) -> Any:
         c = ti.correction_of(name, _UNSET, correction, unbiased, torch_default=True)
         x = ti.floating(name, as_tensor(input))  # PyTorch's function only: its refusal of integers, as x.var()'s
         dim = ti.reduction_axis(x, dim)
-        return spread(x, dim, c, keepdim), mf.mean(x, dim, keepdims=keepdim)
+        ti.warn_without_degrees_of_freedom(name, x, dim, c)
+        with warnings.catch_warnings():  # (said once, in this function's name)
+            warnings.filterwarnings("ignore", "(std|var)\\(\\): degrees of freedom", UserWarning)
+            return spread(x, dim, c, keepdim), mf.mean(x, dim, keepdims=keepdim)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"``({name.split('_')[0]}, mean)`` over ``dim`` in one call, as ``torch.{name}``: "

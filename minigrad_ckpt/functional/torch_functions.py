@@ -27,7 +27,7 @@ from . import special as sp
 from . import special_extended as spx
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
-from .arguments import as_tensor, in_default_float, normalize_axis, number, numpy_keywords, one_device
+from .arguments import as_tensor, check_nonempty, in_default_float, normalize_axis, number, numpy_keywords, one_device
 from .conversion import clone
 from .errors import (
     DtypeNotImplemented,
@@ -78,14 +78,18 @@ def amax(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A
     """The maximum over ``dim`` (every dim for ``()``), as ``torch.amax``: values only, and the
     gradient shared evenly among tied maxima."""
     x = as_tensor(input)
-    return mf.max(x, axis=_dims(x, dim), keepdims=bool(keepdim))
+    dims = _dims(x, dim)
+    check_nonempty("amax", x, dims)  # (in its own name: mf.max would name itself)
+    return mf.max(x, axis=dims, keepdims=bool(keepdim))
 
 
 @numpy_keywords
 def amin(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
     """The minimum over ``dim`` (every dim for ``()``), as ``torch.amin``."""
     x = as_tensor(input)
-    return mf.min(x, axis=_dims(x, dim), keepdims=bool(keepdim))
+    dims = _dims(x, dim)
+    check_nonempty("amin", x, dims)  # (in its own name: mf.min would name itself)
+    return mf.min(x, axis=dims, keepdims=bool(keepdim))
 
 
 def all(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002

@@ -32,6 +32,7 @@ from . import math as mf
 from .arguments import (
     as_index,
     as_tensor,
+    check_nonempty,
     normalize_axis,
     number,
     numpy_keywords,
@@ -171,6 +172,7 @@ def extremum_along(name: str, x: Any, dim: Any, keepdim: bool) -> ValuesIndices:
     d = _one_dim(name, x, dim)
     if x.ndim == 0:  # a new tensor, as PyTorch's: a write into the values is not a write into x
         return _ANSWERS[name](mf.clone(x), Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
+    check_nonempty(name, x, d)  # (in its own name: argmax below would name itself)
     arg = mf.argmax if name == "max" else mf.argmin
     idx = arg(x, axis=d, keepdims=True)
     values = take_along_axis_in_range(x, idx, axis=d)
@@ -249,6 +251,23 @@ def correction_of(name: str, ddof: Any, correction: Any, unbiased: Any, torch_de
     return 1 if torch_default else 0
 
 
+def warn_without_degrees_of_freedom(name: str, x: Any, axis: Any, correction: Any) -> None:
+    """PyTorch's warning where ``std``/``var`` (and ``std_mean``/``var_mean``) divide by ``N -
+    correction <= 0`` -- a variance of one sample, or a correction as large as the slice: the
+    answer is then inf or NaN, and PyTorch says why.  ``N`` is as PyTorch counts it: the input's
+    elements per output element (0 where the output is empty); ``axis`` is NumPy's (None: every
+    dim, ``()`` for a 0-d ``x``'s one element)."""
+    if not isinstance(x, Tensor) or not isinstance(correction, (int, float, host_numpy.integer, host_numpy.floating)):
+        return
+    axes = normalize_axis(axis, x.ndim) if x.ndim else ()
+    kept = 1
+    for i, n in enumerate(x.shape):
+        kept *= 1 if i in axes else n
+    if (x.size // kept if kept else 0) - correction <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+
+
 def floating(name: str, x: Any) -> Any:
     """``x``, checked to be floating or complex: PyTorch's ``mean``, ``std``, ``var`` and
     ``norm`` refuse integer and bool tensors (they cannot say which float to answer in)
@@ -311,6 +330,7 @@ def _spread(fn: Callable[..., Any]) -> Callable[..., Any]:
         c = correction_of(name, ddof, correction, unbiased, torch_spelling)
         if torch_spelling:
             floating(name, x)
+            warn_without_degrees_of_freedom(name, x, axis, c)
         if dim is not _UNSET and _names_the_zero_d_element(x, dim):
             return along_zero_d(lambda t, axis: fn(t, axis, c, keepdims, **kwargs), x, dim, (), {})
         return fn(x, axis, c, keepdims, **kwargs)

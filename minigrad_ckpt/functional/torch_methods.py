@@ -294,7 +294,9 @@ def spread_method(name: str) -> Any:
             return plain(self, None if axis is _UNSET else axis, 0 if ddof is _UNSET else ddof,
                          bool(keepdims is True))
         c = ti.correction_of(name, _UNSET, correction, unbiased, torch_default=True)
-        return plain(ti.floating(name, self), ti.reduction_axis(self, dim), c, keepdim)
+        axis = ti.reduction_axis(ti.floating(name, self), dim)
+        ti.warn_without_degrees_of_freedom(name, self, axis, c)
+        return plain(self, axis, c, keepdim)
 
     method.__name__ = name
     method.__doc__ = (f"PyTorch's ``x.{name}(dim, unbiased, keepdim, correction=)``: Bessel's correction (N - 1) "
