@@ -169,7 +169,7 @@ def test_bad_arguments_are_clear():
         mf.cross(t.T, t.T)
     with pytest.raises(ValueError, match="at least 2 dimensions"):
         mf.diagonal(_t(r(3)))
-    with pytest.raises(ValueError, match="same"):
+    with pytest.raises(ValueError, match="diagonal dimensions cannot be identical 1, 1"):
         mf.diagonal(t, 0, 1, 1)
     with pytest.raises(ValueError, match="shape mismatch"):
         mf.tensordot(t, t, 1)
@@ -177,7 +177,7 @@ def test_bad_arguments_are_clear():
         mf.meshgrid(t, indexing="yx")
     with pytest.raises(ValueError, match="negative"):
         mf.tile(t, -1)
-    with pytest.raises(ValueError, match="1-D or 2-D"):
+    with pytest.raises(ValueError, match=r"diag\(\): Supports 1D or 2D tensors. Got 3D"):
         mf.diag(_t(r(2, 2, 2)))
 
 
@@ -186,8 +186,8 @@ def test_diag_of_a_0d_tensor_has_too_few_dims_and_of_a_3d_one_is_a_refused_argum
     # IndexError too), a 3-D one is not "too few" dims
     from minigrad_ckpt.functional.errors import RefusedArgument, TooFewDims
 
-    with pytest.raises(TooFewDims, match="1-D or 2-D"):
+    with pytest.raises(TooFewDims, match="Got 0D"):
         mg.diag(mg.tensor(1.0))
-    with pytest.raises(RefusedArgument, match="1-D or 2-D") as refused:
+    with pytest.raises(RefusedArgument, match="Got 3D") as refused:
         mg.diag(mg.zeros((2, 2, 2)))
     assert isinstance(refused.value, RuntimeError) and not isinstance(refused.value, IndexError)

@@ -50,7 +50,7 @@ def test_split_counts_pieces_in_numpy_and_sizes_them_in_pytorch():
     assert [p.shape for p in _k().split(1, dim=1)] == [(2, 1)] * 3
     assert [p.tolist() for p in x.chunk(4)] == [[0, 1], [2, 3], [4, 5]]   # ceil(6/4) = 2: three chunks
     assert [t.tolist() for t in _k().unbind(1)] == [[0, 3], [1, 4], [2, 5]]
-    with pytest.raises(ValueError, match="add up"):
+    with pytest.raises(ValueError, match="split_sizes to sum exactly to"):
         x.split([1, 2])
 
 

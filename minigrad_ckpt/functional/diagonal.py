@@ -30,7 +30,7 @@ def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
         raise TooFewDims(f"diagonal: needs at least 2 dimensions, got shape {x.shape}")
     a1, a2 = one_axis(axis1, x.ndim), one_axis(axis2, x.ndim)
     if a1 == a2:
-        raise RefusedArgument("diagonal: axis1 and axis2 cannot be the same")  # torch's RuntimeError too
+        raise RefusedArgument(f"diagonal dimensions cannot be identical {axis1}, {axis2}")  # PyTorch's words
     return apply(_sh.Diagonal(offset=int(offset), axis1=a1, axis2=a2, in_shape=x.shape), x)
 
 
@@ -42,7 +42,7 @@ def diag(v: Any, k: int = 0) -> Tensor:
     if v.ndim == 2:  # a copy, as PyTorch's diag (its diagonal() is the view)
         return clone(diagonal(v, k))
     if v.ndim != 1:  # a 0-d input has too few dims; 3-D and more, an argument the kernel refuses
-        raise (TooFewDims if v.ndim == 0 else RefusedArgument)(f"diag: input must be 1-D or 2-D, got shape {v.shape}")
+        raise (TooFewDims if v.ndim == 0 else RefusedArgument)(f"diag(): Supports 1D or 2D tensors. Got {v.ndim}D")
     m = v.shape[0]
     n = m + builtins.abs(k)
     start = k if k >= 0 else -k * n
@@ -60,7 +60,7 @@ def tril(x: Any, k: int = 0) -> Tensor:
     k = number("tril", "diagonal", k, "SymInt")
     x = as_tensor(x)
     if x.ndim < 2:
-        raise TooFewDims(f"tril: needs at least 2 dimensions, got shape {x.shape}")
+        raise TooFewDims("tril: input tensor must have at least 2 dimensions")
     return apply(_sh.Tril(k=int(k)), x)
 
 
@@ -69,7 +69,7 @@ def triu(x: Any, k: int = 0) -> Tensor:
     k = number("triu", "diagonal", k, "SymInt")
     x = as_tensor(x)
     if x.ndim < 2:
-        raise TooFewDims(f"triu: needs at least 2 dimensions, got shape {x.shape}")
+        raise TooFewDims("triu: input tensor must have at least 2 dimensions")
     return apply(_sh.Triu(k=int(k)), x)
 
 

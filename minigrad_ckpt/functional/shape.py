@@ -127,10 +127,13 @@ def moveaxis(x: Any, source: Any, destination: Any) -> Tensor:
     NumPy's ``moveaxis``)."""
     x = as_tensor(x)
     if len(int_tuple(source)) != len(int_tuple(destination)):  # PyTorch's RuntimeError, NumPy's ValueError
-        raise RefusedArgument("moveaxis: source and destination must have the same number of elements")
+        raise RefusedArgument(f"movedim: Invalid source or destination dims: source ({list(int_tuple(source))} dims) "
+                              f"should contain the same number of dims as destination "
+                              f"({list(int_tuple(destination))} dims)")
     src, dst = paired_axes(source, destination, x.ndim, x.ndim, "")
-    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
-        raise RefusedArgument("moveaxis: repeated axis")
+    for which, given, axes in (("source", source, src), ("destination", destination, dst)):
+        if len(set(axes)) != len(axes):  # PyTorch's words
+            raise RefusedArgument(f"movedim: repeated dim in `{which}` ({list(int_tuple(given))})")
     perm = [a for a in range(x.ndim) if a not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)

@@ -117,8 +117,8 @@ def diag_embed(input: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     n = x.shape[-1]
     m = n + abs(offset)
     d1, d2 = one_axis(dim1, x.ndim + 1), one_axis(dim2, x.ndim + 1)
-    if d1 == d2:
-        raise RefusedArgument(f"diag_embed: dim1 and dim2 must differ, both are {d1}")  # torch's RuntimeError too
+    if d1 == d2:  # PyTorch's RuntimeError, in its words
+        raise RefusedArgument(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     # the diagonal is every (m + 1)-th element of the flattened square, from (max(-offset, 0), max(offset, 0)):
     # a slice, so the values are assigned, bits and all (an index array would add them to zeros: -0.0 + 0.0)
     start = max(-offset, 0) * m + max(offset, 0)
@@ -140,12 +140,12 @@ def rot90(input: Any, k: int = 1, dims: Sequence[int] = (0, 1), *, axes: Any = N
     x = as_tensor(input)
     dims = tuple(axes if axes is not None else dims)
     if len(dims) != 2:  # each refusal PyTorch's RuntimeError, and the ValueError NumPy's is
-        raise RefusedArgument(f"rot90: dims must name 2 dims, got {len(dims)}")
+        raise RefusedArgument(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if x.ndim < 2:  # before the dims' range: PyTorch's first check
-        raise RefusedArgument(f"rot90: expected total dims >= 2, but got total dims = {x.ndim}")
+        raise RefusedArgument(f"expected total dims >= 2, but got total dims = {x.ndim}")
     a, b = (one_axis(d, x.ndim) for d in dims)
     if a == b:
-        raise RefusedArgument(f"rot90: the two dims must differ, both are {a}")
+        raise RefusedArgument(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
     k %= 4
     if k == 0:
         return mf.clone(x)
@@ -164,6 +164,17 @@ def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
     return tuple(t if t.shape == shape else mf.broadcast_to(t, shape) for t in ts)
 
 
+def _unflatten_shape_refusal(sizes: tuple[int, ...], n: int) -> str:
+    """PyTorch's words where unflatten's sizes are no shape at all (its reshape's refusal)."""
+    bad = next((i for i, s in enumerate(sizes) if s < -1), None)
+    if bad is not None:
+        return f"invalid shape dimension {sizes[bad]} at index {bad} of shape {list(sizes)}"
+    if sizes.count(-1) > 1:
+        return "only one dimension can be inferred"
+    return (f"cannot reshape tensor of {n} elements into shape {list(sizes)} because the unspecified dimension "
+            f"size -1 can be any value and is ambiguous")
+
+
 def unflatten(input: Any, dim: int, sizes: Sequence[int]) -> Tensor:  # noqa: A002
     """Dim ``dim`` split into ``sizes`` (one may be -1), as ``torch.unflatten``."""
     x = as_tensor(input)
@@ -172,9 +183,13 @@ def unflatten(input: Any, dim: int, sizes: Sequence[int]) -> Tensor:  # noqa: A0
     d = _one_dim("unflatten", x, dim)
     sizes = tuple(int(s) for s in sizes)
     known = int(host_numpy.prod([s for s in sizes if s != -1]))
-    if not sizes or min(sizes) < -1 or sizes.count(-1) > 1 or (-1 not in sizes and known != x.shape[d]) or (
-            -1 in sizes and (known == 0 or x.shape[d] % known)):  # PyTorch's RuntimeError, NumPy's ValueError
-        raise RefusedArgument(f"unflatten: sizes {sizes} do not split dim {d} of length {x.shape[d]}")
+    if not sizes:  # each refusal PyTorch's RuntimeError in its words, and NumPy's ValueError
+        raise RefusedArgument("unflatten: sizes must be non-empty")
+    if min(sizes) < -1 or sizes.count(-1) > 1 or (-1 in sizes and known == 0):  # reshape's words, as PyTorch's
+        raise RefusedArgument(_unflatten_shape_refusal(sizes, x.shape[d]))
+    if (-1 not in sizes and known != x.shape[d]) or (-1 in sizes and x.shape[d] % known):
+        raise RefusedArgument(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+                              f"({x.shape[d]}) in the input tensor")
     # -1 is this dim's length over the others' (not the whole tensor's: an empty tensor's would be ambiguous)
     sizes = tuple(x.shape[d] // known if s == -1 else s for s in sizes)
     return mf.reshape(x, x.shape[:d] + sizes + x.shape[d + 1:])
@@ -205,9 +220,13 @@ def narrow(input: Any, dim: int, start: Any, length: int) -> Tensor:  # noqa: A0
         raise RefusedArgument(f"narrow: start must be an 0-dim integral Tensor, got a {start.ndim}-D {start.dtype} one")
     s = int(start.item()) if isinstance(start, Tensor) else number("narrow", "start", start, "SymInt")
     length = number("narrow", "length", length, "SymInt")  # (a bool is PyTorch's TypeError)
+    if length < 0:  # PyTorch's checks, in its order and words (each a RuntimeError and an IndexError)
+        raise IndexOutOfBounds("narrow(): length must be non-negative.")
+    if not -n <= s <= n:
+        raise IndexOutOfBounds(f"start out of range (expected to be in range of [{-n}, {n}], but got {s})")
     s = s + n if s < 0 else s
-    if not (0 <= s <= n and 0 <= length and s + length <= n):
-        raise IndexOutOfBounds(f"narrow: start {start} and length {length} do not fit dim {d} of length {n}")
+    if s + length > n:
+        raise IndexOutOfBounds(f"start ({s}) + length ({length}) exceeds dimension size ({n}).")
     return x[(slice(None),) * d + (slice(s, s + length),)]
 
 
@@ -267,15 +286,19 @@ def _split_along(name: str, axis: int, min_ndim: int) -> Any:
     def fn(input: Any, indices_or_sections: Any, *more_indices: Any) -> tuple[Tensor, ...]:  # noqa: A002
         x = as_tensor(input)
         if x.ndim < min_ndim:
-            raise TooFewDims(f"{name}: needs at least {min_ndim} dims, got {x.ndim}")
+            raise TooFewDims(f"torch.{name} requires a tensor with at least {min_ndim} dimension, but got a tensor "
+                             f"with {x.ndim} dimensions!")
         ax = 0 if name == "hsplit" and x.ndim == 1 else axis
         # PyTorch's x.hsplit(1, 2): the split points as separate arguments
         ios = [indices_or_sections, *more_indices] if more_indices else indices_or_sections
         if isinstance(ios, Tensor) and ios.ndim == 0:  # a count, as PyTorch's int (a 1-D one: split points)
             ios = number(name, "sections", ios, "int")
-        if isinstance(ios, (int, host_numpy.integer)) and x.shape[ax] % int(ios):
-            raise RefusedArgument(f"torch.{name} attempted to split along dimension {ax}, but the size of the "
-                                  f"dimension {x.shape[ax]} is not divisible by the split_size {ios}!")
+        if isinstance(ios, (int, host_numpy.integer)):  # PyTorch's checks and words (a count of 0 divides nothing)
+            if int(ios) == 0 or x.shape[ax] % int(ios):
+                raise RefusedArgument(f"torch.{name} attempted to split along dimension {ax}, but the size of the "
+                                      f"dimension {x.shape[ax]} is not divisible by the split_size {ios}!")
+            if ios < 0:
+                raise RefusedArgument(f"number of sections must be larger than 0, got {ios}")
         return tuple(mf.split(x, list(ios) if isinstance(ios, (list, tuple)) else ios, ax))
 
     fn.__name__ = fn.__qualname__ = name
@@ -295,8 +318,12 @@ def unfold_method(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
     ``x``, as PyTorch's (``x.unfold(0, 400, 160)`` frames a signal without copying it)."""
     d = _one_dim("unfold", x, dimension)
     n = (x.shape or (1,))[d]
-    if size < 0 or size > n or step <= 0:  # PyTorch's RuntimeError, and the ValueError NumPy's would be
-        raise RefusedArgument(f"unfold: windows of size {size} every {step} do not fit dim {d} of length {n}")
+    if size > n:  # PyTorch's RuntimeErrors, in its order and words (and the ValueError NumPy's would be)
+        raise RefusedArgument(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if size < 0:
+        raise RefusedArgument(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RefusedArgument(f"step is {step} but must be > 0")
     if x.ndim == 0:  # PyTorch's: the one element's window, (1,) or (0,) -- no window-count dim
         return mf.reshape(x, (1,))[:size]
     return apply(_sh.Unfold(dim=d, size=int(size), step=int(step), in_shape=x.shape), x)

@@ -160,8 +160,8 @@ def _one_dim(name: str, x: Tensor, dim: Any) -> int:
     if not isinstance(dim, (int, host_numpy.integer)) or isinstance(dim, bool):
         raise TypeError(f"{name}: dim must be one int, got {dim!r}")
     if x.ndim == 0:
-        if dim not in (0, -1):
-            raise IndexError(f"{name}: dim {dim} is out of range for a 0-d tensor (0 or -1)")
+        if dim not in (0, -1):  # PyTorch's words (its range for a 0-d tensor is [-1, 0])
+            raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got {dim})")
         return 0
     return one_axis(int(dim), x.ndim)
 
@@ -376,13 +376,19 @@ def split_sizes(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[T
     split_size_or_sections = as_index(split_size_or_sections)
     if isinstance(split_size_or_sections, (int, host_numpy.integer)):
         size = int(split_size_or_sections)
-        if size <= 0 and n:
-            raise RefusedArgument(f"split: split_size must be positive, got {size}")
+        if size < 0:  # PyTorch's RuntimeErrors, in its words
+            raise RefusedArgument(f"split expects split_size be non-negative, but got split_size={size}")
+        if size == 0 and n:
+            raise RefusedArgument(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         sizes = [builtins.min(size, n - s) for s in range(0, n, size)] if n else [0]
     else:
         sizes = [int(s) for s in split_size_or_sections]
-        if builtins.sum(sizes) != n or builtins.min(sizes, default=0) < 0:
-            raise RefusedArgument(f"split: sizes {sizes} do not add up to the length {n} of dim {d}")
+        if builtins.min(sizes, default=0) < 0:  # PyTorch's RuntimeErrors, in its order and words
+            raise RefusedArgument(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                                  f"split_sizes={sizes}")
+        if builtins.sum(sizes) != n:
+            raise RefusedArgument(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                                  f"at dimension {d}), but got split_sizes={sizes}")
     points = list(host_numpy.cumsum(sizes)[:-1])
     return tuple(mf.split(x, points, d))
 

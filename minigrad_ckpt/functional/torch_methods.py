@@ -323,10 +323,13 @@ def expand_method(x: Tensor, *sizes: Any) -> Tensor:
     target = _sizes(sizes)
     lead = len(target) - x.ndim
     if lead < 0:
-        raise RuntimeError(f"expand: {len(target)} sizes for a {x.ndim}-d tensor")
+        raise RuntimeError(f"expand(torch.{scalar_type_name(x.dtype)}Tensor{{{list(x.shape)}}}, size={list(target)}): "
+                           f"the number of sizes provided ({len(target)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({x.ndim})")
     shape = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(target))
     if -1 in shape[:lead]:
-        raise RuntimeError("expand: -1 is not allowed for a new leading dim")
+        raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension "
+                           f"{shape.index(-1)}")
     if any(n != s and n != 1 for n, s in zip(x.shape, shape[lead:])):
         raise expand_mismatch(x.shape, shape, target)
     return _expanded(x, shape)
