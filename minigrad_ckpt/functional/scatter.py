@@ -64,9 +64,14 @@ def _dim_targets(name: str, x: Tensor, dim: Any, index: Any, src: Tensor | None 
 
     PyTorch's rules: ``index`` has ``x``'s rank; on every other dim it is no longer than
     ``x`` (and on every dim no longer than ``src``); its values lie in ``[0, x.shape[dim])``.
+    An index tensor with no elements is exempt, as PyTorch's kernels skip every check of it
+    (its dtype, rank and shape) once ``dim`` is valid: it reads and writes nothing.
     Returns the targets (a host array of ``index``'s shape) and the index tensor.
     """
     d = _one_dim(name, x, dim)
+    index_shape = tuple(index.shape) if hasattr(index, "shape") else host_numpy.shape(index)
+    if 0 in index_shape:
+        return host_numpy.zeros(index_shape, host_numpy.int64), index
     idx = _index_array(name, index, x)
     h = host(idx).astype(host_numpy.int64)
     shape = x.shape or (1,)
@@ -93,7 +98,10 @@ def _dim_targets(name: str, x: Tensor, dim: Any, index: Any, src: Tensor | None 
 
 def _leading(src: Tensor, shape: tuple[int, ...]) -> Tensor:
     """``src``'s leading block of ``shape`` (what an index of that shape reads), flattened (a 0-d
-    ``src`` is its one element, as PyTorch reads it)."""
+    ``src`` is its one element, as PyTorch reads it; an empty index reads nothing, whatever
+    ``src``'s rank)."""
+    if 0 in shape:
+        return mf.ravel(src)[:0]
     if not src.ndim:
         return mf.reshape(src, (1,))
     if src.shape != shape:
