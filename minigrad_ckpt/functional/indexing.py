@@ -89,6 +89,8 @@ def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
     if isinstance(indices, Tensor) and indices._device is not x._device:  # (x[i] takes a CPU i; torch.take not)
         raise RuntimeError(f"take(): self and index expected to be in the same device, but got self.device = "
                            f"{x.device} and index.device = {indices.device}")
+    if getattr(indices, "dtype", None) == host_numpy.uint8:  # numbers, as NumPy's take reads them (not x[i]'s mask)
+        indices = indices.long() if isinstance(indices, Tensor) else indices.astype(host_numpy.int64)
     if axis is None:
         try:
             return getitem(reshape(x, (-1,)), (indices,))
@@ -96,6 +98,8 @@ def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
             flat = _host_values(indices, x)
             if flat.dtype.kind not in "iu" or not flat.size or (-x.size <= flat.min() and flat.max() < x.size):
                 raise
+            if not x.size:
+                raise IndexError("take(): tried to take from an empty tensor") from None
             bad = first_out_of_range(flat, -x.size, x.size)
             raise IndexError(f"out of range: tried to access index {bad} on a tensor of {x.size} elements.") from None
     ax = one_axis(axis, x.ndim)

@@ -232,8 +232,9 @@ def _identity(reduce: str, dtype: Any) -> Any:
     if dtype.kind == "b":
         return reduce == "amin"  # any / all
     info = host_numpy.iinfo(dtype) if dtype.kind in "iu" else None
-    if info is None:
-        raise TypeError(f"{reduce}: not defined for {dtype}")
+    if info is None:  # (complex: PyTorch has no kernel, its NotImplementedError; a TypeError here before: both)
+        raise DtypeNotImplemented(f"{reduce}: not defined for {dtype} (PyTorch's scatter_reduce and index_reduce "
+                                  f"have no {reduce} of complex numbers)")
     return info.min if reduce == "amax" else info.max
 
 
@@ -341,8 +342,8 @@ def _along(name: str, x: Tensor, dim: int, index: Any, rows: tuple[int, ...] | N
     for a source of ``x``'s shape with ``len(index)`` rows along ``dim``."""
     d = _one_dim(name, x, dim)
     idx = host(_index_array(name, index, x)).astype(host_numpy.int64)
-    if idx.ndim > 1:
-        raise IndexError(f"{name}: index must be 1-D (or 0-d), got {idx.ndim} dims")
+    if idx.ndim > 1:  # PyTorch's IndexError, but index_fill's RuntimeError: both
+        raise IndexRefused(f"{name}: index must be 1-D (or 0-d), got {idx.ndim} dims")
     idx = idx.reshape(-1)
     n = (x.shape or (1,))[d]
     lowest = -n if name == "index_fill" else 0  # PyTorch's index_fill alone counts from the end
@@ -482,8 +483,9 @@ def put(input: Any, index: Any, source: Any, accumulate: bool = False) -> Tensor
         raise IndexError(f"out of range: tried to access index {first_out_of_range(idx, -x.size, x.size)} "
                          f"on a tensor of {x.size} elements.")
     s = same_dtype("put", x, source)
-    if s.size != idx.size:
-        raise RuntimeError(f"put: {idx.size} indices and {s.size} source elements")
+    if s.size != idx.size:  # PyTorch's IndexError (a RuntimeError here before: both)
+        raise IndexRefused(f"put_(): Expected source and index to have the same number of elements, but got "
+                           f"source.numel() = {s.size}, index.numel() = {idx.size}")
     tgt = host_numpy.where(idx < 0, idx + x.size, idx)
     return globals()["accumulate"](x, tgt, mf.ravel(s)) if accumulate else overwrite(x, tgt, mf.ravel(s))
 

@@ -621,10 +621,11 @@ def sgn_method(self: Tensor) -> Tensor:
 
 def take_method(self: Tensor, index: Any) -> Tensor:
     """PyTorch's ``x.take(index)``: the elements of the flattened ``x`` at ``index`` (there is
-    no axis argument: NumPy's ``take(indices, axis)`` is ``mg.take``).  Float or bool indices are
-    PyTorch's ``RuntimeError`` ("Expected a long tensor for index"), not a mask or a cast."""
-    if isinstance(index, Tensor) and index.dtype.kind not in "iu":
-        raise IndexRefused(f"take(): indices must be integers, got {index.dtype}")
+    no axis argument: NumPy's ``take(indices, axis)`` is ``mg.take``).  An index tensor of any
+    dtype but int64 is PyTorch's ``RuntimeError`` ("Expected a long tensor for index"), not a mask
+    (bool, uint8) or a cast (float, int32)."""
+    if isinstance(index, Tensor) and index.dtype != host_numpy.int64:
+        raise IndexRefused(f"take(): Expected a long tensor for index, but got {scalar_type_name(index.dtype)}")
     return ti.take(self, index)
 
 
