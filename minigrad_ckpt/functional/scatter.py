@@ -453,11 +453,13 @@ def index_select(input: Any, dim: int, index: Any) -> Tensor:  # noqa: A002
 
 # ------------------------------------------------------- by index or mask
 def _flat_targets_of_index(name: str, x: Tensor, indices: Any) -> Any:
-    """Flat positions of ``x[indices]`` (a tuple of integer or bool index tensors)."""
+    """Flat positions of ``x[indices]`` (a tuple of integer or bool index tensors).  A ``None`` entry
+    is ATen's optional index: the whole of its dim (``aten.index_put(x, [None, i], v)`` writes
+    ``x[:, i]``), not ``x[None]``'s new dim, which would write other positions silently."""
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"{name}: indices must be a tuple of index tensors")
     positions = constant(host_numpy.arange(x.size).reshape(x.shape), x)
-    return host(mf.getitem(positions, tuple(indices)))
+    return host(mf.getitem(positions, tuple(slice(None) if i is None else i for i in indices)))
 
 
 def index_put(input: Any, indices: Any, values: Any, accumulate: bool = False) -> Tensor:  # noqa: A002
