@@ -75,6 +75,16 @@ def _batched(x: Tensor, name: str, spatial: int = 2) -> tuple[Tensor, bool]:
     return x, False
 
 
+def refuse_empty_kernel(name: str, kernel: tuple[int, ...]) -> None:
+    """A weight with a spatial size of 0 is PyTorch's RuntimeError, in its words: its window covers nothing,
+    and the output-size rule would answer one element more than the input has (a 4x4 input and a 0x0
+    kernel gave a 5x5 output of the bias)."""
+    if min(kernel) < 1:
+        got = (f" kernel_height: {kernel[0]} kernel_width: {kernel[1]}" if len(kernel) == 2
+               else f": {' x '.join(map(str, kernel))} (TxHxW)")
+        raise InputMismatch(f"{name}: kernel size should be greater than zero, but got{got}")
+
+
 def _string_padding(x: Tensor, padding: str, stride: tuple[int, int], dilation: tuple[int, int],
                     kernel: tuple[int, ...]) -> tuple[Tensor, tuple[int, int]]:
     """``padding="valid"`` (none) or ``"same"`` (the output as large as the input, stride 1):
@@ -106,6 +116,7 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     w = _tensor(weight, input)
     if w.ndim != 4:
         raise InputMismatch(f"conv2d: expected a 4-D weight (O, C/groups, KH, KW), got shape {w.shape}")
+    refuse_empty_kernel("conv2d", tuple(w.shape[2:]))
     _check_input_dtype("conv2d", input, w)
     st, dl = (_pair(v, which, "conv2d", one_for_all=True) for v, which in ((stride, "stride"), (dilation, "dilation")))
     if isinstance(padding, str):
@@ -235,6 +246,7 @@ def _conv_transpose(name: str, conv: Any, x: Any, weight: Any, bias: Any, stride
     _check_input_dtype(name, x, w)
     if w.ndim != spatial + 2:
         raise InputMismatch(f"{name}: expected a {spatial + 2}-D weight (C_in, C_out/groups, kernel...), got {w.shape}")
+    refuse_empty_kernel(name, tuple(w.shape[2:]))
     st, pd, op, dl = (_ntuple(v, spatial, which, name, one_for_all=True) for v, which in (
         (stride, "stride"), (padding, "padding"), (output_padding, "output_padding"), (dilation, "dilation")))
     if min(st) < 1 or min(dl) < 1 or min(pd) < 0 or min(op) < 0:

@@ -18,7 +18,7 @@ from ...functional import _tensor
 from ...functional.arguments import number
 from ...functional.errors import InputMismatch
 from ...tensor import Tensor
-from .conv import _batched, _conv_transpose, _ntuple, conv2d
+from .conv import _batched, _conv_transpose, _ntuple, conv2d, refuse_empty_kernel
 from .inputs import _check_input_dtype, refuse_average_without_kernel
 from .interpolation import interpolate
 from .pooling import _adaptive_sizes, refuse_empty_planes
@@ -61,6 +61,7 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     w = _tensor(weight, input)
     if w.ndim != 5:
         raise InputMismatch(f"conv3d: expected a 5-D weight (O, C/groups, kd, kh, kw), got shape {w.shape}")
+    refuse_empty_kernel("conv3d", tuple(w.shape[2:]))
     input, unbatched = _batched(input, "conv3d", 3)
     _check_input_dtype("conv3d", input, w)
     st, dl = _triple(stride, "stride"), _triple(dilation, "dilation")

@@ -33,7 +33,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
-from ...functional.errors import ModeNotImplemented, RefusedArgument
+from ...functional.errors import DtypeNotImplemented, ModeNotImplemented, RefusedArgument
 from ...tensor import Tensor
 
 __all__ = [
@@ -190,8 +190,10 @@ def _check_mode(name: str, x: Tensor, mode: str, antialias: bool) -> None:
         raise ModeNotImplemented(f"{name}: mode {mode!r} needs {want} spatial axes ({want + 2}-D input), "
                                  f"got shape {x.shape}")
     if x.dtype.kind != "f" and not (x.dtype == "uint8" and mode in ("nearest", "nearest-exact")):
-        # PyTorch also resamples uint8 images bilinearly (in fixed point); here only the nearest modes take them
-        raise TypeError(f"{name}: expected a floating input (uint8 with the nearest modes), got {x.dtype} "
+        # PyTorch also resamples uint8 images bilinearly (in fixed point); here only the nearest modes take them.
+        # PyTorch's NotImplementedError ('"upsample_bilinear2d_channels_last" not implemented for 'Long''), and a
+        # TypeError: the input's type is what is wrong
+        raise DtypeNotImplemented(f"{name}: expected a floating input (uint8 with the nearest modes), got {x.dtype} "
                         f"with mode {mode!r}")
 
 

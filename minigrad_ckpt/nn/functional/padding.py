@@ -143,5 +143,7 @@ def _indices(mode: str, n: int, lo: int, hi: int) -> Any:
     if mode == "reflect" and (lo >= n or hi >= n):
         raise InputMismatch(f"pad: reflect padding ({lo}, {hi}) must be less than the dim's length {n}")
     if mode == "circular" and (lo > n or hi > n):
-        raise ValueError(f"pad: circular padding ({lo}, {hi}) of a dim of length {n} would wrap around more than once")
+        # (PyTorch's RuntimeError "Padding value causes wrapping around more than once.")
+        raise InputMismatch(f"pad: circular padding ({lo}, {hi}) of a dim of length {n} would wrap around more "
+                            f"than once")
     return host_numpy.pad(host_numpy.arange(n), (lo, hi), mode=_INDEX_MODES[mode])
