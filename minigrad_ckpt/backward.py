@@ -60,11 +60,6 @@ __all__ = ["BackwardPass", "backward", "grad", "queue_callback", "current_backwa
 #: The dtypes of nearly every node: compared by identity before a complex output is looked for.
 _FLOAT32, _FLOAT64 = host_numpy.dtype("float32"), host_numpy.dtype("float64")
 
-_FREED_MSG = (
-    "Trying to backward through the graph a second time (or to read saved values "
-    "after they were freed). Saved values are freed by backward() and mg.grad(); "
-    "pass retain_graph=True to the first call if you need to backward twice."
-)
 
 
 #: PyTorch's words (torch 2.13) for ``backward()`` called by a function ``mg.func.grad`` (vjp, jvp, ...) runs
@@ -358,7 +353,7 @@ class BackwardPass:
         if type(node.saved) is tape.PackedSaved:
             return node.saved.unpack()
         if node.saved is FREED:
-            raise RuntimeError(_FREED_MSG)
+            raise RuntimeError(tape.FREED_SAVED_MSG)  # PyTorch's words, as the tape's
         raise AssertionError(f"node #{node.seq} has saved values of type {type(node.saved).__name__}")
 
     def hand_over(self, t: Any, g: Any, summed: bool, sent: tuple = ()) -> None:

@@ -173,7 +173,8 @@ class PackedSaved:
         return v._data
 
 
-_FREED_SAVED_MSG = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
+#: PyTorch's words (torch 2.13) for reading a node's saved values after a backward freed them
+FREED_SAVED_MSG = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
                     "have already been freed). Saved intermediate values of the graph are freed when you call "
                     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
                     "graph a second time or if you need to access saved tensors after calling backward.")
@@ -308,7 +309,7 @@ class Node:
             raise AttributeError(f"{self.name()!r} object has no attribute 'saved_tensors'")
         saved = self.saved
         if saved is FREED or saved is DROPPED:
-            raise RuntimeError(_FREED_SAVED_MSG if saved is FREED else _DROPPED_SAVED_MSG)
+            raise RuntimeError(FREED_SAVED_MSG if saved is FREED else _DROPPED_SAVED_MSG)
         values = saved.unpack() if type(saved) is PackedSaved else saved
         return read(self, values[0], tuple(values[1:]))
 
@@ -351,7 +352,7 @@ class Node:
         """``saved``, checked: still held, and holding a tensor in ``attribute``'s slot."""
         saved = self.saved
         if saved is FREED or saved is DROPPED:
-            raise RuntimeError(_FREED_SAVED_MSG if saved is FREED else _DROPPED_SAVED_MSG)
+            raise RuntimeError(FREED_SAVED_MSG if saved is FREED else _DROPPED_SAVED_MSG)
         slot = _SAVED_SLOT[attribute]
         value = saved[slot] if slot < len(saved) else None
         if type(saved) is PackedSaved and value is not None:

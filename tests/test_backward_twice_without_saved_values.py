@@ -76,3 +76,13 @@ def test_a_graph_that_saved_something_upstream_still_refuses():
     y.backward()
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         y.backward()
+
+
+def test_backward_twice_says_it_in_pytorchs_words():
+    # PyTorch's tests match "Specify retain_graph=True"; the backward pass said it in words of its own
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="Specify retain_graph=True if you need to backward through the graph a "
+                                           "second time or if you need to access saved tensors after calling backward"):
+        y.backward()
