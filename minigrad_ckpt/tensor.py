@@ -68,6 +68,7 @@ from .backend import (
     get_default_dtype,
     get_device,
     host_numpy,
+    is_array,
     is_floating,
     layout_axes,
     number_beside_half,
@@ -757,6 +758,24 @@ _SCALING = ("multiply", "divide")
 
 
 _PY_NUMBERS = frozenset((int, float, complex, bool))
+
+
+def foreign_operand(other: Any) -> bool:
+    """Whether an operator of Tensor (``x + other``, ``x < other``, ``x += other``) hands ``other`` back
+    to Python with ``NotImplemented``, as PyTorch's operators do: a list or tuple (NumPy would read it
+    as an array, an answer PyTorch's code never meant), and any object that is neither a tensor, a
+    number nor an array -- ``None``, a ``Fraction``, a class of one's own.  Python then asks the other
+    operand (its ``__radd__``, ``__gt__``, ...), and failing that raises its own TypeError
+    ("unsupported operand type(s) for +"); reading such an object as data made every operator raise
+    first, so a class with reflected operators never met a tensor."""
+    if other.__class__ in _PY_NUMBERS or isinstance(other, (Tensor, host_numpy.ndarray, host_numpy.generic)):
+        return False
+    if isinstance(other, (list, tuple)):
+        return True
+    return not (isinstance(other, (int, float, complex)) or is_array(other)
+                or hasattr(other, "__array__") or hasattr(other, "__array_interface__"))
+
+
 #: the kind of dtype a Python number stands for beside a tensor (only its category counts)
 _WEAK_KIND = {bool: host_numpy.dtype(bool), int: host_numpy.dtype(host_numpy.int64),
               float: host_numpy.dtype(host_numpy.float64), complex: host_numpy.dtype(host_numpy.complex128)}
@@ -1984,19 +2003,19 @@ class Tensor:
             return self.divide_(other, rounding_mode=rounding_mode)
         return self._arith_inplace(other, "divide")
 
-    # ``t += [1, 2]``: PyTorch's in-place operators take a tensor or a number, and hand a list or
-    # tuple back to Python (its TypeError), where NumPy would read the sequence as an array
+    # ``t += [1, 2]``: PyTorch's in-place operators take a tensor or a number, and hand anything else
+    # back to Python (see foreign_operand), where NumPy would read a sequence as an array
     def __iadd__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, (list, tuple)) else self.add_(other)
+        return NotImplemented if foreign_operand(other) else self.add_(other)
 
     def __isub__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, (list, tuple)) else self.sub_(other)
+        return NotImplemented if foreign_operand(other) else self.sub_(other)
 
     def __imul__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, (list, tuple)) else self.mul_(other)
+        return NotImplemented if foreign_operand(other) else self.mul_(other)
 
     def __itruediv__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, (list, tuple)) else self.div_(other)
+        return NotImplemented if foreign_operand(other) else self.div_(other)
 
     # ------------------------------------------------------------ conversion
     # ``to``, ``cpu``, ``cuda``, ``float``, ``double``, ... are differentiable

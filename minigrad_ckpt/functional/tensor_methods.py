@@ -26,7 +26,7 @@ from ..backend import (
 )
 from ..backward import backward as _backward_pass
 from ..tape import apply
-from ..tensor import Tensor
+from ..tensor import Tensor, foreign_operand
 from . import complex_numbers as cn
 from . import math as mf
 from .arguments import _FAST_OPERANDS, binary, float_binary
@@ -40,10 +40,11 @@ SEQUENCES = (list, tuple)
 
 
 def operand_method(fn: Callable[[Tensor, Any], Any]) -> Callable[[Tensor, Any], Any]:
-    """The operator ``fn`` (``__lt__``, ``__and__``, ...), handing a list or tuple operand back
-    to Python (``NotImplemented``), as PyTorch's operators do."""
+    """The operator ``fn`` (``__lt__``, ``__and__``, ...), handing a list or tuple operand, or an
+    object that is no tensor, number or array, back to Python (``NotImplemented``), as PyTorch's
+    operators do (:func:`~minigrad_ckpt.tensor.foreign_operand`)."""
     def method(self: Tensor, other: Any) -> Any:
-        if isinstance(other, SEQUENCES):
+        if foreign_operand(other):
             return NotImplemented
         return fn(self, other)
     method.__name__ = method.__qualname__ = fn.__name__
@@ -66,7 +67,7 @@ def refusing_sequence_operand(method: Callable[..., Any], name: str) -> Callable
 
 
 def rpow(x: Any, y: Any, modulo: Any = None) -> Tensor:
-    if modulo is not None or isinstance(y, SEQUENCES):  # pow(y, x, m), which Python 3.14 sends
+    if modulo is not None or foreign_operand(y):  # pow(y, x, m), which Python 3.14 sends
         return NotImplemented                            # here too: see power_method
     return mf.power(y, x)
 
@@ -77,18 +78,20 @@ def rtruediv_method(x: Tensor, y: Any) -> Tensor:
     bit for about a quarter of the values, and bitwise equal to torch's in float32 and float64; the graph
     is PyTorch's too (a ``MulBackward0`` over a ``ReciprocalBackward0``).  A complex ``x`` is computed
     the same way, but NumPy's complex ``1 / x`` is not PyTorch's bitwise (a last bit, one value in 13)."""
+    if foreign_operand(y):
+        return NotImplemented
     with x._device.xp.errstate(over="ignore"):  # ``1e10 / tiny``: inf without a warning, as one division gave
         return mf.reciprocal(x) * y
 
 
 def remainder_method(x: Tensor, y: Any) -> Tensor:
     """``x % y``: ``mg.remainder``, whose integer modulo zero is PyTorch's error (NumPy: 0)."""
-    return NotImplemented if isinstance(y, SEQUENCES) else mf.remainder(x, y)
+    return NotImplemented if foreign_operand(y) else mf.remainder(x, y)
 
 
 def rremainder_method(x: Tensor, y: Any) -> Tensor:
     """``y % x`` for a number ``y``."""
-    return NotImplemented if isinstance(y, SEQUENCES) else mf.remainder(y, x)
+    return NotImplemented if foreign_operand(y) else mf.remainder(y, x)
 
 
 def augmented_assignment(in_place: str) -> Callable[[Tensor, Any], Tensor]:
@@ -97,7 +100,7 @@ def augmented_assignment(in_place: str) -> Callable[[Tensor, Any], Tensor]:
     base -- every other holder of the memory -- would keep the old values (PyTorch writes)."""
 
     def method(x: Tensor, y: Any) -> Tensor:
-        if isinstance(y, SEQUENCES):
+        if foreign_operand(y):
             return NotImplemented
         return getattr(x, in_place)(y)
     method.__name__ = method.__qualname__ = f"augmented_{in_place}"
@@ -105,7 +108,7 @@ def augmented_assignment(in_place: str) -> Callable[[Tensor, Any], Tensor]:
 
 
 def rmatmul(x: Any, y: Any) -> Tensor:
-    if isinstance(y, SEQUENCES):
+    if foreign_operand(y):
         return NotImplemented
     return mf.matmul(y, x)
 
@@ -115,7 +118,7 @@ def _comparison_or_identity(compare: Any) -> Any:
     (``mask == None`` and ``x == [1, 2]`` are False, ``x != "a"`` True), as PyTorch's operators,
     which turn that TypeError into ``NotImplemented``."""
     def method(x: Tensor, y: Any) -> Any:
-        if y is None or isinstance(y, SEQUENCES):
+        if y is None or foreign_operand(y):
             return NotImplemented
         try:
             return compare(x, y)
@@ -147,12 +150,12 @@ def operator_method(op: Any, reflected: bool = False, float_valued: bool = False
         def method(self: Tensor, other: Any) -> Tensor:
             if type(other) in _FAST_OPERANDS and (self._requires_grad or self._data.dtype.kind in "fc"):
                 return apply(op, other, self)  # ``0.1 * t``: a Python number needs no conversion
-            if isinstance(other, SEQUENCES):
+            if foreign_operand(other):
                 return NotImplemented
             return slow(op, other, self)
     elif float_valued:
         def method(self: Tensor, other: Any) -> Tensor:
-            if isinstance(other, SEQUENCES):
+            if foreign_operand(other):
                 return NotImplemented
             return float_binary(op, self, other)
     else:
@@ -162,7 +165,7 @@ def operator_method(op: Any, reflected: bool = False, float_valued: bool = False
                     return apply(op, self, other)
             elif isinstance(other, Tensor) and self._data.dtype is other._data.dtype:
                 return apply(op, self, other)
-            elif isinstance(other, SEQUENCES):
+            elif foreign_operand(other):
                 return NotImplemented
             return slow(op, self, other)
     return method
@@ -175,7 +178,7 @@ def scaling_operator_method(op: Any, function: Callable[[Any, Any], Tensor], flo
     (:func:`~.arguments.beside_number_in_float32`) -- one dtype test more a call."""
     if float_valued:
         def method(self: Tensor, other: Any) -> Tensor:
-            if isinstance(other, SEQUENCES):
+            if foreign_operand(other):
                 return NotImplemented
             if self._data.dtype is HALF:  # (by identity: the cheapest test of a dtype)
                 return function(self, other)
@@ -189,7 +192,7 @@ def scaling_operator_method(op: Any, function: Callable[[Any, Any], Tensor], flo
                     return apply(op, self, other)
             elif isinstance(other, Tensor) and self._data.dtype is other._data.dtype:
                 return apply(op, self, other)
-            elif isinstance(other, SEQUENCES):
+            elif foreign_operand(other):
                 return NotImplemented
             return function(self, other)
     return method
@@ -201,7 +204,7 @@ def power_method(op: Any) -> Any:
     for a modulus makes Python raise its own ``TypeError`` ("unsupported operand type(s)
     for ** or pow(): 'Tensor', 'int', 'int'") instead of one about this method's arity."""
     def method(self: Tensor, other: Any, modulo: Any = None) -> Tensor:
-        if modulo is not None or isinstance(other, SEQUENCES):
+        if modulo is not None or foreign_operand(other):
             return NotImplemented
         if type(other) in _FAST_OPERANDS and (self._requires_grad or self._data.dtype.kind in "fc"):
             return apply(op, self, other)
