@@ -1828,11 +1828,10 @@ class Tensor:
         accepted for PyTorch's signature; transfers here are always synchronous."""
         if isinstance(src, Tensor) and src._device is not self._device:
             src = src.to(self.device)
-        shape = tuple(getattr(src, "shape", ()))
-        if len(shape) > self._data.ndim:  # NumPy's assignment drops leading 1s (a (1, 3) source into
-            # (3,)); PyTorch broadcasts the source to this tensor's shape only, and refuses more dims
-            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
-                               f"{list(shape[:len(shape) - self._data.ndim] + self.shape)}")
+        # PyTorch broadcasts the source to this tensor's shape only: more dims (NumPy's assignment drops
+        # leading 1s, a (1, 3) source into (3,)) or a larger size ((2, 2) into (2, 1), NumPy's ValueError)
+        # is its RuntimeError in its words
+        self._refuse_wider_operand(src)
         return self._set_inplace(src, "copy_")
 
     def fill_(self, value: Any) -> Tensor:

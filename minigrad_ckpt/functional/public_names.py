@@ -940,6 +940,9 @@ def in_place(name: str) -> Any:
                                f"tensor dtype {as_dtype(kwargs['dtype'])} should match")
         result = getattr(self._write_source(*args, *kwargs.values()), name)(*args, **kwargs)
         result = _linked_to_operands(result, self, (*args, *kwargs.values()))
+        # x.pow_(y) with a y of more or larger dims: PyTorch's RuntimeError ("output with shape [2, 1] doesn't
+        # match the broadcast shape [2, 2]"), where copy_ raised NumPy's ValueError or dropped a leading 1
+        self._refuse_wider_operand(result)
         lost = _lost_in_place(name, result.dtype, self.dtype)
         if lost:  # copy_ would drop it (a complex part with only NumPy's ComplexWarning); PyTorch refuses
             raise RuntimeError(f"{name}_: result type {result.dtype} can't be cast to the desired "
