@@ -1368,7 +1368,7 @@ class Mod(_Remainder):
 
     def forward(self, xp, x, y):
         out = super().forward(xp, x, y)
-        return xp.where(out == 0, _zero_signed_as(x, out), out) if out.dtype.kind == "f" else out
+        return xp.where(out == 0, _zero_signed_as(xp, x, out), out) if out.dtype.kind == "f" else out
 
     def quotient(self, xp, x, y):
         # PyTorch's div(x, y, rounding_mode="floor"), read from fmod as floor_divide is; round((x - out) / y)
@@ -1380,9 +1380,12 @@ class Mod(_Remainder):
         return np.where(out == 0, np.copysign(out, x), out) if out.dtype.kind == "f" else out
 
 
-def _zero_signed_as(x: Any, out: Any) -> Any:
-    """A zero with the sign of ``x`` (``x * 0``: -0.0 for a negative or -0.0 ``x``), in ``out``'s dtype."""
-    zero = x * 0
+def _zero_signed_as(xp: Any, x: Any, out: Any) -> Any:
+    """A zero with the sign of ``x`` (``x * 0.0``: -0.0 for a negative or -0.0 ``x``), in ``out``'s dtype.
+    A float zero, so that an integer ``x`` keeps its sign too: ``-3 % t`` of a Python int beside a float
+    tensor is ``-0.0`` where ``t`` is -3, as PyTorch's (``-3 * 0`` was the int 0, a +0.0)."""
+    with xp.errstate(invalid="ignore"):  # (an infinite x: NaN, where out is NaN too, without NumPy's warning)
+        zero = x * 0.0
     return zero.astype(out.dtype) if hasattr(zero, "astype") else zero
 
 
