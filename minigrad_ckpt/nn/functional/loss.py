@@ -404,15 +404,26 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
     _target_holds_the_loss(x, y)
     softplus_neg = mf.logaddexp(0.0, -x)  # -log sigmoid(x); 0 a number: nothing for a checkpoint to keep
     if pos_weight is not None:
-        pw = in_dtype_of(softplus_neg, _tensor(pos_weight, x))
+        pw = in_dtype_of(softplus_neg, refuse_widening(x, _tensor(pos_weight, x)))
         loss = (1 - y) * x + (1 + (pw - 1) * y) * softplus_neg
     else:
         loss = (1 - y) * x + softplus_neg
     if weight is not None:
-        loss = loss * in_dtype_of(loss, _tensor(weight, x))
+        loss = loss * in_dtype_of(loss, refuse_widening(x, _tensor(weight, x)))
     # PyTorch's kernel writes the loss into ``1 - target`` in place: the target's dtype, a float32
     # target beside a float64 input gives a float32 loss (and a float16 one a float16 loss)
     return _reduce(mf.astype(loss, y.dtype) if loss.dtype != y.dtype else loss, reduction)
+
+
+def refuse_widening(x: Tensor, operand: Any) -> Any:
+    """``operand`` unchanged, or PyTorch's RuntimeError where it would broadcast ``x`` to a wider shape.
+
+    The losses whose PyTorch kernels write into a buffer of the input's shape (the binary cross
+    entropies' ``weight`` and ``pos_weight``, ``soft_margin_loss``'s target) refuse such an operand;
+    broadcasting it would repeat each element's loss, silently, in a sum or a mean."""
+    if operand is not None:
+        x._refuse_wider_operand(operand)
+    return operand
 
 
 def _target_holds_the_loss(x: Tensor, y: Tensor) -> None:
@@ -501,7 +512,7 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_avera
             raise InputMismatch(f"binary_cross_entropy: {name} values must be in [0, 1], got [{lo}, {hi}]")
     loss = apply(_BCE, p, y)  # one op: PyTorch's gradients, not the clamped logs' (see the op)
     if weight is not None:
-        loss = loss * in_dtype_of(p, _tensor(weight, p))
+        loss = loss * in_dtype_of(p, refuse_widening(p, _tensor(weight, p)))
     return _reduce(loss, reduction)
 
 

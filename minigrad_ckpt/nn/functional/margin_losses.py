@@ -26,7 +26,7 @@ from ...tensor import Tensor
 from .activation import logsigmoid, relu
 from .distance import pairwise_distance
 from .inputs import MEAN_OF_INTEGERS, _zeros_like, check_index_dtype
-from .loss import _check_reduction, _hinge, _reduce, _reduction_of, class_index_weight, in_dtype_of
+from .loss import _check_reduction, _hinge, _reduce, _reduction_of, class_index_weight, in_dtype_of, refuse_widening
 
 __all__ = [
     "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
@@ -89,7 +89,7 @@ def soft_margin_loss(input: Any, target: Any, size_average: Any = None, reduce: 
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x = _tensor(input)
-    y = in_dtype_of(x, _tensor(target, x))
+    y = in_dtype_of(x, refuse_widening(x, _tensor(target, x)))
     return _reduce(-logsigmoid(y * x), reduction)
 
 
@@ -133,6 +133,8 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, 
     _check_reduction(reduction)
     if p not in (1, 2):
         raise ValueError(f"multi_margin_loss: p must be 1 or 2, got {p}")
+    if weight is not None and _tensor(weight).ndim != 1:
+        raise ValueError("weight must be one-dimensional")  # (PyTorch's words)
     x = _tensor(input)
     rows = _class_rows("multi_margin_loss", x)
     n, c = rows.shape
@@ -152,7 +154,10 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, 
     if p == 2:
         hinge = hinge * hinge
     if weight is not None:  # only where a term counts (PyTorch adds weight * z for z > 0): 0 * inf is NaN
-        w = mf.take(class_index_weight("multi_margin_loss", weight, x), t.tolist())[:, None]
+        w = class_index_weight("multi_margin_loss", weight, x)
+        if w.shape[0] != c:  # (a weight its targets can index, too short or too long, is no per-class weight)
+            raise InputMismatch(f"inconsistent weight size, expected {c} but got {list(w.shape)}")
+        w = mf.take(w, t.tolist())[:, None]
         hinge = hinge * mf.where(hinge > 0, w, 0.0)
     loss = mf.sum(hinge, axis=1) * (1.0 / c)
     return _reduce_rows(mf.reshape(loss, target_shape), reduction)  # unreduced, the target's shape, as PyTorch's
