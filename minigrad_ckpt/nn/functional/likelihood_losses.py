@@ -40,13 +40,14 @@ def poisson_nll_loss(input: Any, target: Any, log_input: bool = True, full: bool
 def gaussian_nll_loss(input: Any, target: Any, var: Any, full: bool = False, eps: float = 1e-6,
                       reduction: str = "mean") -> Tensor:
     """The Gaussian negative log-likelihood ``(log(var) + (input - target)^2 / var) / 2`` (``+ log(2 pi)
-    / 2`` with ``full``).  ``var`` has ``input``'s shape, or one fewer trailing axis, or a 1 on the one
-    axis where the shapes differ (a last axis of 1: one variance for the whole vector; (1, D): one per
-    feature); it is clamped at ``eps`` for the value only -- its gradient passes the clamp unchanged,
-    as PyTorch's (which clamps in place under ``no_grad``)."""
+    / 2`` with ``full``).  ``var`` is a Python float (one variance for all), or a tensor of ``input``'s
+    shape, or of one fewer trailing axis, or with a 1 on the one axis where the shapes differ (a last
+    axis of 1: one variance for the whole vector; (1, D): one per feature); it is clamped at ``eps``
+    for the value only -- its gradient passes the clamp unchanged, as PyTorch's (which clamps in
+    place under ``no_grad``)."""
     _check_reduction(reduction)
     x = _tensor(input)
-    y, v = _tensor(target, x), _tensor(var, x)
+    y, v = _tensor(target, x), _homoscedastic(var, x) if isinstance(var, float) else _tensor(var, x)
     if v.dtype.kind in "biu":  # PyTorch clamps var in place at eps: a float cannot land in an integer var
         raise RuntimeError(f"result type Float can't be cast to the desired output type {cpp_type_name(v.dtype)}")
     if v.shape != x.shape:
@@ -63,3 +64,11 @@ def gaussian_nll_loss(input: Any, target: Any, var: Any, full: bool = False, eps
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction)
+
+
+def _homoscedastic(var: float, x: Tensor) -> Tensor:
+    """A Python float ``var``, one variance for every element, as a constant of ``x``'s shape and dtype
+    (PyTorch's ``var * ones_like(input)``; a negative one refused as PyTorch refuses it, first)."""
+    if var < 0:
+        raise ValueError("gaussian_nll_loss: var has negative entries")
+    return mf.full_like(x.detach(), var)
