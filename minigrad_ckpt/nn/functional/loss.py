@@ -18,13 +18,14 @@ from ...functional.arguments import in_float32_if_half, number, one_device
 from ...functional.elementwise import refuse_bool_subtraction
 from ...functional.errors import (
     ComplexNotImplemented,
+    DtypeNotImplemented,
     InputMismatch,
     NeedsFloatingInput,
     RefusedArgument,
     WrongTensorKind,
 )
 from ...functional.indexing import getitem_in_range
-from ...functional.promotion import promoted
+from ...functional.promotion import promoted, result_type
 from ...functional.torch_methods import scalar_type_name
 from ...ops import loss as _ce
 from ...ops import regression_loss as _regression
@@ -59,6 +60,22 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
 #: The losses of a difference ``input - target``: of two dtypes, they compute in PyTorch's promoted
 #: one (float32 beside an int64 target stays float32; NumPy's promotion would give float64).
 _DIFFERENCE_LOSSES = frozenset({"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"})
+
+
+def _kernel_of_the_difference(kernel: str) -> Any:
+    """``loss(input, target, ...)`` under PyTorch's dtype rule for a kernel of ``input - target``: it
+    runs in the pair's promoted dtype, so an integer input beside a float target is a float loss, and
+    the kernel (built for floating types) refuses only an integer or bool *pair*."""
+    def decorate(loss: Any) -> Any:
+        @functools.wraps(loss)
+        def checked(input: Any, target: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
+            if isinstance(input, Tensor) and input._data.dtype.kind != "f":
+                dt = result_type(input, target)
+                if dt.kind in "biu":
+                    raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(dt)}'")
+            return loss(input, target, *args, **kwargs)
+        return checked
+    return decorate
 
 
 def in_dtype_of(like: Tensor, v: Tensor) -> Tensor:
@@ -290,8 +307,12 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
 def _class_weights(weight: Any, x: Tensor, axis: int) -> Tensor:
     """``weight`` (one per class) shaped to broadcast along ``x``'s class axis."""
     n_classes = x.shape[axis]
+    w = _on_device_of("cross_entropy", weight, x)
+    if w.shape != (n_classes,):  # (a (1, C) weight would reshape as well, and mean something else)
+        raise InputMismatch(f"cross_entropy: weight tensor should be defined either for all {n_classes} classes "
+                            f"or no classes but got weight tensor of shape: {list(w.shape)}")  # (PyTorch's words)
     w_shape = (1, n_classes) + (1,) * (x.ndim - 2) if x.ndim >= 2 else (n_classes,)
-    return mf.reshape(_on_device_of("cross_entropy", weight, x), w_shape)
+    return mf.reshape(w, w_shape)
 
 
 def _cross_entropy_with_probabilities(x: Tensor, tgt: Tensor, axis: int, weight: Any, reduction: str,
@@ -366,7 +387,7 @@ def _weighted(name: str, losses: Tensor, weight: Any, reduction: str, mean_by_we
     return mf.sum(weighted) / mf.sum(w)
 
 
-@floating_kernel("mse_cpu")
+@_kernel_of_the_difference("mse_cpu")
 def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
              weight: Any = None) -> Tensor:
     """Mean squared error ``(input - target) ** 2``.
@@ -448,22 +469,26 @@ def _refusing_bool_operands(loss: Any) -> Any:
 
 
 @_refusing_bool_operands
-@floating_kernel(refused="iu", message=MEAN_OF_INTEGERS)
 def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
             weight: Any = None) -> Tensor:
     """Mean absolute error ``|input - target|`` (shapes that differ: :func:`mse_loss`'s warning and
-    broadcast); ``weight`` as :func:`mse_loss`'s."""
+    broadcast); ``weight`` as :func:`mse_loss`'s.  As PyTorch's ``(input - target).abs()``, it is
+    computed in the pair's promoted dtype: integers give an integer loss, whose ``"mean"`` is refused."""
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x, y = _input_and_target("l1_loss", input, target)
     if weight is not None:
         return _weighted("l1_loss", mf.abs(x - y), weight, reduction, mean_by_weight=True)
+    if x.dtype.kind in "iu":  # (the pair promoted: an integer x here means an integer target too)
+        if reduction == "mean":
+            raise NeedsFloatingInput(MEAN_OF_INTEGERS.format(type=scalar_type_name(x.dtype)))
+        return _reduce(mf.abs(x - y), reduction)
     if _complex(x, y):
         return _reduce(mf.abs(x - y), reduction)
     return apply(_regression.L1Loss(reduction=reduction), x, y)
 
 
-@floating_kernel("smooth_l1_cpu")
+@_kernel_of_the_difference("smooth_l1_cpu")
 def smooth_l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input - target``)."""

@@ -21,6 +21,7 @@ from ...functional.arguments import number, numbers
 from ...functional.elementwise import refuse_bool_subtraction
 from ...functional.errors import InputMismatch, NeedsFloatingInput
 from ...functional.indexing import take_along_axis_in_range
+from ...functional.promotion import result_type
 from ...functional.torch_methods import scalar_type_name
 from ...tensor import Tensor
 from .activation import logsigmoid, relu
@@ -89,8 +90,22 @@ def soft_margin_loss(input: Any, target: Any, size_average: Any = None, reduce: 
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x = _tensor(input)
-    y = in_dtype_of(x, refuse_widening(x, _tensor(target, x)))
-    return _reduce(-logsigmoid(y * x), reduction)
+    y = refuse_widening(x, _tensor(target, x))
+    _input_holds_the_loss(x, y)
+    return _reduce(-logsigmoid(in_dtype_of(x, y) * x), reduction)
+
+
+def _input_holds_the_loss(x: Tensor, y: Tensor) -> None:
+    """PyTorch's errors where ``soft_margin_loss``'s result, made like the input (``-input`` first),
+    cannot hold the loss: a bool input (no ``-``), an integer one (no cast of the float loss back)."""
+    if x.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    if x.dtype.kind in "iu":
+        wide = result_type(x, y)
+        loss_type = scalar_type_name(wide) if wide.kind == "f" else "Float"  # (the default dtype's)
+        raise RuntimeError(f"result type {loss_type} can't be cast to the desired output type "
+                           f"{scalar_type_name(x.dtype)}")
 
 
 def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = None, size_average: Any = None,
