@@ -233,9 +233,9 @@ REFUSED = {
     "kthvalue": (lambda z: mg.kthvalue(z, 1), TypeError, ORDER), "topk": (lambda z: mg.topk(z, 1), TypeError, ORDER),
     "searchsorted": (lambda z: mg.searchsorted(z[0], z[1]), TypeError, ORDER),
     "bucketize": (lambda z: mg.bucketize(z, mg.tensor([0.0, 1.0])), TypeError, ORDER),
-    "median": (mg.median, TypeError, "float tensor"), "nanmedian": (mg.nanmedian, TypeError, "float tensor"),
-    "quantile": (lambda z: mg.quantile(z, 0.5), TypeError, "float tensor"),
-    "nanquantile": (lambda z: mg.nanquantile(z, 0.5), TypeError, "float tensor"),
+    "median": (mg.median, TypeError, ORDER), "nanmedian": (mg.nanmedian, TypeError, ORDER),
+    "quantile": (lambda z: mg.quantile(z, 0.5), TypeError, ORDER),
+    "nanquantile": (lambda z: mg.nanquantile(z, 0.5), TypeError, ORDER),
     # NumPy's ufunc for the real line, which names itself (PyTorch has no cbrt)
     "cbrt": (mg.cbrt, TypeError, "ufunc 'cbrt'"),
     # PyTorch's NotImplementedError in its words (a TypeError too)

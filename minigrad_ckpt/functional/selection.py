@@ -181,6 +181,7 @@ def _lower_median(name: str, input: Any, dim: Any, keepdim: bool, skip_nan: bool
     x0 = as_tensor(input)
     if dim is None and x0.size == 0:  # (answered before PyTorch looks for a kernel of the dtype)
         return _empty_median(x0)
+    refuse_complex(name, x0)  # PyTorch's NotImplementedError ("median_out" has no complex kernel)
     if x0.dtype.kind == "b":  # PyTorch has no bool kernel (NumPy's would order False < True)
         kernel = "median_cpu" if dim is None else "median_out"
         raise DtypeNotImplemented(f"\"{kernel}\" not implemented for 'Bool'")
@@ -257,6 +258,7 @@ def _one_quantile(s: Tensor, d: int, count: Tensor, q: float, method: str, q_ten
 def _quantile(name: str, input: Any, q: Any, axis: Any, keepdims: bool, method: str,  # noqa: A002
               skip_nan: bool) -> Tensor:
     x0 = as_tensor(input)
+    refuse_complex(name, x0)  # PyTorch's NotImplementedError ("median_cpu"), NumPy's lexicographic order
     if x0.dtype.kind != "f":  # PyTorch's RuntimeError, and the TypeError it is
         raise NeedsFloatingInput(f"{name}: the input must be a float tensor, got {x0.dtype}")
     if x0.numel() == 0:  # PyTorch refuses any empty input, even along a non-empty dim (NumPy: IndexError)

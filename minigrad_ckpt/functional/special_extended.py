@@ -23,6 +23,7 @@ from ..ops import zeta as _zeta
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, binary, in_default_float, in_default_float_pair
+from .elementwise import refuse_complex_kernel
 from .errors import DtypeNotImplemented
 from .promotion import result_type
 from .special import _of_reals, _real_only, erfc, erfcinv, gammaln
@@ -156,20 +157,23 @@ def gammainc(a: Any, x: Any) -> Tensor:
     ``a > 0``, ``x >= 0``; differentiable in ``x`` (``x^(a-1) e^-x / Gamma(a)``), not in ``a`` (a
     gradient that must reach ``a`` raises ``NotImplementedError`` when asked for, as PyTorch's).
     Two integral operands are PyTorch's ``NotImplementedError`` (its ``igamma`` kernel is floating only)."""
-    _refuse_integral_pair("igamma_cpu", a, x)
+    _refuse_dtype_without_kernel("igamma_cpu", a, x)
     return binary(_GAMMAINC, *_one_float_dtype(a, x))
 
 
 def gammaincc(a: Any, x: Any) -> Tensor:
     """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``; differentiable in
     ``x``, not in ``a``; two integral operands refused, as :func:`gammainc`'s."""
-    _refuse_integral_pair("igammac_cpu", a, x)
+    _refuse_dtype_without_kernel("igammac_cpu", a, x)
     return binary(_GAMMAINCC, *_one_float_dtype(a, x))
 
 
-def _refuse_integral_pair(kernel: str, a: Any, x: Any) -> None:
-    """PyTorch's refusal where two integral (or bool) operands meet a floating-only kernel: it picks
-    the kernel by the promoted dtype (an int64 ``a`` beside a float32 ``x`` is a float32 igamma)."""
+def _refuse_dtype_without_kernel(kernel: str, a: Any, x: Any) -> None:
+    """PyTorch's refusal where two integral (or bool) operands, or a complex one, meet a kernel for
+    real floating types: it picks the kernel by the promoted dtype (an int64 ``a`` beside a float32
+    ``x`` is a float32 igamma).  A complex operand reached NumPy's ``remainder`` inside the series,
+    whose error named neither the function nor the reason."""
+    refuse_complex_kernel(kernel, a, x, why="the incomplete gamma function is computed for real arguments")
     dtype = result_type(a, x)
     if dtype.kind in "biu":
         raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}' (convert an "

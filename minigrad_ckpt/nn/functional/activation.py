@@ -85,13 +85,12 @@ def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) 
     return apply(_act.LeakyRelu(negative_slope=float(negative_slope)), input)
 
 
-@floating_kernel("GeluKernelImpl")
+@floating_kernel("GeluKernelImpl", NO_COMPLEX)
 def gelu(input: Any, approximate: str = "none") -> Tensor:
     """GELU, exact (``approximate="none"``, with ``erf``) or the ``"tanh"`` approximation
-    (real input only, as PyTorch: its ``erf`` is the real one)."""
+    (real input only, as PyTorch: its ``erf`` is the real one; complex input is its
+    ``NotImplementedError`` naming the kernel, a ``TypeError`` too)."""
     input = _tensor(input)
-    if input.dtype.kind == "c":
-        raise TypeError("gelu: implemented for real input only (its erf is the real one), as PyTorch's")
     if approximate not in ("none", "tanh"):
         raise InputMismatch(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return apply(_act.Gelu(approximate=approximate), input)

@@ -15,7 +15,13 @@ from ...backend import host_numpy, scalar_type_name
 from ...functional import _tensor
 from ...functional import linalg as _linalg
 from ...functional.arguments import broadcast_shapes, number
-from ...functional.errors import InputMismatch, NeedsFloatingInput, WrongTensorKind, dimension_out_of_range
+from ...functional.errors import (
+    ComplexNotImplemented,
+    InputMismatch,
+    NeedsFloatingInput,
+    WrongTensorKind,
+    dimension_out_of_range,
+)
 from ...functional.linalg_derived import vector_norm
 from ...functional.promotion import promoted
 from ...tensor import Tensor
@@ -51,9 +57,11 @@ def cosine_similarity(x1: Any, x2: Any, axis: int | None = None, eps: float = 1e
     a = _tensor(x1)
     b = _tensor(x2, a)
     if a.dtype.kind == "c" or b.dtype.kind == "c":
-        # PyTorch refuses; the formula without a conjugate would make cos(z, z) != 1 for complex z
-        raise TypeError(f"cosine_similarity: expected real input, got {a.dtype} and {b.dtype} (as PyTorch's); "
-                        f"for complex vectors take the real inner product of mg.view_as_real(z) instead")
+        # PyTorch refuses (a RuntimeError); the formula without a conjugate would make cos(z, z) != 1 for
+        # complex z.  The error is the TypeError it was too.
+        raise ComplexNotImplemented(f"cosine_similarity: expected real input, got {a.dtype} and {b.dtype} (as "
+                                    f"PyTorch's); for complex vectors take the real inner product of "
+                                    f"mg.view_as_real(z) instead")
     if a.dtype != b.dtype:  # PyTorch's common dtype: float32 beside int64 stays float32 (NumPy: float64)
         a, b = promoted(a, b)
     if a.dtype.kind not in "f":

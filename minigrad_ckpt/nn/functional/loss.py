@@ -288,7 +288,10 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
     tgt = _on_device_of("cross_entropy", target, x)
     if x.dtype.kind != "f":
         hint = " (did you swap input and target?)" if tgt.dtype.kind == "f" else ""
-        raise TypeError(f"cross_entropy: input must be float logits of shape (N, C, ...), got dtype {x.dtype}{hint}")
+        # PyTorch's NotImplementedError ("log_softmax_lastdim_kernel_impl" not implemented for 'Long'), a
+        # RuntimeError; the TypeError it was too
+        raise DtypeNotImplemented(f"cross_entropy: input must be float logits of shape (N, C, ...), got dtype "
+                                  f"{x.dtype}{hint}")
     if tgt.dtype.kind == "f":
         if ignore_index >= 0:  # PyTorch's refusal: a class index would be ignored, probabilities have none
             raise RuntimeError("ignore_index is not supported for floating point target")

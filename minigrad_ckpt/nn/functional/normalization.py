@@ -9,7 +9,7 @@ from ... import functional as mf
 from ...backend import get_default_dtype, host_numpy
 from ...functional import _tensor
 from ...functional.arguments import in_float32_if_half, number, numbers
-from ...functional.errors import InputMismatch
+from ...functional.errors import ComplexNotImplemented, InputMismatch
 from ...grad_mode import no_grad
 from ...ops import norm as _norm
 from ...tape import apply
@@ -24,10 +24,11 @@ __all__ = [
 def _real_input(name: str, x: Any) -> Tensor:
     """``x`` as a tensor; complex input refused, as PyTorch's kernels refuse it: the variance here
     is ``mean((x - mean) ** 2)``, which for complex numbers is not ``mean |x - mean| ** 2``, so the
-    result would not be normalized."""
+    result would not be normalized.  PyTorch's error is its ``NotImplementedError`` (a ``RuntimeError``);
+    this one is a ``TypeError`` too, as it was."""
     x = _tensor(x)
     if x.dtype.kind == "c":
-        raise TypeError(f"{name}: complex input is not supported (as PyTorch's); normalize "
+        raise ComplexNotImplemented(f"{name}: complex input is not supported (as PyTorch's); normalize "
                         f"mg.view_as_real(z) or the parts z.real and z.imag instead")
     return x
 
