@@ -405,7 +405,7 @@ def test_sum_over_empty_is_zero():
 
 @pytest.mark.parametrize("fn", [mg.max, mg.min, mg.argmax])  # logsumexp is -inf there (tests/test_op_edges.py)
 def test_extreme_over_empty_axis_raises(fn):
-    with pytest.raises(ValueError, match="empty axis"):
+    with pytest.raises(ValueError, match=r"Expected reduction dim to be specified for input.numel\(\) == 0"):
         fn(mg.zeros(0))
-    with pytest.raises(ValueError, match=r"empty axis \(shape \(2, 0\)"):
+    with pytest.raises(ValueError, match="Expected reduction dim 1 to have non-zero size"):  # (PyTorch's words)
         fn(mg.zeros(2, 0), axis=1)
