@@ -307,9 +307,7 @@ class Node:
         read = getattr(self.op, "saved_tensors_of", None)
         if read is None:
             raise AttributeError(f"{self.name()!r} object has no attribute 'saved_tensors'")
-        saved = self.saved
-        if saved is FREED or saved is DROPPED:
-            raise RuntimeError(FREED_SAVED_MSG if saved is FREED else _DROPPED_SAVED_MSG)
+        saved = self._saved_or_replayed()
         values = saved.unpack() if type(saved) is PackedSaved else saved
         return read(self, values[0], tuple(values[1:]))
 
@@ -337,6 +335,16 @@ class Node:
         """PyTorch's ``grad_fn._saved_other``: the second input the node saved."""
         return self._saved_value(2, "_saved_other")
 
+    def _saved_or_replayed(self) -> Any:
+        """``saved`` for a look at it: a checkpointed node's values replayed by its segment (and let go
+        at once), as PyTorch's checkpoint recomputes them; a RuntimeError once backward freed them."""
+        saved = self.saved
+        if saved is DROPPED and self.segment is not None:
+            saved = self.segment.replayed_for_a_look(self)
+        if saved is FREED or saved is DROPPED:
+            raise RuntimeError(FREED_SAVED_MSG if saved is FREED else _DROPPED_SAVED_MSG)
+        return saved
+
     def _saved_value(self, slot: int, attribute: str) -> Tensor:
         """Slot ``slot`` of what the node saved (through its unpack hook if pack hooks took it),
         as a Tensor on its memory; an AttributeError where the engine's op saved no tensor there."""
@@ -350,9 +358,7 @@ class Node:
 
     def _saved_slots(self, attribute: str) -> Any:
         """``saved``, checked: still held, and holding a tensor in ``attribute``'s slot."""
-        saved = self.saved
-        if saved is FREED or saved is DROPPED:
-            raise RuntimeError(FREED_SAVED_MSG if saved is FREED else _DROPPED_SAVED_MSG)
+        saved = self._saved_or_replayed()
         slot = _SAVED_SLOT[attribute]
         value = saved[slot] if slot < len(saved) else None
         if type(saved) is PackedSaved and value is not None:

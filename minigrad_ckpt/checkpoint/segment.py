@@ -1069,6 +1069,24 @@ class Segment:
             self.stats._replayed(time.perf_counter() - t0)
         return self._saved_of(node)
 
+    def replayed_for_a_look(self, node: Node) -> Any:
+        """``node``'s saved values, replayed for a look outside backward: PyTorch's ``grad_fn._saved_result``
+        (``_saved_self``, a custom Function's ``saved_tensors``) of a checkpointed node recomputes it
+        there too.  What the replay made is let go at once, as a backward with ``retain_graph=True``
+        lets it go, so the look holds no memory and the backward to come replays as before.  (Inside
+        a backward pass the pass lets go of it as it goes.)"""
+        root = self._root_segment
+        if root._in_backward:
+            return self.rematerialize(node)
+        phase = getattr(_ledger, "phase", None)
+        try:
+            return self.rematerialize(node)
+        finally:
+            for seg in (root, *root._descendants()):
+                seg.finish(retain_graph=True)
+            if _ledger.enabled and phase is not None:
+                _ledger.set_phase(phase)
+
     def _saved_of(self, node: Node | None) -> Any:
         """``node``'s replayed saved values -- or the error of a node this replay refused (a value
         it holds was written after the forward pass), now that a backward reached it."""
