@@ -69,3 +69,17 @@ def test_refusals_are_pytorchs():
         make_tensor(2, 3, dtype=mg.float32, device="cpu", noncontiguous=True, memory_format=mg.contiguous_format)
     with pytest.raises(ValueError, match="`requires_grad=True` is not supported for boolean and integral dtypes"):
         make_tensor(3, dtype=mg.bool, device="cpu", requires_grad=True)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype, low, high", [
+    (mg.float16, 1000, 1001), (mg.float16, 0.5, 2.5), (mg.float32, 1e6, 1e6 + 1),
+    (mg.float64, 2.0**52, 2.0**52 + 1), (mg.complex64, 1e6, 1e6 + 1), (mg.float32, -np.inf, np.inf),
+])
+def test_high_is_never_drawn_where_the_dtype_rounds_a_draw_up_to_it(device, dtype, low, high):
+    # torch 2.13 draws none of these at high; the draw u * (high - low) + low rounded to high for
+    # about a quarter of float16's in [1000, 1001) and half of float64's in [2**52, 2**52 + 1)
+    mg.manual_seed(0)
+    v = make_tensor(20000, dtype=dtype, device=device, low=low, high=high).numpy()
+    parts = np.concatenate([v.real, v.imag]) if v.dtype.kind == "c" else v
+    assert (parts < high).all() and (parts >= low).all()

@@ -1,12 +1,13 @@
 """``make_tensor``: PyTorch's ``torch.testing.make_tensor``, a tensor of random values for a test.
 
 Values are drawn from the engine generator (``mg.manual_seed`` reproduces them), uniformly in
-``[low, high)``: by default ``[-9, 9)`` for floats (each part of a complex number), ``[-9, 10)`` for
-signed integers, ``[0, 10)`` for unsigned ones, ``[0, 2)`` for bools.  A ``low`` or ``high`` beyond
-what the dtype holds is clamped to it, as PyTorch's: integers to ``[min, max + 1)`` (``int64`` to
-``[min, max)``), so that the dtype's largest value can be drawn; floats to the finite range, drawn
-without overflowing.  ``exclude_zero`` moves zeros to the dtype's smallest positive normal number
-(1 for integers and bools), ``noncontiguous`` returns a strided view of the same values, as PyTorch's.
+``[low, high)`` (``high`` itself never drawn, however the dtype rounds): by default ``[-9, 9)`` for
+floats (each part of a complex number), ``[-9, 10)`` for signed integers, ``[0, 10)`` for unsigned
+ones, ``[0, 2)`` for bools. A ``low`` or ``high`` beyond what the dtype holds is clamped to it, as
+PyTorch's: integers to ``[min, max + 1)`` (``int64`` to ``[min, max)``), so that the dtype's largest
+value can be drawn; floats to the finite range, drawn without overflowing. ``exclude_zero`` moves
+zeros to the dtype's smallest positive normal number (1 for integers and bools), ``noncontiguous``
+returns a strided view of the same values, as PyTorch's.
 """
 
 from __future__ import annotations
@@ -65,8 +66,22 @@ def _uniform(shape: tuple, real: Any, device: Any, lo: float, hi: float, biggest
     half the scale and doubled, as PyTorch's (``hi - lo`` itself would overflow to inf)."""
     u = creation.rand(*shape, dtype=real, device=device)
     if hi - lo >= biggest:
-        return (u * (hi / 2 - lo / 2) + lo / 2) * 2
-    return u * (hi - lo) + lo
+        drawn = (u * (hi / 2 - lo / 2) + lo / 2) * 2
+    else:
+        drawn = u * (hi - lo) + lo
+    # a draw just below ``hi`` rounds to it where the dtype's numbers are spaced wider than
+    # ``(hi - lo) * 2**-mantissa`` (float16 in [1000, 1001), float32 in [1e6, 1e6 + 1)): kept below it
+    below = _largest_below(hi, real)
+    return drawn if below is None or below < lo else drawn.clamp(max=below)  # (low == high: a constant)
+
+
+def _largest_below(hi: float, real: Any) -> float | None:
+    """The largest number of the dtype ``real`` that is less than ``hi`` (None if there is none)."""
+    top = host_numpy.asarray(hi, dtype=real) if math.isfinite(hi) else host_numpy.asarray(
+        host_numpy.finfo(real).max, dtype=real)
+    if float(top) >= hi:
+        top = host_numpy.nextafter(top, host_numpy.asarray(-host_numpy.inf, dtype=real))
+    return float(top) if math.isfinite(float(top)) else None
 
 
 def _range(low: float | None, high: float | None, default_low: float, default_high: float, lowest: float,
