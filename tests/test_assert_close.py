@@ -22,8 +22,10 @@ DATA = Path(__file__).parent / "data"
 sys.path.insert(0, str(DATA))
 from assert_close_cases import CASES  # noqa: E402
 
+# np.matrix, the one ndarray subclass NumPy builds in, is deprecated for linear algebra (not for this)
+pytestmark = pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
 TORCH = json.loads((DATA / "torch_assert_close.json").read_text())["answers"]
-ENV = dict(T=mg.tensor, Z=mg.zeros, E=mg.eye, F64=mg.float64, I8=mg.int8, np=np)
+ENV = dict(T=mg.tensor, Z=mg.zeros, E=mg.eye, F64=mg.float64, F16=mg.float16, I8=mg.int8, np=np)
 
 
 @pytest.mark.parametrize("name, actual, expected, keywords", CASES, ids=[c[0] for c in CASES])
@@ -110,3 +112,14 @@ def test_the_deprecated_assert_allclose_is_pytorchs():
             assert_allclose(mg.tensor([1.0]), mg.tensor([2.0]), msg="boom")
         with pytest.raises(ValueError, match="Both 'rtol' and 'atol' must be either specified or omitted"):
             assert_allclose(mg.tensor([1.0]), mg.tensor([2.0]), rtol=0.1)
+
+
+@pytest.mark.parametrize("number", [float("nan"), 0.5, 1, -0.0, 2**70, np.float64(2.0)])
+def test_a_python_bool_is_not_compared_with_a_number(number):
+    # bool(nan) and bool(0.5) are True: read as bools they "matched" True, a silent pass with
+    # check_dtype=False. torch 2.13 refuses the pair too, with an internal RuntimeError ("Originating a
+    # NumberPair() ... resulted in the unexpected exception above"); here it is the TypeError of a pair
+    # no comparison handles, as for a NumPy bool
+    for actual, expected in ((number, True), (True, number), ([number], [bool(number)])):
+        with pytest.raises(TypeError, match="No comparison pair was able to handle inputs of type"):
+            assert_close(actual, expected, check_dtype=False)

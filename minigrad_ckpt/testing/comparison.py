@@ -15,6 +15,7 @@ from typing import Any
 
 from ..backend import host_numpy as np
 from ..backend import to_host
+from ..functional.promotion import promote_types
 from ..tensor import Tensor
 
 __all__ = ["assert_close", "assert_allclose"]
@@ -42,7 +43,7 @@ def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True, r
                  msg: str | Callable[[str], str] | None = None) -> None:
     """Raise ``AssertionError`` unless ``actual`` and ``expected`` are close (see the module's
     docstring); ``TypeError`` for a pair that cannot be compared (a Tensor and a float, a
-    Tensor and a NumPy array, two strings).  ``msg`` replaces the message, or, if callable,
+    Tensor and a NumPy array, two strings, a bool and another number).  ``msg`` replaces the message, or, if callable,
     is given the message and returns the one to raise.  ``allow_subclasses=False`` refuses a pair
     of tensors of different classes (a Parameter and a Tensor).  ``check_layout`` has nothing to check
     (a tensor here is one dense array); ``check_stride`` compares ``x.stride()``."""
@@ -85,9 +86,11 @@ def assert_allclose(actual: Any, expected: Any, rtol: float | None = None, atol:
 def _compare(actual: Any, expected: Any, options: dict, where: str) -> None:
     if actual is None and expected is None:
         return
-    if _is_array_like(actual) and type(actual) is type(expected) or (
-            isinstance(actual, Tensor) and isinstance(expected, Tensor) and options["allow_subclasses"]):
+    if _array_pair(actual, expected, options["allow_subclasses"]):
         return _compare_arrays(actual, expected, options, where)
+    if _is_bool(actual) != _is_bool(expected) and _is_number(actual) and _is_number(expected):
+        # a bool is no number to PyTorch's pairs (bool(nan) is True: compared as bools, nan "equals" True)
+        raise _cannot_compare(actual, expected, where)
     if _is_number(actual) and _is_number(expected):
         return _compare_numbers(actual, expected, options, where)
     if isinstance(actual, Mapping) and isinstance(expected, Mapping):
@@ -100,12 +103,25 @@ def _compare(actual: Any, expected: Any, options: dict, where: str) -> None:
         return
     if actual is None or expected is None:  # PyTorch's NonePair: a mismatch, not a pair it cannot compare
         raise _Mismatch(f"None mismatch: {actual} is not {expected}", where)
-    raise TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}."
-                    + (f"\n\nThe failure occurred for item {where}" if where else ""))  # (msg= is not applied)
+    raise _cannot_compare(actual, expected, where)
 
 
-def _is_array_like(x: Any) -> bool:
-    return isinstance(x, (Tensor, np.ndarray))
+def _cannot_compare(actual: Any, expected: Any, where: str) -> TypeError:
+    return TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}."
+                     + (f"\n\nThe failure occurred for item {where}" if where else ""))  # (msg= is not applied)
+
+
+def _array_pair(actual: Any, expected: Any, allow_subclasses: bool) -> bool:
+    """Two tensors, or two NumPy arrays, one's class the other's or a subclass of it (a Parameter
+    and a Tensor, an ``np.matrix`` and an array) -- the same class with ``allow_subclasses=False``."""
+    if not any(isinstance(actual, kind) and isinstance(expected, kind) for kind in (Tensor, np.ndarray)):
+        return False
+    related = isinstance(actual, type(expected)) or isinstance(expected, type(actual))
+    return related and (allow_subclasses or type(actual) is type(expected))
+
+
+def _is_bool(x: Any) -> bool:
+    return isinstance(x, (bool, np.bool_))
 
 
 def _is_number(x: Any) -> bool:
@@ -140,7 +156,11 @@ def _compare_numbers(actual: Any, expected: Any, options: dict, where: str) -> N
     kind = complex if isinstance(actual, complex) or isinstance(expected, complex) else (
         float if isinstance(actual, float) or isinstance(expected, float) else int)
     rtol, atol = _tolerances(options, {int: "int64", float: "float64", complex: "complex128"}[kind])
-    if not _close(np.asarray(actual), np.asarray(expected), rtol, atol, options["equal_nan"]).all():
+    if kind is int:  # in Python's ints, exact at any size (2**70 is no int64), as PyTorch's NumberPair
+        close = abs(actual - expected) <= atol + rtol * abs(expected)
+    else:
+        close = _close(np.asarray(kind(actual)), np.asarray(kind(expected)), rtol, atol, options["equal_nan"]).all()
+    if not close:
         raise _Mismatch(_scalar_message(actual, expected, rtol, atol), where)
 
 
@@ -169,19 +189,24 @@ def _compare_arrays(actual: Any, expected: Any, options: dict, where: str) -> No
         a, e = getattr(actual, attribute), getattr(expected, attribute)
         if a != e:
             raise _Mismatch(f"The values for attribute '{attribute}' do not match: {a} != {e}.", where)
-    if options["check_stride"] and isinstance(actual, Tensor) and actual.stride() != expected.stride():
-        raise _Mismatch(f"The values for attribute 'stride()' do not match: {actual.stride()} != "
-                        f"{expected.stride()}.", where)
-    a, e = (to_host(x._data) if isinstance(x, Tensor) else x for x in (actual, expected))
+    if options["check_stride"] and _stride(actual) != _stride(expected):
+        raise _Mismatch(f"The values for attribute 'stride()' do not match: {_stride(actual)} != "
+                        f"{_stride(expected)}.", where)
+    a, e = (to_host(x._data) if isinstance(x, Tensor) else np.asarray(x) for x in (actual, expected))
     rtol, atol = _tolerances(options, a.dtype, e.dtype)
-    if a.dtype != e.dtype:  # check_dtype=False: compared in the dtype both promote to
-        common = np.promote_types(a.dtype, e.dtype)
+    if a.dtype != e.dtype:  # check_dtype=False: compared in the dtype both promote to, by PyTorch's rules
+        common = promote_types(a.dtype, e.dtype)  # (int64 with float32 is float32, NumPy's float64)
         a, e = a.astype(common), e.astype(common)
     matches = _close(a, e, rtol, atol, options["equal_nan"])
     if not matches.all():
         if a.ndim == 0:
             raise _Mismatch(_scalar_message(a.item(), e.item(), rtol, atol), where)
         raise _Mismatch(_array_message(a, e, matches, rtol, atol), where)
+
+
+def _stride(x: Any) -> tuple[int, ...]:
+    """``x.stride()``; a NumPy array's in elements, as the tensor PyTorch makes of it has."""
+    return x.stride() if isinstance(x, Tensor) else tuple(s // x.itemsize for s in x.strides)
 
 
 def _scalar_message(actual: Any, expected: Any, rtol: float, atol: float) -> str:

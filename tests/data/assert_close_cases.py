@@ -1,5 +1,5 @@
 """assert_close cases: (name, actual, expected, keywords), the tensors written with T = tensor,
-Z = zeros, E = eye, F64 = float64, I8 = int8 of the library under test
+Z = zeros, E = eye, F64 = float64, F16 = float16, I8 = int8 of the library under test
 (tests/data/make_torch_assert_close.py, tests/test_assert_close.py)."""
 
 
@@ -38,4 +38,19 @@ CASES = [
  # a pair it cannot compare inside a container names the item; bytes are a sequence of ints
  ("str in a list", "['a']", "['a']", {}), ("str in a dict", "{'k': [1.0, 'a']}", "{'k': [1.0, 'a']}", {"msg": "m"}),
  ("bytes", "b'ab'", "b'ab'", {}), ("bytes far", "b'ab'", "b'ac'", {}),
+ # a NumPy bool is no number; Python ints beyond int64 compare exactly; check_dtype=False promotes by
+ # PyTorch's rules (int64 with float32 is float32, an int with float16 float16); a NumPy array's strides
+ # are checked in elements; an array's subclass (np.matrix) is an array
+ ("np bool vs nan", "float('nan')", "np.bool_(True)", {"check_dtype": False}),
+ ("np bool vs int", "np.bool_(False)", "0", {}), ("np bool vs np float", "np.float32(0.5)", "np.bool_(True)", {}),
+ ("int beyond int64", "2**70", "2**70 + 1", {}),
+ ("int beyond int64 close", "2**64", "2**64 + 1", {"rtol": 1e-3, "atol": 0}),
+ ("int beyond int64 vs 0", "0", "2**70", {}),
+ ("int64 vs float32 rounds", "T([16777217])", "T([16777216.])", {"check_dtype": False, "rtol": 0, "atol": 0}),
+ ("int vs float16 relative", "T([1, 0, 2])", "T([1, 0, 3], dtype=F16)", {"check_dtype": False}),
+ ("float16 vs int8 relative", "T([1, 0, 2], dtype=F16)", "T([1, 0, 3], dtype=I8)", {"check_dtype": False}),
+ ("numpy stride", "np.arange(3.).reshape(3, 1).T", "np.arange(3.).reshape(1, 3)", {"check_stride": True}),
+ ("numpy stride same", "np.arange(6.).reshape(2, 3)", "np.arange(6.).reshape(2, 3).copy()", {"check_stride": True}),
+ ("numpy matrix", "np.matrix([[1., 2.]])", "np.array([[1., 2.5]])", {}),
+ ("numpy matrix same class only", "np.matrix([[1., 2.]])", "np.array([[1., 2.]])", {"allow_subclasses": False}),
 ]

@@ -13,7 +13,7 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 from assert_close_cases import CASES  # noqa: E402
 
-env = dict(T=torch.tensor, Z=torch.zeros, E=torch.eye, F64=torch.float64, I8=torch.int8, np=np)
+env = dict(T=torch.tensor, Z=torch.zeros, E=torch.eye, F64=torch.float64, F16=torch.float16, I8=torch.int8, np=np)
 answers = {}
 for name, actual, expected, keywords in CASES:
     try:
