@@ -644,13 +644,16 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
     __tracebackhide__ = True
     inputs = _as_tuple(inputs)
     checked = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
-    if not checked:
-        raise ValueError("gradcheck: no input requires grad, so there is nothing to check")
-    for x in checked:
-        if x.dtype not in (np.float64, np.complex128):
+    if not checked:  # (PyTorch's words, which ported tests match)
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them have "
+                         "requires_grad=True: there is nothing to check")
+    for k, x in enumerate(inputs):
+        if isinstance(x, Tensor) and x.requires_grad and x.dtype not in (np.float64, np.complex128):
             warnings.warn(
-                f"gradcheck: an input is {x.dtype}; the default tolerances assume float64 (or complex128) "
-                f"and finite differences are unreliable in lower precision",
+                f"Input #{k} requires gradient and is not a double precision floating point or complex "
+                f"({x.dtype}). This check will likely fail if all the inputs are not of double precision "
+                f"floating point or complex: the default tolerances assume float64 (or complex128) and finite "
+                f"differences are unreliable in lower precision",
                 stacklevel=3,
             )
     before = [to_host(x._data).copy() for x in checked]

@@ -1,0 +1,93 @@
+"""``mg.autograd.gradcheck`` and ``gradgradcheck`` fail in PyTorch's words, which ported tests match
+(``assertRaisesRegex(RuntimeError, "Jacobian mismatch for output 0 with respect to input 0")``, from
+test_autograd.py), each checked against torch 2.13 running the same functions:
+
+- a Jacobian mismatch is headed "Jacobian mismatch for output i with respect to input k," (forward
+  mode: "Jacobian computed with forward mode mismatch ...") before the engine's account of the worst
+  element; before, only the engine's "the Jacobian of output i with respect to input k differs";
+- an input that requires grad with a dim of stride 0 (an expanded view) is PyTorch's RuntimeError
+  "The 0th input has a dimension with stride 0"; before, the in-place perturbation failed inside
+  ``copy_`` with an unrelated message;
+- no input requiring grad, and an input not in double precision, are said in PyTorch's words
+  ("at least one input tensor to require gradient", "Input #0 requires gradient and is not a double
+  precision floating point or complex").
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
+
+
+def _wrong_backward(scale_x: float, scale_y: float):
+    class Wrong(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x * 2 + y, x * 3
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 * 2 + g2 * scale_x, g1 * scale_y
+
+    return Wrong.apply
+
+
+def _inputs():
+    mg.manual_seed(0)
+    return (mg.randn(3, dtype=mg.float64, requires_grad=True), mg.randn(3, dtype=mg.float64, requires_grad=True))
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+@pytest.mark.parametrize("fn, output, input_", [
+    (_wrong_backward(3.0, 2.0), 0, 1),  # d(out0)/dy is 1, backward says 2
+    (_wrong_backward(4.0, 1.0), 1, 0),  # d(out1)/dx is 3, backward says 4
+])
+def test_a_jacobian_mismatch_names_the_output_and_input_in_pytorchs_words(fast_mode, fn, output, input_):
+    with pytest.raises(GradcheckError, match=rf"^Jacobian mismatch for output {output} with respect to "
+                                             rf"input {input_},\n"):
+        gradcheck(fn, _inputs(), fast_mode=fast_mode)
+    with pytest.raises(RuntimeError, match="Jacobian mismatch"):
+        gradcheck(fn, _inputs(), fast_mode=fast_mode)
+    assert gradcheck(fn, _inputs(), fast_mode=fast_mode, raise_exception=False) is False
+
+
+def test_a_second_derivative_mismatch_is_a_jacobian_mismatch():
+    class WrongSecond(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 2
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 2 * x.detach()  # right value, no second derivative
+
+    with pytest.raises(GradcheckError, match="^Jacobian mismatch for output 0 with respect to input 0"):
+        gradgradcheck(WrongSecond.apply, (_inputs()[0],))
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_an_expanded_input_is_pytorchs_stride_0_refusal(fast_mode):
+    x = mg.ones(1, dtype=mg.float64, requires_grad=True).expand(2, 2)
+    with pytest.raises(RuntimeError, match="The 0th input has a dimension with stride 0. gradcheck only supports "
+                                           "inputs that are non-overlapping"):
+        gradcheck(lambda t: t * 2, (x,), fast_mode=fast_mode)
+    assert gradcheck(lambda t: t * 2, (x.contiguous(),), fast_mode=fast_mode)
+    one = mg.ones(1, dtype=mg.float64, requires_grad=True).expand(1, 3)[:, :1]  # stride 0 on a dim of size 1
+    assert gradcheck(lambda t: t * 2, (one,), fast_mode=fast_mode)
+
+
+def test_no_input_requiring_grad_and_a_float32_input_in_pytorchs_words():
+    with pytest.raises(ValueError, match="at least one input tensor to require gradient"):
+        gradcheck(lambda t: t * 2, (mg.ones(2, dtype=mg.float64),))
+    x = mg.ones(1, dtype=mg.float32, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert gradcheck(lambda s, t: s * t * 2, (mg.ones(1), x), atol=1e-1)
+    assert any(str(w.message).startswith("Input #1 requires gradient and is not a double precision floating "
+                                         "point or complex") for w in caught)
