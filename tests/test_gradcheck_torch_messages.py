@@ -10,7 +10,11 @@ test_autograd.py), each checked against torch 2.13 running the same functions:
   ``copy_`` with an unrelated message;
 - no input requiring grad, and an input not in double precision, are said in PyTorch's words
   ("at least one input tensor to require gradient", "Input #0 requires gradient and is not a double
-  precision floating point or complex").
+  precision floating point or complex");
+- ``check_forward_ad=True`` ran the function inside ``mg.func.jvp`` at a level ``forward_ad`` did not
+  see, so a function reading its inputs' tangents with ``forward_ad.unpack_dual`` (and making duals of
+  its own, as test_autograd.py's ``test_gradcheck_forward_ad`` does) got None and a wrong forward
+  formula passed silently; PyTorch's check runs it at a dual level.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import warnings
 import pytest
 
 import minigrad_ckpt as mg
+from minigrad_ckpt.autograd import forward_ad as fwAD
 from minigrad_ckpt.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 
@@ -91,3 +96,24 @@ def test_no_input_requiring_grad_and_a_float32_input_in_pytorchs_words():
         assert gradcheck(lambda s, t: s * t * 2, (mg.ones(1), x), atol=1e-1)
     assert any(str(w.message).startswith("Input #1 requires gradient and is not a double precision floating "
                                          "point or complex") for w in caught)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_forward_mode_is_checked_at_a_dual_level_the_function_can_read(fast_mode):
+    def scaled_tangent(scale):
+        def fn(x, y):  # test_autograd.py's test_gradcheck_forward_ad
+            p, d = fwAD.unpack_dual(y)
+            if d is not None:
+                y = fwAD.make_dual(p, d * scale)
+            return x + y, y
+        return fn
+
+    assert gradcheck(scaled_tangent(1.0), _inputs(), check_forward_ad=True, fast_mode=fast_mode)
+    with pytest.raises(RuntimeError, match="^Jacobian computed with forward mode mismatch for output 0 with "
+                                           "respect to input 1"):
+        gradcheck(scaled_tangent(1.1), _inputs(), check_forward_ad=True, fast_mode=fast_mode)
+    assert gradcheck(scaled_tangent(1.1), _inputs(), check_forward_ad=True, fast_mode=fast_mode,
+                     raise_exception=False) is False
+    x = _inputs()[0]
+    with pytest.raises(RuntimeError, match="no level exists"):  # no dual level is left open
+        fwAD.make_dual(x.detach(), x.detach())

@@ -23,7 +23,9 @@ a write through a view of a dual updates the base's tangent (see
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from ..func import forward as _forward
@@ -66,6 +68,19 @@ def exit_dual_level(*, level: int | None = None) -> None:
                            f"({_open.levels[-1]}); close the levels in the reverse order of opening")
     _open.levels.pop()
     _forward.exit_level(level)
+
+
+@contextlib.contextmanager
+def as_dual_level(level: int) -> Iterator[int]:
+    """Within the block, an open forward-mode ``level`` (an ``mg.func.jvp`` call's) is the innermost
+    dual level: ``make_dual`` and ``unpack_dual`` without ``level=`` use it. PyTorch's gradcheck checks
+    forward mode at a dual level, so a function that reads its inputs' tangents (``unpack_dual``) sees
+    them there; the engine's check runs the function inside ``mg.func.jvp`` and names its level so."""
+    _open.levels.append(level)
+    try:
+        yield level
+    finally:
+        _open.levels.remove(level)
 
 
 class dual_level:  # noqa: N801 (PyTorch's name)

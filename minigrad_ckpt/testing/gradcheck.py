@@ -382,16 +382,21 @@ def forward_jacobian(fn: Callable, inputs: Sequence[Any], detach: bool = True) -
 
 
 def _jvp_at(fn: Callable, inputs: Sequence[Any], which: Sequence[int], tangents: Sequence[Any]) -> tuple:
-    """``mg.func.jvp`` of ``fn`` with tangents on the inputs at positions ``which`` only."""
+    """``mg.func.jvp`` of ``fn`` with tangents on the inputs at positions ``which`` only. The jvp's
+    level is the dual level meanwhile, as PyTorch's check runs ``fn`` at one: ``fn`` reading a
+    tangent with ``forward_ad.unpack_dual`` (and making duals of its own) is checked too."""
     __tracebackhide__ = True
+    from ..autograd.forward_ad import as_dual_level
     from ..func import jvp
+    from ..grad_mode import forward_mode
 
     def restricted(*xs: Any) -> tuple:
         __tracebackhide__ = True
         args = list(inputs)
         for k, x in zip(which, xs):
             args[k] = x
-        return _outputs(fn, args)
+        with as_dual_level(max(forward_mode.levels)):  # the jvp's own level: the one it opened last
+            return _outputs(fn, args)
 
     return jvp(restricted, tuple(inputs[k] for k in which), tuple(tangents))
 
