@@ -8,6 +8,7 @@ actually show up, so a test written with these strategies really sees them).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -82,6 +83,26 @@ def test_arrays_elements_dict_for_float32(a: np.ndarray) -> None:
     # 0.1 is not a float32; the bound is rounded inwards instead of raising
     assert a.dtype == np.float32
     assert np.all(a >= np.float32(0.1)) and np.all(a <= 2.0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("bounds", [{"max_value": 0.1}, {"min_value": -0.1}, {"max_value": 1 - 1e-9},
+                                    {"min_value": -1e30, "max_value": 1e30}])
+def test_a_bound_the_dtype_cannot_hold_is_rounded_inwards(dtype: str, bounds: dict) -> None:
+    # float32(0.1) is 0.10000000149 > 0.1 and float32(1 - 1e-9) is 1.0: with NumPy 2's comparison of a
+    # float32 and a Python float (in float32, where they are equal) the bound stayed there and 0.10000000149,
+    # or 1.0 (atanh's pole, outside "< 1"), was drawn; a bound beyond float16's range overflowed to inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        strategy = mst.arrays(dtype, (4,), elements=bounds)
+    low, high = bounds.get("min_value", -np.inf), bounds.get("max_value", np.inf)
+
+    @settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def within(a: np.ndarray) -> None:
+        assert (a.astype(np.float64) <= high).all() and (a.astype(np.float64) >= low).all()
+
+    within()
 
 
 def test_arrays_ties_appear() -> None:

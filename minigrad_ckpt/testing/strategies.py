@@ -118,12 +118,17 @@ def _element_strategy(dtype: np.dtype, elements: Any, bound: float) -> st.Search
         kwargs.update(elements)
     if dtype.kind == "f" and dtype.itemsize < 8:
         # Bounds such as 0.1 are not exactly representable in float32/float16 and
-        # Hypothesis rejects them: round them inwards to the nearest value that is.
+        # Hypothesis rejects them: round them inwards to the nearest value that is
+        # (a bound beyond the dtype's range is its largest finite value).
+        biggest = float(np.finfo(dtype).max)
         for key, toward in (("min_value", np.inf), ("max_value", -np.inf)):
             v = kwargs.get(key)
             if v is not None and np.isfinite(v):
+                v = min(max(v, -biggest), biggest)
                 r = dtype.type(v)
-                if (r < v) if toward > 0 else (r > v):
+                # compared as Python floats: NumPy 2 compares a float32 with a Python float in
+                # float32, where the rounded bound equals the bound and would never move inwards
+                if (float(r) < v) if toward > 0 else (float(r) > v):
                     r = np.nextafter(r, dtype.type(toward))
                 kwargs[key] = float(r)
     return hnp.from_dtype(dtype, **kwargs)
