@@ -69,11 +69,12 @@ def test_plain_forward_is_unchanged_and_checks_the_given_weight():
     conv = nn.Conv2d(3, 4, 3, padding=1)
     x = mg.randn(2, 3, 6, 6)
     assert np.array_equal(conv(x).numpy(), conv._conv_forward(x, conv.weight, conv.bias).numpy())
-    with pytest.raises(InputMismatch, match=r"\(N, 6, H, W\)"):
+    # (PyTorch's words; the input as the padding mode padded it, here by none)
+    with pytest.raises(InputMismatch, match=r"weight of size \[4, 6, 3, 3\], expected input\[2, 3, 6, 6\] to have 6 "):
         conv._conv_forward(x, mg.randn(4, 6, 3, 3), None)  # the check reads the weight given
-    with pytest.raises(InputMismatch, match=r"\(N, 3, L\) or \(3, L\)"):
+    with pytest.raises(InputMismatch, match=r"expected input\[2, 5, 7\] to have 3 channels, but got 5 channels"):
         nn.Conv1d(3, 4, 3)(mg.randn(2, 5, 7))
-    with pytest.raises(InputMismatch, match=r"\(N, 3, D, H, W\)"):
+    with pytest.raises(InputMismatch, match=r"expected input\[2, 5, 4, 4, 4\] to have 3 channels, but got 5 "):
         nn.Conv3d(3, 4, 3)(mg.randn(2, 5, 4, 4, 4))
 
 

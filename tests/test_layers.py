@@ -242,9 +242,9 @@ def test_batchnorm_one_value_per_channel_in_training_is_an_error():
 @pytest.mark.parametrize("layer, x_shape, parts", [
     (lambda: nn.Linear(4, 3), (2, 5), ["Linear(in_features=4", "(2,5)", "(3,4)"]),
     (lambda: nn.Linear(4, 3), (), ["Linear", "()", "(3,4)"]),
-    (lambda: nn.Conv2d(3, 8, 3), (2, 4, 9, 9), ["Conv2d(3,8", "(2,4,9,9)", "(8,3,3,3)"]),
-    (lambda: nn.Conv2d(3, 8, 3), (3, 9), ["Conv2d(3,8", "(3,9)"]),
-    (lambda: nn.Conv2d(4, 8, 3, groups=2), (1, 2, 9, 9), ["Conv2d(4,8", "(1,2,9,9)", "(8,2,3,3)"]),
+    (lambda: nn.Conv2d(3, 8, 3), (2, 4, 9, 9), ["Conv2d(3,8", "input[2,4,9,9]", "weightofsize[8,3,3,3]"]),
+    (lambda: nn.Conv2d(3, 8, 3), (3, 9), ["Conv2d(3,8", "inputofsize:[3,9]"]),
+    (lambda: nn.Conv2d(4, 8, 3, groups=2), (1, 2, 9, 9), ["Conv2d(4,8", "input[1,2,9,9]", "weightofsize[8,2,3,3]"]),
     (lambda: nn.BatchNorm1d(3), (4, 5), ["BatchNorm1d(3", "(4,5)"]),
     (lambda: nn.BatchNorm2d(3), (4, 3, 5), ["BatchNorm2d(3", "(4,3,5)"]),
     (lambda: nn.BatchNorm2d(3), (4, 2, 5, 5), ["BatchNorm2d(3", "(4,2,5,5)"]),

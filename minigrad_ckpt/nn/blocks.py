@@ -229,12 +229,12 @@ class Conv3d(_PlainConvNd):
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         groups = _check_groups("Conv3d", in_channels, out_channels, groups)
-        self.padding_mode = _check_padding_mode("Conv3d", padding_mode)
         self.output_padding = (0, 0, 0)  # PyTorch's attribute of a plain convolution
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
         self.kernel_size = _triple(kernel_size, "kernel_size")
         self.stride, self.dilation = _triple(stride, "stride"), _triple(dilation, "dilation")
         self.padding = _checked_padding("Conv3d", padding, self.stride, _triple)
+        self.padding_mode = _check_padding_mode("Conv3d", padding_mode)  # (PyTorch's order of the checks)
         self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype, device=device)
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()

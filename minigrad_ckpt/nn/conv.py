@@ -16,6 +16,7 @@ from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .functional.conv import _ntuple
+from .functional.conv_checks import channels_words
 from .module import Module, _empty
 
 _CONVOLUTIONS = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}  # by the number of spatial axes
@@ -44,9 +45,12 @@ def _check_groups(layer: str, in_channels: int, out_channels: int, groups: int) 
     groups = number(layer, "groups", groups, "SymInt")
     if int(groups) < 1:
         raise ValueError(f"{layer}: groups must be a positive integer, got {groups}")
-    if in_channels % groups or out_channels % groups:
-        raise ValueError(f"{layer}: groups={groups} must divide in_channels={in_channels} "
-                         f"and out_channels={out_channels}")
+    if in_channels % groups:
+        raise ValueError(f"{layer}: in_channels must be divisible by groups, got in_channels={in_channels}, "
+                         f"groups={groups}")
+    if out_channels % groups:
+        raise ValueError(f"{layer}: out_channels must be divisible by groups, got out_channels={out_channels}, "
+                         f"groups={groups}")
     return groups
 
 
@@ -59,7 +63,7 @@ def _checked_padding(layer: str, padding: Any, stride: tuple, as_tuple: Any) -> 
     if not isinstance(padding, str):
         return as_tuple(padding, "padding")
     if padding not in ("same", "valid"):
-        raise ValueError(f"{layer}: invalid padding string {padding!r}, should be one of 'valid', 'same'")
+        raise ValueError(f"{layer}: Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
     if padding == "same" and any(s != 1 for s in stride):
         raise ValueError(f"{layer}: padding='same' is not supported for strided convolutions")
     return padding
@@ -87,6 +91,19 @@ def _pad_by_mode(x: Tensor, padding: Any, kernel: tuple[int, ...], dilation: tup
         pairs = [(p, p) for p in padding]
     widths = tuple(w for pair in reversed(pairs) for w in pair)  # F.pad: the last axis first
     return F.pad(x, widths, mode=mode), (0,) * len(kernel)
+
+
+def _refuse_rank(layer: Module, x: Tensor, fn: str, n: int, axes: str) -> None:
+    """An input neither batched nor unbatched for a layer of ``n`` spatial axes: the words of PyTorch's
+    ``fn``, which its layer calls."""
+    if x.ndim != n + 1 and x.ndim != n + 2:
+        raise InputMismatch(f"{layer!r}: Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {fn}, but got "
+                            f"input of size: {list(x.shape)}: (N, C, {axes}) or (C, {axes})")
+
+
+def _with_batch(x: Tensor, n: int) -> tuple[int, ...]:
+    """``x``'s shape with its batch axis, 1 where it has none, as PyTorch shows an input in a refusal."""
+    return tuple(x.shape) if x.ndim == n + 2 else (1, *x.shape)
 
 
 class _ConvNd(Module):
@@ -141,14 +158,13 @@ class _PlainConvNd(_ConvNd):
         convolution call with a weight they computed (weight standardization, for one)."""
         x = as_tensor(input)  # a list or an array works as it does for the functions
         n = len(self.kernel_size)
-        channels = weight.shape[1] * self.groups  # F.conv's condition: `weight.data = ...` may resize it
-        if x.ndim not in (n + 1, n + 2) or x.shape[x.ndim - n - 1] != channels:
-            raise InputMismatch(
-                f"{self!r}: input of shape {tuple(x.shape)} does not match weight of shape "
-                f"{tuple(weight.shape)}: expected (N, {channels}, {self._spatial_axes}) or "
-                f"({channels}, {self._spatial_axes})")
+        _refuse_rank(self, x, f"conv{n}d", n, self._spatial_axes)
         x, padding = _pad_by_mode(x, self.padding, self.kernel_size, self.dilation, self.stride,
                                   self.padding_mode)
+        channels = weight.shape[1] * self.groups  # F.conv's condition: `weight.data = ...` may resize it
+        if x.shape[x.ndim - n - 1] != channels:  # (PyTorch shows the input as padded by the padding mode)
+            raise InputMismatch(f"{self!r}: " + channels_words(f"groups={self.groups}", tuple(weight.shape),
+                                                              _with_batch(x, n), channels))
         return _CONVOLUTIONS[n](x, weight, bias, self.stride, padding, self.dilation, self.groups)
 
 
@@ -162,12 +178,12 @@ class Conv2d(_PlainConvNd):
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         groups = _check_groups("Conv2d", in_channels, out_channels, groups)
-        self.padding_mode = _check_padding_mode("Conv2d", padding_mode)
         self.output_padding = (0,) * 2  # PyTorch's attribute of a plain convolution
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
         self.kernel_size = _pair(kernel_size, "kernel_size")
         self.stride, self.dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
         self.padding = _checked_padding("Conv2d", padding, self.stride, _pair)
+        self.padding_mode = _check_padding_mode("Conv2d", padding_mode)  # (PyTorch's order of the checks)
         self.groups = int(groups)
         self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype,
                              device=device)
@@ -189,14 +205,14 @@ class Conv1d(_PlainConvNd):
                  dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        self.padding_mode = _check_padding_mode("Conv1d", padding_mode)
-        self.output_padding = (0,) * 1  # PyTorch's attribute of a plain convolution
         groups = _check_groups("Conv1d", in_channels, out_channels, groups)
+        self.output_padding = (0,) * 1  # PyTorch's attribute of a plain convolution
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
         # one-element tuples, as PyTorch's Conv1d keeps them (conv.kernel_size[0] is how programs read them)
         self.kernel_size, self.stride = (_single(kernel_size, "kernel_size"),), (_single(stride, "stride"),)
         self.dilation = (_single(dilation, "dilation"),)
         self.padding = _checked_padding("Conv1d", padding, self.stride, lambda p, param: (_single(p, param),))
+        self.padding_mode = _check_padding_mode("Conv1d", padding_mode)  # (PyTorch's order of the checks)
         self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype, device=device)
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()
@@ -222,7 +238,7 @@ class _ConvTransposeNd(_ConvNd):
         super().__init__()
         name, n = type(self).__name__, self.spatial
         if padding_mode != "zeros":
-            raise ValueError(f"{name}: only padding_mode='zeros' is supported, got {padding_mode!r}")
+            raise ValueError(f'{name}: Only "zeros" padding mode is supported for {name}, got {padding_mode!r}')
         self.padding_mode = padding_mode  # PyTorch's attribute
         groups = _check_groups(name, in_channels, out_channels, groups)
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
@@ -240,9 +256,10 @@ class _ConvTransposeNd(_ConvNd):
         n = self.spatial
         weight = self.weight  # (read once; the input is checked against it, as F.conv_transpose*d does)
         channels = weight.shape[0]
-        if x.ndim not in (n + 1, n + 2) or x.shape[x.ndim - n - 1] != channels:
-            raise InputMismatch(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
-                                f"(N, {channels}, {self.axes}) or ({channels}, {self.axes})")
+        _refuse_rank(self, x, f"conv_transpose{n}d", n, self.axes)
+        if x.shape[x.ndim - n - 1] != channels:
+            raise InputMismatch(f"{self!r}: " + channels_words("transposed=1", tuple(weight.shape),
+                                                              _with_batch(x, n), channels))
         return type(self).fn(x, weight, self.bias, self.stride, self.padding,
                              self._output_padding(x, output_size), self.groups, self.dilation)
 

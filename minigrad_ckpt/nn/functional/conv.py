@@ -19,6 +19,7 @@ from ...functional.errors import InputMismatch
 from ...ops import conv as _conv
 from ...tape import apply
 from ...tensor import Tensor
+from .conv_checks import check_convolution, refuse_groups, refuse_transposed_output
 from .inputs import _check_input_dtype
 
 __all__ = [
@@ -75,33 +76,35 @@ def _batched(x: Tensor, name: str, spatial: int = 2) -> tuple[Tensor, bool]:
     return x, False
 
 
-def refuse_empty_kernel(name: str, kernel: tuple[int, ...]) -> None:
-    """A weight with a spatial size of 0 is PyTorch's RuntimeError, in its words: its window covers nothing,
-    and the output-size rule would answer one element more than the input has (a 4x4 input and a 0x0
-    kernel gave a 5x5 output of the bias)."""
-    if min(kernel) < 1:
-        got = (f" kernel_height: {kernel[0]} kernel_width: {kernel[1]}" if len(kernel) == 2
-               else f": {' x '.join(map(str, kernel))} (TxHxW)")
-        raise InputMismatch(f"{name}: kernel size should be greater than zero, but got{got}")
+def conv_batched(x: Tensor, name: str, spatial: int) -> tuple[Tensor, bool]:
+    """:func:`_batched`, refusing an input of another rank in PyTorch's words for a convolution."""
+    if x.ndim != spatial + 1 and x.ndim != spatial + 2:  # (PyTorch's words, then the layout)
+        axes = _AXES[spatial]
+        raise InputMismatch(f"{name}: Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) input to "
+                            f"{name}, but got input of size: {list(x.shape)}: (C, {axes}) or (N, C, {axes})")
+    return _batched(x, name, spatial)
 
 
-def _string_padding(x: Tensor, padding: str, stride: tuple[int, int], dilation: tuple[int, int],
-                    kernel: tuple[int, ...]) -> tuple[Tensor, tuple[int, int]]:
+def string_padding(name: str, x: Tensor, padding: str, stride: tuple[int, ...], dilation: tuple[int, ...],
+                   kernel: tuple[int, ...], groups: int) -> tuple[Tensor, tuple[int, ...]]:
     """``padding="valid"`` (none) or ``"same"`` (the output as large as the input, stride 1):
     ``dilation * (k - 1)`` places per axis, half on each side and, when that is odd, the
-    extra one on the right/bottom (PyTorch's rule).  Returns the input, padded here where
-    the two sides differ, and the symmetric padding left for the convolution."""
+    extra one on the far side (PyTorch's rule).  Returns the input, padded here where
+    the two sides differ, and the symmetric padding left for the convolution (whose checks
+    then refuse a dilation below 1: its padding is taken as none here)."""
+    if padding != "valid" and padding != "same":
+        raise InputMismatch(f"{name}: Invalid padding string: {padding!r} (an int, a tuple of ints, 'valid' or "
+                            f"'same')")
+    refuse_groups(name, groups)  # (PyTorch refuses them before a strided 'same')
     if padding == "valid":
-        return x, (0, 0)
-    if padding != "same":
-        raise InputMismatch(f"conv2d: padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
-    if stride != (1, 1):
-        raise InputMismatch(f"conv2d: padding='same' needs stride 1, got stride={stride}")
-    total = [d * (k - 1) for d, k in zip(dilation, kernel)]
-    left = (total[0] // 2, total[1] // 2)
-    if total[0] % 2 or total[1] % 2:
-        x = mf.pad(x, [(0, 0), (0, 0), (0, total[0] % 2), (0, total[1] % 2)])
-    return x, left
+        return x, (0,) * len(kernel)
+    if max(stride) != 1 or min(stride) != 1:
+        raise InputMismatch(f"{name}: padding='same' is not supported for strided convolutions, got "
+                            f"stride={list(stride)}")
+    total = [max(0, d * (k - 1)) for d, k in zip(dilation, kernel)]
+    if any(t % 2 for t in total):
+        x = mf.pad(x, [(0, 0), (0, 0)] + [(0, t % 2) for t in total])
+    return x, tuple(t // 2 for t in total)
 
 
 def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
@@ -112,32 +115,17 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     effective kernel the extra row/column of zeros goes on the bottom/right, as in PyTorch).
     """
     groups = number("conv2d", "groups", groups, "SymInt")
-    input, unbatched = _batched(_tensor(input), "conv2d")
+    input, unbatched = conv_batched(_tensor(input), "conv2d", 2)
     w = _tensor(weight, input)
     if w.ndim != 4:
         raise InputMismatch(f"conv2d: expected a 4-D weight (O, C/groups, KH, KW), got shape {w.shape}")
-    refuse_empty_kernel("conv2d", tuple(w.shape[2:]))
-    _check_input_dtype("conv2d", input, w)
     st, dl = (_pair(v, which, "conv2d", one_for_all=True) for v, which in ((stride, "stride"), (dilation, "dilation")))
     if isinstance(padding, str):
-        input, pd = _string_padding(input, padding, st, dl, w.shape[2:])
+        input, pd = string_padding("conv2d", input, padding, st, dl, w.shape[2:], groups)
     else:
         pd = _pair(padding, "padding", "conv2d", one_for_all=True)
-    if min(st) < 1 or min(dl) < 1 or min(pd) < 0:
-        raise InputMismatch(f"conv2d: stride and dilation must be >= 1 and padding >= 0, got "
-                         f"stride={st}, dilation={dl}, padding={pd}")
-    if groups < 1 or input.shape[1] % groups or w.shape[0] % groups:
-        raise InputMismatch(f"conv2d: groups={groups} must divide the input channels {input.shape[1]} "
-                            f"and the output channels {w.shape[0]}")
-    if input.shape[1] != w.shape[1] * groups:
-        raise InputMismatch(
-            f"conv2d: input of shape {input.shape} has {input.shape[1]} channels, but weight of shape "
-            f"{w.shape} expects {w.shape[1] * groups} (in_channels / groups = {w.shape[1]})"
-        )
-    for size, k, p, d in zip(input.shape[2:], w.shape[2:], pd, dl):
-        if size + 2 * p < d * (k - 1) + 1:
-            raise InputMismatch(f"conv2d: kernel {tuple(w.shape[2:])} (dilation {dl}) is larger than "
-                                f"the padded input {tuple(input.shape[2:])} + padding {pd}")
+    check_convolution("conv2d", input.shape, w.shape, groups, st, pd, dl)
+    _check_input_dtype("conv2d", input, w)
     op = _conv.Conv2d(stride=st, padding=pd, dilation=dl, groups=int(groups))
     if bias is None:
         out = apply(op, input, w)
@@ -200,11 +188,15 @@ def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     w = _tensor(weight, input)
     if w.ndim != 3:
         raise InputMismatch(f"conv1d: expected a 3-D weight (O, C/groups, K), got shape {w.shape}")
-    x2, unbatched = _as_2d(input, "conv1d")
-    pad2 = padding if isinstance(padding, str) else (0, _single(padding, "padding"))
+    x, unbatched = conv_batched(input, "conv1d", 1)
+    st, dl = (_single(stride, "stride"),), (_single(dilation, "dilation"),)
+    if isinstance(padding, str):
+        x, pd = string_padding("conv1d", x, padding, st, dl, w.shape[2:], groups)
+    else:
+        pd = (_single(padding, "padding"),)
+    check_convolution("conv1d", x.shape, w.shape, groups, st, pd, dl)  # (the shapes the user made)
     with on_a_height_of_1("conv1d", "conv2d"):
-        out = conv2d(x2, mf.expand_dims(w, 2), bias, (1, _single(stride, "stride")), pad2,
-                     (1, _single(dilation, "dilation")), groups)
+        out = conv2d(mf.expand_dims(x, 2), mf.expand_dims(w, 2), bias, (1, st[0]), (0, pd[0]), (1, dl[0]), groups)
     return _from_2d(out, unbatched)
 
 
@@ -241,26 +233,17 @@ def _conv_transpose(name: str, conv: Any, x: Any, weight: Any, bias: Any, stride
     ``dilation * (k - 1) - padding`` (plus ``output_padding`` at the end), and ``conv`` (stride 1)
     correlates it with the flipped kernel, in and out channels swapped within each group."""
     groups = number(name, "groups", groups, "SymInt")
-    x, unbatched = _batched(_tensor(x), name, spatial)
+    x, unbatched = conv_batched(_tensor(x), name, spatial)
     w = _tensor(weight, x)
-    _check_input_dtype(name, x, w)
     if w.ndim != spatial + 2:
         raise InputMismatch(f"{name}: expected a {spatial + 2}-D weight (C_in, C_out/groups, kernel...), got {w.shape}")
-    refuse_empty_kernel(name, tuple(w.shape[2:]))
     st, pd, op, dl = (_ntuple(v, spatial, which, name, one_for_all=True) for v, which in (
         (stride, "stride"), (padding, "padding"), (output_padding, "output_padding"), (dilation, "dilation")))
-    if min(st) < 1 or min(dl) < 1 or min(pd) < 0 or min(op) < 0:
-        raise InputMismatch(f"{name}: invalid stride={st}, padding={pd}, dilation={dl}, output_padding={op}")
-    if any(o >= max(s, d) for o, s, d in zip(op, st, dl)):
-        raise InputMismatch(f"{name}: output_padding {op} must be smaller than stride {st} or dilation {dl}")
+    check_convolution(name, x.shape, w.shape, groups, st, pd, dl, op)
+    _check_input_dtype(name, x, w)
     cin, kernel = x.shape[1], tuple(w.shape[2:])
-    if groups < 1 or cin % groups or w.shape[0] != cin:
-        raise InputMismatch(f"{name}: input of shape {x.shape} needs a weight with {cin} input channels "
-                            f"divisible by groups={groups}, got weight {w.shape}")
+    refuse_transposed_output(name, x.shape[2:], st, pd, dl, op, kernel)
     reach = [d * (k - 1) - p for k, d, p in zip(kernel, dl, pd)]
-    sizes = tuple((n - 1) * s + r - p + o + 1 for n, s, r, p, o in zip(x.shape[2:], st, reach, pd, op))
-    if min(sizes) < 1:  # PyTorch's message (it answers an empty tensor for some batch sizes, not for others)
-        raise InputMismatch(f"{name}: input of spatial size {x.shape[2:]} gives the output size {sizes}: too small")
     x = _pad_or_crop(_spread(x, st), [(r, r + o) for r, o in zip(reach, op)])
     cog = w.shape[1]
     wg = mf.swapaxes(mf.reshape(w, (groups, cin // groups, cog) + kernel), 1, 2)
@@ -285,13 +268,16 @@ def conv_transpose1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     """The transpose of ``conv1d``: ``input`` (N, C_in, L) or (C_in, L), ``weight`` (C_in, C_out/groups, K);
     ``conv_transpose2d`` on a height of 1."""
+    groups = number("conv_transpose1d", "groups", groups, "SymInt")
     input = _tensor(input)
     w = _tensor(weight, input)
     if w.ndim != 3:
         raise InputMismatch(f"conv_transpose1d: expected a 3-D weight (C_in, C_out/groups, K), got shape {w.shape}")
-    x2, unbatched = _as_2d(input, "conv_transpose1d")
+    x, unbatched = conv_batched(input, "conv_transpose1d", 1)
+    st, pd, op, dl = ((_single(v, which, "conv_transpose1d"),) for v, which in (
+        (stride, "stride"), (padding, "padding"), (output_padding, "output_padding"), (dilation, "dilation")))
+    check_convolution("conv_transpose1d", x.shape, w.shape, groups, st, pd, dl, op)  # (the shapes the user made)
     with on_a_height_of_1("conv_transpose1d", "conv_transpose2d"):
-        out = conv_transpose2d(x2, mf.expand_dims(w, 2), bias, (1, _single(stride, "stride")),
-                               (0, _single(padding, "padding")), (0, _single(output_padding, "output_padding")),
-                               groups, (1, _single(dilation, "dilation")))
+        out = conv_transpose2d(mf.expand_dims(x, 2), mf.expand_dims(w, 2), bias, (1, st[0]), (0, pd[0]), (0, op[0]),
+                               groups, (1, dl[0]))
     return _from_2d(out, unbatched)

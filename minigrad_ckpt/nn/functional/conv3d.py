@@ -18,7 +18,8 @@ from ...functional import _tensor
 from ...functional.arguments import number
 from ...functional.errors import InputMismatch
 from ...tensor import Tensor
-from .conv import _batched, _conv_transpose, _ntuple, conv2d, refuse_empty_kernel
+from .conv import _batched, _conv_transpose, _ntuple, conv2d, conv_batched, string_padding
+from .conv_checks import check_convolution
 from .inputs import _check_input_dtype, refuse_average_without_kernel
 from .interpolation import interpolate
 from .pooling import _adaptive_sizes, refuse_empty_planes
@@ -32,26 +33,6 @@ def _triple(v: Any, name: str) -> tuple[int, int, int]:
     return _ntuple(v, 3, name, "conv3d", one_for_all=True)  # type: ignore[return-value]
 
 
-def _padding(x: Tensor, padding: Any, stride: tuple[int, ...], dilation: tuple[int, ...],
-             kernel: tuple[int, ...]) -> tuple[Tensor, tuple[int, int, int]]:
-    """The input padded explicitly (all three axes; ``"same"`` puts an odd extra on the far side)."""
-    if padding == "valid":
-        return x, (0, 0, 0)
-    if padding == "same":
-        if stride != (1, 1, 1):
-            raise InputMismatch(f"conv3d: padding='same' needs stride 1, got stride={stride}")
-        total = [d * (k - 1) for d, k in zip(dilation, kernel)]
-        widths = [(t // 2, t - t // 2) for t in total]
-    elif isinstance(padding, str):
-        raise InputMismatch(f"conv3d: padding must be an int, a triple, 'valid' or 'same', got {padding!r}")
-    else:
-        p = _triple(padding, "padding")
-        if min(p) < 0:
-            raise InputMismatch(f"conv3d: padding must be >= 0, got {p}")
-        widths = [(a, a) for a in p]
-    return mf.pad(x, [(0, 0), (0, 0)] + widths), (0, 0, 0)
-
-
 def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
            groups: int = 1) -> Tensor:
     """3-D cross-correlation: ``input`` (N, C, D, H, W) or (C, D, H, W), ``weight`` (O, C/groups, kd, kh, kw);
@@ -61,21 +42,19 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     w = _tensor(weight, input)
     if w.ndim != 5:
         raise InputMismatch(f"conv3d: expected a 5-D weight (O, C/groups, kd, kh, kw), got shape {w.shape}")
-    refuse_empty_kernel("conv3d", tuple(w.shape[2:]))
-    input, unbatched = _batched(input, "conv3d", 3)
-    _check_input_dtype("conv3d", input, w)
+    input, unbatched = conv_batched(input, "conv3d", 3)
     st, dl = _triple(stride, "stride"), _triple(dilation, "dilation")
-    if min(st) < 1 or min(dl) < 1:
-        raise InputMismatch(f"conv3d: stride and dilation must be >= 1, got {st}, {dl}")
-    if input.shape[1] != w.shape[1] * groups:
-        raise InputMismatch(f"conv3d: input of shape {input.shape} has {input.shape[1]} channels, but weight of shape "
-                            f"{w.shape} expects {w.shape[1] * groups}")
-    input, _ = _padding(input, padding, st, dl, tuple(w.shape[2:]))
+    if isinstance(padding, str):
+        input, pd = string_padding("conv3d", input, padding, st, dl, tuple(w.shape[2:]), groups)
+    else:
+        pd = _triple(padding, "padding")
+    check_convolution("conv3d", input.shape, w.shape, groups, st, pd, dl)
+    _check_input_dtype("conv3d", input, w)
+    if max(pd):  # (all three axes padded here: the 2-D convolutions below pad nothing)
+        input = mf.pad(input, [(0, 0), (0, 0)] + [(p, p) for p in pd])
     n, c, d = input.shape[:3]
     kd = w.shape[2]
     depth = (d - dl[0] * (kd - 1) - 1) // st[0] + 1
-    if depth < 1:
-        raise InputMismatch(f"conv3d: kernel depth {kd} (dilation {dl[0]}) is larger than the padded input depth {d}")
     out = None
     for i in range(kd):
         start = i * dl[0]
