@@ -434,6 +434,22 @@ def test_an_ignored_sample_adds_exactly_nothing_even_when_its_loss_is_infinite(d
     np.testing.assert_allclose(g[1], [p, -p], rtol=1e-6)
 
 
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_every_target_ignored_has_zero_second_derivative(dtype):
+    # The mean over no counted samples is 0/0: the loss is NaN, its gradient 0 (PyTorch's too). The
+    # gradient's own derivative is 0 as well (PyTorch's), not NaN: the 1/0 weight must not reach an
+    # ignored row, where d/dx of the row's ``softmax * scale`` would carry 0 * NaN.
+    x = mg.tensor(np.random.default_rng(0).standard_normal((3, 4)).astype(dtype), requires_grad=True)
+    loss = F.cross_entropy(x, mg.tensor([1, 1, 1]), ignore_index=1)
+    assert np.isnan(loss.item())
+    (g,) = mg.autograd.grad(loss, x, create_graph=True)
+    np.testing.assert_array_equal(g.numpy(), 0.0)
+    (h,) = mg.autograd.grad((g * mg.arange(12.0).reshape(3, 4).to(x.dtype)).sum(), x, allow_unused=True)
+    assert h is None or np.array_equal(h.numpy(), np.zeros((3, 4)))
+    f = lambda z: F.cross_entropy(z, mg.tensor([1, 1, 1]), ignore_index=1)  # noqa: E731
+    np.testing.assert_array_equal(mg.func.hessian(f)(x.detach()).numpy(), 0.0)
+
 # ------------------------------------------------ attention's scaled, masked softmax as one op
 def _softmax_chain(t, scale, causal, k):
     """The three ops ScaledSoftmax stands for: scale, causal fill, softmax."""

@@ -59,7 +59,10 @@ class SoftmaxCrossEntropy(Op):
         else:
             with xp.errstate(invalid="ignore", divide="ignore"):
                 weight = 1.0 if self.reduction == "sum" else 1.0 / self.valid.sum()
-                scale = g * (self.valid * weight)
+                # every target ignored: weight is 1/0, and an ignored row's 0 * inf is NaN. Select
+                # 0 there, as for the loss: the final select hides a NaN from this gradient, but
+                # not from its derivative (d/dx of p * scale is 0 * NaN under create_graph)
+                scale = g * xp.where(self.valid != 0, self.valid * weight, 0)
         # minus the one-hot target; each row has exactly one target, so the
         # scatter is a plain assignment (unique=True), not an accumulation
         onehot = xp.index_add(x.shape, (self.rows, self.target), scale, unique=True)
