@@ -46,7 +46,7 @@ from .backend import (
     to_host,
 )
 from .ops import elementwise as _elementwise
-from .out_arguments import CREATION, RANGE, can_cast, rule, with_out
+from .out_arguments import CREATION, RANGE, SPACED, can_cast, rule, with_out
 from .tape import apply
 from .tensor import Tensor, check_tensor_number, numbers, requires_grad_flag
 
@@ -855,9 +855,10 @@ BoolTensor = _legacy_type("BoolTensor", "bool")
 
 
 # PyTorch's out= on the creation functions that take it: made in out's dtype and device, written into it
-empty, zeros, ones, full, linspace, logspace, rand, randn, randint, randperm = (
+empty, zeros, ones, full, rand, randn, randint, randperm = (
     with_out(f"aten::{f.__name__}", f, CREATION)
-    for f in (empty, zeros, ones, full, linspace, logspace, rand, randn, randint, randperm))
+    for f in (empty, zeros, ones, full, rand, randn, randint, randperm))
+linspace, logspace = (with_out(f"aten::{f.__name__}", f, SPACED) for f in (linspace, logspace))
 arange = with_out("aten::arange", arange, RANGE)
 # normal's result takes its dtype from mean and std: cast into out's, as PyTorch's kernel (not for an integer out)
 normal = with_out("normal", normal,

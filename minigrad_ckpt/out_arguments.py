@@ -21,7 +21,7 @@ from .grad_mode import is_grad_enabled, no_grad
 from .tensor import Tensor, refuse_overlap, refuse_partial_overlap
 
 __all__ = ["with_out", "OutRule", "rule", "can_cast", "same_dtype", "out_kind", "CAST", "CAT", "EXACT", "FOUND",
-           "ANY", "WHERE", "CREATION", "RANGE", "REDUCTION", "MEAN"]
+           "ANY", "WHERE", "CREATION", "RANGE", "SPACED", "REDUCTION", "MEAN"]
 
 
 def can_cast(source: Any, target: Any) -> bool:
@@ -81,7 +81,11 @@ _MEAN_OVER_ALL = rule("mean.dtype_out(): input types can't be cast to the desire
 REDUCTION = "reduction"  # sum: reduced in out's dtype; a dtype= given must be out's own
 MEAN = "mean"  # REDUCTION, where the input's dtype can be cast into out's
 CREATION = "creation"  # zeros, rand, ...: out's dtype and device are the result's; resized silently
-RANGE = "range"  # arange: CREATION, with its own warning when out's size differs
+RANGE = "range"  # arange: SPACED, with its own warning when out's size differs
+#: linspace, logspace: CREATION, but an ``out`` holding as many elements as the sequence keeps its own
+#: shape and memory (PyTorch's kernels resize only an ``out`` of another length), so a view's base sees
+#: the values: ``arange(4, out=x.narrow(1, 1, 2))`` fills two columns of ``x``
+SPACED = "spaced"
 
 #: PyTorch's kernels write ``out`` while they read the inputs, and refuse an ``out`` whose memory they
 #: cannot read and write in one pass.  The engine computes first and copies after, so its answer would
@@ -204,14 +208,16 @@ def _write(out: Tensor, result: Tensor, rule: str) -> Tensor:
     """``result`` copied into ``out`` -- resized first where its shape differs -- and ``out`` returned."""
     shape = tuple(result.shape)
     with no_grad():
-        if tuple(out.shape) != shape:
+        if tuple(out.shape) != shape and rule in (RANGE, SPACED) and out.numel() == result.numel():
+            result = result.reshape(tuple(out.shape))
+        if tuple(out.shape) != tuple(result.shape):
             if out.numel() and rule == RANGE:
                 warnings.warn(f"The number of elements in the out tensor of shape {list(out.shape)} is "
                               f"{out.numel()} which does not match the computed number of elements "
                               f"{result.numel()}. Note that this may occur as a result of rounding error. The out "
                               f"tensor will be resized to a tensor of shape ({result.numel()},).",
                               UserWarning, stacklevel=3)
-            elif out.numel() and rule != CREATION:
+            elif out.numel() and rule not in (CREATION, SPACED):
                 warnings.warn(f"An output with one or more elements was resized since it had shape "
                               f"{list(out.shape)}, which does not match the required output shape {list(shape)}. "
                               "This behavior is deprecated, and in a future PyTorch release outputs will not be "
@@ -249,7 +255,7 @@ def with_out(name: str, function: Callable[..., Any], rules: Any = CAST, *,
              pair: Callable[..., Any] | None = None) -> Callable[..., Any]:
     """``function`` taking PyTorch's ``out=`` as well (None: the function itself), ``name`` as its errors
     say it (``"add"``, ``"aten::zeros"``) and ``rules`` for the dtypes ``out`` may have: an
-    :class:`OutRule` (or one of the flows ``REDUCTION``, ``MEAN``, ``CREATION``, ``RANGE``), for a
+    :class:`OutRule` (or one of the flows ``REDUCTION``, ``MEAN``, ``CREATION``, ``RANGE``, ``SPACED``), for a
     function of several results a tuple of one rule each, or a function of the call's ``(args, kwargs)``
     that picks the rule.  ``pair``: the function a tuple ``out=(values, indices)`` calls, where
     ``function`` in its own spelling answers one tensor (NumPy's ``sort(x)`` and ``max(x, 1)``; no NumPy
@@ -264,7 +270,7 @@ def with_out(name: str, function: Callable[..., Any], rules: Any = CAST, *,
         asked = None if kwargs.get("dtype") is None else as_dtype(kwargs["dtype"])  # the caller's own
         # (a rule that depends on the call: clamp's, on whether a bound is a tensor)
         chosen = rules(args, kwargs) if callable(rules) else rules
-        if chosen in (CREATION, RANGE):
+        if chosen in (CREATION, RANGE, SPACED):
             kwargs = _created_in_out(outs[0], kwargs)
         elif chosen in (REDUCTION, MEAN) and asked is None:
             kwargs = _reduced_in_out(chosen, outs[0], args, kwargs)
