@@ -357,10 +357,14 @@ def count_nonzero_method(x: Tensor, *dims: Any, dim: Any = None) -> Tensor:
 def _expanded(x: Tensor, shape: tuple[int, ...]) -> Tensor:
     """``x`` expanded to ``shape`` (already checked): a broadcast where a dim is really repeated
     (a write that repeats no element of it reaches ``x``, one that would is refused, as
-    PyTorch's), but a plain view where none is (``x.expand(1, n)``, ``x.expand_as(x)``)."""
+    PyTorch's), but a plain view where none is (``x.expand(1, n)``, ``x.expand_as(x)``): leading
+    dims of 1 put in as ``unsqueeze(0)`` puts them, with PyTorch's strides (the size times the stride
+    of the dim after; NumPy's ``x[None]`` gives 0), and a 0-d tensor's broadcast (PyTorch's 0s)."""
     lead = len(shape) - x.ndim
-    if shape[lead:] == x.shape and all(n == 1 for n in shape[:lead]):
-        return x[(None,) * lead + (Ellipsis,)]
+    if x.ndim and shape[lead:] == x.shape and all(n == 1 for n in shape[:lead]):
+        for _ in range(lead):
+            x = x.unsqueeze(0)
+        return x
     return mf.broadcast_to(x, shape)
 
 

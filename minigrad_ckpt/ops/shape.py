@@ -120,6 +120,26 @@ class Unfold(Op):
         return np.moveaxis(x[self._index()], self.dim + 1, -1)
 
 
+def expanded_strides(strides: tuple[int, ...], shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides PyTorch's expand gives (its ``inferExpandGeometry``), in the units of ``strides``.
+
+    A dim that grows from 1 repeats its element: stride 0.  A dim that keeps its size keeps its
+    stride.  A new leading dim of size 1 takes the stride a contiguous tensor would have there (the
+    size times the stride of the dim after it), so ``arange(5).expand(1, 1, 5)`` has the strides
+    ``(5, 5, 1)`` of ``arange(5)[None, None]``, as ``unsqueeze`` gives; a size-1 dim's stride moves
+    no element, but ``x.stride()`` shows it.  (The shapes were checked: a dim grows from 1 or stays.)
+    """
+    lead = len(target) - len(shape)
+    result: list[int] = []
+    after = 0  # the size times the stride of the dim after (a 0-d tensor has none: 0)
+    for i in reversed(range(len(target))):
+        size, stride = (shape[i - lead], strides[i - lead]) if i >= lead else (1, after)
+        stride = stride if size == target[i] else 0
+        result.append(stride)
+        after = target[i] * stride
+    return tuple(reversed(result))
+
+
 class BroadcastTo(LinearOp):
     shape: tuple[int, ...]
     in_shape: tuple[int, ...]
@@ -136,9 +156,7 @@ class BroadcastTo(LinearOp):
         strided = getattr(xp, "as_strided", None)
         if strided is None:
             return xp.broadcast_to(x, self.shape)
-        lead = len(self.shape) - x.ndim  # (the shapes were checked: a dim grows from 1 or stays)
-        steps = (0,) * lead + tuple(s if n == m else 0 for s, n, m in zip(x.strides, x.shape, self.shape[lead:]))
-        return strided(x, self.shape, steps, writeable=True)
+        return strided(x, self.shape, expanded_strides(x.strides, x.shape, self.shape), writeable=True)
 
     def backward(self, xp, g, out, x):
         return xp.sum_to(g, self.in_shape)
