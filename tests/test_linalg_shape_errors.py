@@ -44,6 +44,11 @@ CALLS = {
     "cholesky_inverse of a wide matrix": lambda: L.cholesky_inverse(WIDE),
     "tensorsolve of unfit shapes": lambda: L.tensorsolve(mg.ones(2, 3, 4), mg.ones(2, 3)),
     "cross of different ranks": lambda: L.cross(mg.ones(2, 3), mg.ones(3)),
+    # PyTorch's cross without a dim (test_torch.py's test_cross_validation): the search for a dim of
+    # size 3 broadcast the shapes with NumPy, whose ValueError escaped as no RuntimeError
+    "method cross of different ranks": lambda: mg.rand(100, 3).cross(mg.rand(100, 3, 10)),
+    "method cross of shapes that do not broadcast": lambda: mg.rand(5, 3).cross(mg.rand(3, 5)),
+    "cross dim=None of shapes that do not broadcast": lambda: mg.cross(mg.rand(5, 3), mg.rand(3, 5), dim=None),
 }
 
 

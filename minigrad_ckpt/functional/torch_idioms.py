@@ -679,8 +679,17 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axi
 def first_dim_of_size_3(a: Any, b: Any, stacklevel: int) -> int:
     """The dim PyTorch's ``cross`` takes without one (``x.cross(y)``, ``torch.cross(x, y)``): the first
     of size 3 in the broadcast shape (counted from the end, for the broadcast), with its deprecation
-    warning; none is PyTorch's RuntimeError."""
-    shape = host_numpy.broadcast_shapes(tuple(getattr(a, "shape", ())), tuple(getattr(b, "shape", ())))
+    warning; none is PyTorch's RuntimeError, as are inputs of two ranks or shapes that do not
+    broadcast (NumPy's ValueError, from ``broadcast_shapes``, is not what PyTorch's callers catch)."""
+    shapes = tuple(getattr(a, "shape", ())), tuple(getattr(b, "shape", ()))
+    if len(shapes[0]) != len(shapes[1]):
+        raise InputMismatch(f"linalg.cross: inputs must have the same number of dimensions, got "
+                            f"{len(shapes[0])} and {len(shapes[1])}")
+    try:
+        shape = host_numpy.broadcast_shapes(*shapes)
+    except ValueError:
+        raise InputMismatch(f"linalg.cross: the shapes {shapes[0]} and {shapes[1]} of the inputs do not "
+                            "broadcast") from None
     sizes3 = [d for d, n in enumerate(shape) if n == 3]
     if not sizes3:
         raise InputMismatch(f"no dimension of size 3 in input (cross of the shape {shape})")
