@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 from ... import functional as mf
@@ -12,6 +14,7 @@ from ...functional.arguments import in_float32_if_half, number, numbers
 from ...functional.errors import ComplexNotImplemented, InputMismatch
 from ...grad_mode import no_grad
 from ...ops import norm as _norm
+from ...ops.shape import AsType
 from ...tape import apply
 from ...tensor import Tensor
 from .inputs import _check_input_dtype, floating_kernel, no_kernel
@@ -33,7 +36,30 @@ def _real_input(name: str, x: Any) -> Tensor:
     return x
 
 
+_REDUCED_FLOATS = ("float16", "bfloat16")
+
+
+def float32_parameters_of_reduced_input(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """PyTorch's mixed-precision norms: a float16 (or bfloat16) input beside float32 parameters and
+    running statistics -- a model kept in float32 under autocast, ``BatchNorm2d(c).float()`` fed half
+    activations -- is normalized in float32 and the result rounded once to the input's dtype, the
+    statistics updated in float32.  Only where every tensor beside the input is float32: one of the
+    input's dtype beside one of float32 stays the dtype mismatch PyTorch refuses."""
+
+    @functools.wraps(fn)
+    def wrapped(input: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
+        others = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+        if (isinstance(input, Tensor) and input._data.dtype.name in _REDUCED_FLOATS and others
+                and all(a._data.dtype.name == "float32" for a in others)):
+            out = fn(apply(AsType(dtype="float32"), input), *args, **kwargs)
+            return apply(AsType(dtype=input._data.dtype.name), out)
+        return fn(input, *args, **kwargs)
+
+    return wrapped
+
+
 @floating_kernel("LayerNormKernelImpl")
+@float32_parameters_of_reduced_input
 def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
                eps: float = 1e-5) -> Tensor:
     """Normalize over the trailing ``normalized_shape`` axes, then ``* weight + bias``."""
@@ -59,6 +85,7 @@ def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any 
 
 
 @floating_kernel("batch_norm")
+@float32_parameters_of_reduced_input
 def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = None, bias: Any = None,
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Batch normalization over every axis but the channel axis 1.
@@ -106,6 +133,7 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
 
 
 @floating_kernel("GroupNormKernelImpl")
+@float32_parameters_of_reduced_input
 def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Tensor:
     """Normalize over groups of channels (axis 1) and all spatial axes, then ``* weight + bias`` per channel."""
     num_groups, eps = number("group_norm", "num_groups", num_groups, "int"), number("group_norm", "eps", eps, "float")
@@ -131,6 +159,7 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
 
 
 @floating_kernel("rms_norm")
+@float32_parameters_of_reduced_input
 @in_float32_if_half
 def rms_norm(input: Any, normalized_shape: Any, weight: Any = None, eps: float | None = None) -> Tensor:
     """``x / sqrt(mean(x^2 over the trailing normalized_shape axes) + eps) * weight``.
@@ -155,6 +184,7 @@ def rms_norm(input: Any, normalized_shape: Any, weight: Any = None, eps: float |
 
 
 @floating_kernel("batch_norm")
+@float32_parameters_of_reduced_input
 def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None, weight: Any = None, bias: Any = None,
                   use_input_stats: bool = True, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalize each channel of each sample over its spatial axes, then ``* weight + bias`` per channel.
