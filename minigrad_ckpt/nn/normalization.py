@@ -111,7 +111,11 @@ class _BatchNorm(_NormBase):
         # layer's may be resized through `.data`); with neither, any count, as PyTorch's
         weight = self.weight  # (read once: a parametrized weight is computed once per call)
         channels = next((t.shape[0] for t in (weight, self.running_mean) if t is not None), None)
-        if x.ndim not in self._expected_ndim or channels is not None and x.shape[1] != channels:
+        if x.ndim not in self._expected_ndim:  # PyTorch's words
+            ranks = " or ".join(f"{n}D" for n in self._expected_ndim)
+            raise InputMismatch(f"expected {ranks} input (got {x.ndim}D input): {self!r} was given input of "
+                                f"shape {tuple(x.shape)}")
+        if channels is not None and x.shape[1] != channels:
             raise InputMismatch(
                 f"{self!r}: input of shape {tuple(x.shape)} does not match num_features="
                 f"{channels} (expected {' or '.join(f'{n}-D' for n in self._expected_ndim)} "

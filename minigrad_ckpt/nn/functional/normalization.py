@@ -116,9 +116,9 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
         return _per_channel_affine(input, input, weight, bias, bshape)
     if training:
         n = input.size // c
-        if n <= 1:
-            raise ValueError(f"batch_norm: expected more than 1 value per channel when training, "
-                             f"got input of shape {input.shape}")
+        if n <= 1:  # PyTorch's words (its tests and the brief's programs match them)
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"torch.Size({list(input.shape)})")
         out = _normalize_affine(input, axes, eps, weight, bias, bshape)
         if running_mean is not None and running_var is not None:
             xp = input.device.xp
@@ -144,8 +144,8 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
     _check_input_dtype("group_norm", input, weight if isinstance(weight, Tensor) else None)
     n, c = input.shape[0], input.shape[1]
     if n * (c // num_groups) * math.prod(input.shape[2:]) == 1:  # PyTorch's check (of a batch of groups)
-        raise ValueError(f"group_norm: expected more than 1 value per group, got input of shape {input.shape} "
-                         f"with num_groups={num_groups}")
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"{list(input.shape)}")  # PyTorch's words (its group_norm's check is batch_norm's)
     if weight is not None and bias is not None:  # one op on (N, G, C/G, *spatial): it keeps x only
         grouped = (n, num_groups, c // num_groups) + input.shape[2:]  # (the statistics are the same numbers)
         w, b = (mf.reshape(_tensor(t, input), (1, num_groups, c // num_groups) + (1,) * (input.ndim - 2))
@@ -207,7 +207,8 @@ def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None,
     if use_input_stats:
         m = math.prod(input.shape[2:])
         if m <= 1:
-            raise ValueError(f"instance_norm: expected more than 1 spatial element when training, got {input.shape}")
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                             f"torch.Size({list(input.shape)})")  # PyTorch's words
         out = _normalize_affine(input, spatial, eps, weight, bias, bshape)
         if running_mean is not None and running_var is not None:
             xp = input.device.xp
