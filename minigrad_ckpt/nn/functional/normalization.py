@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import functional as mf
-from ...backend import get_default_dtype, host_numpy
+from ...backend import HALF, get_default_dtype, host_numpy
 from ...functional import _tensor
 from ...functional.arguments import in_float32_if_half, number, numbers
 from ...functional.errors import ComplexNotImplemented, InputMismatch
@@ -36,11 +36,11 @@ def _real_input(name: str, x: Any) -> Tensor:
     return x
 
 
-_REDUCED_FLOATS = ("float16", "bfloat16")
+_FLOAT32 = host_numpy.dtype("float32")
 
 
 def float32_parameters_of_reduced_input(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """PyTorch's mixed-precision norms: a float16 (or bfloat16) input beside float32 parameters and
+    """PyTorch's mixed-precision norms: a float16 input (NumPy has no bfloat16) beside float32 parameters and
     running statistics -- a model kept in float32 under autocast, ``BatchNorm2d(c).float()`` fed half
     activations -- is normalized in float32 and the result rounded once to the input's dtype, the
     statistics updated in float32.  Only where every tensor beside the input is float32: one of the
@@ -48,11 +48,11 @@ def float32_parameters_of_reduced_input(fn: Callable[..., Any]) -> Callable[...,
 
     @functools.wraps(fn)
     def wrapped(input: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
-        others = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
-        if (isinstance(input, Tensor) and input._data.dtype.name in _REDUCED_FLOATS and others
-                and all(a._data.dtype.name == "float32" for a in others)):
-            out = fn(apply(AsType(dtype="float32"), input), *args, **kwargs)
-            return apply(AsType(dtype=input._data.dtype.name), out)
+        if isinstance(input, Tensor) and input._data.dtype is HALF:  # (the input first: one identity test a call)
+            others = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+            if others and all(a._data.dtype is _FLOAT32 for a in others):
+                out = fn(apply(AsType(dtype="float32"), input), *args, **kwargs)
+                return apply(AsType(dtype="float16"), out)
         return fn(input, *args, **kwargs)
 
     return wrapped
