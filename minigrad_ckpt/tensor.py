@@ -1772,6 +1772,10 @@ class Tensor:
             refuse_value_shape(self, idx, value, error)
             raise
 
+    def __delitem__(self, index: Any) -> None:
+        # Python's `del x[i]` on a class with __setitem__ alone raises AttributeError("__delitem__")
+        raise TypeError("Tensor does not support deleting items")  # PyTorch's words (NumPy's: ValueError)
+
     def _refuse_setitem_overlap(self, index: Any, idx: tuple, value: Tensor) -> None:
         """``x[i] = v`` where ``v`` shares memory with ``x``: refused where PyTorch's write would be
         undefined -- a basic index is its ``copy_`` into the view (a zero-dim ``v`` its ``fill_``, which

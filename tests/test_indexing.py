@@ -213,3 +213,12 @@ def test_float_index_rejected():
         mg.ones(3)[np.array([0.5])]
     with pytest.raises(IndexError, match="must be long, int, byte or bool tensors"):  # PyTorch's words
         mg.ones(3)[mg.tensor([0.0])]
+
+
+def test_deleting_an_item_is_pytorchs_type_error():
+    # torch 2.13: `del t[0]` raises TypeError("Tensor does not support deleting items") (test_torch's
+    # test_index asks for the TypeError); a class with __setitem__ alone gave Python's AttributeError
+    x = mg.arange(3.0)
+    with pytest.raises(TypeError, match="^Tensor does not support deleting items$"):
+        del x[0]
+    assert x.tolist() == [0.0, 1.0, 2.0]
