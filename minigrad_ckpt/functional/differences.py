@@ -175,11 +175,13 @@ def _repeated(axes: list[int]) -> int:
     return next(a for i, a in enumerate(axes) if a in axes[:i])
 
 
-def _widths(y: Tensor, x: Any, dx: Any, ax: int) -> Any:
+def _widths(name: str, y: Tensor, x: Any, dx: Any, ax: int) -> Any:
     """The interval widths along ``ax``: ``diff(x)`` (broadcast along ``ax`` for a 1-D ``x``) or ``dx``."""
     if x is None:
         return 1.0 if dx is None else dx
     xs = x if isinstance(x, Tensor) else constant(host_numpy.asarray(x, dtype=y.dtype), y)
+    if xs.ndim == 1 and xs.shape[0] != y.shape[ax]:  # (its one or two widths would broadcast: a wrong integral)
+        raise RefusedArgument(f"{name}: There must be one `x` value for each sample point")
     if xs.ndim == 1:
         widths = diff(xs)
         return mf.reshape(widths, tuple(-1 if i == ax else 1 for i in range(y.ndim)))
@@ -194,7 +196,7 @@ def _integrand(name: str, y: Any, x: Any, dx: Any, axis: Any, dim: Any) -> tuple
     if x is not None and dx is not None:
         raise TypeError(f"{name}: pass either x or dx, not both")
     ax = _axis(name, ys, axis, dim)
-    return ys, ax, _widths(ys, x, dx, ax)
+    return ys, ax, _widths(name, ys, x, dx, ax)
 
 
 @in_float32_if_half  # neighbours' sums overflow float16: trapezoid([65504, 65504, -65504]) was inf
