@@ -12,6 +12,7 @@ functions (``x.amax(1)`` is ``mg.amax(x, 1)``).
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from ..backend import (
@@ -320,12 +321,40 @@ def _addr_operands(input: Any, a: Tensor, b: Tensor) -> tuple[Any, Tensor, Tenso
     return tuple(v.to(dtype) if isinstance(v, Tensor) and v.dtype != dtype else v for v in (input, a, b))
 
 
-def _fused_form(name: str, ranks: tuple[int, int], product: Any, doc: str, skips: tuple[str, ...] = (),
-                operands: Any = None) -> Any:
+def _two_operands(name: str, names: tuple[str, str], given: tuple, named: dict) -> tuple[Any, Any]:
+    """The product's two operands, by position or by PyTorch's names for them (``mat1=``, ``vec=``,
+    ``batch2=``), with Python's TypeErrors for an unknown, repeated or missing one."""
+    for key in named:
+        if key not in names:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+        if names.index(key) < len(given):
+            raise TypeError(f"{name}() got multiple values for argument '{key}'")
+    if len(given) > 2:
+        raise TypeError(f"{name}() takes 3 positional arguments but {len(given) + 1} were given")
+    values = list(given) + [named[n] for n in names[len(given):] if n in named]
+    if len(values) < 2:
+        missing = [n for n in names[len(given):] if n not in named]
+        raise TypeError(f"{name}() missing required argument: '{missing[0]}'")
+    return values[0], values[1]
+
+
+def _fused_signature(names: tuple[str, str]) -> inspect.Signature:
+    """``(input, <names>, *, beta=1, alpha=1)``: what help() and the API docs show."""
+    positional = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Any")
+                  for n in ("input", *names)]
+    keywords = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=1, annotation="Any")
+                for n in ("beta", "alpha")]
+    return inspect.Signature(positional + keywords, return_annotation="Tensor")
+
+
+def _fused_form(name: str, names: tuple[str, str], ranks: tuple[int, int], product: Any, doc: str,
+                skips: tuple[str, ...] = (), operands: Any = None) -> Any:
     """PyTorch's ``torch.<name>(input, a, b, *, beta=1, alpha=1)``: ``beta * input + alpha * product(a, b)``
-    of operands of the given ranks and one dtype (the product unread at ``alpha=0`` in the dtypes ``skips``;
+    of operands of the given ranks and one dtype, ``a`` and ``b`` also by PyTorch's ``names`` for them
+    (``addmm(input=c, mat1=a, mat2=b)``; the product unread at ``alpha=0`` in the dtypes ``skips``;
     ``operands(input, a, b)``, where given, puts them in the dtype the form computes in)."""
-    def fn(input: Any, a: Any, b: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
+    def fn(input: Any, *given: Any, beta: Any = 1, alpha: Any = 1, **named: Any) -> Tensor:  # noqa: A002
+        a, b = _two_operands(name, names, given, named)
         a, b = _ranks(name, (a, ranks[0]), (b, ranks[1]))
         _fused_dtypes(name, input, a, b)
         if ranks == (3, 3):  # baddbmm, addbmm: PyTorch's batches do not broadcast
@@ -335,18 +364,21 @@ def _fused_form(name: str, ranks: tuple[int, int], product: Any, doc: str, skips
         return _scaled_sum(name, input, product(a, b), beta, alpha, skips)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
+    fn.__signature__ = _fused_signature(names)  # type: ignore[attr-defined]
     return fn
 
 
-addmm = _fused_form("addmm", (2, 2), mf.matmul, "``beta * input + alpha * (mat1 @ mat2)`` of 2-D ``mat1``, ``mat2``.",
-                    _BLAS_DTYPES)
-addmv = _fused_form("addmv", (2, 1), mf.matmul, "``beta * input + alpha * (mat @ vec)``, a 2-D ``mat``, 1-D ``vec``.",
-                    _BLAS_REAL_DTYPES)
-addr = _fused_form("addr", (1, 1), mf.outer, "``beta * input + alpha * outer(vec1, vec2)`` of 1-D vectors.",
+addmm = _fused_form("addmm", ("mat1", "mat2"), (2, 2), mf.matmul,
+                    "``beta * input + alpha * (mat1 @ mat2)`` of 2-D ``mat1``, ``mat2``.", _BLAS_DTYPES)
+addmv = _fused_form("addmv", ("mat", "vec"), (2, 1), mf.matmul,
+                    "``beta * input + alpha * (mat @ vec)``, a 2-D ``mat``, 1-D ``vec``.", _BLAS_REAL_DTYPES)
+addr = _fused_form("addr", ("vec1", "vec2"), (1, 1), mf.outer,
+                   "``beta * input + alpha * outer(vec1, vec2)`` of 1-D vectors.",
                    operands=_addr_operands)  # (an outer product: PyTorch's promotes, the input a full-shape operand)
-baddbmm = _fused_form("baddbmm", (3, 3), mf.matmul,
+baddbmm = _fused_form("baddbmm", ("batch1", "batch2"), (3, 3), mf.matmul,
                       "``beta * input + alpha * (batch1 @ batch2)``, matrix by matrix of 3-D batches.")
-addbmm = _fused_form("addbmm", (3, 3), lambda a, b: ti.sum(mf.matmul(a, b), dim=0, dtype=a.dtype),  # (ints: int64)
+addbmm = _fused_form("addbmm", ("batch1", "batch2"), (3, 3),
+                     lambda a, b: ti.sum(mf.matmul(a, b), dim=0, dtype=a.dtype),  # (ints: int64)
                      "``beta * input + alpha * sum_b (batch1[b] @ batch2[b])``: the batch's products summed.",
                      _BLAS_DTYPES)
 
