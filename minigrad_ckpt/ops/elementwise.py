@@ -1381,12 +1381,12 @@ class Mod(_Remainder):
 
 
 def _zero_signed_as(xp: Any, x: Any, out: Any) -> Any:
-    """A zero with the sign of ``x`` (``x * 0.0``: -0.0 for a negative or -0.0 ``x``), in ``out``'s dtype.
-    A float zero, so that an integer ``x`` keeps its sign too: ``-3 % t`` of a Python int beside a float
-    tensor is ``-0.0`` where ``t`` is -3, as PyTorch's (``-3 * 0`` was the int 0, a +0.0)."""
-    with xp.errstate(invalid="ignore"):  # (an infinite x: NaN, where out is NaN too, without NumPy's warning)
-        zero = x * 0.0
-    return zero.astype(out.dtype) if hasattr(zero, "astype") else zero
+    """A zero with the sign of ``x`` (-0.0 for a negative or -0.0 ``x``), in ``out``'s dtype -- for an
+    integer ``x`` too: ``-3 % t`` of a Python int beside a float tensor is ``-0.0`` where ``t`` is -3, as
+    PyTorch's (``-3 * 0`` was the int 0, a +0.0).  Read from the sign bit, not as ``x * 0.0``: no NaN
+    from an infinite ``x`` to silence, so no ``errstate`` (about a microsecond) on every float remainder."""
+    zero = xp.zeros((), out.dtype)
+    return xp.where(xp.signbit(x), -zero, zero)
 
 
 class Fmod(_Remainder):
