@@ -14,7 +14,7 @@ X = mg.zeros(2, 0, 4)
 
 DIM_CASES = [
     (lambda: X.amax(1), "amax(): Expected reduction dim 1 to have non-zero size."),
-    (lambda: mg.amax(X, -2), "amax(): Expected reduction dim 1 to have non-zero size."),
+    (lambda: mg.amax(X, -2), "amax(): Expected reduction dim -2 to have non-zero size."),  # (as given)
     (lambda: X.amax((0, 1)), "amax(): Expected reduction dim 1 to have non-zero size."),
     (lambda: mg.amin(X, dim=1, keepdim=True), "amin(): Expected reduction dim 1 to have non-zero size."),
     (lambda: X.max(1), "max(): Expected reduction dim 1 to have non-zero size."),
@@ -65,3 +65,24 @@ def test_a_zero_d_tensor_is_its_own_extreme():
     z = mg.tensor(3.0)
     assert z.max(0).values.item() == 3.0 and z.max(0).indices.item() == 0
     assert mg.aminmax(z, dim=-1).min.item() == 3.0 and z.amax(0).item() == 3.0
+
+
+def test_amax_and_amin_name_the_empty_dim_as_given_and_max_normalized():
+    # torch 2.13: amax/amin print the dim as written (-1, and the first empty one of a tuple); max normalizes
+    with pytest.raises(IndexError, match=r"^amax\(\): Expected reduction dim -1 to have non-zero size\.$"):
+        mg.zeros(3, 0).amax(-1)
+    with pytest.raises(IndexError, match=r"^amin\(\): Expected reduction dim -2 to have non-zero size\.$"):
+        mg.zeros(2, 0, 3).amin((-1, -2))
+    with pytest.raises(IndexError, match=r"^max\(\): Expected reduction dim 1 to have non-zero size\.$"):
+        mg.zeros(3, 0).max(-1)
+    assert mg.zeros(3, 0).amax(0).shape == (0,)  # (the reduced dim is not the empty one: an empty answer)
+    with pytest.raises(RuntimeError, match=r"^amax\(\): Expected reduction dim to be specified"):
+        mg.zeros(3, 0).amax(())
+
+
+def test_unflatten_and_split_name_their_dim_as_pytorch_does():
+    # unflatten prints the dim normalized, split_with_sizes as given (torch 2.13's words, pasted)
+    with pytest.raises(RuntimeError, match=r"size of dim 1 \(6\) in the input tensor"):
+        mg.zeros(2, 6).unflatten(-1, (4, 2))
+    with pytest.raises(RuntimeError, match=r"\(input tensor's size at dimension -1\), but got split_sizes=\[2, 2\]"):
+        mg.zeros(2, 5).split([2, 2], -1)

@@ -364,11 +364,14 @@ def tensor_list(name: str, tensors: Sequence[Any]) -> list[Tensor]:
 
 
 def check_nonempty(name: str, x: Tensor, axis: Any) -> None:
-    """A reduction with no identity (max, argmin, ...) refuses an empty axis."""
+    """A reduction with no identity (max, argmin, ...) refuses an empty axis, naming the first empty
+    one as the caller wrote it (PyTorch's amax says dim -1 where -1 was given; max normalizes first)."""
     axes = normalize_axis(axis, x.ndim)
-    empty = [a for a in axes if x.shape[a] == 0]
-    if empty or (not axes and x.size == 0):
-        raise empty_reduction(name, x.shape, None if axis is None or not axes else empty[0])
+    if axis is not None and any(x.shape[a] == 0 for a in axes):
+        given = axis if isinstance(axis, (tuple, list)) else (axis,)
+        raise empty_reduction(name, x.shape, next(g for g in given if x.shape[normalize_axis(g, x.ndim)[0]] == 0))
+    if x.size == 0 and (axis is None or not axes):
+        raise empty_reduction(name, x.shape, None)
 
 
 def complex_operand(a: Any) -> bool:

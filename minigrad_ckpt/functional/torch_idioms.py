@@ -388,7 +388,7 @@ def split_sizes(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[T
                                   f"split_sizes={sizes}")
         if builtins.sum(sizes) != n:
             raise RefusedArgument(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
-                                  f"at dimension {d}), but got split_sizes={sizes}")
+                                  f"at dimension {dim}), but got split_sizes={sizes}")
     points = list(host_numpy.cumsum(sizes)[:-1])
     return tuple(mf.split(x, points, d))
 
