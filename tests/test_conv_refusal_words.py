@@ -558,3 +558,17 @@ def test_the_refusal_is_in_pytorchs_words(call, cls, words):
         call()
     assert words in str(caught.value), str(caught.value)
     assert isinstance(caught.value, ValueError)  # (the engine's InputMismatch is a ValueError too, as before)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: F.conv2d(mg.ones(2, 1, 4, 4), mg.ones(1, 1, 2, 2), dilation=0),
+    lambda: F.conv1d(mg.ones(2, 4, 9), mg.ones(6, 4, 3), dilation=0),
+    lambda: F.conv2d(mg.ones(1, 1, 4, 4), mg.ones(1, 1, 2, 2), dilation=0),
+])
+def test_a_dilation_of_zero_carries_both_of_pytorchs_phrases(call):
+    # torch 2.13 on the CPU: "non-positive dilation is not supported" for a batch above 1 and for conv1d,
+    # "dilation should be greater than zero" for a batch of 1; a ported test may match either
+    with pytest.raises(RuntimeError) as caught:
+        call()
+    assert "non-positive dilation is not supported" in str(caught.value)
+    assert "dilation should be greater than zero" in str(caught.value)

@@ -91,7 +91,8 @@ def test_all_targets_ignored_gives_a_zero_gradient_like_torch(dtype, weighted, l
     (lambda: F.cross_entropy(mg.randn(4, 3), mg.tensor([0, 1, 2, 1]), reduction="avg"), r"reduction"),
     (lambda: F.cross_entropy(mg.randn(4, 3), mg.tensor([0, 1, 2, 1]), label_smoothing=1.5), r"label_smoothing"),
     (lambda: F.cross_entropy(mg.tensor(1.0), mg.tensor(0)), r"0-d"),
-    (lambda: F.nll_loss(mg.randn(4, 3), mg.tensor([0, 1, 2, 1]), weight=mg.ones(4)), r"weight.*\(3,\)"),
+    (lambda: F.nll_loss(mg.randn(4, 3), mg.tensor([0, 1, 2, 1]), weight=mg.ones(4)),
+     r"weighttensorshouldbedefinedeitherforall3classes.*shape:\[4\]"),
     # (mse_loss of differing shapes warns and broadcasts, as PyTorch's: tests/test_port_gaps.py)
     (lambda: F.binary_cross_entropy(mg.rand(4, 3), mg.rand(3)), r"targetsize\(3,\).*inputsize\(4,3\)"),
     (lambda: F.binary_cross_entropy_with_logits(mg.randn(4), mg.randn(4, 1)), r"\(4,1\).*\(4,\)"),

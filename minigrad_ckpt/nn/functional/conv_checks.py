@@ -98,8 +98,9 @@ def check_convolution(name: str, x: tuple[int, ...], weight: tuple[int, ...], gr
     if not transposed:
         _refuse_kernel_past_input(name, x[2:], weight[2:], padding, dilation)
     refuse_empty_kernel(name, weight[2:])
-    if min(dilation) < 1:
-        raise InputMismatch(f"{name}: dilation should be greater than zero, but got {list(dilation)}")
+    if min(dilation) < 1:  # (PyTorch's CPU kernels word a 0 two ways, by batch size and rank: both here)
+        raise InputMismatch(f"{name}: dilation should be greater than zero, but got {list(dilation)} "
+                            f"(non-positive dilation is not supported)")
 
 
 def refuse_transposed_output(name: str, sizes: tuple[int, ...], stride: tuple[int, ...],

@@ -252,7 +252,7 @@ def _nll(x: Tensor, tgt: Tensor, checked: Any, weight: Any, reduction: str) -> T
     if weight is not None:
         w = class_index_weight("nll_loss", weight, x)
         if w.shape != (n_classes,):
-            raise InputMismatch(f"nll_loss: weight must have shape ({n_classes},), got {w.shape}")
+            raise _one_weight_per_class("nll_loss", n_classes, w)
         wt = getitem_in_range(w, (safe_t,)) * Tensor.constant(valid, x.device)
     else:
         wt = Tensor.constant(valid.astype(x.dtype), x.device)
@@ -307,13 +307,18 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / x.shape[axis])
 
 
+def _one_weight_per_class(name: str, n_classes: int, w: Tensor) -> InputMismatch:
+    """PyTorch's refusal of a class weight that is not one number per class (both target kinds)."""
+    return InputMismatch(f"{name}: weight tensor should be defined either for all {n_classes} classes or no "
+                         f"classes but got weight tensor of shape: {list(w.shape)}")
+
+
 def _class_weights(weight: Any, x: Tensor, axis: int) -> Tensor:
     """``weight`` (one per class) shaped to broadcast along ``x``'s class axis."""
     n_classes = x.shape[axis]
     w = _on_device_of("cross_entropy", weight, x)
     if w.shape != (n_classes,):  # (a (1, C) weight would reshape as well, and mean something else)
-        raise InputMismatch(f"cross_entropy: weight tensor should be defined either for all {n_classes} classes "
-                            f"or no classes but got weight tensor of shape: {list(w.shape)}")  # (PyTorch's words)
+        raise _one_weight_per_class("cross_entropy", n_classes, w)
     w_shape = (1, n_classes) + (1,) * (x.ndim - 2) if x.ndim >= 2 else (n_classes,)
     return mf.reshape(w, w_shape)
 
