@@ -189,19 +189,23 @@ def test_recurrent_layers_differentiate_twice(cls):
 
 def test_recurrent_errors_are_clear():
     m = nn.LSTM(3, 4, num_layers=2)
-    with pytest.raises(ValueError, match="input_size=3"):
+    with pytest.raises(ValueError, match=r"LSTM: input\.size\(-1\) must be equal to input_size\. Expected 3, got 4 "
+                                         r"\(input of shape \(5, 2, 4\)\)"):
         m(mg.randn(5, 2, 4))
     with pytest.raises(ValueError, match=r"h_0 must have shape \(2, 2, 4\)"):
         m(mg.randn(5, 2, 3), (mg.randn(1, 2, 4), mg.randn(2, 2, 4)))
     with pytest.raises(TypeError, match="pair"):
         m(mg.randn(5, 2, 3), mg.randn(2, 2, 4))
-    with pytest.raises(TypeError, match="float64 input.*float32"):
+    with pytest.raises(TypeError, match=r"LSTM: RNN input dtype \(float64\) does not match weight dtype \(float32\)\. "
+                                        r"Convert input: input\.to\(float32\), or convert model: "
+                                        r"model\.to\(float64\)"):
         m(mg.randn(5, 2, 3, dtype="float64"))
     with pytest.raises(ValueError, match="nonlinearity"):
         nn.RNN(3, 4, nonlinearity="sigmoid")
     with pytest.raises(ValueError, match="dropout"):
         nn.GRU(3, 4, dropout=1.5)
-    with pytest.raises(ValueError, match="input of shape"):
+    with pytest.raises(ValueError, match=r"GRUCell: input has inconsistent input_size: got 5 expected 3 \(expected "
+                                         r"input of shape \(N, 3\) or \(3,\), got \(2, 5\)\)"):
         nn.GRUCell(3, 4)(mg.randn(2, 5))
 
 

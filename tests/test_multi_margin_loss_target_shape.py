@@ -40,7 +40,14 @@ def test_the_values_of_a_single_sample_match_torch():
     np.testing.assert_allclose(F.multi_margin_loss(x, mg.tensor([3]), reduction="none").numpy(), [0.325], rtol=1e-6)
 
 
-@pytest.mark.parametrize("input_shape, target", [((3, 4), [[0], [1], [2]]), ((4,), [[1]]), ((3, 4), [0, 1])])
-def test_a_target_not_0d_or_1d_of_the_batch_size_is_refused(input_shape, target):
-    with pytest.raises(ValueError, match="0-d or 1-D"):
+@pytest.mark.parametrize("input_shape, target, sizes", [
+    ((3, 4), [[0], [1], [2]], r"Expected target size \[3\], but got \[3, 1\]\. Input has shape \[3, 4\]\. \(The "
+                              r"target holds 3 class indices in \[0, 4\)\.\)"),
+    ((4,), [[1]], r"Expected target size \[1\], but got \[1, 1\]\. Input has shape \[4\]\."),
+    ((3, 4), [0, 1], r"Expected target size \[3\], but got \[2\]\. Input has shape \[3, 4\]\."),
+])
+def test_a_target_not_0d_or_1d_of_the_batch_size_is_refused(input_shape, target, sizes):
+    words = (r"multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples "
+             r"\(batch size\)\. ")  # (PyTorch's words, torch 2.13)
+    with pytest.raises(ValueError, match=words + sizes):
         F.multi_margin_loss(mg.zeros(input_shape), mg.tensor(target))

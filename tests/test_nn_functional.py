@@ -87,12 +87,15 @@ def test_all_targets_ignored_gives_a_zero_gradient_like_torch(dtype, weighted, l
 @pytest.mark.parametrize("call, match", [
     (lambda: F.cross_entropy(mg.randn(4, 3), mg.tensor([0, 1, 2])), r"\(4,3\).*\(4,\).*\(3,\)"),
     (lambda: F.cross_entropy(mg.randn(4, 3), mg.tensor([0.5, 1.0, 0.2, 0.1])), r"classindicesmustbeintegers"),
-    (lambda: F.cross_entropy(mg.randn(4, 3), mg.rand(4, 2)), r"probabilitytargets"),
+    (lambda: F.cross_entropy(mg.randn(4, 3), mg.rand(4, 2)),
+     r"cross_entropy:0Dor1Dtargettensorexpected,multi-targetnotsupported\(inputofshape\(4,3\)needstargetsof"
+     r"shape\(4,\),got\(4,2\)\)"),
     (lambda: F.cross_entropy(mg.randn(4, 3), mg.tensor([0, 1, 2, 1]), reduction="avg"), r"reduction"),
-    (lambda: F.cross_entropy(mg.randn(4, 3), mg.tensor([0, 1, 2, 1]), label_smoothing=1.5), r"label_smoothing"),
+    (lambda: F.cross_entropy(mg.randn(4, 3), mg.tensor([0, 1, 2, 1]), label_smoothing=1.5),
+     r"cross_entropy:label_smoothingmustbebetween0\.0and1\.0\.Got:1\.5"),
     (lambda: F.cross_entropy(mg.tensor(1.0), mg.tensor(0)), r"0-d"),
     (lambda: F.nll_loss(mg.randn(4, 3), mg.tensor([0, 1, 2, 1]), weight=mg.ones(4)),
-     r"weighttensorshouldbedefinedeitherforall3classes.*shape:\[4\]"),
+     r"nll_loss:weighttensorshouldbedefinedeitherforall3classesornoclassesbutgotweighttensorofshape:\[4\]"),
     # (mse_loss of differing shapes warns and broadcasts, as PyTorch's: tests/test_port_gaps.py)
     (lambda: F.binary_cross_entropy(mg.rand(4, 3), mg.rand(3)), r"targetsize\(3,\).*inputsize\(4,3\)"),
     (lambda: F.binary_cross_entropy_with_logits(mg.randn(4), mg.randn(4, 1)), r"\(4,1\).*\(4,\)"),
@@ -126,14 +129,16 @@ def test_bad_input_errors_are_clear(call, match):
 
 
 def test_class_targets_must_be_integers_and_embedding_ids_in_range():
-    with pytest.raises(TypeError, match="integers"):
+    with pytest.raises(TypeError, match=r"nll_loss: expected target dtype to be Long or Byte, but got Bool \(class "
+                                        r"indices must be integers: convert with target\.astype\('int64'\)\)"):
         F.nll_loss(mg.randn(2, 3), mg.tensor([True, False]))
     w = mg.randn(5, 2)
     with pytest.raises(IndexError, match="index out of range in self"):
         F.embedding(mg.tensor([0, 5]), w)
     with pytest.raises(IndexError, match="index out of range in self"):
         F.embedding(mg.tensor([-1, 2]), w)
-    with pytest.raises(TypeError, match="integers"):
+    with pytest.raises(TypeError, match=r"embedding: Expected tensor for argument #1 'indices' to have one of the "
+                                        r"following scalar types: Long, Int \(int64 or int32\), got float32"):
         F.embedding(mg.tensor([0.0, 1.0]), w)
 
 
@@ -407,6 +412,10 @@ def test_an_unbatched_image_gives_the_batch_of_one_result_without_its_batch_axis
 def test_an_image_input_that_is_not_3d_or_4d_is_refused(name, shape):
     words = (rf"conv2d: Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d, but got input of size: "
              rf"\[{', '.join(map(str, shape))}\]" if name == "conv2d"  # (PyTorch's words)
+             else rf"{name}: non-empty 3D or 4D \(batch mode\) tensor expected for input \(expected a 3-D "
+             rf"\(C, H, W\) or 4-D \(N, C, H, W\) input, got shape" if name == "max_pool2d"  # (PyTorch's words)
+             else rf"{name}: Expected 3D or 4D \(batch mode\) tensor with optional 0 dim batch size for input, but "
+             rf"got:\[{', '.join(map(str, shape))}\] \(expected a 3-D" if name == "avg_pool2d"
              else f"{name}: expected a 3-D .* or 4-D")
     with pytest.raises(ValueError, match=words):
         _IMAGE_FNS[name](mg.zeros(*shape))

@@ -173,7 +173,8 @@ class GroupNorm(Module):
         super().__init__()
         num_groups = number("GroupNorm", "num_groups", num_groups, "int")
         if num_channels % num_groups:
-            raise ValueError(f"GroupNorm: num_channels={num_channels} must be divisible by num_groups={num_groups}")
+            raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")  # (PyTorch's words; its tests match them)
         self.num_groups, self.num_channels, self.eps, self.affine = int(num_groups), int(num_channels), eps, affine
         self.weight = Parameter(ones(num_channels, dtype=dtype, device=device)) if affine else None
         self.bias = Parameter(zeros(num_channels, dtype=dtype, device=device)) if affine and bias else None

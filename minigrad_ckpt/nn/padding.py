@@ -45,8 +45,8 @@ class _Pad(FunctionLayer):
     def forward(self, input: Any) -> Any:
         x = input  # PyTorch's argument name
         if self.pad_mode != "constant" and getattr(x, "ndim", None) not in (self.spatial + 1, self.spatial + 2):
-            raise ValueError(f"{type(self).__name__}: expected a {self.spatial + 1}-D or {self.spatial + 2}-D input, "
-                             f"got {getattr(x, 'ndim', None)}-D")
+            raise ValueError(f"{type(self).__name__}: expected {self.spatial + 1}D or {self.spatial + 2}D input (got "
+                             f"{getattr(x, 'ndim', None)}D input)")  # (PyTorch's words; its tests match them)
         return super().forward(x)
 
 

@@ -14,7 +14,7 @@ import warnings
 from typing import Any, ClassVar
 
 from .. import functional as mf
-from ..functional.errors import InputMismatch
+from ..functional.errors import InputMismatch, LayerDtypeMismatch
 from ..ops import recurrent as _fused
 from ..ops.indexing import GetItem
 from ..tape import apply
@@ -221,13 +221,24 @@ class RNNBase(Module):
         name = type(self).__name__
         if not isinstance(x, Tensor):
             raise TypeError(f"{name}: input must be a Tensor, got {type(x).__name__}")
-        if x.ndim not in ((2,) if packed_data else (2, 3)):
-            raise ValueError(f"{name}: expected a 2-D (L, {self.input_size}) or 3-D input, got shape {x.shape}")
+        if packed_data and x.ndim != 2:  # (PyTorch's words here and below: its tests match them)
+            raise ValueError(f"{name}: input must have 2 dimensions, got {x.ndim} ({self._ranks_taken(x)})")
+        if x.ndim not in (2, 3):
+            tensor = " tensor" if self.mode.startswith("RNN") else ""  # (PyTorch's RNN says "tensor", LSTM/GRU not)
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {x.ndim}D{tensor} instead "
+                             f"({self._ranks_taken(x)})")
+        w = self._params(0, 0)[0]
+        if x._data.dtype != w._data.dtype:  # (the arrays' dtypes: Tensor.dtype is a Python-level property)
+            raise LayerDtypeMismatch(f"{name}: RNN input dtype ({x.dtype}) does not match weight dtype ({w.dtype}). "
+                                     f"Convert input: input.to({w.dtype}), or convert model: model.to({x.dtype}) "
+                                     f"(x.float() for float32)")
         if x.shape[-1] != self.input_size:
-            raise InputMismatch(f"{name}: input of shape {x.shape} does not have input_size={self.input_size} "
-                                f"as its last axis")
-        _check_float_input(self, x, self._params(0, 0)[0])
+            raise InputMismatch(f"{name}: input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                                f"got {x.shape[-1]} (input of shape {x.shape})")
         return x
+
+    def _ranks_taken(self, x: Tensor) -> str:
+        return f"expected a 2-D (L, {self.input_size}) or 3-D input, got shape {x.shape}"
 
     def _layers(self, x: Tensor, sizes: list[int], h0: Tensor, c0: Tensor | None
                 ) -> tuple[Tensor, Tensor, Tensor | None]:
@@ -375,6 +386,48 @@ class GRU(_GatedRNN):
     _gated_mode = "GRU"
 
 
+def _cell_refusal(cell: RNNCellBase, x: Any, hx: Any) -> InputMismatch:
+    """Why a cell refuses ``x`` and its state ``hx``, in PyTorch's words and order (its tests match them):
+    the ranks of the input and of each state, the input's size, then each state's batch and size -- a
+    state of an unbatched input counted as PyTorch counts it, with a batch of 1 put in front.  The
+    engine's own words, the shapes expected and got, follow.  Built only on a refusal."""
+    name, lstm = type(cell).__name__, cell._mode == "LSTM"
+    want_x = f"expected input of shape (N, {cell.input_size}) or ({cell.input_size},)"
+    if not isinstance(x, Tensor):
+        return InputMismatch(f"{name}: {want_x}, got {type(x).__name__}")
+    if x.ndim not in (1, 2):
+        return InputMismatch(f"{name}: Expected input to be 1D or 2D, got {x.ndim}D instead ({want_x}, got "
+                             f"{tuple(x.shape)})")
+    if hx is None or (lstm and not (isinstance(hx, (tuple, list)) and len(hx) == 2)):
+        states = []  # (no state, or a malformed pair, which _prepare refuses after the input)
+    else:
+        states = list(hx) if lstm else [hx]
+    labels = [f"hx[{i}]" for i in range(len(states))] if lstm else ["hidden"]
+    for s, label in zip(states, labels):
+        if isinstance(s, Tensor) and s.ndim not in (1, 2):
+            return InputMismatch(f"{name}: Expected {label} to be 1D or 2D, got {s.ndim}D instead (the state "
+                                 f"has shape {tuple(s.shape)})")
+    if x.shape[-1] != cell.input_size:
+        return InputMismatch(f"{name}: input has inconsistent input_size: got {x.shape[-1]} expected "
+                             f"{cell.input_size} ({want_x}, got {tuple(x.shape)})")
+    want = (cell.hidden_size,) if x.ndim == 1 else (x.shape[0], cell.hidden_size)
+    batch = x.shape[0] if x.ndim == 2 else 1
+    for i, s in enumerate(states):
+        if not isinstance(s, Tensor):
+            return InputMismatch(f"{name}: the state must have shape {want}, got {type(s).__name__}")
+        seen = tuple(s.shape) if x.ndim == 2 else (1, *s.shape)  # (PyTorch unsqueezes an unbatched state)
+        got = f" (the state must have shape {want}, got {tuple(s.shape)})"
+        if seen[0] != batch:
+            return InputMismatch(f"{name}: Input batch size {batch} doesn't match hidden{i} batch size "
+                                 f"{seen[0]}{got}")
+        if seen[1] != cell.hidden_size:
+            return InputMismatch(f"{name}: hidden{i} has inconsistent hidden_size: got {seen[1]}, expected "
+                                 f"{cell.hidden_size}{got}")
+        if tuple(s.shape) != want:
+            return InputMismatch(f"{name}: the state must have shape {want}, got {tuple(s.shape)}")
+    return InputMismatch(f"{name}: {want_x}, got {tuple(x.shape)}")  # (unreachable: a caller saw a refusal)
+
+
 class RNNCellBase(Module):
     """PyTorch's base of the one-step cells: ``weight_ih`` ``(num_chunks * hidden_size, input_size)``,
     ``weight_hh`` ``(num_chunks * hidden_size, hidden_size)`` and the biases, drawn as PyTorch draws
@@ -401,11 +454,9 @@ class RNNCellBase(Module):
             init.uniform_(p, -k, k)
 
     def _prepare(self, x: Tensor, hx: Any) -> tuple[Tensor, list[Tensor], bool]:
-        name = type(self).__name__
+        given = x
         if not isinstance(x, Tensor) or x.ndim not in (1, 2) or x.shape[-1] != self.input_size:
-            got = tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__
-            raise InputMismatch(f"{name}: expected input of shape (N, {self.input_size}) or ({self.input_size},), "
-                                f"got {got}")
+            raise _cell_refusal(self, x, hx)
         _check_float_input(self, x, self.weight_ih)
         unbatched = x.ndim == 1
         if unbatched:
@@ -417,12 +468,11 @@ class RNNCellBase(Module):
             return x, [zero] * n_states, unbatched
         states = list(hx) if n_states == 2 else [hx]
         if len(states) != n_states:
-            raise TypeError(f"{name}: the state must be a pair (h, c)")
+            raise TypeError(f"{type(self).__name__}: the state must be a pair (h, c)")
         want = (self.hidden_size,) if unbatched else (x.shape[0], self.hidden_size)
         for s in states:
             if not isinstance(s, Tensor) or tuple(s.shape) != want:
-                raise InputMismatch(f"{name}: the state must have shape {want}, got "
-                                    f"{tuple(s.shape) if isinstance(s, Tensor) else type(s).__name__}")
+                raise _cell_refusal(self, given, hx)
             _check_float_input(self, s, self.weight_ih)
         return x, [mf.expand_dims(s, 0) if unbatched else s for s in states], unbatched
 

@@ -22,6 +22,10 @@ __all__ = [
     "embedding", "one_hot",
 ]
 
+# PyTorch's words (its tests match them), the engine's dtypes named after them; the dtype got follows
+_INDEX_DTYPES = ("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int "
+                 "(int64 or int32)")
+
 
 def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm: float | None = None,
               norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
@@ -44,8 +48,8 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm:
     if ids._device is not w._device:  # PyTorch's error (index_select's), before a host index meets device rows
         raise device_mismatch("embedding", f"{w.device} (weight)", f"{ids.device} (indices)")
     if ids.dtype.kind not in "iu":
-        raise WrongTensorKind(f"embedding: ids must be integers, got {ids.dtype}")
-    check_index_dtype("embedding", ids, ("int64", "int32"), "ids must be Long or Int (int64 or int32)")
+        raise WrongTensorKind(f"embedding: {_INDEX_DTYPES}, got {ids.dtype}")
+    check_index_dtype("embedding", ids, ("int64", "int32"), _INDEX_DTYPES)
     n = w.shape[0]
     if padding_idx is not None:
         if not -n <= padding_idx < n:

@@ -163,6 +163,27 @@ def _class_last(x: Tensor) -> Tensor:
     return mf.reshape(mf.moveaxis(x, 1, -1), (-1, x.shape[1]))
 
 
+def _target_shape_words(x: Tensor, target: Tensor) -> str:
+    """Why class-index targets of the wrong shape are refused, in PyTorch's words (its tests match them):
+    its checks by the input's rank -- a batch of another size first, then its 1-D, 2-D, 4-D and other kernels'
+    own words.  Built only on a refusal."""
+    if x.ndim == 1:
+        if target.shape == (1,):  # (PyTorch takes it; the engine asks for the 0-d target)
+            return "a 1-D input takes a 0-d target"
+        if target.ndim == 1:
+            return f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
+        return "0D or 1D target tensor expected, multi-target not supported"
+    if target.ndim >= 1 and target.shape[0] != x.shape[0]:
+        return f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({target.shape[0]})."
+    if x.ndim == 2:
+        return "0D or 1D target tensor expected, multi-target not supported"
+    if x.ndim == 4 and target.ndim != 3:
+        return f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {target.ndim}"
+    if x.ndim == 4:
+        return f"size mismatch (got input: {list(x.shape)} , target: {list(target.shape)}"
+    return f"Expected target size {[x.shape[0], *x.shape[2:]]}, got {list(target.shape)}"
+
+
 def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int,
                    *, all_valid_as_none: bool = False) -> Any:
     """Check class-index targets; return ``(flat targets, valid mask, n_classes)``.
@@ -174,14 +195,17 @@ def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int,
     range (and not ``ignore_index``) is PyTorch's ``IndexError``: NumPy would
     read a negative one from the end, CuPy wrap any, silently.
     """
-    if target.dtype.kind not in "iu":
-        raise TypeError(f"{name}: class-index targets must be integers, got {target.dtype}")
-    check_index_dtype(name, target, ("int64", "uint8"), "expected target dtype to be Long or Byte (int64 or uint8)")
     expected = x.shape[:1] + x.shape[2:] if x.ndim >= 2 else ()
     if target.shape != expected:
-        raise InputMismatch(
-            f"{name}: input of shape {x.shape} needs targets of shape {expected}, got {target.shape}"
-        )
+        raise InputMismatch(f"{name}: {_target_shape_words(x, target)} (input of shape {x.shape} needs targets of "
+                            f"shape {expected}, got {target.shape})")
+    if target.dtype.kind not in "iu":
+        hint = (f"; a float target of the input's shape {x.shape} holds class probabilities"
+                if name == "cross_entropy" else "")
+        raise WrongTensorKind(f"{name}: expected target dtype to be Long or Byte, but got "
+                              f"{scalar_type_name(target.dtype)} (class indices must be integers: convert with "
+                              f"target.astype('int64'){hint})")
+    check_index_dtype(name, target, ("int64", "uint8"), "expected target dtype to be Long or Byte (int64 or uint8)")
     t = target._data.reshape(-1)
     n_classes = x.shape[1] if x.ndim >= 2 else x.shape[0]
     xp = x.device.xp
@@ -280,7 +304,7 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
-        raise InputMismatch(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
+        raise InputMismatch(f"cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     x = _tensor(input)
     if x.ndim == 0:
         raise ValueError("cross_entropy: input must have a class axis, got a 0-d tensor")
@@ -292,7 +316,11 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
         # RuntimeError; the TypeError it was too
         raise DtypeNotImplemented(f"cross_entropy: input must be float logits of shape (N, C, ...), got dtype "
                                   f"{x.dtype}{hint}")
-    if tgt.dtype.kind == "f":
+    if tgt.shape == x.shape and tgt.dtype.kind != "f":  # PyTorch: a target of the input's shape holds probabilities
+        raise WrongTensorKind(f"cross_entropy: Expected floating point type for target with class probabilities, "
+                              f"got {scalar_type_name(tgt.dtype)} (class indices have the input's shape without "
+                              f"its class axis)")
+    if tgt.dtype.kind == "f" and tgt.shape == x.shape:  # (another float target is refused as class indices)
         if ignore_index >= 0:  # PyTorch's refusal: a class index would be ignored, probabilities have none
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_with_probabilities(x, tgt, axis, weight, reduction, label_smoothing)
@@ -327,13 +355,6 @@ def _cross_entropy_with_probabilities(x: Tensor, tgt: Tensor, axis: int, weight:
                                       label_smoothing: float) -> Tensor:
     """Cross entropy against class probabilities ``tgt`` (a float target of ``x``'s shape)."""
     logp = log_softmax(x, axis=axis)
-    if tgt.shape != x.shape:
-        if tgt.ndim == x.ndim - 1:  # the shape of class indices, in a float dtype (PyTorch's RuntimeError)
-            raise WrongTensorKind(
-                f"cross_entropy: target has dtype {tgt.dtype} and shape {tgt.shape}: class indices must be "
-                f"integers (convert with target.astype('int64')); a float target means class "
-                f"probabilities, of the input's shape {x.shape}")
-        raise InputMismatch(f"cross_entropy: probability targets need shape {x.shape}, got {tgt.shape}")
     probs = tgt
     if label_smoothing:
         probs = probs * (1 - label_smoothing) + label_smoothing / x.shape[axis]

@@ -155,8 +155,10 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, 
     n, c = rows.shape
     t = _host_indices(target, x)
     if t.ndim > 1 or t.size != n:  # PyTorch's: 0-d, or 1-D of the batch's size
-        raise InputMismatch(f"multi_margin_loss: target must be 0-d or 1-D with {n} class indices in [0, {c}), "
-                            f"got shape {t.shape}")  # (PyTorch's RuntimeError)
+        raise InputMismatch(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+                            f"input samples (batch size). Expected target size [{n}], but got {list(t.shape)}. "
+                            f"Input has shape {list(x.shape)}. (The target holds {n} class indices in "
+                            f"[0, {c}).)")  # (PyTorch's words, a RuntimeError)
     target_shape, t = t.shape, t.reshape(-1)
     if (t < 0).any() or (t >= c).any():
         raise InputMismatch("target out of range")  # (torch 2.13's RuntimeError)

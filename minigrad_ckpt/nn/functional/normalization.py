@@ -139,8 +139,10 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
     num_groups, eps = number("group_norm", "num_groups", num_groups, "int"), number("group_norm", "eps", eps, "float")
     input = _real_input("group_norm", input)
     if input.ndim < 2 or input.shape[1] % num_groups:
-        raise InputMismatch(f"group_norm: input of shape {input.shape} needs channels (axis 1) divisible by "
-                            f"num_groups={num_groups}")
+        theirs = ("" if input.ndim < 2 else "Expected number of channels in input to be divisible by num_groups, "
+                  f"but got input of shape {list(input.shape)} and num_groups={num_groups} (")  # (PyTorch's words)
+        raise InputMismatch(f"group_norm: {theirs}input of shape {input.shape} needs channels (axis 1) divisible "
+                            f"by num_groups={num_groups}{')' if theirs else ''}")
     _check_input_dtype("group_norm", input, weight if isinstance(weight, Tensor) else None)
     n, c = input.shape[0], input.shape[1]
     if n * (c // num_groups) * math.prod(input.shape[2:]) == 1:  # PyTorch's check (of a batch of groups)

@@ -22,7 +22,7 @@ from ...functional.errors import InputMismatch
 from ...functional.indexing import take_along_axis_in_range
 from ...ops import conv as _conv
 from ...tensor import Tensor
-from .conv import _batched, _ntuple, no_stride
+from .conv import _ntuple, no_stride
 from .inputs import floating_kernel
 from .pooling import (
     _adaptive_max_pool,
@@ -32,6 +32,8 @@ from .pooling import (
     _pooled_size,
     _truncated_integer_mean,
     _window_counts,
+    padding_refusal,
+    pool_batched,
 )
 
 __all__ = [
@@ -50,7 +52,7 @@ def _geometry(fn: str, x: Tensor, kernel_size: Any, stride: Any, padding: Any, d
     if min(k) < 1 or min(s) < 1 or min(d) < 1:
         raise InputMismatch(f"{fn}: kernel_size, stride and dilation must be >= 1")
     if any(pp < 0 or pp > kk // 2 for pp, kk in zip(p, k)):
-        raise InputMismatch(f"{fn}: padding {p} must be between 0 and half the kernel size {k}")
+        raise InputMismatch(padding_refusal(fn, p, k, d))
     _check_pooled_sizes(fn, x.shape, k, s, p, d, ceil_mode)
     return k, s, p, d, tuple(_pooled_size(*args, ceil_mode) for args in zip(x.shape[2:], k, s, p, d))
 
@@ -85,7 +87,7 @@ def _past_the_padding(x: Tensor, stacked: Any, first: Any, lowest: float, geomet
 
 
 def _batched5(fn: str, x: Any) -> tuple[Tensor, bool]:
-    return _batched(_tensor(x), fn, 3)
+    return pool_batched(_tensor(x), fn, 3)
 
 
 @floating_kernel("max_pool3d", "b")

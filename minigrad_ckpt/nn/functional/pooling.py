@@ -16,7 +16,7 @@ from ...functional.scatter import scatter
 from ...ops import conv as _conv
 from ...tape import apply
 from ...tensor import Tensor
-from .conv import _as_2d, _batched, _from_2d, _ntuple, _pair, _single, no_stride, on_a_height_of_1
+from .conv import _AXES, _as_2d, _batched, _from_2d, _ntuple, _pair, _single, no_stride, on_a_height_of_1
 from .inputs import _zeros_like, check_index_dtype, floating_kernel, refuse_average_without_kernel
 
 __all__ = [
@@ -33,9 +33,41 @@ def _pool_args(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation:
     if min(k) < 1 or min(s) < 1 or min(d) < 1:
         raise InputMismatch(f"{name}: kernel_size, stride and dilation must be >= 1")
     if p[0] > k[0] // 2 or p[1] > k[1] // 2 or min(p) < 0:
-        raise InputMismatch(f"{name}: padding {p} must be between 0 and half the kernel size {k}")
+        raise InputMismatch(padding_refusal(name, p, k, d))
     _check_pooled_sizes(name, x.shape, k, s, p, d, ceil_mode)
     return k, s, p, d
+
+
+def padding_refusal(name: str, p: Any, k: Any, d: Any) -> str:
+    """Why a pool refuses its padding ``p``, in PyTorch's words (its tests match them): dim after dim, a
+    negative pad, then one past half the *dilated* kernel; a pad within that but past half the kernel itself
+    is refused by PyTorch's later shape check, in its words.  The engine's own words follow."""
+    ours = f" (padding {p} must be between 0 and half the kernel size {k})"
+    for pad, kernel, dilation in zip(p, k, d):
+        if pad < 0:
+            return f"{name}: pad must be non-negative, but got pad: {pad}{ours}"
+        if pad > ((kernel - 1) * dilation + 1) // 2:
+            return (f"{name}: pad should be at most half of effective kernel size, but got pad={pad}, "
+                    f"kernel_size={kernel} and dilation={dilation}{ours}")
+    if len(p) == 3:
+        return (f"{name}: pad should be smaller than or equal to half of kernel size, but got kT: {k[0]} kW: {k[2]} "
+                f"kH: {k[1]} padT: {p[0]} padW: {p[2]} padH: {p[1]}{ours}")
+    return (f"{name}: pad should be smaller than or equal to half of kernel size, but got padW = {p[1]}, "
+            f"padH = {p[0]}, kW = {k[1]}, kH = {k[0]}{ours}")
+
+
+def pool_batched(x: Tensor, name: str, spatial: int = 2) -> tuple[Tensor, bool]:
+    """:func:`_batched` for a pool, refusing an input of another rank in PyTorch's words."""
+    if x.ndim != spatial + 1 and x.ndim != spatial + 2:
+        axes = _AXES[spatial]
+        ours = (f"expected a {spatial + 1}-D (C, {axes}) or {spatial + 2}-D (N, C, {axes}) input, got shape "
+                f"{x.shape}")
+        if name == "avg_pool2d":  # (PyTorch's avg_pool2d says it in the words of its shape check)
+            raise InputMismatch(f"{name}: Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
+                                f"input, but got:{list(x.shape)} ({ours})")
+        raise InputMismatch(f"{name}: non-empty {spatial + 1}D or {spatial + 2}D (batch mode) tensor expected for "
+                            f"input ({ours})")
+    return _batched(x, name, spatial)
 
 
 def refuse_empty_planes(name: str, shape: Any) -> None:
@@ -104,7 +136,7 @@ def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     position ``row * W + col`` of each maximum in its input plane (for ``max_unpool2d``).
     """
     refuse_complex("max_pool2d", input)
-    input, unbatched = _batched(_tensor(input), "max_pool2d")
+    input, unbatched = pool_batched(_tensor(input), "max_pool2d")
     k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, "max_pool2d", ceil_mode)
     extra = _ceil_extra(input.shape[2:], k, s, p, d, ceil_mode)
     # the routing is the input itself (its own edge, whose gradient is 0): the backward stays on the input's
@@ -168,7 +200,7 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     if input.dtype.kind in "iu":
         return _truncated_integer_mean(avg_pool2d, input, kernel_size, stride, padding, ceil_mode,
                                       count_include_pad, divisor_override)
-    input, unbatched = _batched(input, "avg_pool2d")
+    input, unbatched = pool_batched(input, "avg_pool2d")
     k, s, p, _ = _pool_args(input, kernel_size, stride, padding, 1, "avg_pool2d", ceil_mode)
     if divisor_override is not None and int(divisor_override) == 0:
         raise InputMismatch("avg_pool2d: divisor_override must be non-zero")
