@@ -178,6 +178,7 @@ FREED_SAVED_MSG = ("Trying to backward through the graph a second time (or direc
                     "have already been freed). Saved intermediate values of the graph are freed when you call "
                     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
                     "graph a second time or if you need to access saved tensors after calling backward.")
+#: a look at a checkpointed node's saved values replays its segment (``_saved_or_replayed``); hooks on them cannot
 _DROPPED_SAVED_MSG = "the saved tensors of a node inside a checkpoint segment are recomputed in backward, not kept"
 
 

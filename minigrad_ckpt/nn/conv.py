@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .functional.conv import _ntuple
-from .functional.conv_checks import channels_words
+from .functional.conv_checks import channels_words, refuse_rank
 from .module import Module, _empty
 
 _CONVOLUTIONS = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}  # by the number of spatial axes
@@ -96,9 +96,7 @@ def _pad_by_mode(x: Tensor, padding: Any, kernel: tuple[int, ...], dilation: tup
 def _refuse_rank(layer: Module, x: Tensor, fn: str, n: int, axes: str) -> None:
     """An input neither batched nor unbatched for a layer of ``n`` spatial axes: the words of PyTorch's
     ``fn``, which its layer calls."""
-    if x.ndim != n + 1 and x.ndim != n + 2:
-        raise InputMismatch(f"{layer!r}: Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {fn}, but got "
-                            f"input of size: {list(x.shape)}: (N, C, {axes}) or (C, {axes})")
+    refuse_rank(layer, fn, x.shape, n, axes)
 
 
 def _with_batch(x: Tensor, n: int) -> tuple[int, ...]:

@@ -621,6 +621,11 @@ class Minimum(_Extremum):
 
 
 # ------------------------------------------------------------------ unary ops
+#: PyTorch's words for ``-`` of a bool tensor (its RuntimeError; NumPy's is a TypeError)
+BOOL_NEGATION_REFUSED = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                         "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 class Neg(UnaryElementwise):
     fn = "negative"
     save_inputs = False
@@ -630,9 +635,7 @@ class Neg(UnaryElementwise):
             return -x
         except TypeError:  # NumPy's refusal of a bool array: PyTorch's RuntimeError, with its message
             if x.dtype.kind == "b":
-                raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are "
-                                   "trying to invert a mask, use the `~` or `logical_not()` operator "
-                                   "instead.") from None
+                raise RuntimeError(BOOL_NEGATION_REFUSED) from None
             raise
 
     def derivative(self, xp, out, x):

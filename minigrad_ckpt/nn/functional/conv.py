@@ -19,7 +19,7 @@ from ...functional.errors import InputMismatch
 from ...ops import conv as _conv
 from ...tape import apply
 from ...tensor import Tensor
-from .conv_checks import check_convolution, refuse_groups, refuse_transposed_output
+from .conv_checks import check_convolution, refuse_groups, refuse_rank, refuse_transposed_output
 from .inputs import _check_input_dtype
 
 __all__ = [
@@ -78,10 +78,7 @@ def _batched(x: Tensor, name: str, spatial: int = 2) -> tuple[Tensor, bool]:
 
 def conv_batched(x: Tensor, name: str, spatial: int) -> tuple[Tensor, bool]:
     """:func:`_batched`, refusing an input of another rank in PyTorch's words for a convolution."""
-    if x.ndim != spatial + 1 and x.ndim != spatial + 2:  # (PyTorch's words, then the layout)
-        axes = _AXES[spatial]
-        raise InputMismatch(f"{name}: Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) input to "
-                            f"{name}, but got input of size: {list(x.shape)}: (C, {axes}) or (N, C, {axes})")
+    refuse_rank(name, name, x.shape, spatial, _AXES[spatial])
     return _batched(x, name, spatial)
 
 

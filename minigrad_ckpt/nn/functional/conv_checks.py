@@ -19,6 +19,15 @@ from ...functional.errors import InputMismatch
 __all__: list[str] = []
 
 
+def refuse_rank(who: object, fn: str, shape: tuple[int, ...], spatial: int, axes: str) -> None:
+    """An input neither batched nor unbatched for a convolution of ``spatial`` axes named ``axes``
+    (``"H, W"``): PyTorch's words for its ``fn``, then the layout.  ``who`` opens the message (a name,
+    or a layer, formatted only when refusing)."""
+    if len(shape) != spatial + 1 and len(shape) != spatial + 2:
+        raise InputMismatch(f"{who}: Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) input to "
+                            f"{fn}, but got input of size: {list(shape)}: (N, C, {axes}) or (C, {axes})")
+
+
 def refuse_groups(name: str, groups: int) -> None:
     if groups < 1:
         raise InputMismatch(f"{name}: non-positive groups is not supported, got groups={groups}")

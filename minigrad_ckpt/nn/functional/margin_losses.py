@@ -23,6 +23,7 @@ from ...functional.errors import InputMismatch, NeedsFloatingInput
 from ...functional.indexing import take_along_axis_in_range
 from ...functional.promotion import result_type
 from ...functional.torch_methods import scalar_type_name
+from ...ops.elementwise import BOOL_NEGATION_REFUSED
 from ...tensor import Tensor
 from .activation import logsigmoid, relu
 from .distance import pairwise_distance
@@ -99,8 +100,7 @@ def _input_holds_the_loss(x: Tensor, y: Tensor) -> None:
     """PyTorch's errors where ``soft_margin_loss``'s result, made like the input (``-input`` first),
     cannot hold the loss: a bool input (no ``-``), an integer one (no cast of the float loss back)."""
     if x.dtype.kind == "b":
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+        raise RuntimeError(BOOL_NEGATION_REFUSED)
     if x.dtype.kind in "iu":
         wide = result_type(x, y)
         loss_type = scalar_type_name(wide) if wide.kind == "f" else "Float"  # (the default dtype's)
