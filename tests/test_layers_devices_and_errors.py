@@ -192,7 +192,9 @@ def test_recurrent_errors_are_clear():
     with pytest.raises(ValueError, match=r"LSTM: input\.size\(-1\) must be equal to input_size\. Expected 3, got 4 "
                                          r"\(input of shape \(5, 2, 4\)\)"):
         m(mg.randn(5, 2, 4))
-    with pytest.raises(ValueError, match=r"h_0 must have shape \(2, 2, 4\)"):
+    with pytest.raises(ValueError, match=r"^Expected hidden\[0\] size \(2, 2, 4\), got \[1, 2, 4\] \(LSTM: h_0 must "
+                                         r"have shape \(2, 2, 4\) \(num_layers \* num_directions, batch, "
+                                         r"hidden_size\), got \(1, 2, 4\)\)$"):
         m(mg.randn(5, 2, 3), (mg.randn(1, 2, 4), mg.randn(2, 2, 4)))
     with pytest.raises(TypeError, match="pair"):
         m(mg.randn(5, 2, 3), mg.randn(2, 2, 4))

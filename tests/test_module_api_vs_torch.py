@@ -163,7 +163,9 @@ def test_proj_size_is_refused_as_pytorch_refuses_it():
     # torch: repr(nn.LSTM(3, 5, num_layers=2, proj_size=2, bidirectional=True))
     assert repr(nn.LSTM(3, 5, num_layers=2, proj_size=2, bidirectional=True)) == \
         "LSTM(3, 5, proj_size=2, num_layers=2, bidirectional=True)"
-    with pytest.raises(ValueError, match=r"h_0 must have shape \(1, 2, 2\).*proj_size"):
+    with pytest.raises(ValueError, match=r"^Expected hidden\[0\] size \(1, 2, 2\), got \[1, 2, 5\] \(LSTM: h_0 must "
+                                         r"have shape \(1, 2, 2\) \(num_layers \* num_directions, batch, proj_size\), "
+                                         r"got \(1, 2, 5\)\)$"):
         nn.LSTM(3, 5, proj_size=2)(mg.randn(4, 2, 3), (mg.zeros(1, 2, 5), mg.zeros(1, 2, 5)))
 
 

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from ..functional.arguments import number
 from . import functional as F
 from .function_layer import FunctionLayer
+from .functional.padding import unsupported_padding_size
 
 __all__ = [
     "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d",
@@ -45,8 +46,12 @@ class _Pad(FunctionLayer):
     def forward(self, input: Any) -> Any:
         x = input  # PyTorch's argument name
         if self.pad_mode != "constant" and getattr(x, "ndim", None) not in (self.spatial + 1, self.spatial + 2):
-            raise ValueError(f"{type(self).__name__}: expected {self.spatial + 1}D or {self.spatial + 2}D input (got "
-                             f"{getattr(x, 'ndim', None)}D input)")  # (PyTorch's words; its tests match them)
+            ours = f"{type(self).__name__}: expected {self.spatial + 1}D or {self.spatial + 2}D input (got " \
+                   f"{getattr(x, 'ndim', None)}D input)"
+            if self.pad_mode == "circular":  # (PyTorch's circular layers check the rank themselves, in these words)
+                raise ValueError(ours)
+            # PyTorch's reflection and replication layers leave it to F.pad: its NotImplementedError and words
+            raise unsupported_padding_size(2 * self.spatial, getattr(x, "ndim", None), f"\n({ours})")
         return super().forward(x)
 
 

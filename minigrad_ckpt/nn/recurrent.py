@@ -55,6 +55,26 @@ def _permuted(state: Tensor | None, batch_order: Tensor | None) -> Tensor | None
     return state[:, batch_order.detach().cpu().numpy()]
 
 
+def _state_shape_refusal(states: list, i: int, want: tuple[int, ...], unbatched: bool, lstm: bool, ours: str
+                         ) -> str:
+    """Why an RNN refuses its initial state ``states[i]``, in PyTorch's words (its tests match them), ours
+    after them: states of the other rank are named first (PyTorch's ``forward`` checks them before their
+    shapes: an unbatched input takes 2-D states), then PyTorch's ``check_hidden_size``, which sees an
+    unbatched state with its batch dim of 1."""
+    if not all(isinstance(s, Tensor) for s in states):
+        return ours
+    kind, rank = ("unbatched 2-D", 2) if unbatched else ("batched 3-D", 3)
+    if any(s.ndim != rank for s in states):
+        if lstm:
+            got = ", ".join(f"{s.ndim}-D" for s in states)
+            return f"For {kind} input, hx and cx should also be {rank}-D but got ({got}) tensors ({ours})"
+        return f"For {kind} input, hx should also be {rank}-D but got {states[0].ndim}-D tensor ({ours})"
+    seen = [*states[i].shape]
+    if unbatched:  # (PyTorch checks the state with its batch dim of 1 put back)
+        want, seen = (want[0], 1, want[1]), seen[:1] + [1] + seen[1:]
+    return f"Expected hidden{f'[{i}]' if lstm else ''} size {tuple(want)}, got {seen} ({ours})"
+
+
 def _check_float_input(module: Module, x: Tensor, param: Tensor) -> None:
     F._check_input_dtype(type(module).__name__, x, param)
 
@@ -310,12 +330,13 @@ class RNNBase(Module):
             states = [hx]
         out = []
         sizes = ("proj_size" if self.proj_size else "hidden_size", "hidden_size")
-        for s, label, shape, size in zip(states, ("h_0", "c_0"), shapes, sizes):
+        for i, (s, label, shape, size) in enumerate(zip(states, ("h_0", "c_0"), shapes, sizes)):
             want = (shape[0], shape[2]) if unbatched else shape
             if not isinstance(s, Tensor) or tuple(s.shape) != want:
                 got = tuple(s.shape) if isinstance(s, Tensor) else type(s).__name__
-                raise InputMismatch(f"{name}: {label} must have shape {want} (num_layers * num_directions, "
-                                    f"batch, {size}), got {got}")
+                ours = (f"{name}: {label} must have shape {want} (num_layers * num_directions, batch, {size}), "
+                        f"got {got}")
+                raise InputMismatch(_state_shape_refusal(states, i, want, unbatched, lstm, ours))
             _check_float_input(self, s, self._params(0, 0)[0])
             out.append(mf.expand_dims(s, 1) if unbatched else s)
         return out[0], (out[1] if lstm else None)

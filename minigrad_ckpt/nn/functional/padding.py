@@ -67,12 +67,19 @@ def _check_index_mode(mode: str, value: Any, size: int, ndim: int) -> None:
     if value is not None and value != 0:
         raise InputMismatch(f'Padding mode "{mode}" doesn\'t take in value argument')
     if not (size in (2, 4, 6) and ndim in (size // 2 + 1, size // 2 + 2)):
-        raise ModeNotImplemented(
-            f"Padding size {size} is not supported for {ndim}D input tensor.\n"
-            "Supported combinations for non-constant padding:\n"
-            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
-            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
-            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+        raise unsupported_padding_size(size, ndim)
+
+
+def unsupported_padding_size(size: int, ndim: int, ours: str = "") -> ModeNotImplemented:
+    """PyTorch's refusal of a reflect/replicate/circular padding of ``size`` numbers for an ``ndim``-D
+    input (``F.pad``'s, and the ``ReflectionPad``/``ReplicationPad`` layers' of an input of another
+    rank), with the engine's ``ours`` after it."""
+    return ModeNotImplemented(
+        f"Padding size {size} is not supported for {ndim}D input tensor.\n"
+        "Supported combinations for non-constant padding:\n"
+        "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+        "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+        f"  - 4D or 5D input: padding size = 6 (pads last 3 dimensions){ours}")
 
 
 def _refuse_empty_planes(shape: tuple[int, ...], k: int) -> None:
