@@ -116,3 +116,79 @@ def test_recurrent_state_shapes_refused_in_pytorchs_words(name):
         call()
     assert isinstance(info.value, ValueError)
     assert str(info.value) == f"{torch_words} ({ours})"
+
+
+
+POOL_CASES = {
+    # name: (call, PyTorch's words, the start of the engine's after them)
+    "max_pool2d kernel 0": (lambda: F.max_pool2d(zeros(2, 3, 8, 8), 0), "stride should not be zero",
+                            "max_pool2d: kernel_size, stride and dilation must be >= 1"),
+    "max_pool2d kernel -1": (lambda: F.max_pool2d(zeros(2, 3, 8, 8), -1),
+                             "kernel size should be greater than zero, but got kH: -1 kW: -1",
+                             "max_pool2d: kernel_size, stride and dilation must be >= 1"),
+    "max_pool2d kernel (2, 0)": (lambda: F.max_pool2d(zeros(2, 3, 8, 8), (2, 0), stride=1),
+                                 "kernel size should be greater than zero, but got kH: 2 kW: 0",
+                                 "max_pool2d: kernel_size, stride and dilation must be >= 1"),
+    "max_pool2d stride -1": (lambda: F.max_pool2d(zeros(2, 3, 8, 8), 2, stride=-1),
+                             "stride should be greater than zero, but got dH: -1 dW: -1",
+                             "max_pool2d: kernel_size, stride and dilation must be >= 1"),
+    "max_pool2d dilation": (lambda: F.max_pool2d(zeros(2, 3, 8, 8), 2, dilation=(1, -1)),
+                            "dilation should be greater than zero, but got dilationH: 1 dilationW: -1",
+                            "max_pool2d: kernel_size, stride and dilation must be >= 1"),
+    "avg_pool2d kernel 0, stride 1": (lambda: F.avg_pool2d(zeros(2, 3, 8, 8), 0, stride=1),
+                                      "kernel size should be greater than zero, but got kH: 0 kW: 0",
+                                      "avg_pool2d: kernel_size, stride and dilation must be >= 1"),
+    "avg_pool1d kernel -1": (lambda: F.avg_pool1d(zeros(2, 3, 8), -1),
+                             "kernel size should be greater than zero, but got kH: 1 kW: -1",
+                             "avg_pool1d: kernel_size, stride and dilation must be >= 1"),
+    "max_pool3d stride -1": (lambda: F.max_pool3d(zeros(1, 2, 4, 4, 4), 2, stride=-1),
+                             "stride should be greater than zero, but got dT: -1 dH: -1 dW: -1",
+                             "max_pool3d: kernel_size, stride and dilation must be >= 1"),
+    "max_pool3d dilation 0": (lambda: F.max_pool3d(zeros(1, 2, 4, 4, 4), 2, dilation=0),
+                              "dilation should be greater than zero, but got dilationT: 0 dilationH: 0 dilationW: 0",
+                              "max_pool3d: kernel_size, stride and dilation must be >= 1"),
+    "avg_pool3d kernel -1": (lambda: F.avg_pool3d(zeros(1, 2, 4, 4, 4), -1),
+                             "kernel size should be greater than zero, but got kT: -1 kH: -1 kW: -1",
+                             "avg_pool3d: kernel_size, stride and dilation must be >= 1"),
+    "max_pool2d too small": (lambda: F.max_pool2d(zeros(2, 3, 8, 8), (3, 9)),
+                             "Given input size: (3x8x8). Calculated output size: (3x2x0). Output size is too small",
+                             "max_pool2d: kernel (3, 9) (dilation (1, 1), padding (0, 0)) is larger than the input"),
+    "max_pool2d dilated too small": (lambda: F.max_pool2d(zeros(3, 8, 8), 3, dilation=4),
+                                     "Given input size: (3x8x8). Calculated output size: (3x0x0). Output size is "
+                                     "too small", "max_pool2d: kernel (3, 3) (dilation (4, 4)"),
+    "avg_pool1d too small": (lambda: F.avg_pool1d(zeros(2, 3, 8), 9),
+                             "Given input size: (3x1x8). Calculated output size: (3x1x0). Output size is too small",
+                             "avg_pool1d: kernel (1, 9)"),
+    "max_pool3d too small": (lambda: F.max_pool3d(zeros(1, 2, 4, 4, 4), 5),
+                             "Given input size: (2x4x4x4). Calculated output size: (2x0x0x0). Output size is too "
+                             "small", "max_pool3d: kernel (5, 5, 5)"),
+    "max_pool1d kernel 0": (lambda: F.max_pool1d(zeros(2, 3, 8), 0),
+                            "max_pool1d() kernel_size must be greater than zero, but got 0",
+                            "max_pool1d: kernel_size 0, stride 0, padding 0, dilation 1 for a length of 8"),
+    "max_pool1d stride -1": (lambda: F.max_pool1d(zeros(2, 3, 8), 2, stride=-1),
+                             "max_pool1d() stride must be greater than zero, but got -1", "max_pool1d: "),
+    "max_pool1d dilation 0": (lambda: F.max_pool1d(zeros(2, 3, 8), 2, dilation=0),
+                              "max_pool1d() dilation must be greater than zero, but got 0", "max_pool1d: "),
+    "max_pool1d padding -1": (lambda: F.max_pool1d(zeros(2, 3, 8), 3, padding=-1),
+                              "max_pool1d() padding must be non-negative, but got -1", "max_pool1d: "),
+    "max_pool1d padding 2": (lambda: F.max_pool1d(zeros(2, 3, 8), 3, padding=2),
+                             "max_pool1d() padding should be at most half of kernel size, but got padding=2 and "
+                             "kernel_size=3", "max_pool1d: kernel_size 3, stride 3, padding 2, dilation 1"),
+    "max_pool1d too small": (lambda: F.max_pool1d(zeros(3, 8), 9),
+                             "max_pool1d() Invalid computed output size: 0", "max_pool1d: kernel_size 9"),
+    # with return_indices PyTorch's max_pool1d runs max_pool2d's checks, as the engine's
+    "max_pool1d indices, kernel 0": (lambda: F.max_pool1d(zeros(2, 3, 8), 0, return_indices=True),
+                                     "stride should not be zero", "max_pool1d: kernel_size, stride and dilation"),
+    "max_pool1d indices, too small": (lambda: F.max_pool1d(zeros(2, 3, 8), 9, return_indices=True),
+                                      "Given input size: (3x1x8). Calculated output size: (3x1x0). Output size is "
+                                      "too small", "max_pool1d: kernel (1, 9)"),
+}
+
+
+@pytest.mark.parametrize("name", POOL_CASES)
+def test_pool_window_refusals_in_pytorchs_words(name):
+    call, torch_words, ours = POOL_CASES[name]
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert isinstance(info.value, ValueError)
+    assert str(info.value).startswith(f"{torch_words} ({ours}")

@@ -163,6 +163,9 @@ def on_a_height_of_1(name: str, two_d: str) -> Iterator[None]:
         yield
     except InputMismatch as e:
         message = str(e)
+        if f"({two_d}:" in message:  # PyTorch's words first (they name no function), then ours, naming it
+            message = message.replace(f"({two_d}:", f"({name}:", 1)
+            raise type(e)(f"{message} ({name} runs {two_d} on a height of 1)") from None
         if not message.startswith(f"{two_d}:"):
             raise
         raise type(e)(f"{name}:{message[len(two_d) + 1:]} ({name} runs {two_d} on a height of 1)") from None

@@ -34,6 +34,7 @@ from .pooling import (
     _window_counts,
     padding_refusal,
     pool_batched,
+    window_refusal,
 )
 
 __all__ = [
@@ -50,7 +51,7 @@ def _geometry(fn: str, x: Tensor, kernel_size: Any, stride: Any, padding: Any, d
     s = k if no_stride(stride) else _triple(stride, "stride", fn)
     p, d = _triple(padding, "padding", fn), _triple(dilation, "dilation", fn)
     if min(k) < 1 or min(s) < 1 or min(d) < 1:
-        raise InputMismatch(f"{fn}: kernel_size, stride and dilation must be >= 1")
+        raise InputMismatch(window_refusal(fn, k, s, d))
     if any(pp < 0 or pp > kk // 2 for pp, kk in zip(p, k)):
         raise InputMismatch(padding_refusal(fn, p, k, d))
     _check_pooled_sizes(fn, x.shape, k, s, p, d, ceil_mode)

@@ -31,11 +31,26 @@ def _pool_args(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation:
         (kernel_size, "kernel_size"), (padding, "padding"), (dilation, "dilation")))
     s = k if no_stride(stride) else _pair(stride, "stride", name, one_for_all=True)
     if min(k) < 1 or min(s) < 1 or min(d) < 1:
-        raise InputMismatch(f"{name}: kernel_size, stride and dilation must be >= 1")
+        raise InputMismatch(window_refusal(name, k, s, d))
     if p[0] > k[0] // 2 or p[1] > k[1] // 2 or min(p) < 0:
         raise InputMismatch(padding_refusal(name, p, k, d))
     _check_pooled_sizes(name, x.shape, k, s, p, d, ceil_mode)
     return k, s, p, d
+
+
+def window_refusal(name: str, k: Any, s: Any, d: Any) -> str:
+    """Why a pool refuses a kernel, stride or dilation below 1, in PyTorch's words (its tests match them):
+    a zero stride first (PyTorch's default stride is the kernel, so ``max_pool2d(x, 0)`` says it), then
+    the first of the three with a value below 1, each dim named (``kH: 2 kW: 0``).  Ours follow."""
+    ours = f" ({name}: kernel_size, stride and dilation must be >= 1)"
+    if 0 in s:
+        return f"stride should not be zero{ours}"
+    letters = "THW"[-len(k):]
+    for what, prefix, values in (("kernel size", "k", k), ("stride", "d", s), ("dilation", "dilation", d)):
+        if min(values) < 1:
+            got = " ".join(f"{prefix}{letter}: {v}" for letter, v in zip(letters, values))
+            return f"{what} should be greater than zero, but got {got}{ours}"
+    raise AssertionError("window_refusal called for a valid window")
 
 
 def padding_refusal(name: str, p: Any, k: Any, d: Any) -> str:
@@ -87,9 +102,11 @@ def _check_pooled_sizes(name: str, shape: Any, k: Any, s: Any, p: Any, d: Any, c
     refuse_empty_planes(name, shape)
     sizes = shape[2:]
     out = tuple(_pooled_size(*args, ceil_mode) for args in zip(sizes, k, s, p, d))
-    if min(out) < 1:
-        raise InputMismatch(f"{name}: kernel {k} (dilation {d}, padding {p}) is larger than the input {tuple(sizes)}: "
-                            f"the output size {out} would be empty")
+    if min(out) < 1:  # PyTorch's words (its tests match them), counting the channels; ours after them
+        given, computed = ("x".join(str(n) for n in (shape[1], *ns)) for ns in (sizes, out))
+        raise InputMismatch(f"Given input size: ({given}). Calculated output size: ({computed}). Output size is too "
+                            f"small ({name}: kernel {k} (dilation {d}, padding {p}) is larger than the input "
+                            f"{tuple(sizes)}: the output size {out} would be empty)")
 
 
 def _pooled_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
@@ -247,13 +264,30 @@ def max_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     x2, unbatched = _as_2d(_tensor(input), "max_pool1d")
     k = _single(kernel_size, "kernel_size", "max_pool1d")
     s = k if no_stride(stride) else _single(stride, "stride", "max_pool1d")
+    p, d = _single(padding, "padding", "max_pool1d"), _single(dilation, "dilation", "max_pool1d")
+    # PyTorch's max_pool1d has its own kernel and checks (with return_indices it runs max_pool2d's, as here)
+    if not return_indices and (min(k, s, d) < 1 or not 0 <= p <= k // 2 or
+                               _pooled_size(x2.shape[-1], k, s, p, d, ceil_mode) < 1):
+        raise InputMismatch(_max_pool1d_refusal(k, s, p, d, x2.shape[-1], ceil_mode))
     with on_a_height_of_1("max_pool1d", "max_pool2d"):
-        out = max_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding", "max_pool1d")),
-                         (1, _single(dilation, "dilation", "max_pool1d")),
-                         ceil_mode=ceil_mode, return_indices=return_indices)
+        out = max_pool2d(x2, (1, k), (1, s), (0, p), (1, d), ceil_mode=ceil_mode, return_indices=return_indices)
     if return_indices:
         return _from_2d(out[0], unbatched), _from_2d(out[1], unbatched)
     return _from_2d(out, unbatched)
+
+
+def _max_pool1d_refusal(k: int, s: int, p: int, d: int, length: int, ceil_mode: bool) -> str:
+    """Why PyTorch's own ``max_pool1d`` refuses its arguments, in its words and order; ours after them."""
+    ours = f" (max_pool1d: kernel_size {k}, stride {s}, padding {p}, dilation {d} for a length of {length})"
+    for what, v in (("kernel_size", k), ("stride", s), ("dilation", d)):
+        if v < 1:
+            return f"max_pool1d() {what} must be greater than zero, but got {v}{ours}"
+    if p < 0:
+        return f"max_pool1d() padding must be non-negative, but got {p}{ours}"
+    if p > k // 2:
+        return (f"max_pool1d() padding should be at most half of kernel size, but got padding={p} and "
+                f"kernel_size={k}{ours}")
+    return f"max_pool1d() Invalid computed output size: {_pooled_size(length, k, s, p, d, ceil_mode)}{ours}"
 
 
 @floating_kernel("avg_pool2d", ('b', 'int8', 'int16', 'int32', 'uint8', 'c'))
