@@ -192,3 +192,21 @@ def test_pool_window_refusals_in_pytorchs_words(name):
         call()
     assert isinstance(info.value, ValueError)
     assert str(info.value).startswith(f"{torch_words} ({ours}")
+
+
+@pytest.mark.parametrize("call, error", [
+    # torch 2.13's words; (2, 2, 2) for a 2-D average pool was answered (its evenly-dividing fast path read
+    # two of the three sizes), (2,) an IndexError
+    (lambda: F.adaptive_avg_pool2d(mg.ones(1, 1, 4, 4), (2, 2, 2)), "adaptive_avg_pool2d: output_size must be 2"),
+    (lambda: F.adaptive_avg_pool2d(mg.ones(1, 1, 4, 4), (2,)), "adaptive_avg_pool2d: output_size must be 2"),
+    (lambda: mg.nn.AdaptiveAvgPool2d((2, 2, 2))(mg.ones(1, 4, 4)), "adaptive_avg_pool2d: output_size must be 2"),
+    (lambda: F.adaptive_max_pool2d(mg.ones(1, 1, 4, 4), (2, 2, 2)),
+     "adaptive_max_pool2d(): internal error: output_size.size() must be 2"),
+    (lambda: F.adaptive_avg_pool3d(mg.ones(1, 1, 4, 4, 4), (2, 2)), "adaptive_avg_pool3d: output_size must be 3"),
+    (lambda: F.adaptive_max_pool3d(mg.ones(1, 1, 4, 4, 4), (2, 2)),
+     "adaptive_max_pool3d(): internal error: output_size.size() must be 3"),
+])
+def test_an_adaptive_pools_output_size_of_another_length_is_refused_in_pytorchs_words(call, error):
+    with pytest.raises(RuntimeError) as caught:
+        call()
+    assert str(caught.value).startswith(error)

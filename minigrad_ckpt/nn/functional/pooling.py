@@ -312,14 +312,23 @@ def _adaptive_windows(size: int, out: int) -> list[tuple[int, int]]:
 _INT64_MAX = 2 ** 63 - 1
 
 
+def refuse_output_size_arity(name: str, output_size: Any, spatial: int) -> None:
+    """An adaptive pool's ``output_size`` of another length than its spatial axes, in PyTorch's words
+    (the average pools' and the max pools' differ); ``(2, 2, 2)`` for a 2-D pool was answered silently
+    by the evenly-dividing fast path, ``(2,)`` an IndexError."""
+    if not isinstance(output_size, (int, host_numpy.integer)) and output_size is not None \
+            and len(output_size) != spatial:
+        raise InputMismatch(f"{name}(): internal error: output_size.size() must be {spatial} (got {output_size})"
+                            if "max" in name else f"{name}: output_size must be {spatial} (got {output_size})")
+
+
 def _adaptive_sizes(x: Tensor, output_size: Any, name: str) -> tuple[int, ...]:
     """The output's spatial sizes: ``output_size`` is an int or one entry per spatial axis of the
     batched ``x``, ``None`` keeping that axis's size."""
     spatial = x.ndim - 2
     if isinstance(output_size, (int, host_numpy.integer)) or output_size is None:
         output_size = (output_size,) * spatial
-    if len(output_size) != spatial:
-        raise InputMismatch(f"{name}: output_size {output_size} needs {spatial} sizes")
+    refuse_output_size_arity(name, output_size, spatial)
     sizes = tuple(n if o is None else int(o) for n, o in zip(x.shape[2:], output_size))
     if min(sizes) < 1:
         raise InputMismatch(f"{name}: output_size must be positive, got {output_size}")
@@ -392,6 +401,7 @@ def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
     """Average over PyTorch's adaptive windows so the output is ``output_size`` (an int, a pair,
     ``None`` keeps that axis); evenly dividing sizes are one ``avg_pool2d``."""
     refuse_average_without_kernel("adaptive_avg_pool2d", input, output_size)
+    refuse_output_size_arity("adaptive_avg_pool2d", output_size, 2)
     xt = _tensor(input)
     if xt.ndim in (3, 4) and 0 in xt.shape[-2:]:  # an empty plane is refused; an empty channel dim answers
         raise InputMismatch(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
