@@ -46,6 +46,7 @@ import builtins
 import copy
 import itertools
 import math
+import operator
 import os
 import threading
 import warnings
@@ -354,6 +355,12 @@ class Size(tuple):
 
     __slots__ = ()
 
+    def __new__(cls, sizes: Any = ()) -> Size:
+        sizes = tuple(sizes)
+        if all(type(d) is int for d in sizes):  # (the shapes the engine makes: one cheap test)
+            return tuple.__new__(cls, sizes)
+        return tuple.__new__(cls, (_size_item(d, i) for i, d in enumerate(sizes)))
+
     def __add__(self, other: Any) -> Size:
         return Size(tuple.__add__(self, other))
 
@@ -377,6 +384,17 @@ class Size(tuple):
         for d in self:
             n *= d
         return n
+
+
+def _size_item(d: Any, i: int) -> int:
+    """One length of a ``Size``, as PyTorch reads it: anything with ``__index__`` (a NumPy integer,
+    a bool, an integer tensor of one element) becomes an int, and a float, a float tensor or
+    anything else is PyTorch's TypeError -- ``Size([lengths])`` once kept them, so ``Size(t)`` of a
+    float tensor was a "shape" of 0-d tensors that ``numel`` and ``reshape`` then tripped over."""
+    try:
+        return operator.index(d)
+    except TypeError:
+        raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(d).__name__}')") from None
 
 
 class ElementCount(int):
@@ -1252,10 +1270,8 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise AmbiguousTruthValue(
-                f"the truth value of a tensor with {self._data.size} elements is ambiguous; "
-                f"use .any() or .all()"
-            )
+            many = "no values" if self._data.size == 0 else "more than one value"
+            raise AmbiguousTruthValue(f"Boolean value of Tensor with {many} is ambiguous (use .any() or .all())")
         return bool(self.item())
 
     __hash__ = object.__hash__
