@@ -356,9 +356,6 @@ class Size(tuple):
     __slots__ = ()
 
     def __new__(cls, sizes: Any = ()) -> Size:
-        sizes = tuple(sizes)
-        if all(type(d) is int for d in sizes):  # (the shapes the engine makes: one cheap test)
-            return tuple.__new__(cls, sizes)
         return tuple.__new__(cls, (_size_item(d, i) for i, d in enumerate(sizes)))
 
     def __add__(self, other: Any) -> Size:
@@ -370,13 +367,13 @@ class Size(tuple):
         return Size(tuple.__add__(other, self))
 
     def __mul__(self, n: Any) -> Size:
-        return Size(tuple.__mul__(self, n))
+        return shape_size(tuple.__mul__(self, n))
 
     __rmul__ = __mul__
 
     def __getitem__(self, index: Any) -> Any:
         item = tuple.__getitem__(self, index)
-        return Size(item) if isinstance(index, slice) else item
+        return shape_size(item) if isinstance(index, slice) else item
 
     def numel(self) -> int:
         """The number of elements of a tensor of this shape (PyTorch's ``Size.numel``)."""
@@ -384,6 +381,12 @@ class Size(tuple):
         for d in self:
             n *= d
         return n
+
+
+#: A ``Size`` of lengths known to be ints (an array's shape, a slice of a Size), built without reading
+#: each one: ``x.shape`` is read on every step, and ``Size.__new__``'s checks cost it 4x (0.42 -> 1.8 us).
+def shape_size(lengths: tuple[int, ...]) -> Size:
+    return tuple.__new__(Size, lengths)
 
 
 def _size_item(d: Any, i: int) -> int:
@@ -411,7 +414,7 @@ class ElementCount(int):
         return self
 
     def __call__(self, dim: int | None = None) -> Any:
-        return Size(self.shape) if dim is None else self.shape[dim]
+        return shape_size(self.shape) if dim is None else self.shape[dim]
 
 
 def shared_version(source: Tensor, new: Tensor) -> list:
@@ -1160,7 +1163,7 @@ class Tensor:
 
     @property
     def shape(self) -> Size:
-        return Size(self._data.shape)
+        return shape_size(self._data.shape)
 
     @property
     def ndim(self) -> int:
