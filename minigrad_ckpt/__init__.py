@@ -106,15 +106,14 @@ from .executor import Executor  # noqa: E402
 from .jit import _assert, _check  # noqa: E402, F401  (PyTorch's torch._assert / torch._check, which model code calls)
 from .func import vmap  # noqa: E402  (PyTorch's torch.vmap, torch.func.vmap)
 from .nn.functional import (  # noqa: E402  (PyTorch's top-level names of these nn functions, same signatures)
-    bilinear, celu, celu_, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, cosine_similarity, hardshrink,
-    pairwise_distance, pdist, pixel_shuffle, pixel_unshuffle, prelu, relu_, rrelu, rrelu_, selu, selu_, threshold,
-    threshold_,
+    bilinear, celu, celu_, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, cosine_similarity,
+    pairwise_distance, pdist, pixel_shuffle, pixel_unshuffle, prelu, relu_, rrelu, rrelu_, selu, selu_, threshold_,
 )
 from .nn.functional import adaptive_avg_pool1d, avg_pool1d, conv_transpose3d, rms_norm  # noqa: E402  (the same)
 from .nn.functional.distance import cdist  # noqa: E402  (PyTorch has it at the top level only)
 from .nn.functional.top_level import (  # noqa: E402  (PyTorch's top-level nn names of ATen's signatures)
-    adaptive_max_pool1d, alpha_dropout, batch_norm, constant_pad_nd, dropout, embedding, group_norm, instance_norm,
-    layer_norm, max_pool1d, max_pool2d,
+    adaptive_max_pool1d, alpha_dropout, batch_norm, constant_pad_nd, dropout, embedding, group_norm, hardshrink,
+    instance_norm, layer_norm, max_pool1d, max_pool2d, threshold,
 )
 from .snapshot.saveload import load, save  # noqa: E402
 from .printing import set_printoptions  # noqa: E402  (how tensors print; see printing.py)

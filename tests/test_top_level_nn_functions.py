@@ -55,3 +55,36 @@ def test_the_method_twins_at_the_top_level():
     assert float(v.grad) == 4.0
     with pytest.warns(UserWarning, match="chain_matmul is deprecated"):
         np.testing.assert_allclose(mg.chain_matmul(x, x, x).detach().numpy(), np.linalg.matrix_power(x.numpy(), 3))
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_top_level_hardshrink_and_threshold_take_out(device):
+    """``torch.hardshrink`` and ``torch.threshold`` -- alone among the nn functions PyTorch also
+    offers at the top level -- take ``out=`` (``F.hardshrink`` and ``F.threshold`` do not).  Ours
+    were ``F``'s twins themselves, so ``out=`` was a TypeError.  The dtypes ``out`` may have are
+    torch 2.13's: ``threshold`` casts (float64 and float16 taken, int64 refused), ``hardshrink``
+    takes the result's dtype only."""
+    x = mg.tensor([0.25, -0.75, 2.0], device=device)
+    out = mg.zeros(0, device=device)
+    assert mg.hardshrink(x, 0.5, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), [0.0, -0.75, 2.0])
+    for dtype in (mg.float64, mg.float16, mg.int64):
+        with pytest.raises(RuntimeError, match=r"Found dtype \w+ but expected Float"):
+            mg.hardshrink(x, out=mg.zeros(0, dtype=dtype, device=device))
+
+    for dtype in (mg.float32, mg.float64, mg.float16):
+        out = mg.zeros(3, dtype=dtype, device=device)
+        assert mg.threshold(x, 0.5, -1.0, out=out) is out and out.dtype == dtype
+        np.testing.assert_array_equal(out.numpy(), np.array([-1.0, -1.0, 2.0], dtype=dtype))
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        mg.threshold(x, 0.5, -1.0, out=mg.zeros(3, dtype=mg.int64, device=device))
+    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+        mg.threshold(mg.tensor([1.0, 2.0], requires_grad=True), 1.5, 0.0, out=mg.zeros(2))
+
+    # without out=, they are F's, gradients included; F's own functions still take no out=
+    w = mg.tensor([0.25, -0.75, 2.0], requires_grad=True)
+    (mg.hardshrink(w) * mg.tensor([1.0, 2.0, 3.0])).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [0.0, 2.0, 3.0])
+    for f, args in ((mg.nn.functional.hardshrink, (0.5,)), (mg.nn.functional.threshold, (0.5, -1.0))):
+        with pytest.raises(TypeError, match="out"):
+            f(x, *args, out=mg.zeros(3))

@@ -8,7 +8,8 @@ the rest are ATen's own functions: the arguments come in another order (the weig
 means none (``F.embedding`` turns a negative index into a row before calling it).  Each here is
 its ``nn.functional`` twin with PyTorch's top-level arguments, so gradients, devices and errors
 are the twin's.  The top-level names whose signatures *are* the twin's (``torch.conv2d``,
-``torch.avg_pool1d``, ...) are the twins themselves (``minigrad_ckpt/__init__.py``).
+``torch.avg_pool1d``, ...) are the twins themselves (``minigrad_ckpt/__init__.py``), except
+``torch.hardshrink`` and ``torch.threshold``: ATen's take ``out=``, which ``F``'s do not.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 from ...functional.arguments import number
+from ...out_arguments import CAST, FOUND, with_out
 from ...tensor import Tensor
+from .activation import hardshrink as _hardshrink
+from .activation import threshold as _threshold
 from .dropout import alpha_dropout as _alpha_dropout
 from .dropout import dropout as _dropout
 from .embedding import embedding as _embedding
@@ -30,7 +34,12 @@ from .pooling import max_pool1d as _max_pool1d
 from .pooling import max_pool2d as _max_pool2d
 
 __all__ = ["dropout", "alpha_dropout", "layer_norm", "group_norm", "batch_norm", "instance_norm", "embedding",
-           "max_pool1d", "max_pool2d", "adaptive_max_pool1d", "constant_pad_nd"]
+           "max_pool1d", "max_pool2d", "adaptive_max_pool1d", "constant_pad_nd", "hardshrink", "threshold"]
+
+#: ``F.hardshrink`` and ``F.threshold`` taking ``out=`` as ATen's do: ``threshold``'s result cast into
+#: ``out``'s dtype where PyTorch casts, ``hardshrink``'s into its own dtype only (torch 2.13's words)
+hardshrink = with_out("hardshrink", _hardshrink, FOUND)
+threshold = with_out("threshold", _threshold, CAST)
 
 
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
