@@ -12,6 +12,7 @@ from ..functional.errors import InputMismatch
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import functional as F
+from .functional.norm_checks import group_norm_refusal, per_channel_refusal, trailing_shape_refusal
 from .module import Module, Parameter
 
 __all__ = [
@@ -35,9 +36,8 @@ class LayerNorm(Module):
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
         x = as_tensor(input)  # a list or an array works as it does for the functions
         k = len(self.normalized_shape)
-        if x.shape[x.ndim - k:] != self.normalized_shape:
-            raise InputMismatch(f"{self!r}: input of shape {tuple(x.shape)} does not end with "
-                                f"normalized_shape {self.normalized_shape}")
+        if x.shape[x.ndim - k:] != self.normalized_shape:  # PyTorch's words (F.layer_norm's)
+            raise trailing_shape_refusal(repr(self), tuple(x.shape), self.normalized_shape, ())
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def reset_parameters(self) -> None:
@@ -115,8 +115,11 @@ class _BatchNorm(_NormBase):
             ranks = " or ".join(f"{n}D" for n in self._expected_ndim)
             raise InputMismatch(f"expected {ranks} input (got {x.ndim}D input): {self!r} was given input of "
                                 f"shape {tuple(x.shape)}")
-        if channels is not None and x.shape[1] != channels:
-            raise InputMismatch(
+        stats = not self.training or self.track_running_stats  # (whether F.batch_norm is given them)
+        running_mean, running_var = (self.running_mean, self.running_var) if stats else (None, None)
+        if channels is not None and x.shape[1] != channels:  # PyTorch's words (F.batch_norm's), where it refuses
+            raise per_channel_refusal(repr(self), tuple(x.shape), (("running_mean", running_mean), ("running_var",
+                                      running_var), ("weight", weight), ("bias", self.bias))) or InputMismatch(
                 f"{self!r}: input of shape {tuple(x.shape)} does not match num_features="
                 f"{channels} (expected {' or '.join(f'{n}-D' for n in self._expected_ndim)} "
                 f"input with {channels} channels on axis 1)"
@@ -134,12 +137,8 @@ class _BatchNorm(_NormBase):
                 self.num_batches_tracked.add_(1)
             if momentum is None:  # cumulative moving average
                 momentum = 1.0 / int(self.num_batches_tracked.item())
-        return F.batch_norm(
-            x,
-            self.running_mean if (not self.training or self.track_running_stats) else None,
-            self.running_var if (not self.training or self.track_running_stats) else None,
-            weight, self.bias, use_batch, momentum if momentum is not None else 0.0, self.eps,
-        )
+        return F.batch_norm(x, running_mean, running_var, weight, self.bias, use_batch,
+                            momentum if momentum is not None else 0.0, self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
@@ -181,9 +180,10 @@ class GroupNorm(Module):
 
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
         x = as_tensor(input)  # a list or an array works as it does for the functions
-        if x.ndim < 2 or x.shape[1] != self.num_channels:
-            raise InputMismatch(f"{self!r}: input of shape {tuple(x.shape)} needs {self.num_channels} channels on "
-                                f"axis 1")
+        if x.ndim < 2 or x.shape[1] != self.num_channels:  # PyTorch's words (F.group_norm's), where it refuses
+            raise group_norm_refusal(tuple(x.shape), self.num_groups, self.weight, self.bias, repr(self)) or (
+                InputMismatch(f"{self!r}: input of shape {tuple(x.shape)} needs {self.num_channels} channels on "
+                              f"axis 1"))
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
     def reset_parameters(self) -> None:

@@ -18,6 +18,7 @@ from ...ops.shape import AsType
 from ...tape import apply
 from ...tensor import Tensor
 from .inputs import _check_input_dtype, floating_kernel, no_kernel
+from .norm_checks import group_norm_refusal, missing_running_stats, per_channel_refusal, trailing_shape_refusal
 
 __all__ = [
     "layer_norm", "batch_norm", "group_norm", "rms_norm", "instance_norm", "local_response_norm",
@@ -37,6 +38,11 @@ def _real_input(name: str, x: Any) -> Tensor:
 
 
 _FLOAT32 = host_numpy.dtype("float32")
+
+
+def _shape(t: Any) -> tuple:
+    """A weight's or statistic's shape as the checks compare it (a list given for one: its length)."""
+    return t.shape if isinstance(t, Tensor) else _tensor(t).shape
 
 
 def float32_parameters_of_reduced_input(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -67,10 +73,9 @@ def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any 
     input = _real_input("layer_norm", input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
-    if k == 0 or input.shape[input.ndim - k:] != shape:
-        raise InputMismatch(
-            f"layer_norm: input of shape {input.shape} does not end with normalized_shape {shape}"
-        )
+    if (k == 0 or input.shape[input.ndim - k:] != shape or (weight is not None and _shape(weight) != shape)
+            or (bias is not None and _shape(bias) != shape)):
+        raise trailing_shape_refusal("layer_norm", input.shape, shape, (("weight", weight), ("bias", bias)))
     axes = tuple(range(input.ndim - k, input.ndim))
     _check_input_dtype("layer_norm", input, weight if isinstance(weight, Tensor) else None)
     if weight is not None and bias is not None:  # one op: keeps x, not also the normalized x
@@ -104,14 +109,16 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
         _check_input_dtype("batch_norm", input, t if isinstance(t, Tensor) else None)
     axes = (0,) + tuple(range(2, input.ndim))
     bshape = (1, c) + (1,) * (input.ndim - 2)
-    for name, t in (("running_mean", running_mean), ("running_var", running_var),
-                    ("weight", weight), ("bias", bias)):
-        if t is not None and tuple(t.shape) != (c,):
-            raise InputMismatch(f"batch_norm: {name} must have shape ({c},) for input {input.shape}, "
-                                f"got {tuple(t.shape)}")
     if eps < 0.0 or (training and eps <= 0.0):  # PyTorch's checks (a constant batch over sqrt(0) was inf or NaN)
         raise ValueError(f"batch_norm eps must be {'positive during training' if training else 'non-negative'}, "
                          f"but got {eps}")
+    if training and (running_mean is None) is not (running_var is None):
+        raise missing_running_stats("batch_norm", running_mean, running_var, training)
+    per_channel = (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias))
+    if (not training and (running_mean is None or running_var is None)
+            or any(t is not None and _shape(t) != (c,) for _, t in per_channel)):
+        required = () if training else ("running_mean", "running_var")
+        raise per_channel_refusal("batch_norm", input.shape, per_channel, required)
     if training and input.size == 0 and c:  # an empty batch: empty out, running statistics kept (PyTorch's)
         return _per_channel_affine(input, input, weight, bias, bshape)
     if training:
@@ -127,8 +134,7 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
             _update_running(running_mean, running_var, mean, var, momentum, input.device)
         return out
     else:
-        out = _normalize_with(input, running_mean, running_var, eps, bshape, "batch_norm: running statistics are "
-                              "required when training=False")
+        out = _normalize_with(input, running_mean, running_var, eps, bshape)
     return _per_channel_affine(out, input, weight, bias, bshape)
 
 
@@ -138,11 +144,9 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
     """Normalize over groups of channels (axis 1) and all spatial axes, then ``* weight + bias`` per channel."""
     num_groups, eps = number("group_norm", "num_groups", num_groups, "int"), number("group_norm", "eps", eps, "float")
     input = _real_input("group_norm", input)
-    if input.ndim < 2 or input.shape[1] % num_groups:
-        theirs = ("" if input.ndim < 2 else "Expected number of channels in input to be divisible by num_groups, "
-                  f"but got input of shape {list(input.shape)} and num_groups={num_groups} (")  # (PyTorch's words)
-        raise InputMismatch(f"group_norm: {theirs}input of shape {input.shape} needs channels (axis 1) divisible "
-                            f"by num_groups={num_groups}{')' if theirs else ''}")
+    if (input.ndim < 2 or input.shape[1] % num_groups or (weight is not None and _shape(weight) != input.shape[1:2])
+            or (bias is not None and _shape(bias) != input.shape[1:2])):
+        raise group_norm_refusal(input.shape, num_groups, weight, bias)
     _check_input_dtype("group_norm", input, weight if isinstance(weight, Tensor) else None)
     n, c = input.shape[0], input.shape[1]
     if n * (c // num_groups) * math.prod(input.shape[2:]) == 1:  # PyTorch's check (of a batch of groups)
@@ -174,8 +178,8 @@ def rms_norm(input: Any, normalized_shape: Any, weight: Any = None, eps: float |
     input = _tensor(input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
-    if k == 0 or input.shape[input.ndim - k:] != shape:
-        raise InputMismatch(f"rms_norm: input of shape {input.shape} does not end with normalized_shape {shape}")
+    if k == 0 or input.shape[input.ndim - k:] != shape or (weight is not None and _shape(weight) != shape):
+        raise trailing_shape_refusal("rms_norm", input.shape, shape, (("weight", weight),), star="")
     _check_input_dtype("rms_norm", input, weight if isinstance(weight, Tensor) else None)
     e = float(host_numpy.finfo(input.dtype).eps) if eps is None else number("rms_norm", "eps", eps, "float")
     axes = tuple(range(input.ndim - k, input.ndim))
@@ -198,12 +202,19 @@ def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None,
     momentum, eps = numbers("instance_norm", "float", momentum=momentum, eps=eps)
     input = _real_input("instance_norm", input)
     if input.ndim < 3:
-        raise ValueError(f"instance_norm: expected (N, C, *spatial) input with a spatial axis, got {input.shape}")
+        theirs = (f"Expected more than 1 spatial element when training, got input size torch.Size({list(input.shape)})"
+                  " (" if use_input_stats else "")  # (PyTorch's words, where it refuses this input)
+        raise ValueError(f"instance_norm: {theirs}expected (N, C, *spatial) input with a spatial axis, got "
+                         f"{input.shape}{')' if theirs else ''}")
     _check_input_dtype("instance_norm", input, weight if isinstance(weight, Tensor) else None)
     c = input.shape[1]
-    for name, stats in (("running_mean", running_mean), ("running_var", running_var)):
-        if stats is not None and _tensor(stats).numel() != c:  # PyTorch's check (and words)
-            raise RuntimeError(f"{name} should contain {c} elements not {_tensor(stats).numel()}")
+    if (running_mean is None) is not (running_var is None) or (running_mean is None and not use_input_stats):
+        raise missing_running_stats("instance_norm", running_mean, running_var, use_input_stats)
+    # PyTorch's order and words; its counts are multiplied by the batch (it normalizes the batch as
+    # one sample of N * C channels), these are the channels and the given count
+    per_channel = (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias))
+    if any(t is not None and _shape(t) != (c,) for _, t in per_channel):
+        raise per_channel_refusal("instance_norm", input.shape, per_channel)
     spatial = tuple(range(2, input.ndim))
     bshape = (1, c) + (1,) * (input.ndim - 2)
     if use_input_stats:
@@ -219,8 +230,7 @@ def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None,
             _update_running(running_mean, running_var, mean, var, momentum, input.device)
         return out
     else:
-        out = _normalize_with(input, running_mean, running_var, eps, bshape, "instance_norm: running statistics are "
-                              "required when use_input_stats=False")
+        out = _normalize_with(input, running_mean, running_var, eps, bshape)
     return _per_channel_affine(out, input, weight, bias, bshape)
 
 
@@ -234,12 +244,15 @@ def local_response_norm(input: Any, size: int, alpha: float = 1e-4, beta: float 
     size = number("local_response_norm", "size", size, "SymInt")  # (PyTorch's Python: one element reads)
     alpha, beta, k = numbers("local_response_norm", "float", alpha=alpha, beta=beta, k=k)
     input = _real_input("local_response_norm", input)
-    if input.ndim < 3:
-        raise ValueError(f"local_response_norm: expected (N, C, *spatial) input, got shape {input.shape}")
+    if input.ndim < 3:  # PyTorch's words (its source's line break leaves a run of spaces inside them there)
+        raise ValueError(f"local_response_norm: Expected 3D or higher dimensionality input (got {input.ndim} "
+                         f"dimensions) (an (N, C, *spatial) input; got shape {input.shape})")
     if input.size == 0:  # PyTorch's: the input itself, before its pool could refuse the dtype
         return input
-    if int(size) < 1:
-        raise InputMismatch(f"local_response_norm: size must be >= 1, got {size}")
+    if int(size) < 1:  # its pool's words: the window over the channels is the pool's first kernel dim
+        kernel = f"kH: {size} kW: 1" if input.ndim == 3 else f"kT: {size} kH: 1 kW: 1"
+        raise InputMismatch(f"local_response_norm: kernel size should be greater than zero, but got {kernel} "
+                            f"(size must be >= 1, got {size})")
     _refuse_unpooled_dtype(input)
     size = int(size)
     c = input.shape[1]
@@ -271,12 +284,9 @@ def _update_running(running_mean: Tensor, running_var: Tensor, mean: Any, var: A
             running.mul_(1 - momentum).add_(Tensor.constant(batch.astype(running.dtype), device) * momentum)
 
 
-def _normalize_with(x: Tensor, running_mean: Any, running_var: Any, eps: float, bshape: tuple,
-                    missing: str) -> Tensor:
-    """``x`` normalized per channel (axis 1) with the running statistics (evaluation);
-    ``ValueError(missing)`` when they are not given."""
-    if running_mean is None or running_var is None:
-        raise ValueError(missing)
+def _normalize_with(x: Tensor, running_mean: Any, running_var: Any, eps: float, bshape: tuple) -> Tensor:
+    """``x`` normalized per channel (axis 1) with the running statistics (evaluation; the caller
+    has refused them missing)."""
     # Not detached: a module's buffers have no history anyway, and statistics passed in that
     # do -- or that carry a forward-mode tangent -- are differentiated like any input.
     rm = mf.reshape(_tensor(running_mean, x), bshape)
