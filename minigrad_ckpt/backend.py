@@ -92,6 +92,16 @@ SUPPORTED_DTYPES = tuple(
     )
 )
 _SUPPORTED = frozenset(SUPPORTED_DTYPES)
+#: each supported dtype to NumPy's own instance of it: an unpickled or deep-copied dtype (or an array's)
+#: is equal to it but another object, and the engine tests dtypes by identity (``dtype is HALF``), as
+#: PyTorch users do (``x.dtype is torch.float32``)
+_CANONICAL = {d: d for d in SUPPORTED_DTYPES}
+
+
+def canonical_array(array: Any) -> Any:
+    """``array`` itself, or a view of it whose dtype is NumPy's own instance (see ``_CANONICAL``)."""
+    dt = _CANONICAL.get(array.dtype, array.dtype)
+    return array if array.dtype is dt else array.view(dt)
 
 
 class DtypeNotOffered:
@@ -142,10 +152,11 @@ def as_dtype(dtype: Any) -> numpy.dtype:
         dt = numpy.dtype(dtype)
     except TypeError as exc:
         raise TypeError(f"not a dtype: {dtype!r}") from exc
-    if dt not in _SUPPORTED:
+    canonical = _CANONICAL.get(dt)
+    if canonical is None:
         names = ", ".join(d.name for d in SUPPORTED_DTYPES)
         raise TypeError(f"unsupported dtype {dt.name}; minigrad_ckpt supports {names}")
-    return dt
+    return canonical
 
 
 def is_floating(dtype: numpy.dtype) -> bool:
@@ -1502,8 +1513,7 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
             dt = default_complex_dtype()
         else:
             dt = as_dtype(host.dtype)
-    if host.dtype != dt:
-        host = host.astype(dt)
+    host = host.astype(dt) if host.dtype != dt else canonical_array(host)
     if dev.xp.name == "numpy":
         return host, dev
     return dev.xp.asarray(host), dev

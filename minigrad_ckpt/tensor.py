@@ -62,6 +62,7 @@ from .backend import (
     Device,
     MetaArray,
     as_dtype,
+    canonical_array,
     castable_in_place,
     cpp_type_name,
     cpu,
@@ -1034,7 +1035,7 @@ class Tensor:
         datetimes, float128, records) is PyTorch's TypeError, one in the other byte order its ValueError:
         wrapped as it is, it would be a tensor that no op can compute with."""
         _check_shareable(array)
-        t = cls.constant(array, device)
+        t = cls.constant(canonical_array(array), device)  # (a view, where the dtype is an unpickled copy)
         t._alias_group = object()
         _note_memory_shown_outside(t)
         return t
@@ -2196,7 +2197,7 @@ def _rebuild_tensor(cls: type, array: Any, device: str, requires_grad: bool, ext
     dev = get_device(device)
     if axes is not None:
         array = array.transpose(sorted(range(len(axes)), key=list(axes).__getitem__))
-    t = cls._wrap(dev.xp.asarray(array), None, dev)
+    t = cls._wrap(dev.xp.asarray(canonical_array(array)), None, dev)  # (NumPy unpickles another dtype object)
     t._requires_grad = bool(requires_grad)
     t.__dict__.update(extra)
     return t
