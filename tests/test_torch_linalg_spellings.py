@@ -63,9 +63,11 @@ def test_nn_functions_at_the_top_level_as_pytorchs():
     # they were AttributeErrors here
     F = mg.nn.functional
     for name in ("bilinear", "celu", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-                 "cosine_similarity", "hardshrink", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle",
-                 "prelu", "rrelu", "selu", "threshold"):
+                 "cosine_similarity", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle",
+                 "prelu", "rrelu", "selu"):
         assert getattr(mg, name) is getattr(F, name), name
+    for name in ("hardshrink", "threshold"):  # torch.hardshrink and torch.threshold take out=, F's do not
+        assert getattr(mg, name).__wrapped__ is getattr(F, name), name
     x = mg.arange(8.0).reshape(1, 2, 2, 2)
     w = mg.ones(1, 2, 1, 1)
     assert mg.conv2d(x, w).tolist() == [[[[4.0, 6.0], [8.0, 10.0]]]]
