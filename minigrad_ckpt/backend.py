@@ -69,6 +69,7 @@ __all__ = [
     "DtypeNotImplemented",
     "UnknownDevice",
     "refuse_unbroadcastable",
+    "broadcast_refusal",
     "wrapped_int",
     "set_default_dtype",
     "to_array",
@@ -643,6 +644,26 @@ def refuse_unbroadcastable(arrays: Any, exc: ValueError) -> None:
             raise BroadcastMismatch(f"The size of tensor {'abcdefgh'[i]} ({a}) must match the size of tensor "
                                     f"{'abcdefgh'[j]} ({b}) at non-singleton dimension {d} (shapes {listed} "
                                     f"cannot be broadcast together)") from exc
+
+
+class broadcast_refusal:
+    """``with broadcast_refusal(a, b): out = a & b`` -- the array library's ``ValueError`` for operands
+    whose shapes do not broadcast leaves the block as PyTorch's :class:`BroadcastMismatch`, in its
+    words (see :func:`refuse_unbroadcastable`); any other error leaves unchanged.  A class rather
+    than a generator context manager: it is entered on every call of the ops that use it."""
+
+    __slots__ = ("arrays",)
+
+    def __init__(self, *arrays: Any) -> None:
+        self.arrays = arrays
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: Any, traceback: Any) -> bool:
+        if kind is not None and issubclass(kind, ValueError):
+            refuse_unbroadcastable(self.arrays, exc)
+        return False
 
 
 #: float16's dtype: an array's ``dtype`` is this one object (NumPy's dtypes are singletons), so hot

@@ -62,6 +62,7 @@ from .backend import (
     Device,
     MetaArray,
     as_dtype,
+    broadcast_refusal,
     canonical_array,
     castable_in_place,
     cpp_type_name,
@@ -77,7 +78,6 @@ from .backend import (
     number_beside_half,
     numpy_namespace,
     refuse_alpha,
-    refuse_unbroadcastable,
     to_array,
     to_host,
     wrapped_int,
@@ -1956,11 +1956,8 @@ class Tensor:
         shape = tuple(getattr(other, "shape", ()))
         if not shape or shape == self._data.shape:  # (a number or a 0-d operand broadcasts to any shape: no
             return  # call of broadcast_shapes, about 3 us, on each optimizer step's x.mul_(beta))
-        try:
+        with broadcast_refusal(self._data, other):
             wide = host_numpy.broadcast_shapes(self._data.shape, shape)
-        except ValueError as e:
-            refuse_unbroadcastable((self._data, other), e)
-            raise
         if wide != self._data.shape:
             raise BroadcastMismatch(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
                                     f"{list(wide)}")

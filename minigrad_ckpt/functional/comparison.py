@@ -10,7 +10,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from ..backend import host_numpy, refuse_unbroadcastable
+from ..backend import broadcast_refusal, host_numpy
 from ..ops import comparison as _cmp
 from ..ops import elementwise as _ew
 from ..tape import apply
@@ -107,11 +107,8 @@ def _bitwise(name: str, symbol: str, logical: Callable[[Any, Any], Tensor],
         x, y = promoted_operands(*one_device(name, x, y))  # PyTorch's dtype: uint8 & 0-d int8 is uint8
         like = x if isinstance(x, Tensor) else y
         a, b = _bits(name, x, like), _bits(name, y, like)
-        try:
+        with broadcast_refusal(a, b):
             out = operator_of(a, b)  # the arrays' own operator
-        except ValueError as e:  # shapes that do not broadcast: PyTorch's RuntimeError, in its words
-            refuse_unbroadcastable((a, b), e)
-            raise
         return Tensor.constant(like.device.xp.asarray(out), like.device)
     bitwise.__name__ = bitwise.__qualname__ = name
     bitwise.__doc__ = (f"``x {symbol} y`` bit by bit for integer tensors, the logical op for bool ones "

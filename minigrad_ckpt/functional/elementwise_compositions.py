@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..backend import get_default_dtype, host_numpy, refuse_unbroadcastable
+from ..backend import broadcast_refusal, get_default_dtype, host_numpy
 from ..ops import elementwise as _ew
 from ..ops import interpolation as _interp
 from ..tape import apply
@@ -327,13 +327,10 @@ def nextafter(x: Any, other: Any) -> Tensor:
     a, b = _pair("nextafter", x, other)
     dtype = result_type(a, b)  # PyTorch's promotion: float32 beside int64 or a 0-d float64 steps in float32
     ha, hb = host(a).astype(dtype), host(b).astype(dtype)
-    try:
+    with broadcast_refusal(ha, hb):
         # C's nextafter is other where the two are equal (nextafter(-0.0, 0.0) is 0.0); NumPy's float16
         # loop answers x there
         out = constant(host_numpy.where(ha == hb, hb, host_numpy.nextafter(ha, hb)), a)
-    except ValueError as e:  # shapes that do not broadcast: PyTorch's RuntimeError, in its words
-        refuse_unbroadcastable((ha, hb), e)
-        raise
     if _floating(a):
         out = out + _identity_link(a, mf.not_equal(a.detach(), b.detach()), dtype)
     return out + zero_link(b, dtype) if _floating(b) else out

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..backend import host_numpy, refuse_unbroadcastable, scalar_type_name
+from ..backend import broadcast_refusal, host_numpy, scalar_type_name
 from ..tensor import Tensor
 from .arguments import one_device, promoted_operands
 from .errors import DtypeNotImplemented
@@ -56,11 +56,8 @@ def _constant(name: str, compute: Callable[[Any, Any, Any], Any], doc: str, *, b
               ) -> Callable[[Any, Any], Tensor]:
     def function(x: Any, y: Any) -> Tensor:
         a, b, like = _integer_arrays(name, x, y, bools=bools)
-        try:
+        with broadcast_refusal(a, b):
             out = compute(like.device.xp, a, b)
-        except ValueError as e:  # shapes that do not broadcast: PyTorch's RuntimeError, in its words
-            refuse_unbroadcastable((a, b), e)
-            raise
         return Tensor.constant(like.device.xp.asarray(out), like.device)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc

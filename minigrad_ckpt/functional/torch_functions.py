@@ -18,11 +18,11 @@ from typing import Any
 from ..backend import (
     Device,
     as_dtype,
+    broadcast_refusal,
     cpp_type_name,
     fill_scalar,
     get_default_dtype,
     host_numpy,
-    refuse_unbroadcastable,
     scalar_type_name,
 )
 from ..backend import get_device as _resolve_device
@@ -142,11 +142,8 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,  #
     if isinstance(y, Tensor) and y.dtype != x.dtype:  # PyTorch's check (a number takes x's dtype)
         raise RuntimeError(f"{tmeth.scalar_type_name(x.dtype)} did not match {tmeth.scalar_type_name(y.dtype)}")
     xp, a, b = x.device.xp, x._data, as_tensor(y, x)._data
-    try:
+    with broadcast_refusal(a, b):
         host_numpy.broadcast_shapes(a.shape, b.shape)
-    except ValueError as e:  # PyTorch's RuntimeError, in its words
-        refuse_unbroadcastable((a, b), e)
-        raise
     if a.dtype.kind == "b" and b.dtype.kind == "b":  # PyTorch measures bools as the default float
         a, b = a.astype(get_default_dtype()), b.astype(get_default_dtype())
     # PyTorch's tolerance for integers is in the default float dtype (NumPy's int * float is float64)
