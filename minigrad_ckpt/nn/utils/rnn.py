@@ -32,20 +32,41 @@ __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_
            "pack_sequence", "unpack_sequence", "pad_sequence", "unpad_sequence"]
 
 
-class PackedSequence(NamedTuple):
+class _PackedSequenceFields(NamedTuple):
+    data: Tensor
+    batch_sizes: Tensor
+    sorted_indices: Tensor | None
+    unsorted_indices: Tensor | None
+
+
+class PackedSequence(_PackedSequenceFields):
     """Sequences packed time step after time step, as PyTorch's ``PackedSequence``.
 
     ``data``: ``(sum of lengths, *)``, step 0 of every sequence, then step 1 of those still
     running, ...; ``batch_sizes``: an int64 tensor, how many sequences run at each step;
     ``sorted_indices``: the caller's batch index of each packed column (None when the batch
     came sorted); ``unsorted_indices``: its inverse.  Make one with :func:`pack_padded_sequence`
-    or :func:`pack_sequence` rather than by hand.
+    or :func:`pack_sequence` rather than by hand -- or rebuild one around new data, as PyTorch's
+    constructor allows: ``PackedSequence(f(p.data), p.batch_sizes, p.sorted_indices)`` works out
+    ``unsorted_indices`` itself (without it, unpacking would give the batch in sorted order), and
+    ``PackedSequence((data, batch_sizes))`` takes the pair as one argument.
     """
 
-    data: Tensor
-    batch_sizes: Tensor
-    sorted_indices: Tensor | None = None
-    unsorted_indices: Tensor | None = None
+    __slots__ = ()
+
+    def __new__(cls, data: Any, batch_sizes: Any = None, sorted_indices: Tensor | None = None,
+                unsorted_indices: Tensor | None = None) -> PackedSequence:
+        if batch_sizes is None:  # PyTorch's PackedSequence((data, batch_sizes), sorted_indices=...)
+            if not (isinstance(data, (list, tuple)) and len(data) == 2):
+                raise AssertionError("Expected data to be a list or tuple of length 2")
+            data, batch_sizes = data
+        if isinstance(batch_sizes, Tensor) and batch_sizes.device.type != "cpu":
+            raise ValueError("batch_sizes should always be on CPU. Instances of PackedSequence should never be "
+                             "created manually. They should be instantiated by functions like pack_sequence "
+                             "and pack_padded_sequences in nn.utils.rnn.")
+        if unsorted_indices is None:
+            unsorted_indices = invert_permutation(sorted_indices)
+        return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
     def to(self, *args: Any, **kwargs: Any) -> PackedSequence:
         """The data moved or cast by ``Tensor.to``, the indices moved with it; ``batch_sizes``
