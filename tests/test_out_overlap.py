@@ -106,6 +106,29 @@ def test_out_the_input_itself_is_taken_by_the_elementwise_functions_and_refused_
             gather()
 
 
+def test_kthvalue_refuses_its_input_itself_as_values_out_where_sort_topk_mode_median_take_it():
+    # torch 2.13: kthvalue's kernel asserts no overlap at all between its input and the values
+    # (found running PyTorch's test_kthvalue_overlap against the engine, which answered)
+    def x():
+        return mg.tensor([3.0, 1.0, 4.0, 1.5, 9.0])
+    with pytest.raises(RuntimeError, match=OVERLAP):
+        a = x()
+        mg.kthvalue(a, 2, out=(a, mg.empty(0, dtype=mg.int64)))
+    with pytest.raises(RuntimeError, match=OVERLAP):
+        a = x().view(5, 1)
+        mg.kthvalue(a, 1, 1, True, out=(a, mg.empty(0, dtype=mg.int64)))
+    a = x()
+    v, i = mg.kthvalue(a.view(5, 1)[::2], 1, 1, out=(a[::2], mg.empty(0, dtype=mg.int64)))  # (not dense: taken)
+    assert v.tolist() == [3.0, 4.0, 9.0]
+    for other in (lambda a, i: mg.sort(a, out=(a, i)), lambda a, i: mg.topk(a, 5, out=(a, i)),
+                  lambda a, i: mg.mode(a.view(5, 1), 1, True, out=(a.view(5, 1), i)),
+                  lambda a, i: mg.median(a.view(5, 1), 1, True, out=(a.view(5, 1), i)),
+                  lambda a, i: mg.max(a.view(5, 1), 1, True, out=(a.view(5, 1), i))):
+        other(x(), mg.empty(0, dtype=mg.int64))
+    k = mg.tensor([3, 1, 2])  # the indices out: an elementwise function's
+    assert mg.kthvalue(k, 2, out=(mg.empty(0, dtype=mg.int64), k)).indices.tolist() == 2
+
+
 def test_the_scatters_refuse_their_source_and_index_as_gathers_and_their_input_as_elementwise():
     def x():
         return mg.tensor([3.0, 1.0, 2.0, 5.0])
