@@ -72,3 +72,21 @@ def test_the_left_out_empty_tensor_under_func_transforms():
     out, tangent = mg.func.jvp(lambda e, w: mg.cat([e, w]), (mg.tensor([], dtype=mg.float64), w),
                                (mg.tensor([], dtype=mg.float64), mg.ones(2, 2, dtype=mg.float64)))
     assert out.shape == tangent.shape == (2, 2)
+
+
+@pytest.mark.parametrize("device, dtype", SEAMS)
+@pytest.mark.parametrize("dim", [1, -2, 5])
+def test_only_empty_tensors_join_along_any_dim(device, dtype, dim):
+    # torch 2.13 skips each 1-D empty tensor, so with nothing left it judges no dim:
+    # torch.cat([empty, empty], dim=1) is empty (PyTorch's test_cat_empty_legacy); the engine raised
+    # "Dimension out of range" (found running that test against the engine)
+    e = mg.tensor([], dtype=dtype, device=device, requires_grad=True)
+    f = mg.tensor([], dtype=mg.int64, device=device)
+    for join in (mg.cat, mg.concat, mg.concatenate):
+        out = join([e, f, e], dim)
+        assert out.shape == (0,) and out.dtype == dtype and out.device == e.device
+    (ge,) = mg.autograd.grad(checkpoint(lambda e: mg.cat([e, e], dim) * 2, e, use_reentrant=False).sum(), [e])
+    assert ge.shape == (0,) and ge.dtype == dtype
+    assert mg.func.grad(lambda e: mg.cat([e, e], dim).sum())(e.detach()).shape == (0,)
+    with pytest.raises(mg.functional.errors.JoinShapeMismatch, match="zero-dimensional"):
+        mg.cat([e, mg.tensor(1.0, dtype=dtype, device=device)], dim)

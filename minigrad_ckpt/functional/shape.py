@@ -220,13 +220,16 @@ def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     """Join tensors along an existing axis.  A 1-D empty tensor (shape ``(0,)``) among tensors that do
     not fit it joins as no rows of their shape, PyTorch's legacy rule for ``cat`` (``out = torch.tensor([])``
     then ``out = torch.cat([out, rows])`` gathers rows from nothing; NumPy refuses it); its dtype still
-    counts, and it gets its (empty) gradient."""
+    counts, and it gets its (empty) gradient.  Tensors that are all 1-D empty join into one, along any
+    ``axis`` (PyTorch skips each, so it judges no dim: ``cat([empty, empty], dim=1)`` is ``empty``)."""
     ts = same_dtype(tensor_list("concatenate", tensors))
     try:
         ax, sizes = _join_sizes(ts, axis)
     except (JoinShapeMismatch, DimensionOutOfRange):
         kept = [t for t in ts if t._data.shape != (0,)]
-        if not kept or len(kept) == len(ts):
+        if not kept:
+            return apply(_sh.Concatenate.shared(*_join_sizes(ts, 0)), *ts)
+        if len(kept) == len(ts):
             raise
         ax, _ = _join_sizes(kept, axis)  # (raises where they do not fit, naming them)
         # each empty one joins as a view of no rows shaped as the others, not left out: it stays on the
