@@ -362,9 +362,14 @@ def empty_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: 
 
 
 def _check_float(dtype: Any, name: str) -> Any:
+    """A window's dtype: a float one.  PyTorch refuses an integer or bool dtype in these words (a
+    RuntimeError; DtypeNotImplemented is one, and a TypeError as before) and a complex one with its
+    arange kernel's NotImplementedError."""
     dt = _dtype_or_default(dtype)
-    if dt.kind != "f":  # (PyTorch has no kernel for it: its NotImplementedError, a TypeError as before)
-        raise DtypeNotImplemented(f"{name}: dtype must be a float dtype, got {dt}")
+    if dt.kind == "c":
+        raise DtypeNotImplemented(f'{name}: "arange_cpu" not implemented for complex dtype {dt}')
+    if dt.kind != "f":
+        raise DtypeNotImplemented(f"{name} expects floating point dtypes, got: {dt}")
     return dt
 
 
