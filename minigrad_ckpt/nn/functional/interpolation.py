@@ -99,7 +99,8 @@ def _keeps_axis(mode: str, n_in: int, n_out: int, factor: float | None, spatial:
 
 def _taps(mode: str, n_in: int, n_out: int, align_corners: bool, factor: float | None,
           spatial: int = 1) -> list[tuple[Any, Any]]:
-    """``[(positions, weights or None), ...]`` for one axis: output ``j`` is ``sum_k w_k[j] x[i_k[j]]``."""
+    """``[(positions, weights or None[, reads]), ...]`` for one axis: output ``j`` is ``sum_k w_k[j] x[i_k[j]]``
+    over the taps that read for ``j`` (:func:`_resample_axis`)."""
     j = np.arange(n_out)
     if _keeps_axis(mode, n_in, n_out, factor, spatial):
         return [(j, None)]
@@ -113,7 +114,7 @@ def _taps(mode: str, n_in: int, n_out: int, align_corners: bool, factor: float |
         start = (j * n_in) // n_out
         stop = -((-(j + 1) * n_in) // n_out)
         length = stop - start
-        return [(np.minimum(start + k, stop - 1), np.where(k < length, 1.0 / length, 0.0))
+        return [(np.minimum(start + k, stop - 1), np.where(k < length, 1.0 / length, 0.0), k < length)
                 for k in range(int(length.max()))]
     s = _linear_scale(n_in, n_out, align_corners, factor)
     src = j * s if align_corners else (j + 0.5) * s - 0.5
@@ -149,7 +150,7 @@ def _antialias_taps(mode: str, n_in: int, n_out: int, align_corners: bool, facto
     w = np.where(k < count, w, 0.0)
     total = w.sum(axis=0)
     w = w / np.where(total != 0, total, 1.0)
-    return [(np.minimum(start + kk, n_in - 1), w[kk]) for kk in range(len(k))]
+    return [(np.minimum(start + kk, n_in - 1), w[kk], kk < count) for kk in range(len(k))]
 
 
 def cubic_weights(t: Any) -> tuple[Any, Any, Any, Any]:
@@ -162,13 +163,22 @@ def cubic_weights(t: Any) -> tuple[Any, Any, Any, Any]:
     return far(t + 1), near(t), near(1 - t), far(2 - t)
 
 
-def _resample_axis(x: Tensor, axis: int, taps: list[tuple[Any, Any]]) -> Tensor:
+def _resample_axis(x: Tensor, axis: int, taps: list[tuple[Any, ...]]) -> Tensor:
+    """``sum_k w_k * take(x, i_k, axis)`` over the taps ``(i_k, w_k)`` or ``(i_k, w_k, reads_k)``.
+
+    The windows of ``area`` and of ``antialias`` differ in length, so the taps past a shorter
+    window's end are padding: ``reads_k`` is False there, and the padding tap adds an exact 0
+    rather than ``0 * x`` -- which is NaN where the element it points at is infinite or NaN,
+    an element outside that window (PyTorch's kernels sum each window's own elements only).
+    """
     xp = x.device.xp
     shape = [1] * x.ndim
     shape[axis] = -1
     out = None
-    for pos, w in taps:
+    for pos, w, *reads in taps:
         term = mf.take(x, pos.tolist(), axis=axis)
+        if reads and not reads[0].all():
+            term = mf.where(Tensor.constant(xp.asarray(reads[0].reshape(shape)), x.device), term, 0.0)
         if w is not None:
             term = term * Tensor.constant(xp.asarray(w.astype(x.dtype).reshape(shape)), x.device)
         out = term if out is None else out + term
