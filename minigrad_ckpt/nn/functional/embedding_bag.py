@@ -105,18 +105,35 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: float 
             raise WrongTensorKind(f"Expected tensor for argument #1 'weight' to have the same type as tensor for "
                                   f"argument #1 'per_sample_weights'; but type {w.dtype} does not equal "
                                   f"{psw.dtype} (while checking arguments for embedding_bag)")
-        rows = rows * mf.reshape(psw, (-1, 1))
+        psw = mf.reshape(psw, (-1, 1))
     if mode == "max":
-        bags = []
-        for b in range(n_bags):
-            members = np.flatnonzero((bag_of == b) & keep).tolist()
-            bags.append(mf.max(mf.take(rows, members, axis=0), axis=0) if members
-                        else mf.sum(rows[:0], axis=0))
-        return mf.stack(bags) if bags else mf.reshape(rows[:0], (0, w.shape[1]))
-    scale = keep.astype(w.dtype)
+        return _bag_maxima(rows, bag_of, keep, n_bags)
+    # the padding ids' rows are left out, not scaled by 0: 0 * inf would be NaN in their bag
+    kept = np.flatnonzero(keep)
+    rows, bag_of = mf.take(rows, kept.tolist(), axis=0), bag_of[kept]
+    if per_sample_weights is not None:  # (after the padding is out: its weight's gradient is 0, not 0 * inf)
+        rows = rows * mf.take(psw, kept.tolist(), axis=0)
     if mode == "mean":
-        counts = np.bincount(bag_of[keep], minlength=n_bags)
-        scale = scale / np.maximum(counts, 1)[bag_of]
-    scaled = rows * Tensor.constant(xp.asarray(scale.astype(w.dtype).reshape(-1, 1)), w.device)
+        counts = np.bincount(bag_of, minlength=n_bags)
+        scale = 1.0 / np.maximum(counts, 1)[bag_of]
+        rows = rows * Tensor.constant(xp.asarray(scale.astype(w.dtype).reshape(-1, 1)), w.device)
     where = Tensor.constant(xp.asarray(bag_of), w.device)
-    return mf.index_add((n_bags, w.shape[1]), (where,), scaled)
+    return mf.index_add((n_bags, w.shape[1]), (where,), rows)
+
+
+def _bag_maxima(rows: Tensor, bag_of: Any, keep: Any, n_bags: int) -> Tensor:
+    """Per bag and column, the row at the bag's first maximum (its first NaN where it has one),
+    picked on the host and gathered: the gradient goes to that row alone, as PyTorch's
+    ``max_indices`` send it -- a bag holding an id twice, or two rows that tie, does not share it
+    (as the max pools' first maximum); an empty bag is zeros."""
+    values = np.asarray(rows.device.xp.to_host(rows.detach()._data))
+    bags = []
+    for b in range(n_bags):
+        members = np.flatnonzero((bag_of == b) & keep)
+        if not members.size:
+            bags.append(mf.sum(rows[:0], axis=0))
+            continue
+        first = members[np.argmax(values[members], axis=0)]  # (NumPy's argmax: the first NaN, else first max)
+        at = Tensor.constant(rows.device.xp.asarray(first.reshape(1, -1)), rows.device)
+        bags.append(mf.take_along_axis(rows, at, axis=0)[0])
+    return mf.stack(bags) if bags else mf.reshape(rows[:0], (0, rows.shape[1]))
