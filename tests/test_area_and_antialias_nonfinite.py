@@ -70,3 +70,9 @@ def test_area_under_jvp_and_checkpoint_keeps_the_infinity():
     np.testing.assert_allclose(out.detach().numpy().ravel(), [INF, INF, 4.0])
     out.sum().backward()
     assert np.isfinite(y.grad.numpy()).all()
+
+
+def test_on_the_strict_device():
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+    x = mg.tensor(np.array([1.0, INF, 2.0, 3.0, 5.0]).reshape(1, 1, 1, 1, 5), device="strict")
+    np.testing.assert_allclose(F.adaptive_avg_pool3d(x, (1, 1, 3)).numpy().ravel(), [INF, INF, 4.0])
