@@ -322,10 +322,13 @@ def nextafter(x: Any, other: Any) -> Tensor:
     """The next representable float after ``x`` towards ``other``, elementwise (NumPy's and
     PyTorch's ``nextafter``).  Computed on the host, bit by bit.  PyTorch's derivative: 1 in
     ``x`` where ``x != other`` (0 where they are equal and the result is ``other``), 0 in
-    ``other``."""
+    ``other``.  Two integral operands step in the default float dtype, as the other float-valued
+    functions of two (``hypot``, ``arctan2``); PyTorch's kernel refuses them."""
     refuse_complex_kernel("nextafter_cpu", x, other)
     a, b = _pair("nextafter", x, other)
     dtype = result_type(a, b)  # PyTorch's promotion: float32 beside int64 or a 0-d float64 steps in float32
+    if dtype.kind in "biu":  # NumPy's loop would step int64 in float64 and bool or uint8 in float16
+        dtype = get_default_dtype()
     ha, hb = host(a).astype(dtype), host(b).astype(dtype)
     with broadcast_refusal(ha, hb):
         # C's nextafter is other where the two are equal (nextafter(-0.0, 0.0) is 0.0); NumPy's float16
