@@ -333,6 +333,17 @@ def laid_out(a: Any, memory_format: Any = None, like: Any = None, copy: bool = T
 _default_dtype = [numpy.dtype("float32")]
 
 
+def python_number(x: numpy.generic) -> bool | int | float | complex:
+    """A NumPy scalar as the Python number PyTorch reads it as beside a tensor (a weak operand):
+    ``x.item()`` -- except NumPy's extended precision, whose ``item()`` is itself (a Python float
+    cannot hold a ``longdouble``), so that ``x * np.longdouble(2)`` made a float128 tensor, a dtype
+    no tensor may have; it is read as a float (``clongdouble``: a complex), as PyTorch reads it."""
+    v = x.item()
+    if isinstance(v, numpy.generic):  # longdouble, clongdouble
+        return complex(v) if isinstance(v, numpy.complexfloating) else float(v)
+    return v
+
+
 def wrapped_int(v: int, dtype: numpy.dtype) -> int:
     """A Python int as the integer ``dtype`` holds it, wrapped modulo ``2**bits`` as a C cast
     (PyTorch's answer for ``uint8_tensor + 300``: 300 is 44; NumPy raises ``OverflowError``);

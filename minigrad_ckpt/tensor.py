@@ -77,6 +77,7 @@ from .backend import (
     layout_axes,
     number_beside_half,
     numpy_namespace,
+    python_number,
     refuse_alpha,
     to_array,
     to_host,
@@ -1974,7 +1975,7 @@ class Tensor:
         grad or of 1+ dims, its TypeError) and checked against the dtype of the whole sum."""
         alpha = number(name, "alpha", alpha)
         if isinstance(other, host_numpy.generic):
-            other = other.item()
+            other = python_number(other)
         its = other.dtype if isinstance(other, Tensor) else _WEAK_KIND.get(type(other), self.dtype)
         refuse_alpha(alpha, self.dtype if _CATEGORY[self.dtype.kind] >= _CATEGORY[its.kind] else its)
         return alpha
@@ -1984,7 +1985,7 @@ class Tensor:
         the whole sum, so a uint8 ``other`` of 200 times 2 is 400 beside a float tensor, not 144 (a NumPy
         number is weak: ``np.uint8(200)`` is the int 200)."""
         if isinstance(other, host_numpy.generic):
-            other = other.item()
+            other = python_number(other)
         if isinstance(other, Tensor) and other.dtype != self.dtype:
             if _takes_dtype_of(self, other):
                 other = other.to(self.dtype)  # a lower category, or a 0-d tensor of the same: this dtype
@@ -2370,7 +2371,7 @@ def _plain_number(name: str, param: str, value: Any, kind: str, position: int | 
         raise TypeError(f"{name}(): argument {_named(param, position)} must be int, not {type(value).__name__} "
                         f"({value!r})")
     if isinstance(value, (host_numpy.number, host_numpy.bool_)):  # (NumPy's bool is not one of its numbers)
-        return value.item()
+        return python_number(value)
     return value
 
 

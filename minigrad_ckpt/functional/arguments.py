@@ -14,7 +14,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..backend import device_of, get_default_dtype, host_numpy, is_array, number_beside_half
+from ..backend import device_of, get_default_dtype, host_numpy, is_array, number_beside_half, python_number
 from ..ops.shape import AsType
 from ..tape import apply, on_one_device
 from ..tensor import Tensor, number, numbers, real_numbers
@@ -124,7 +124,7 @@ def beside_number_in_float32(fn: Callable[[Any, Any], Tensor], x: Any, y: Any, o
     PyTorch's too, ``g * 1.3`` in float32 rounded once."""
     if is_half_tensor(x):
         if isinstance(y, _REAL_NUMBERS) and op is not None:
-            return apply(op, x, y.item() if isinstance(y, host_numpy.generic) else y)  # (a NumPy number: weak)
+            return apply(op, x, python_number(y) if isinstance(y, host_numpy.generic) else y)  # (weak)
         if isinstance(y, _REAL_NUMBERS) or (isinstance(y, Tensor) and number_beside_half(y._data, x.ndim)):
             return apply(AsType(dtype="float16"), fn(apply(AsType(dtype="float32"), x), y))
     return fn(x, y)
@@ -157,7 +157,7 @@ def operand(x: Any, like: Tensor) -> Any:
     if isinstance(x, host_numpy.generic):
         # NumPy scalars are weak too (as in PyTorch): f32 * np.float64(.5) stays f32
         # (checked first: np.float64 is a subclass of Python float)
-        return x.item()
+        return python_number(x)
     if isinstance(x, _PY_SCALARS):
         return x
     if isinstance(x, complex):  # weak as well: float32 * 1j is complex64, as in NumPy and PyTorch
