@@ -61,6 +61,9 @@ def test_interpolate_of_integers_or_bools_is_pytorchs_not_implemented_error(dtyp
     with pytest.raises(NotImplementedError, match="expected a floating input") as info:
         F.interpolate(x, scale_factor=2, mode=mode)
     assert isinstance(info.value, TypeError)  # (the engine's class before)
+    assert "not implemented for" in str(info.value)  # the words PyTorch's own tests match
+    with pytest.raises(NotImplementedError, match="not implemented for"):
+        nn.Upsample(scale_factor=2, mode=mode)(x)
 
 
 def test_interpolate_takes_uint8_with_the_nearest_modes():

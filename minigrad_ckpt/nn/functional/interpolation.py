@@ -203,8 +203,8 @@ def _check_mode(name: str, x: Tensor, mode: str, antialias: bool) -> None:
         # PyTorch also resamples uint8 images bilinearly (in fixed point); here only the nearest modes take them.
         # PyTorch's NotImplementedError ('"upsample_bilinear2d_channels_last" not implemented for 'Long''), and a
         # TypeError: the input's type is what is wrong
-        raise DtypeNotImplemented(f"{name}: expected a floating input (uint8 with the nearest modes), got {x.dtype} "
-                        f"with mode {mode!r}")
+        raise DtypeNotImplemented(f"{name}: mode {mode!r} not implemented for {x.dtype}: expected a floating input "
+                                  "(uint8 with the nearest modes)")
 
 
 def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
