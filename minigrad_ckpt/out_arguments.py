@@ -127,6 +127,30 @@ _VALUES_AS_GATHERS = frozenset(["kthvalue"])
 #: * ``beta * input + product``: the input as an elementwise function's (the product's factors are not
 #:   checked: PyTorch's answer for an ``out`` overlapping them is its BLAS's, the engine's the product's).
 _ADD_PRODUCTS = frozenset("addmm addmv addr baddbmm addbmm".split())
+#: * and, beside the elementwise check, the input read elsewhere than it is written -- ``kthvalue``'s
+#:   selection, ``outer``'s first vector read as a column -- against the first ``out`` as a gather's:
+#:   ``kthvalue(x, 5, out=(x, i))`` and ``outer(v, w, out=v)`` are refused, ``sort(x, out=(x, i))`` taken.
+_INPUT_AS_A_GATHERS = frozenset(("kthvalue", "outer"))
+
+#: An ``out`` that is an expanded view (``x.expand(3)``: its elements share memory) cannot be written
+#: one element at a time.  PyTorch's TensorIterator (the elementwise functions, binary ``max``/``min``)
+#: and the kernels of the selections and scatters below refuse it before they resize it, whatever its
+#: shape; the other kernels (reductions, sorts, scans, products, joins, creations) resize it first into
+#: a fresh buffer and write there.  The engine resized it too, so ``mg.add(a, b, out=e)`` answered
+#: where PyTorch refuses (read off torch 2.13: every out sample of ``tests/data/torch_out_samples.json``
+#: with an expanded ``out`` of another length, ``tests/test_out_expanded_view.py``).
+_REFUSE_EXPANDED_OUT = (_ELEMENTWISE - frozenset(
+    "bernoulli cumprod cumsum kthvalue logcumsumexp max min mode msort normal renorm sort topk".split())) | \
+    frozenset("addr complex polar index_select take masked_select nonzero scatter scatter_add scatter_reduce".split())
+
+
+def _refuse_expanded_out(name: str, outs: tuple, args: tuple) -> None:
+    """Refuse, as PyTorch does, an expanded view given as ``out`` where its kernel judges ``out`` first
+    (see above); ``max``/``min`` only between two tensors (PyTorch's ``maximum``)."""
+    binary = name in ("max", "min") and len(args) > 1 and isinstance(args[1], Tensor)
+    if name in _REFUSE_EXPANDED_OUT or binary:
+        for out in outs:
+            out._refuse_overlapping_write(name)
 
 
 def _refuse_overlap(name: str, outs: tuple, result: Any, args: tuple, kwargs: dict) -> None:
@@ -148,6 +172,8 @@ def _refuse_overlap(name: str, outs: tuple, result: Any, args: tuple, kwargs: di
         elif name in _ADD_PRODUCTS and not _broadcast(name, first, each):
             refuse_partial_overlap(name, out, first)
         elif name in _ELEMENTWISE:
+            if name in _INPUT_AS_A_GATHERS and out is outs[0]:
+                refuse_overlap(name, out, (first,))
             for operand in (first, *rest):
                 refuse_partial_overlap(name, out, operand)
 
@@ -273,6 +299,7 @@ def with_out(name: str, function: Callable[..., Any], rules: Any = CAST, *,
             return function(*args, **kwargs)
         outs = _outs(name, out)
         _check_out(name, outs, args, kwargs)
+        _refuse_expanded_out(name, outs, args)
         asked = None if kwargs.get("dtype") is None else as_dtype(kwargs["dtype"])  # the caller's own
         # (a rule that depends on the call: clamp's, on whether a bound is a tensor)
         chosen = rules(args, kwargs) if callable(rules) else rules
