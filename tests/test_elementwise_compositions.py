@@ -140,7 +140,7 @@ def test_differences_and_integrals_match_numpy_and_scipy():
 
 
 def test_errors_name_the_problem():
-    with pytest.raises(ValueError, match="gradient: each dim needs at least edge_order \\+ 1 = 3 samples, got 2"):
+    with pytest.raises(ValueError, match=r"dimension size to be at least edge_order\+1 \(3\), got 2"):
         mg.gradient(mg.tensor([1.0, 2.0]), edge_order=2)
     with pytest.raises(ValueError, match="gradient: 3 coordinates for a dim of 4 samples"):
         mg.gradient(mg.tensor([1.0, 2.0, 3.0, 4.0]), np.array([0.0, 1.0, 2.0]))
@@ -150,7 +150,7 @@ def test_errors_name_the_problem():
         mg.diff(mg.tensor(1.0))
     with pytest.raises(TypeError, match="trapezoid: pass either x or dx"):
         mg.trapezoid(mg.tensor([1.0, 2.0]), mg.tensor([0.0, 1.0]), dx=1.0)
-    with pytest.raises(ValueError, match="cov: the input must have at most 2 dims"):
+    with pytest.raises(ValueError, match="cov\\(\\): expected input to have two or fewer dimensions"):
         mg.cov(mg.tensor(np.zeros((2, 2, 2))))
 
 

@@ -16,7 +16,7 @@ from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, in_default_float, in_float32_if_half, number, one_axis, operand
-from .errors import RefusedArgument, TooFewDims, WrongTensorKind
+from .errors import ArgumentCountMismatch, RefusedArgument, TooFewDims, WrongTensorKind
 from .scatter import constant, host
 
 _UNSET: Any = object()
@@ -68,7 +68,8 @@ def diff(a: Any, n: int = 1, axis: Any = _UNSET, prepend: Any = None, append: An
 
 def _enough_samples(name: str, n: int, edge_order: int) -> None:
     if n < edge_order + 1:
-        raise ValueError(f"{name}: each dim needs at least edge_order + 1 = {edge_order + 1} samples, got {n}")
+        raise RefusedArgument(f"torch.{name} expected each dimension size to be at least edge_order+1 "
+                              f"({edge_order + 1}), got {n}")
 
 
 def _stencil(name: str, n: int, h: Any, edge_order: int) -> list[tuple[int, list[Any]]]:
@@ -155,7 +156,7 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1, spaci
     if len(set(axes)) != len(axes):  # (NumPy's ValueError "repeated axis")
         raise RefusedArgument(f"gradient: dim {_repeated(axes)} appears multiple times in the list of dims")
     if edge_order not in (1, 2):
-        raise ValueError(f"gradient: edge_order must be 1 or 2, got {edge_order}")
+        raise RefusedArgument(f"torch.gradient only supports edge_order=1 and edge_order=2. (got {edge_order})")
     steps = varargs if spacing is _UNSET else (spacing if isinstance(spacing, (tuple, list)) else (spacing,))
     steps = [host(s) if isinstance(s, Tensor) else s for s in steps]
     one_number = len(steps) == 1 and host_numpy.ndim(steps[0]) == 0
@@ -164,7 +165,10 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1, spaci
     elif one_number and len(axes) > 1 and not isinstance(spacing, (tuple, list)):
         steps = steps * len(axes)  # NumPy's one spacing, PyTorch's Scalar: every dim's (a list holds one per dim)
     if len(steps) != len(axes):
-        raise TypeError(f"gradient: {len(steps)} spacings for {len(axes)} dims")
+        raise ArgumentCountMismatch(
+            f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim arguments to "
+            f"have the same length, but got a spacing argument of length {len(steps)} and a dim argument of "
+            f"length {len(axes)}.")
     out = [_gradient_along(x, ax, h, edge_order) for ax, h in zip(axes, steps)]
     if torch_spelling:
         return tuple(out)

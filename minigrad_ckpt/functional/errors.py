@@ -213,6 +213,12 @@ class MissingBounds(RuntimeError, TypeError):
     engine raised before (an argument is missing).  NumPy's ``mg.clip(x)`` takes none (NumPy 2)."""
 
 
+class ArgumentCountMismatch(RuntimeError, TypeError):
+    """A list of arguments whose length does not match another's -- ``gradient``'s spacings and its
+    dims: PyTorch's ``RuntimeError`` ("expected spacing to be unspecified, a scalar or ..."), and the
+    ``TypeError`` NumPy (and the engine before) raise for the wrong number of spacings."""
+
+
 class WrongTensorKind(RuntimeError, TypeError):
     """A tensor argument of a rank or dtype an op cannot take in that place -- ``repeat_interleave``'s
     counts of 2 dims, ``tensor_split``'s split points as floats, ``view_as_complex`` of floats whose

@@ -31,7 +31,7 @@ from .arguments import (
     torch_dim,
 )
 from .conversion import clone
-from .errors import DimensionOutOfRange, InvalidShape, JoinShapeMismatch, RefusedArgument
+from .errors import ArgumentTypeRefused, DimensionOutOfRange, InvalidShape, JoinShapeMismatch, RefusedArgument
 
 __all__ = [
     "reshape", "transpose", "permute", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to",
@@ -280,10 +280,20 @@ def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Tensor]:
             raise ValueError(f"split: axis {ax} of length {n} cannot be split into {k} equal parts")
         points = [n // k * i for i in range(1, k)]
     else:
-        points = [int(p) for p in indices_or_sections]
+        points = [_split_point(p) for p in indices_or_sections]
     bounds = [0] + points + [n]
     lead = (slice(None),) * ax
     return [x[lead + (slice(a, b),)] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _split_point(p: Any) -> int:
+    """A split point as the integer it must be (a 0-d integer tensor too): NumPy's slices and PyTorch's
+    int list refuse another kind with a TypeError, where ``int()`` truncated ``1.5`` to a split at 1
+    and misread ``"abc"`` as a ValueError."""
+    p = as_index(p)
+    if not isinstance(p, (int, host_numpy.integer)):
+        raise ArgumentTypeRefused(f"split: the split points must be integers, got {type(p).__name__} {p!r}")
+    return int(p)
 
 
 def flip(x: Any, axis: Any = None) -> Tensor:

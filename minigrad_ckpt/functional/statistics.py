@@ -14,7 +14,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, NamedTuple
 
-from ..backend import host_numpy
+from ..backend import host_numpy, scalar_type_name
 from ..tensor import Tensor
 from . import linalg
 from . import math as mf
@@ -29,7 +29,7 @@ from .arguments import (
     refuse_complex,
 )
 from .complex_numbers import conj, real
-from .errors import EmptyReduction, EmptyReductionDim, InputMismatch, RefusedArgument, TooFewDims
+from .errors import EmptyReduction, EmptyReductionDim, InputMismatch, RefusedArgument, TooFewDims, WrongTensorKind
 from .linalg_derived import vector_norm
 from .return_types import return_type
 from .scatter import constant
@@ -145,7 +145,8 @@ def _observations(m: Any, y: Any, rowvar: bool) -> Tensor:
     """Variables as rows, observations as columns (NumPy's ``cov`` layout)."""
     x = as_tensor(m)
     if x.ndim > 2:
-        raise ValueError(f"cov: the input must have at most 2 dims, got {x.ndim}")
+        raise InputMismatch(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                            f"{x.ndim} dimensions")
     x = mf.reshape(x, (1, -1)) if x.ndim < 2 else x
     if not rowvar and x.shape[0] != 1:
         x = mf.transpose(x)
@@ -193,8 +194,9 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
 
 
 def _checked_weights(name: str, weights: Any, x: Tensor) -> Tensor:
-    """One weight per observation, none negative, frequencies whole numbers: NumPy's and PyTorch's
-    refusals (a 2-D or mis-sized weight would otherwise broadcast into a wrong covariance)."""
+    """One weight per observation, none negative, frequencies whole numbers: PyTorch's refusals, its
+    RuntimeErrors, each also NumPy's class (a 2-D or mis-sized weight would otherwise broadcast into a
+    wrong covariance)."""
     w = _on_device_of(weights, x)
     if w.ndim > 1:
         raise InputMismatch(f"cov(): expected {name} to have one or fewer dimensions, got {w.ndim}")
@@ -202,9 +204,10 @@ def _checked_weights(name: str, weights: Any, x: Tensor) -> Tensor:
         raise InputMismatch(f"cov(): expected {name} to have the same numel as there are observations in "
                             f"the input ({x.shape[1]}), got {w.size}")
     if name == "fweights" and w.dtype.kind not in "iub":
-        raise TypeError(f"cov(): expected fweights to have integral dtype, got {w.dtype}")
+        raise WrongTensorKind(f"cov(): expected fweights to have integral dtype but got fweights with "
+                              f"{scalar_type_name(w.dtype)} dtype")
     if w.size and bool(mf.min(w) < 0):
-        raise ValueError(f"cov(): {name} cannot be negative")
+        raise RefusedArgument(f"cov(): {name} cannot be negative")
     return w
 
 

@@ -19,7 +19,7 @@ from ...backend import host_numpy
 from ...functional import _tensor
 from ...functional.arguments import number, numbers
 from ...functional.elementwise import refuse_bool_subtraction
-from ...functional.errors import InputMismatch, NeedsFloatingInput
+from ...functional.errors import InputMismatch, NeedsFloatingInput, WrongTensorKind
 from ...functional.indexing import take_along_axis_in_range
 from ...functional.promotion import result_type
 from ...functional.torch_methods import scalar_type_name
@@ -123,11 +123,11 @@ def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = None, siz
     return _reduce(loss, reduction)
 
 
-def _host_indices(target: Any, x: Tensor) -> Any:
-    """Integer class targets as a host array (one device-to-host read)."""
-    t = _tensor(target, x)
+def _host_indices(t: Tensor, x: Tensor) -> Any:
+    """Integer class targets as a host array (one device-to-host read).  Judged after the shapes, as
+    PyTorch's kernel judges the dtype (its RuntimeError; a TypeError too, which the engine raised before)."""
     if t.dtype.kind not in "iu":
-        raise TypeError(f"class-index targets must be integers, got {t.dtype}")
+        raise WrongTensorKind(f"expected scalar type Long but found {scalar_type_name(t.dtype)}")
     check_index_dtype("target", t, ("int64",), "expected scalar type Long (int64)")
     return host_numpy.asarray(x.device.xp.to_host(t._data), dtype=host_numpy.int64)
 
@@ -153,13 +153,16 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, 
     x = _tensor(input)
     rows = _class_rows("multi_margin_loss", x)
     n, c = rows.shape
-    t = _host_indices(target, x)
+    t = _tensor(target, x)
     if t.ndim > 1 or t.size != n:  # PyTorch's: 0-d, or 1-D of the batch's size
         raise InputMismatch(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of "
                             f"input samples (batch size). Expected target size [{n}], but got {list(t.shape)}. "
                             f"Input has shape {list(x.shape)}. (The target holds {n} class indices in "
                             f"[0, {c}).)")  # (PyTorch's words, a RuntimeError)
-    target_shape, t = t.shape, t.reshape(-1)
+    w = None if weight is None else class_index_weight("multi_margin_loss", weight, x)
+    if w is not None and w.shape[0] != c:  # (one its targets can index, too short or too long, is no per-class weight)
+        raise InputMismatch(f"inconsistent weight size, expected {c} but got {list(w.shape)}")
+    target_shape, t = t.shape, _host_indices(t, x).reshape(-1)
     if (t < 0).any() or (t >= c).any():
         raise InputMismatch("target out of range")  # (torch 2.13's RuntimeError)
     xp = x.device.xp
@@ -170,10 +173,7 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, 
     hinge = relu(mf.where(others, margin - picked + rows, 0.0))
     if p == 2:
         hinge = hinge * hinge
-    if weight is not None:  # only where a term counts (PyTorch adds weight * z for z > 0): 0 * inf is NaN
-        w = class_index_weight("multi_margin_loss", weight, x)
-        if w.shape[0] != c:  # (a weight its targets can index, too short or too long, is no per-class weight)
-            raise InputMismatch(f"inconsistent weight size, expected {c} but got {list(w.shape)}")
+    if w is not None:  # only where a term counts (PyTorch adds weight * z for z > 0): 0 * inf is NaN
         w = mf.take(w, t.tolist())[:, None]
         hinge = hinge * mf.where(hinge > 0, w, 0.0)
     loss = mf.sum(hinge, axis=1) * (1.0 / c)
@@ -190,10 +190,10 @@ def multilabel_margin_loss(input: Any, target: Any, size_average: Any = None, re
     x = _tensor(input)
     rows = _class_rows("multilabel_margin_loss", x)
     n, c = rows.shape
-    t = _host_indices(target, x)
+    t = _tensor(target, x)
     if t.size != n * c:  # (compared before the reshape: an empty batch has no -1 for it to infer)
         raise InputMismatch(f"multilabel_margin_loss: target must be {tuple(x.shape)} class indices or -1")
-    t = t.reshape(n, c)
+    t = _host_indices(t, x).reshape(n, c)
     if (t < -1).any() or (t >= c).any():
         raise InputMismatch("argument #2 'target' is out of range")  # (torch 2.13's RuntimeError)
     # how often each class is listed: PyTorch's kernel loops over the list, so a class listed
