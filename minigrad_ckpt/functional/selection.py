@@ -104,7 +104,7 @@ def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False) -> Values
     if n == 0:
         raise empty_reduction("kthvalue", x.shape, d)
     if not 1 <= k <= n:
-        raise IndexOutOfBounds(f"kthvalue: k={k} is out of range for a dim of length {n} (1 <= k <= {n})")
+        raise IndexOutOfBounds(f"kthvalue(): selected number k out of range for dimension {d} (k={k}, 1 <= k <= {n})")
     shape = tuple(1 if i == d else m for i, m in enumerate(x.shape))
     stable = take_along_axis_in_range(_order(x, d), constant(host_numpy.full(shape, int(k) - 1), x), axis=d)
     idx = _kth_index_as_pytorch(x, d, int(k) - 1, stable) if x.device.type == "cpu" else stable

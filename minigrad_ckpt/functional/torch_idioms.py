@@ -42,6 +42,7 @@ from .arguments import (
     refuse_complex,
 )
 from .errors import (
+    DimensionOutOfRange,
     DtypeNotImplemented,
     InputMismatch,
     MissingBounds,
@@ -412,6 +413,8 @@ def chunk(input: Any, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:  # noqa:
 def unbind(input: Any, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
     """The slices along ``dim``, that dim removed (PyTorch's ``unbind``)."""
     x = as_tensor(input)
+    if x.ndim == 0 and dim in (0, -1):  # (dim 0 of a 0-d tensor, its element elsewhere, has no slices)
+        raise DimensionOutOfRange("Dimension specified as 0 but tensor has no dimensions")
     d = _one_dim("unbind", x, dim)
     lead = (slice(None),) * d
     return tuple(x[lead + (i,)] for i in range(x.shape[d]))

@@ -226,7 +226,7 @@ def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: b
         return written_in_place("hardtanh", input, hardtanh, min_val, max_val)
     min_val, max_val = numbers("hardtanh", min_val=min_val, max_val=max_val)
     if min_val > max_val:
-        raise ValueError(f"hardtanh: min_val={min_val} is greater than max_val={max_val}")
+        raise ValueError(f"min_val cannot be greater than max_val (hardtanh: min_val={min_val}, max_val={max_val})")
     input = _tensor(input)
     refuse_complex("hardtanh", input)  # (NumPy's lexicographic clip would answer, as PyTorch's clamp refuses)
     if input.dtype.kind == "b":  # PyTorch's refusals (NumPy would clip a bool as a number)

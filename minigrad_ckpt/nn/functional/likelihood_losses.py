@@ -45,7 +45,7 @@ def gaussian_nll_loss(input: Any, target: Any, var: Any, full: bool = False, eps
     axis of 1: one variance for the whole vector; (1, D): one per feature); it is clamped at ``eps``
     for the value only -- its gradient passes the clamp unchanged, as PyTorch's (which clamps in
     place under ``no_grad``)."""
-    _check_reduction(reduction)
+    _check_reduction(reduction, "is not valid")
     x = _tensor(input)
     y, v = _tensor(target, x), _homoscedastic(var, x) if isinstance(var, float) else _tensor(var, x)
     if v.dtype.kind in "biu":  # PyTorch clamps var in place at eps: a float cannot land in an integer var

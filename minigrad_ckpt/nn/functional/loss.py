@@ -44,9 +44,11 @@ _REDUCTIONS = ("mean", "sum", "none")
 _BCE = _ce.BinaryCrossEntropy()
 
 
-def _check_reduction(reduction: str) -> None:
+def _check_reduction(reduction: str, words: str = "is not a valid value for reduction") -> None:
+    """PyTorch's ValueError for a reduction it does not know, in its words (``"abc is not a valid value
+    for reduction"``; ``gaussian_nll_loss``'s own check says ``"abc is not valid"``), the choices after."""
     if reduction not in _REDUCTIONS:
-        raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+        raise ValueError(f"{reduction} {words} (one of {_REDUCTIONS})")
 
 
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
@@ -540,7 +542,7 @@ def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 
     delta = number("huber_loss", "delta", delta, "float")
     _check_reduction(reduction)
     if delta <= 0:
-        raise RefusedArgument(f"huber_loss: delta must be > 0, got {delta}")  # (PyTorch's RuntimeError)
+        raise RefusedArgument(f"huber_loss does not support non-positive values for delta. (got {delta})")
     x, y = _input_and_target("huber_loss", _tensor(input), in_dtype_of(_tensor(input), _tensor(target)))
     _real_only("huber_loss", x, y)
     if weight is not None:
@@ -584,7 +586,7 @@ def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None
                       stacklevel=2)
     reduction = _reduction_of(size_average, reduce, reduction)
     if reduction not in _REDUCTIONS + ("batchmean",):
-        raise ValueError(f"kl_div: reduction must be one of {_REDUCTIONS + ('batchmean',)}, got {reduction!r}")
+        raise ValueError(f"{reduction} is not a valid value for reduction (one of {_REDUCTIONS + ('batchmean',)})")
     x, t = _input_and_target("kl_div", input, target)
     _real_only("kl_div", x, t)
     if x.dtype.kind in "biu" or t.dtype.kind in "biu":  # (PyTorch's RuntimeError; NumPy would promote)

@@ -192,7 +192,8 @@ def multilabel_margin_loss(input: Any, target: Any, size_average: Any = None, re
     n, c = rows.shape
     t = _tensor(target, x)
     if t.size != n * c:  # (compared before the reshape: an empty batch has no -1 for it to infer)
-        raise InputMismatch(f"multilabel_margin_loss: target must be {tuple(x.shape)} class indices or -1")
+        raise InputMismatch(f"inconsistent target size: {list(t.shape)} for input of size: {list(x.shape)} "
+                            f"(multilabel_margin_loss: the target holds the input's shape of class indices or -1)")
     t = _host_indices(t, x).reshape(n, c)
     if (t < -1).any() or (t >= c).any():
         raise InputMismatch("argument #2 'target' is out of range")  # (torch 2.13's RuntimeError)
@@ -235,7 +236,7 @@ def triplet_margin_with_distance_loss(anchor: Any, positive: Any, negative: Any,
     ``pairwise_distance``); ``swap=True`` takes the smaller of ``d(a, n)`` and ``d(p, n)``."""
     _check_reduction(reduction)
     if margin <= 0:
-        raise ValueError(f"triplet_margin_with_distance_loss: margin must be > 0, got {margin}")
+        raise ValueError(f"margin must be greater than 0, got {margin}")  # (PyTorch's words)
     a = _tensor(anchor)
     pos, neg = _tensor(positive, a), _tensor(negative, a)
     if not a.ndim == pos.ndim == neg.ndim:  # (broadcasting them would compare the wrong rows)
