@@ -120,16 +120,13 @@ _JOINS_AND_GATHERS = frozenset("""cat concat concatenate stack hstack vstack dst
 #: * the scatters, which copy their input into ``out`` and then scatter into it: the input as an
 #:   elementwise function's, the source and the index as a gather's;
 _SCATTERS = frozenset("scatter scatter_add scatter_reduce index_add index_copy index_reduce".split())
-#: * ``kthvalue``'s values, which its kernel checks against the input as a gather's (``assert_no_overlap``):
-#:   ``kthvalue(x, k, out=(x, i))`` is refused where ``sort``, ``topk``, ``mode``, ``median`` and
-#:   ``max(x, dim)`` take ``out=(x, i)``; its indices as an elementwise function's;
-_VALUES_AS_GATHERS = frozenset(["kthvalue"])
 #: * ``beta * input + product``: the input as an elementwise function's (the product's factors are not
 #:   checked: PyTorch's answer for an ``out`` overlapping them is its BLAS's, the engine's the product's).
 _ADD_PRODUCTS = frozenset("addmm addmv addr baddbmm addbmm".split())
 #: * and, beside the elementwise check, the input read elsewhere than it is written -- ``kthvalue``'s
 #:   selection, ``outer``'s first vector read as a column -- against the first ``out`` as a gather's:
-#:   ``kthvalue(x, 5, out=(x, i))`` and ``outer(v, w, out=v)`` are refused, ``sort(x, out=(x, i))`` taken.
+#:   ``kthvalue(x, 5, out=(x, i))`` (its kernel's ``assert_no_overlap``) and ``outer(v, w, out=v)`` are
+#:   refused, where ``sort``, ``topk``, ``mode``, ``median`` and ``max(x, dim)`` take ``out=(x, i)``.
 _INPUT_AS_A_GATHERS = frozenset(("kthvalue", "outer"))
 
 #: An ``out`` that is an expanded view (``x.expand(3)``: its elements share memory) cannot be written
@@ -162,8 +159,6 @@ def _refuse_overlap(name: str, outs: tuple, result: Any, args: tuple, kwargs: di
     first, rest = operands[0], [item for each in operands[1:]
                                 for item in (each if isinstance(each, (list, tuple)) else (each,))]
     for out, each in zip(outs, result if isinstance(result, tuple) else (result,)):
-        if name in _VALUES_AS_GATHERS and out is outs[0]:
-            refuse_overlap(name, out, (first,))
         if name in _JOINS_AND_GATHERS:
             refuse_overlap(name, out, tuple(t for t in (first, *rest) if not _broadcast(name, t, each)))
         elif name in _SCATTERS:
