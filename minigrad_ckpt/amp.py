@@ -17,6 +17,7 @@ silently computing at another precision than PyTorch would.
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -136,7 +137,7 @@ class GradScaler:
             raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
         if state["stage"] == _STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
-        inv_scale = _float32(1.0 / self._current_scale(), check=False)  # PyTorch's scale.double().reciprocal().float()
+        inv_scale = _reciprocal_float32(self._current_scale())
         found_inf = None  # no gradient at all: no inf check recorded, which step() and update() refuse
         with no_grad():
             for group in optimizer.param_groups:
@@ -222,6 +223,15 @@ def _float32(value: Any, check: bool = True) -> float:
     if check and abs(out) == float("inf") and abs(float(value)) != float("inf"):
         raise RuntimeError("value cannot be converted to type float without overflow")
     return out
+
+
+def _reciprocal_float32(scale: float) -> float:
+    """PyTorch's ``scale.double().reciprocal().float()``: a scale backed off (or set) to zero has the
+    reciprocal ``inf`` of its sign, not Python's ZeroDivisionError -- PyTorch's run goes on (its
+    gradients unscale to ``0 * inf = NaN``, which its check of the scaled gradients does not see)."""
+    if scale == 0.0:
+        return math.copysign(math.inf, scale)
+    return _float32(1.0 / scale, check=False)
 
 
 class autocast:  # noqa: N801  (PyTorch's name)
