@@ -171,10 +171,13 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     if ddof is None:
         ddof = 0 if bias else 1
     w = None
+    # weights are real numbers even for complex observations: cast to the parts' dtype, so the
+    # divisor stays real (a complex divisor cannot be clipped at 0)
+    w_dtype = host_numpy.empty(0, dtype=x.dtype).real.dtype
     if fweights is not None:
-        w = mf.astype(_checked_weights("fweights", fweights, x), x.dtype)
+        w = mf.astype(_checked_weights("fweights", fweights, x), w_dtype)
     if aweights is not None:
-        a = mf.astype(_checked_weights("aweights", aweights, x), x.dtype)
+        a = mf.astype(_checked_weights("aweights", aweights, x), w_dtype)
         w = a if w is None else w * a
     if w is None:
         avg, fact = mf.mean(x, axis=1), x.shape[1] - ddof
