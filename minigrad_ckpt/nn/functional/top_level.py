@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import functional as mf
 from ...functional.arguments import number
 from ...out_arguments import CAST, FOUND, with_out
 from ...tensor import Tensor
@@ -102,7 +103,23 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor
     return _adaptive_max_pool1d(input, output_size, return_indices=True)
 
 
-def constant_pad_nd(input: Tensor, pad: Any, value: float = 0) -> Tensor:  # noqa: A002
-    """``torch.constant_pad_nd``: ``F.pad(input, pad, value=value)``."""
+def constant_pad_nd(input: Tensor, pad: Any, value: Any = 0) -> Tensor:  # noqa: A002
+    """``torch.constant_pad_nd``: ``F.pad(input, pad, value=value)``, where ``value`` is PyTorch's
+    Scalar -- a complex one fills a complex tensor (``F.pad``'s ``value`` is a float)."""
     value = number("constant_pad_nd", "value", value)
+    if isinstance(value, complex):
+        if value.imag == 0:
+            value = value.real
+        elif input.dtype.kind != "c":
+            raise RuntimeError(f"value cannot be converted to type {input.dtype} without overflow "
+                               f"(constant_pad_nd of a complex value {value} into a real tensor, as PyTorch's)")
+        else:
+            return _complex_filled(input, pad, value)
     return _pad(input, pad, "constant", value)
+
+
+def _complex_filled(input: Tensor, pad: Any, value: complex) -> Tensor:
+    """``input`` padded with a complex ``value``: the zero padding, and the value written where a
+    padded mask marks the new border (the gradient and tangent reach the kept elements only)."""
+    border = _pad(mf.zeros(input.shape, dtype=bool), pad, "constant", True)
+    return mf.where(border, value, _pad(input, pad, "constant", 0.0))
