@@ -255,6 +255,34 @@ def test_a_shared_child_is_visited_once_by_children_apply_and_train():
     assert calls == ["Linear", "Sequential"]
 
 
+def test_to_a_tensor_takes_its_dtype_and_device():
+    # PyTorch's Module.to(tensor) form (test_nn.py's test_type: net.to(torch.DoubleTensor(1))); it used to
+    # read the tensor as a dtype and raise "argument 'dtype' must be torch.dtype, not Tensor"
+    lin = nn.Linear(2, 2)
+    w, b = lin.weight, lin.bias
+    assert lin.to(mg.zeros(1, dtype=mg.float64)) is lin
+    assert lin.weight is w and lin.bias is b and w.dtype == np.float64 and b.dtype == np.float64
+    lin.to(mg.zeros(1, dtype=mg.float16), non_blocking=True)
+    assert w.dtype == np.float16
+    # torch: TypeError('nn.Module.to only accepts floating point or complex dtypes, ...') for an integer tensor
+    with pytest.raises(TypeError, match="floating point or complex"):
+        lin.to(mg.zeros(1, dtype=mg.int64))
+    # torch's to(tensor, non_blocking=False) has no dtype or device to give besides: a TypeError
+    with pytest.raises(TypeError, match="invalid combination"):
+        lin.to(mg.zeros(1), mg.float64)
+    with pytest.raises(TypeError, match="invalid combination"):
+        lin.to(mg.zeros(1), device="cpu")
+    assert w.dtype == np.float16
+
+
+def test_to_refuses_copy_as_pytorch():
+    # torch: RuntimeError('.to() does not accept copy argument') (test_nn.py's test_to); was a TypeError
+    lin = nn.Linear(1, 1)
+    with pytest.raises(RuntimeError, match="does not accept copy argument"):
+        lin.to("cpu", copy=True)
+    assert lin.to("cpu", copy=False) is lin
+
+
 def test_to_refuses_an_integer_dtype_and_takes_non_blocking():
     lin = nn.Linear(1, 1)
     # torch: TypeError('nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=torch.int64')

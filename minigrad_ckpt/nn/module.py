@@ -695,11 +695,13 @@ class Module:
 
     # ------------------------------------------------------------ conversion
     def to(self, target: Any = None, dtype: Any = None, non_blocking: bool = False, *, device: Any = None,
-           memory_format: Any = None) -> Module:
+           memory_format: Any = None, copy: bool = False) -> Module:
         """Move parameters and buffers to a device and/or cast floating ones to a dtype, in place:
-        PyTorch's forms ``to(device)``, ``to(dtype)``, ``to(device, dtype)`` and the keywords
-        ``to(device=..., dtype=...)``; ``memory_format=mg.channels_last`` lays out the 4-d ones
-        (convolution weights) channels innermost, as PyTorch's (their values do not change).
+        PyTorch's forms ``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)`` (that
+        tensor's device and dtype) and the keywords ``to(device=..., dtype=...)``;
+        ``memory_format=mg.channels_last`` lays out the 4-d ones (convolution weights) channels
+        innermost, as PyTorch's (their values do not change).  ``copy=True`` is PyTorch's
+        RuntimeError: a module converts in place.
 
         Parameters keep their identity (an optimizer built before ``to`` still
         holds them).  Integer buffers (``num_batches_tracked``) are never cast.
@@ -708,7 +710,14 @@ class Module:
         imaginary parts).
         """
         del non_blocking  # PyTorch's: copies here are synchronous
+        if copy:
+            raise RuntimeError(".to() does not accept copy argument")
         dev, dt = None, None
+        if isinstance(target, Tensor):  # PyTorch's to(tensor): its device and dtype, and nothing besides
+            if dtype is not None or device is not None:
+                raise TypeError("to() received an invalid combination of arguments: to(tensor) takes no "
+                                "dtype or device besides")
+            target, dtype = target.device, target.dtype
         if target is not None and device is not None:
             raise TypeError("to() received an invalid combination of arguments: a device given twice "
                             f"({target!r} and device={device!r})")
