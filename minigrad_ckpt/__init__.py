@@ -96,11 +96,17 @@ def from_numpy(array: Any) -> Tensor:
 
 
 from . import (  # noqa: E402  (need the names above)
-    accelerator, amp, autograd, backends, checkpoint, cuda, distributed, distributions, fft, func, jit, linalg, memory,
-    multiprocessing, nn, optim, profiler, return_types, snapshot, special, testing, utils, viz,
+    accelerator, amp, autograd, backends, checkpoint, cpu, cuda, distributed, distributions, fft, func, jit, linalg,
+    memory, multiprocessing, nn, optim, profiler, return_types, snapshot, special, testing, utils, viz,
 )
 from .autograd import profiler as _autograd_profiler  # noqa: E402, F401  (mg.autograd.profiler, PyTorch's legacy API)
 from .amp import autocast  # noqa: E402  (PyTorch's torch.autocast)
+from .autocast_state import (  # noqa: E402  (PyTorch's top-level autocast state queries)
+    autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache, get_autocast_cpu_dtype,
+    get_autocast_dtype, get_autocast_gpu_dtype, is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,
+    set_autocast_cache_enabled, set_autocast_cpu_dtype, set_autocast_cpu_enabled, set_autocast_dtype,
+    set_autocast_enabled, set_autocast_gpu_dtype,
+)
 from .compiler import compile  # noqa: E402, A004  (PyTorch's torch.compile; kept out of ``import *``: a builtin)
 from .executor import Executor  # noqa: E402
 from .jit import _assert, _check  # noqa: E402, F401  (PyTorch's torch._assert / torch._check, which model code calls)
@@ -170,5 +176,9 @@ __all__ = [
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",
     "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape", "anomaly", "autograd", "backends",
-    "distributions", "amp", "autocast", "jit", "profiler", "return_types",
+    "distributions", "amp", "autocast", "jit", "profiler", "return_types", "cpu",
+    "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
+    "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache", "autocast_increment_nesting",
+    "autocast_decrement_nesting", "is_autocast_cpu_enabled", "set_autocast_cpu_enabled", "get_autocast_cpu_dtype",
+    "set_autocast_cpu_dtype", "get_autocast_gpu_dtype", "set_autocast_gpu_dtype",
 ]

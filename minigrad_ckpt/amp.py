@@ -11,18 +11,23 @@ The scale is a float32, as PyTorch's tensor is: other factors round as PyTorch's
 
 ``autocast`` cannot lower precision here (there are no float16/bfloat16 kernels): ops run in
 their inputs' dtype; enabled where its device is, it says so once with a warning rather than
-silently computing at another precision than PyTorch would.
+silently computing at another precision than PyTorch would.  Its *state* is PyTorch's, kept per
+thread in :mod:`minigrad_ckpt.autocast_state`: inside a block ``mg.is_autocast_enabled("cpu")`` is
+True and ``mg.get_autocast_dtype("cpu")`` names the dtype PyTorch would compute in (``mg.bfloat16``
+by default, a name only: casting to it is a TypeError naming float32).
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import threading
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .backend import HALF, cuda_device_count, host_numpy
+from . import autocast_state as _state
+from .backend import BFLOAT16, HALF, cuda_device_count, host_numpy
 from .grad_mode import no_grad
 from .nn.parallel import note_grad_scaler
 from .tensor import Tensor
@@ -236,27 +241,61 @@ def _reciprocal_float32(scale: float) -> float:
 
 class autocast:  # noqa: N801  (PyTorch's name)
     """PyTorch's ``torch.autocast(device_type, dtype=None, enabled=True, cache_enabled=None)`` as a
-    context manager or decorator: ops keep their inputs' dtype here (see the module docstring)."""
+    context manager or decorator: ops keep their inputs' dtype here (see the module docstring), and
+    the autocast *state* is PyTorch's -- inside, ``mg.is_autocast_enabled(device_type)`` is True and
+    ``mg.get_autocast_dtype(device_type)`` is ``dtype``; leaving (by an exception too) puts back what
+    was there (:mod:`minigrad_ckpt.autocast_state`).
+
+    As PyTorch's, ``dtype=None`` and ``cache_enabled=None`` take the thread's current setting when
+    the instance is made (a decorator's, when it decorates), a device string may carry an index
+    (``"cuda:0"``), and an unsupported dtype (float32 for ``"cpu"``) or ``"cuda"`` without a GPU
+    warns and leaves autocast off.  Unlike PyTorch's, one instance entered again before it is left
+    (a decorated function that recurses, or runs in two threads) restores each entry's own state:
+    PyTorch's keeps one saved state per instance, and its outer exit leaves autocast on."""
 
     _warned = False
 
     def __init__(self, device_type: str = "cuda", dtype: Any = None, enabled: bool = True,
                  cache_enabled: bool | None = None) -> None:
         _check_device_type(device_type)  # PyTorch's errors: a misspelt device type is no silent no-op
-        self.device_type, self.fast_dtype = device_type, dtype
-        self.enabled = bool(enabled) and _device_available(device_type)
+        self.device_type = self.device = device_type
+        kind = _state.device_type_of(device_type)
+        self.fast_dtype = _state.get_autocast_dtype(kind) if dtype is None else _state.autocast_dtype_of(dtype)
+        self._cache_enabled = _state.is_autocast_cache_enabled() if cache_enabled is None else bool(cache_enabled)
+        self.enabled = self._enabled = bool(enabled) and _enabled_where_offered(kind, self.fast_dtype)
+        self._saved = threading.local()  # per thread, a stack: an instance may be entered again
         if self.enabled and not autocast._warned:
             autocast._warned = True
             warnings.warn("autocast: lower-precision kernels are not offered; ops run in their inputs' dtype "
                           "(float32 stays float32)", UserWarning, stacklevel=2)
 
     def __enter__(self) -> autocast:
+        kind = _state.device_type_of(self.device_type)
+        stack = self._saved.__dict__.setdefault("stack", [])
+        stack.append((_state.is_autocast_enabled(kind), _state.get_autocast_dtype(kind),
+                      _state.is_autocast_cache_enabled()))
+        _state.set_autocast_enabled(kind, self._enabled)
+        _state.set_autocast_dtype(kind, self.fast_dtype)
+        _state.autocast_increment_nesting()
+        _state.set_autocast_cache_enabled(self._cache_enabled)
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        kind = _state.device_type_of(self.device_type)
+        if _state.autocast_decrement_nesting() == 0:
+            _state.clear_autocast_cache()
+        enabled, dtype, cache_enabled = self._saved.stack.pop()
+        _state.set_autocast_enabled(kind, enabled)
+        _state.set_autocast_dtype(kind, dtype)
+        _state.set_autocast_cache_enabled(cache_enabled)
         return None
 
     def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        if not callable(fn):
+            raise TypeError(f"autocast()(func) requires a callable, but got {type(fn).__name__}. Did you mean to "
+                            "use autocast as a context manager? For example:\n    with torch.autocast(device_type=...):"
+                            "\n        output = model(input)")
+
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with self:
@@ -264,18 +303,33 @@ class autocast:  # noqa: N801  (PyTorch's name)
         return wrapper
 
 
-_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla",
-                 "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+def _enabled_where_offered(kind: str, dtype: Any) -> bool:
+    """Whether an enabled autocast stays on: PyTorch's checks, each a warning that turns it off."""
+    if kind == "cuda":
+        if not _device_available(kind):
+            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", UserWarning,
+                          stacklevel=3)
+            return False
+        return True
+    if not _device_available(kind):  # a device type the engine has no device of (mps, xla, ...)
+        return False
+    if dtype is not BFLOAT16 and dtype is not HALF:
+        name = kind.upper()
+        warnings.warn(f"In {name} autocast, but the target dtype is not supported. Disabling autocast.\n{name} "
+                      "Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.", UserWarning,
+                      stacklevel=3)
+        return False
+    return True
+
+
+_DEVICE_TYPES = _state.DEVICE_TYPES
 
 
 def is_autocast_available(device_type: str) -> bool:
     """PyTorch's ``torch.amp.is_autocast_available``: whether ``autocast`` takes ``device_type``
-    (``"cpu"`` and ``"cuda"``, as PyTorch's CPU build answers); a name that is no device type is its
+    (``"cpu"`` and ``"cuda"``, with or without an index); a name that is no device type is its
     RuntimeError."""
-    if device_type not in _DEVICE_TYPES:
-        raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: "
-                           f"{device_type}")
-    return device_type in ("cpu", "cuda")
+    return _state.device_type_of(device_type) in ("cpu", "cuda")
 
 
 def _check_device_type(device_type: Any) -> None:

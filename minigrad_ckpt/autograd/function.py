@@ -52,6 +52,7 @@ import warnings
 import weakref
 from typing import Any
 
+from .. import autocast_state
 from .. import tape as _tape
 from ..backward import current_pass
 from ..func.captures import innermost_transform, reaches_before
@@ -443,6 +444,7 @@ class FunctionNode(Op):
             result = self._replay_user_forward(args, ctx)
         else:
             self.rng_state = default_generator.get_state()
+            self.autocast_state = autocast_state.capture()
             result = self.run_user_forward(args, ctx)
         self._layout(xp, result, ctx, args, replay)
         saved = self._descriptors(ctx.to_save, args, ctx.dirty_tensors)
@@ -490,11 +492,16 @@ class FunctionNode(Op):
         pass never used -- and move the generator, so the step after it would differ from the
         same step without checkpointing.  PyTorch's checkpoint (``preserve_rng_state=True``)
         stashes and restores the RNG state around its recomputation for the same reason.
+
+        It runs under the autocast state of the first run too (a backward outside the ``autocast``
+        block the forward ran in: ``mg.is_autocast_enabled()`` still answers as it did), as
+        PyTorch's checkpoint recomputes under the forward pass's autocast state.
         """
         now = default_generator.get_state()
         default_generator.set_state(self.rng_state)
         try:
-            return self.run_user_forward(args, ctx)
+            with autocast_state.restored(self.autocast_state):
+                return self.run_user_forward(args, ctx)
         finally:
             default_generator.set_state(now)
 
