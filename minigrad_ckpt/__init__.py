@@ -77,6 +77,9 @@ chalf = complex32
 # PyTorch's memory formats, for memory_format= (every tensor here is row-major: see backend.MemoryFormat)
 contiguous_format, preserve_format = backend.contiguous_format, backend.preserve_format
 channels_last, channels_last_3d = backend.channels_last, backend.channels_last_3d
+# PyTorch's layouts, for layout= and x.layout: one, as every tensor here is dense (see backend.Layout);
+# mg.layout is their type, for isinstance checks and annotations (``layout: torch.layout = torch.strided``)
+layout, strided = backend.Layout, backend.strided
 
 
 def from_dlpack(obj: object) -> Tensor:
@@ -156,6 +159,7 @@ __all__ = [
     "double", "half", "long", "short", "cfloat", "cdouble",  # mg.float, mg.int, mg.bool too, kept out of
     "dtype", "Size",                                          # ``import *`` (builtins)
     "contiguous_format", "preserve_format", "channels_last", "channels_last_3d",
+    "layout", "strided",
     # devices and randomness
     "Device", "device", "get_device", "get_default_device", "set_default_device", "manual_seed",
     "initial_seed", "seed", "get_rng_state", "set_rng_state", "Generator", "default_generator",

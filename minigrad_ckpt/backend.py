@@ -218,6 +218,32 @@ channels_last = MemoryFormat("channels_last")
 channels_last_3d = MemoryFormat("channels_last_3d")
 
 
+class Layout:
+    """PyTorch's ``torch.layout`` (``mg.layout``), for the ``layout=`` of the creation functions and
+    ``x.layout``.  Every tensor here is one dense array, so there is one layout, ``mg.strided``; the
+    sparse ones (``torch.sparse_coo``, ...) are not offered.  Compared by identity, as PyTorch's
+    (``x.layout is mg.strided``): pickling or copying it gives the same object back."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"minigrad_ckpt.{self.name}"
+
+    def __reduce__(self) -> str:  # the module attribute of that name: the one object (pickle, copy, deepcopy)
+        return self.name
+
+
+strided = Layout("strided")
+
+
+def check_layout(function: str, layout: Any) -> None:
+    """Refuse a ``layout=`` other than ``mg.strided`` or ``None`` (both: the dense result made anyway),
+    in PyTorch's words for what is not a layout."""
+    if layout is not None and layout is not strided:
+        raise TypeError(f"{function}(): argument 'layout' must be torch.layout, not {type(layout).__name__}")
+
+
 def _split(x: Any) -> tuple[Any, Any]:
     """Dekker's split of float64 ``x`` into two halves of 26 bits, whose products are exact."""
     t = 134217729.0 * x  # 2**27 + 1

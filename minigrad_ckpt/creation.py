@@ -31,6 +31,7 @@ from .backend import (
     RefusedArgument,
     _default_dtype,
     as_dtype,
+    check_layout,
     check_memory_format,
     check_python_integers,
     contiguous_format,
@@ -126,26 +127,30 @@ def _make(arr: Any, dev: Device, requires_grad: bool) -> Tensor:
 
 
 def zeros(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          size: Any = None) -> Tensor:
-    """A tensor of zeros: ``zeros(2, 3)``, ``zeros((2, 3))`` or PyTorch's ``zeros(size=(2, 3))``."""
+          size: Any = None, layout: Any = None) -> Tensor:
+    """A tensor of zeros: ``zeros(2, 3)``, ``zeros((2, 3))`` or PyTorch's ``zeros(size=(2, 3))``.
+    ``layout``: ``mg.strided`` or None, the one layout here (every creation function takes it)."""
+    check_layout("zeros", layout)
     dev = get_device(device)
     shape = _torch_name("zeros", "a shape", shape, "size", None if size is None else (size,))
     return _make(dev.xp.zeros(_shape(shape), dtype=_dtype_or_default(dtype)), dev, requires_grad)
 
 
 def ones(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-         size: Any = None) -> Tensor:
+         size: Any = None, layout: Any = None) -> Tensor:
     """A tensor of ones (``size=``: PyTorch's name for the shape)."""
+    check_layout("ones", layout)
     dev = get_device(device)
     shape = _torch_name("ones", "a shape", shape, "size", None if size is None else (size,))
     return _make(dev.xp.ones(_shape(shape), dtype=_dtype_or_default(dtype)), dev, requires_grad)
 
 
 def empty(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          size: Any = None, memory_format: Any = contiguous_format) -> Tensor:
+          size: Any = None, memory_format: Any = contiguous_format, layout: Any = None) -> Tensor:
     """A tensor with unspecified values (filled with zeros here, so nothing leaks), laid out as
     ``memory_format`` asks (PyTorch's: ``mg.channels_last`` for a 4-d shape, ``channels_last_3d``
     for a 5-d one; ``preserve_format`` refused, as there: there is nothing to preserve)."""
+    check_layout("empty", layout)
     made = zeros(*shape, dtype=dtype, device=device, requires_grad=False, size=size)
     if memory_format is preserve_format:
         raise RuntimeError("unsupported memory format Preserve")
@@ -156,9 +161,10 @@ def empty(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: boo
 
 
 def full(shape: Any = None, fill_value: Any = None, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False, *, size: Any = None) -> Tensor:
+         requires_grad: bool = False, *, size: Any = None, layout: Any = None) -> Tensor:
     """A tensor filled with ``fill_value`` (dtype inferred from it if not given); ``size=`` is
     PyTorch's name for ``shape``."""
+    check_layout("full", layout)
     shape = _torch_name("full", "shape", shape, "size", size)
     if shape is None or fill_value is None:
         raise TypeError("full() needs a shape (size=) and a fill_value")
@@ -195,9 +201,10 @@ def _fill_dtype(fill_value: Any) -> Any:
 
 
 def arange(start: Any = None, stop: Any = None, step: Any = 1, dtype: Any = None,
-           device: Any = None, requires_grad: bool = False, *, end: Any = None) -> Tensor:
+           device: Any = None, requires_grad: bool = False, *, end: Any = None, layout: Any = None) -> Tensor:
     """Evenly spaced values in ``[start, stop)`` (ints give int64, floats the default dtype);
     ``end=`` is PyTorch's name for ``stop`` (``arange(end=5)`` starts at 0)."""
+    check_layout("arange", layout)
     stop = _torch_name("arange", "stop", stop, "end", end)
     if start is None:
         if end is None:
@@ -257,9 +264,10 @@ def _number_kind(v: Any) -> str:
 
 def linspace(start: float, stop: float | None = None, num: int | None = None, dtype: Any = None,
              device: Any = None, requires_grad: bool = False, *, end: float | None = None,
-             steps: int | None = None) -> Tensor:
+             steps: int | None = None, layout: Any = None) -> Tensor:
     """``num`` (default 50) evenly spaced values from ``start`` to ``stop`` inclusive; ``end=`` and
     ``steps=`` are PyTorch's names for ``stop`` and ``num``."""
+    check_layout("linspace", layout)
     stop = _torch_name("linspace", "stop", stop, "end", end)
     num = _torch_name("linspace", "num", num, "steps", steps)
     if stop is None:
@@ -314,7 +322,8 @@ def _spaced(name: str, ends: tuple[Any, Any], dtype: Any) -> tuple[tuple[Any, An
 
 
 def _like(x: Tensor, dtype: Any, device: Any, memory_format: Any = None,
-          name: str = "zeros_like") -> tuple[Any, Device]:
+          name: str = "zeros_like", layout: Any = None) -> tuple[Any, Device]:
+    check_layout(name, layout)
     if not isinstance(x, Tensor):
         x = tensor(x)
     check_memory_format(name, memory_format, x.ndim)
@@ -333,31 +342,32 @@ def _laid_out_like(t: Tensor, x: Any, memory_format: Any) -> Tensor:
 
 
 def zeros_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, *,
-               memory_format: Any = None) -> Tensor:
+               memory_format: Any = None, layout: Any = None) -> Tensor:
     """Zeros with ``x``'s shape, and its dtype and device unless given."""
-    (shape, dt), dev = _like(x, dtype, device, memory_format)
+    (shape, dt), dev = _like(x, dtype, device, memory_format, "zeros_like", layout)
     return _laid_out_like(_make(dev.xp.zeros(shape, dtype=dt), dev, requires_grad), x, memory_format)
 
 
 def ones_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, *,
-              memory_format: Any = None) -> Tensor:
+              memory_format: Any = None, layout: Any = None) -> Tensor:
     """Ones with ``x``'s shape, and its dtype and device unless given."""
-    (shape, dt), dev = _like(x, dtype, device, memory_format, "ones_like")
+    (shape, dt), dev = _like(x, dtype, device, memory_format, "ones_like", layout)
     return _laid_out_like(_make(dev.xp.ones(shape, dtype=dt), dev, requires_grad), x, memory_format)
 
 
 def full_like(x: Any, fill_value: Any, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, *, memory_format: Any = None) -> Tensor:
+              requires_grad: bool = False, *, memory_format: Any = None, layout: Any = None) -> Tensor:
     """``fill_value`` everywhere, with ``x``'s shape, and its dtype and device unless given."""
-    (shape, dt), dev = _like(x, dtype, device, memory_format, "full_like")
+    (shape, dt), dev = _like(x, dtype, device, memory_format, "full_like", layout)
     fill = fill_scalar("full_like", fill_number("full_like", fill_value), dt)
     made = _make(dev.xp.full(shape, fill, dtype=dt), dev, requires_grad)
     return _laid_out_like(made, x, memory_format)
 
 
 def empty_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-               memory_format: Any = None) -> Tensor:
+               memory_format: Any = None, layout: Any = None) -> Tensor:
     """A tensor with ``x``'s shape, dtype and device unless given, its values unspecified (zeros here)."""
+    check_layout("empty_like", layout)
     return zeros_like(x, dtype, device, requires_grad, memory_format=memory_format)
 
 
@@ -393,20 +403,22 @@ def _sampled(name: str, draw: Any, shape: tuple[int, ...], dtype: Any, dev: Devi
 
 
 def rand(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-         generator: _random.Generator | None = None, size: Any = None) -> Tensor:
+         generator: _random.Generator | None = None, size: Any = None, layout: Any = None) -> Tensor:
     """Uniform samples in [0, 1) from the engine generator (see :func:`manual_seed`), or from
     ``generator`` (every sampling function here takes PyTorch's ``generator=``).  A complex
     dtype draws both parts in [0, 1), as PyTorch's.  ``size=``: PyTorch's name for the shape."""
+    check_layout("rand", layout)
     dev = get_device(device)
     shape = _torch_name("rand", "a shape", shape, "size", None if size is None else (size,))
     return _make(_sampled("rand", _random.uniform, _shape(shape), dtype, dev, generator, 1.0), dev, requires_grad)
 
 
 def randn(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          generator: _random.Generator | None = None, size: Any = None) -> Tensor:
+          generator: _random.Generator | None = None, size: Any = None, layout: Any = None) -> Tensor:
     """Standard-normal samples from the engine generator (or ``generator``).  A complex dtype
     draws PyTorch's complex standard normal: each part of variance 1/2, so ``E|z|^2 = 1``.
     ``size=``: PyTorch's name for the shape."""
+    check_layout("randn", layout)
     dev = get_device(device)
     shape = _torch_name("randn", "a shape", shape, "size", None if size is None else (size,))
     arr = _sampled("randn", _random.normal, _shape(shape), dtype, dev, generator, 0.5 ** 0.5)
@@ -418,9 +430,11 @@ class _EmptyRange(RuntimeError, ValueError):
 
 
 def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = "int64",
-            device: Any = None, *, generator: _random.Generator | None = None, requires_grad: bool = False) -> Tensor:
+            device: Any = None, *, generator: _random.Generator | None = None, requires_grad: bool = False,
+            layout: Any = None) -> Tensor:
     """Uniform integers in ``[low, high)`` from the engine generator; ``randint(high, size)`` is
     PyTorch's two-argument form (a sequence as the second argument is the size)."""
+    check_layout("randint", layout)
     if high is not None and not isinstance(high, (int, host_numpy.integer)) and size == ():
         high, size = None, high  # randint(5, (2, 3))
     if high is None:
@@ -467,8 +481,9 @@ def _check_random_bounds(low: int, high: int, dt: Any) -> None:
 
 
 def randperm(n: int, dtype: Any = "int64", device: Any = None, *,
-             generator: _random.Generator | None = None, requires_grad: bool = False) -> Tensor:
+             generator: _random.Generator | None = None, requires_grad: bool = False, layout: Any = None) -> Tensor:
     """A random permutation of ``0..n-1`` from the engine generator (one key per call)."""
+    check_layout("randperm", layout)
     n = numbers("randperm", "SymInt", n=n)  # (a tensor, a NumPy int; a float or bool: PyTorch's TypeError)
     if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool):
         raise ValueError(f"randperm: n must be a non-negative int, got {n!r}")
@@ -496,29 +511,31 @@ def _check_permutation_fits(n: int, dt: Any) -> None:
 
 
 def rand_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-              memory_format: Any = None, generator: _random.Generator | None = None) -> Tensor:
+              memory_format: Any = None, generator: _random.Generator | None = None,
+              layout: Any = None) -> Tensor:
     """:func:`rand` with ``x``'s shape, and its dtype and device unless given (drawn from
     ``generator`` where given, as PyTorch's)."""
-    (shape, dt), dev = _like(x, dtype, device, memory_format, "rand_like")
+    (shape, dt), dev = _like(x, dtype, device, memory_format, "rand_like", layout)
     made = rand(*shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
     return _laid_out_like(made, x, memory_format)
 
 
 def randn_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-               memory_format: Any = None, generator: _random.Generator | None = None) -> Tensor:
+               memory_format: Any = None, generator: _random.Generator | None = None,
+               layout: Any = None) -> Tensor:
     """:func:`randn` with ``x``'s shape, and its dtype and device unless given (drawn from
     ``generator`` where given, as PyTorch's)."""
-    (shape, dt), dev = _like(x, dtype, device, memory_format, "randn_like")
+    (shape, dt), dev = _like(x, dtype, device, memory_format, "randn_like", layout)
     made = randn(*shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
     return _laid_out_like(made, x, memory_format)
 
 
 def randint_like(x: Any, low: int, high: int | None = None, *, dtype: Any = None, device: Any = None,
                  requires_grad: bool = False, memory_format: Any = None,
-                 generator: _random.Generator | None = None) -> Tensor:
+                 generator: _random.Generator | None = None, layout: Any = None) -> Tensor:
     """:func:`randint` with ``x``'s shape (``randint_like(x, high)`` draws from ``[0, high)``), and its
     dtype and device unless given (drawn from ``generator`` where given, as PyTorch's)."""
-    (shape, dt), dev = _like(x, dtype, device, memory_format, "randint_like")
+    (shape, dt), dev = _like(x, dtype, device, memory_format, "randint_like", layout)
     if dt.kind == "c":
         raise TypeError(f"randint_like: the dtype must be an integer, float or bool dtype, got {dt}")
     made = randint(low, high, shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
@@ -526,9 +543,10 @@ def randint_like(x: Any, low: int, high: int | None = None, *, dtype: Any = None
 
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False) -> Tensor:
+             requires_grad: bool = False, layout: Any = None) -> Tensor:
     """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the exponent
     (``torch.logspace``)."""
+    check_layout("logspace", layout)
     steps = int_argument("logspace", "steps", 3, steps)
     if isinstance(base, Tensor):
         base = numbers("logspace", "float", base=base)
@@ -603,8 +621,10 @@ def _in_scalar_type(v: Any, dt: Any) -> Any:
     return np.array(math.trunc(v), dtype=np.int64).astype(dt)[()]
 
 
-def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+                  layout: Any = None) -> Tensor:
     """A 0-d tensor holding ``s``, of the default float dtype unless given (``torch.scalar_tensor``)."""
+    check_layout("scalar_tensor", layout)
     if isinstance(s, Tensor):
         s = numbers("scalar_tensor", s=s)
     return Tensor._from_data(float(s) if dtype is None else s, dtype=_dtype_or_default(dtype), device=device,
@@ -720,7 +740,7 @@ def multinomial(input: Any, num_samples: int, replacement: bool = False, *,  # n
 
 
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: _random.Generator | None = None,
-           dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+           dtype: Any = None, device: Any = None, requires_grad: bool = False, layout: Any = None) -> Tensor:
     """``mean + std * z`` with ``z`` standard normal (``torch.normal``): tensors ``mean`` and/or ``std``
     broadcast, the result in ``mean``'s dtype (``std``'s for a number ``mean``), as PyTorch's; it
     requires grad where they do, with a derivative of 0 in both, as PyTorch's (the draw is not
@@ -728,6 +748,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: _random.Ge
     PyTorch does; two numbers need ``size`` (the default dtype unless given).  A complex ``mean`` tensor (or a
     complex ``dtype`` for numbers) draws PyTorch's complex normal: each part ``N(Re/Im mean,
     std^2 / 2)`` -- a number ``mean`` is the location of both parts, as PyTorch's."""
+    check_layout("normal", layout)
     if isinstance(std, Tensor) and std.dtype.kind == "c":
         raise RuntimeError("normal expects standard deviation to be non-complex")
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
@@ -768,9 +789,10 @@ def check_normal_std(std: Any) -> None:
 
 # ---- PyTorch's window functions (signal processing): formulas of the position, computed in float64 ----
 def _window(name: str, length: int, periodic: bool, formula: Any, dtype: Any, device: Any,
-            requires_grad: bool) -> Tensor:
+            requires_grad: bool, layout: Any) -> Tensor:
     """``formula(n, N)`` at ``n = 0..length-1`` over a window of ``N`` points (``length + 1`` when
     ``periodic``: the symmetric window one longer, its last point dropped, as PyTorch's)."""
+    check_layout(name, layout)
     if not isinstance(length, (int, host_numpy.integer)):
         raise ValueError(f"{name}: window_length must be a non-negative int, got {length!r}")
     if length < 0:  # PyTorch's RuntimeError and words, a ValueError as before
@@ -786,43 +808,43 @@ def _window(name: str, length: int, periodic: bool, formula: Any, dtype: Any, de
 
 
 def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None, device: Any = None,
-                requires_grad: bool = False) -> Tensor:
+                requires_grad: bool = False, layout: Any = None) -> Tensor:
     """``0.5 - 0.5 cos(2 pi n / (N - 1))`` (``torch.hann_window``)."""
     return _window("hann_window", window_length, periodic,
                    lambda n, N: 0.5 - 0.5 * host_numpy.cos(2 * host_numpy.pi * n / (N - 1)), dtype, device,
-                   requires_grad)
+                   requires_grad, layout)
 
 
 def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
-                   dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+                   dtype: Any = None, device: Any = None, requires_grad: bool = False, layout: Any = None) -> Tensor:
     """``alpha - beta cos(2 pi n / (N - 1))`` (``torch.hamming_window``)."""
     return _window("hamming_window", window_length, periodic,
                    lambda n, N: alpha - beta * host_numpy.cos(2 * host_numpy.pi * n / (N - 1)), dtype, device,
-                   requires_grad)
+                   requires_grad, layout)
 
 
 def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None, device: Any = None,
-                    requires_grad: bool = False) -> Tensor:
+                    requires_grad: bool = False, layout: Any = None) -> Tensor:
     """``0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))`` (``torch.blackman_window``)."""
     def formula(n: Any, N: int) -> Any:  # noqa: N803
         x = 2 * host_numpy.pi * n / (N - 1)
         return 0.42 - 0.5 * host_numpy.cos(x) + 0.08 * host_numpy.cos(2 * x)
-    return _window("blackman_window", window_length, periodic, formula, dtype, device, requires_grad)
+    return _window("blackman_window", window_length, periodic, formula, dtype, device, requires_grad, layout)
 
 
 def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None, device: Any = None,
-                    requires_grad: bool = False) -> Tensor:
+                    requires_grad: bool = False, layout: Any = None) -> Tensor:
     """The triangle ``1 - |2 n / (N - 1) - 1|`` (``torch.bartlett_window``)."""
     return _window("bartlett_window", window_length, periodic,
-                   lambda n, N: 1 - host_numpy.abs(2 * n / (N - 1) - 1), dtype, device, requires_grad)
+                   lambda n, N: 1 - host_numpy.abs(2 * n / (N - 1) - 1), dtype, device, requires_grad, layout)
 
 
 def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *, dtype: Any = None,
-                  device: Any = None, requires_grad: bool = False) -> Tensor:
+                  device: Any = None, requires_grad: bool = False, layout: Any = None) -> Tensor:
     """``I0(beta sqrt(1 - (2 n / (N - 1) - 1)^2)) / I0(beta)`` (``torch.kaiser_window``)."""
     return _window("kaiser_window", window_length, periodic,
                    lambda n, N: host_numpy.i0(beta * host_numpy.sqrt(1 - (2 * n / (N - 1) - 1) ** 2))
-                   / host_numpy.i0(beta), dtype, device, requires_grad)
+                   / host_numpy.i0(beta), dtype, device, requires_grad, layout)
 
 
 class _LegacyTensorType(type):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from ..backend import as_dtype, get_default_dtype, get_device
+from ..backend import as_dtype, check_layout, get_default_dtype, get_device
 from ..ops import shape as _sh
 from ..tape import apply
 from ..tensor import Tensor, requires_grad_flag
@@ -73,8 +73,10 @@ def triu(x: Any, k: int = 0) -> Tensor:
     return apply(_sh.Triu(k=int(k)), x)
 
 
-def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None, *, requires_grad: bool = False) -> Tensor:
+def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None, *, requires_grad: bool = False,
+        layout: Any = None) -> Tensor:
     """The identity matrix: a constant, or a leaf that requires grad (``mg.eye(4, 5, requires_grad=True)``)."""
+    check_layout("eye", layout)
     for name, size in (("n", n), ("m", m)):
         if size is not None and size < 0:  # PyTorch's RuntimeError and words, NumPy's ValueError
             raise InvalidShape(f"{name} must be greater or equal to 0, got {size}")

@@ -18,7 +18,7 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-from ..backend import as_dtype, get_default_dtype, get_device, host_numpy, scalar_type_name
+from ..backend import as_dtype, check_layout, get_default_dtype, get_device, host_numpy, scalar_type_name
 from ..ops import fft as _fft
 from ..tape import apply
 from ..tensor import Tensor
@@ -315,10 +315,11 @@ def _frequencies(name: str, steps: Any, n: int, d: float, dtype: Any, device: An
 
 
 def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
-            requires_grad: bool = False) -> Tensor:
+            requires_grad: bool = False, layout: Any = None) -> Tensor:
     """The sample frequencies of :func:`fft`'s outputs for ``n`` samples ``d`` apart
     (a constant, in the default float dtype unless ``dtype`` is given; a leaf that
     requires grad with ``requires_grad=True``): ``[0, 1, ..., -(n // 2), ..., -1] / (n * d)``."""
+    check_layout("fft_fftfreq", layout)
     n, d = number("fftfreq", "n", n, "int"), number("fftfreq", "d", d, "float")
     n = _count("fftfreq", n)
     steps = host_numpy.arange(n)
@@ -327,8 +328,9 @@ def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
 
 
 def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False) -> Tensor:
+             requires_grad: bool = False, layout: Any = None) -> Tensor:
     """The sample frequencies of :func:`rfft`'s outputs (the ``n // 2 + 1`` non-negative ones)."""
+    check_layout("fft_rfftfreq", layout)
     n, d = number("rfftfreq", "n", n, "int"), number("rfftfreq", "d", d, "float")
     n = _count("rfftfreq", n)
     return _frequencies("rfftfreq", host_numpy.arange(n // 2 + 1), n, d, dtype, device, requires_grad)

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from .. import creation, tape
-from ..backend import as_dtype
+from ..backend import as_dtype, strided
 from ..grad_mode import is_grad_enabled
 from ..out_arguments import (
     ANY,
@@ -812,6 +812,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("is_cuda", property(lambda self: self.device.type == "cuda")),
         tensor_method("is_cpu", property(lambda self: self.device.type == "cpu")),
         tensor_method("is_meta", property(lambda self: self.device.type == "meta")),
+        tensor_method("layout", property(lambda self: strided)),  # (every tensor here is one dense array)
         # PyTorch's other device kinds and layouts, which no tensor here has (device checks such as
         # dcgan's `input.is_cuda or input.is_xpu` read them)
         *(tensor_method(kind, property(lambda self: False)) for kind in _ABSENT_KINDS),
@@ -855,7 +856,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("any", tmeth.reduction_method(namespace.any)),
         tensor_method("new_zeros", tmeth.new_method(0)),
         tensor_method("new_ones", tmeth.new_method(1)),
-        tensor_method("new_empty", tmeth.new_method(0)),
+        tensor_method("new_empty", tmeth.new_method(0, "new_empty")),
         tensor_method("new_full", tmeth.new_full_method),
         tensor_method("new_tensor", tmeth.new_tensor_method),
         tensor_method("ger", tmeth.product_method("ger", mf.outer, (1, 1), "vec2", one_dtype=False)),

@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from ..backend import host_numpy, scalar_type_name
+from ..backend import check_layout, host_numpy, scalar_type_name
 from ..creation import zeros
 from ..ops import shape as _sh
 from ..tape import apply
@@ -350,6 +350,7 @@ def _triangle(name: str, args: tuple, kwargs: dict) -> Any:
                         f"the arguments: {name}(3, col=3, offset=0) gives PyTorch's (2, N) tensor, {name}(3, k=0, "
                         f"m=3) NumPy's pair")
     device = kwargs.get("device")
+    check_layout(name, kwargs.get("layout"))
     if torch_spelling:
         if "col" not in kwargs:
             raise TypeError(f"{name}: PyTorch's form needs col= (the number of columns)")

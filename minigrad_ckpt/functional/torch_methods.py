@@ -19,6 +19,7 @@ from typing import Any
 
 from ..backend import (
     as_dtype,
+    check_layout,
     check_memory_format,
     contiguous_format,
     fill_scalar,
@@ -789,10 +790,13 @@ def squeeze_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
 
 
 
-def new_method(fill: Any) -> Any:
+def new_method(fill: Any, name: str | None = None) -> Any:
+    """``x.new_zeros``/``new_ones`` (by ``fill``), or the method ``name`` that fills with it
+    (``new_empty``, ``new_full``: their errors name them)."""
     def method(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-               **keyword: Any) -> Tensor:
+               layout: Any = None, **keyword: Any) -> Tensor:
         from ..creation import _shape  # (the creation functions' reading of a size: no floats, no negatives)
+        check_layout(method.__name__, layout)
         if keyword:  # PyTorch's size= (x.new_zeros(size=(2, 3)))
             if size or set(keyword) != {"size"}:
                 raise TypeError(f"{method.__name__}() takes the size by position or as size=, not both; got the "
@@ -803,17 +807,18 @@ def new_method(fill: Any) -> Any:
         dev = get_device(device) if device is not None else self.device
         t = Tensor.constant(dev.xp.full(shape, fill_scalar("new_full", fill, dt), dtype=dt), dev)
         return t.requires_grad_(True) if requires_grad else t
-    method.__name__ = f"new_{'zeros' if fill == 0 else 'ones'}"
+    method.__name__ = name or f"new_{'zeros' if fill == 0 else 'ones'}"
     method.__doc__ = f"A tensor of {'zeros' if fill == 0 else 'ones'} with this one's dtype and device."
     return method
 
 
 def new_full_method(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False) -> Tensor:
+              requires_grad: bool = False, layout: Any = None) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``, with this one's dtype and device."""
     from ..creation import fill_number
+    check_layout("new_full", layout)
     fill = fill_number("new_full", fill_value)
-    return new_method(fill)(self, size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return new_method(fill, "new_full")(self, size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def new_tensor_method(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
