@@ -291,6 +291,12 @@ NO_TENSOR_INPUT = {
     "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
     "get_float32_matmul_precision", "set_num_threads", "get_num_threads", "set_printoptions",
+    # autocast's state (a flag, a dtype, a nesting count per device type)
+    "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
+    "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
+    "autocast_increment_nesting", "autocast_decrement_nesting", "is_autocast_cpu_enabled",
+    "set_autocast_cpu_enabled", "get_autocast_cpu_dtype", "set_autocast_cpu_dtype", "get_autocast_gpu_dtype",
+    "set_autocast_gpu_dtype",
 }
 
 #: complex support that belongs to another part of the engine
