@@ -211,6 +211,9 @@ class MemoryFormat:
     def __repr__(self) -> str:
         return f"mg.{self.name}"
 
+    def __reduce__(self) -> str:  # the module attribute of that name: the one object (pickle, copy, deepcopy)
+        return self.name
+
 
 contiguous_format = MemoryFormat("contiguous_format")
 preserve_format = MemoryFormat("preserve_format")

@@ -759,6 +759,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: _random.Ge
         both = z.dtype.kind == "c" and not isinstance(mean, complex)  # (PyTorch fills the real view)
         out = z * std + (complex(mean, mean) if both else mean)
         return out.requires_grad_(True) if requires_grad_flag(requires_grad) else out
+    _refuse_factory_keywords(mean, std, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
     like = mean if isinstance(mean, Tensor) else std
     shape = host_numpy.broadcast_shapes(getattr(mean, "shape", ()), getattr(std, "shape", ()))
     check_normal_std(std)
@@ -774,6 +775,18 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: _random.Ge
     # operand does, as PyTorch's
     everywhere = Tensor.constant(like.device.xp.ones(value.shape, dtype=bool), like.device)
     return apply(_elementwise.Where(), everywhere, value, mean + std).to(like.dtype)
+
+
+def _refuse_factory_keywords(mean: Any, std: Any, **given: Any) -> None:
+    """PyTorch's TypeError where a tensor ``mean`` or ``std`` comes with a factory keyword: its tensor
+    forms take ``generator=`` and ``out=`` only, the result's dtype and device being the operands'
+    (a ``dtype=`` taken and ignored answered float32 where float64 was asked)."""
+    named = [k for k, v in given.items() if v is not None and v is not False]
+    if named:
+        kinds = ", ".join(("Tensor" if isinstance(v, Tensor) else type(v).__name__) for v in (mean, std))
+        raise TypeError(f"normal() received an invalid combination of arguments - got ({kinds}, "
+                        f"{', '.join(k + '=...' for k in named)}): with a tensor mean or std, normal takes "
+                        f"generator= and out= only (its result has their dtype and device)")
 
 
 def check_normal_std(std: Any) -> None:

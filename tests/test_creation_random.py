@@ -164,3 +164,18 @@ def test_randint():
     assert set(np.unique(r.numpy())) == {3, 4, 5, 6}
     with pytest.raises(ValueError, match="low < high"):
         mg.randint(5, 5)
+
+
+@pytest.mark.parametrize("mean, std", [("t", 1.0), (0.0, "t"), ("t", "t")])
+@pytest.mark.parametrize("keyword", [{"dtype": mg.float64}, {"device": "cpu"}, {"requires_grad": True},
+                                     {"size": (2,)}])
+def test_normal_of_a_tensor_refuses_factory_keywords(mean, std, keyword):
+    """``torch.normal``'s tensor forms take ``generator=`` and ``out=`` only: the result has the
+    operands' dtype and device.  A ``dtype=float64`` beside a float32 mean was taken and ignored
+    (a float32 draw where float64 was asked); it is PyTorch's TypeError."""
+    t = mg.ones(2)
+    args = [t if v == "t" else v for v in (mean, std)]
+    with pytest.raises(TypeError, match="invalid combination of arguments"):
+        mg.normal(*args, **keyword)
+    assert mg.normal(*args, generator=mg.Generator().manual_seed(0)).dtype == mg.float32
+    assert mg.normal(*args, requires_grad=False).shape == (2,)

@@ -49,3 +49,18 @@ def test_a_clone_keeps_its_gradient_and_an_optimizer_state_starts_at_zero():
     (p.clone(memory_format=mg.preserve_format) * 3).sum().backward()
     np.testing.assert_array_equal(p.grad.numpy(), [3.0, 3.0])
     assert repr(mg.preserve_format) == "mg.preserve_format"
+
+
+@pytest.mark.parametrize("name", ["contiguous_format", "preserve_format", "channels_last", "channels_last_3d"])
+def test_a_memory_format_pickles_and_copies_to_itself(name):
+    """PyTorch's memory formats are compared by identity (``x.is_contiguous(memory_format=...)``,
+    ``fmt is torch.channels_last``): one that came through pickle, copy or deepcopy -- a saved
+    config, a DataLoader worker -- is the same object (it was a new, unequal one)."""
+    import copy
+    import pickle
+
+    fmt = getattr(mg, name)
+    assert pickle.loads(pickle.dumps(fmt)) is fmt
+    assert copy.copy(fmt) is fmt and copy.deepcopy({"f": fmt})["f"] is fmt
+    x = mg.ones(1, 2, 3, 4) if name != "channels_last_3d" else mg.ones(1, 2, 3, 4, 5)
+    assert mg.empty_like(x, memory_format=pickle.loads(pickle.dumps(fmt))).shape == x.shape
