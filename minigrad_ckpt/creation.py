@@ -279,9 +279,34 @@ def linspace(start: float, stop: float | None = None, num: int | None = None, dt
     (start, stop), dt = _spaced("linspace", (start, stop), dtype)
     if dt in (host_numpy.float32, host_numpy.float64) and num > 1:
         host = _evenly_spaced(start, stop, num, dt)
+    elif dt.kind in "iub" and num > 1:
+        host = _integer_spaced(start, stop, num, dt)
+    elif dt.kind in "iu" and num == 1:  # PyTorch fills the start, read in the dtype (truncated)
+        host = host_numpy.array([_in_scalar_type(start, dt)], dtype=dt)
     else:
         host = host_numpy.linspace(start, stop, num).astype(dt)
     return _make(dev.xp.asarray(host), dev, requires_grad)
+
+
+def _integer_spaced(start: float, stop: float, num: int, dt: Any) -> Any:
+    """PyTorch's linspace in an integer dtype (its CPU kernel): the ends read in ``dt`` first
+    (truncated toward zero; one that does not fit is refused), the step between them in float64,
+    each value one fused multiply-add from the nearer end in float64, truncated toward zero.
+    NumPy's linspace of the ends as given, cast afterwards, was one off wherever an end had a
+    fraction (``linspace(4.3, 50, 50, dtype=int64)[1]`` was 5, PyTorch's 4) and at values that the
+    fused rounding leaves just above an integer (``linspace(21, -64, 146, dtype=int16)[58]``: -12).
+    PyTorch has no bool kernel for two or more steps."""
+    np = host_numpy
+    if dt.kind == "b":
+        raise DtypeNotImplemented("\"linspace_cpu\" not implemented for 'Bool'")
+    first, last = (_in_scalar_type(v, dt) for v in (start, stop))
+    step = (np.float64(last) - np.float64(first)) / np.float64(num - 1)
+    i = np.arange(num)
+    lower = i < num // 2
+    scale = np.where(lower, i, num - 1 - i).astype(np.float64)
+    slope = np.where(lower, step, -step)
+    base = np.where(lower, np.float64(first), np.float64(last))
+    return np.trunc(fused_multiply_add(slope, scale, base, np.float64)).astype(np.int64).astype(dt)
 
 
 def _evenly_spaced(start: float, stop: float, num: int, dt: Any) -> Any:
