@@ -26,8 +26,9 @@ erfc          Cephes' erf/erfc rational approximations   <= 1e-12 (x < 26.5)
 erf, erfc     the Faddeeva function w by Weideman's      ~1e-14 of |erf(z)| (and
 of complex z  rational approximation; Taylor near 0 and  erf's condition number
               near the imaginary axis                    ~2|z|^2)
-erfinv,       an initial guess refined by three Halley   <= 1e-12 on (-1, 1) /
-erfcinv       steps on erf (erfc in the tails)           (0, 2)
+erfinv,       Wichura's AS241 rational approximations    ~1e-15 on (-1, 1) /
+erfcinv       and one Halley step on erf (erfc in the    (0, 2)
+              tails; Newton on ln erfc where it is tiny)
 betaln        gammaln, or Stirling differences for large <= 1e-12 off the zeros
               arguments (no cancellation of huge terms)  of betaln
 ============  =========================================  ======================
@@ -449,54 +450,122 @@ def _d_erf(xp: Any, x: Any) -> Any:
     return _TWO_OVER_SQRT_PI * xp.exp(-(x * x))
 
 
+def _d_erf(xp: Any, x: Any) -> Any:
+    """``erf'(x) = 2/sqrt(pi) exp(-x^2)`` (``erfc' = -erf'``)."""
+    return _TWO_OVER_SQRT_PI * xp.exp(-(x * x))
+
+
 # ------------------------------------------------------- inverse error functions
-def _erfinv_guess(xp: Any, log_1my2: Any) -> Any:
-    """Winitzki's approximation of ``|erfinv|`` from ``log(1 - y^2)`` (relative error < 2e-3)."""
-    a = 0.147
-    t = 2 / (math.pi * a) + 0.5 * log_1my2
-    return xp.sqrt(xp.sqrt(t * t - log_1my2 / a) - t)
+def _only_where(xp: Any, mask: Any, fn: Any, *arrays: Any) -> Any:
+    """``fn(*arrays)`` (arrays of ``mask``'s shape) computed on the elements where ``mask`` holds
+    and nothing else, 0 elsewhere: a branch few elements take costs their share of the work, not a
+    full pass of every one of its operations (a ``where`` between two branches computes both on
+    every element).  One synchronizing read of the count; all or none skips the gather."""
+    count = xp.scalar(xp.count_nonzero(mask))
+    if count == mask.size:
+        return fn(*arrays)
+    if count == 0:
+        return xp.zeros_like(arrays[0])
+    index = xp.nonzero(xp.reshape(mask, (-1,)))[0]
+    values = fn(*(xp.take(xp.reshape(a, (-1,)), index) for a in arrays))
+    out = xp.zeros(mask.shape, dtype=values.dtype)
+    xp.put_along_axis(xp.reshape(out, (-1,)), index, values, axis=0)
+    return out
 
 
-def _halley(xp: Any, x: Any, residual: Any) -> Any:
-    """One Halley step for ``erf(x) = target``: ``f / (f' + x f)`` with ``f' = 2/sqrt(pi) e^-x^2``."""
-    f = residual(x)
+# Wichura's AS241 (Applied Statistics 37, 1988; PPND16, ~1e-16 relative): the normal quantile
+# ndtri(p) = q A(r) / B(r) with r = 0.180625 - q^2 for |q| = |p - 1/2| <= 0.425, and for the
+# tails, with s = sqrt(-ln min(p, 1 - p)), C(s - 1.6) / D(s - 1.6) up to s = 5 and
+# E(s - 5) / F(s - 5) beyond (highest power first).  erfinv(y) = ndtri((1 + y) / 2) / sqrt(2).
+_AS241_A = (2.5090809287301226727e3, 3.3430575583588128105e4, 6.7265770927008700853e4,
+            4.5921953931549871457e4, 1.3731693765509461125e4, 1.9715909503065514427e3,
+            1.3314166789178437745e2, 3.3871328727963666080e0)
+_AS241_B = (5.2264952788528545610e3, 2.8729085735721942674e4, 3.9307895800092710610e4,
+            2.1213794301586595867e4, 5.3941960214247511077e3, 6.8718700749205790830e2,
+            4.2313330701600911252e1, 1.0)
+_AS241_C = (7.74545014278341407640e-4, 2.27238449892691845833e-2, 2.41780725177450611770e-1,
+            1.27045825245236838258e0, 3.64784832476320460504e0, 5.76949722146069140550e0,
+            4.63033784615654529590e0, 1.42343711074968357734e0)
+_AS241_D = (1.05075007164441684324e-9, 5.47593808499534494600e-4, 1.51986665636164571966e-2,
+            1.48103976427480074590e-1, 6.89767334985100004550e-1, 1.67638483018380384940e0,
+            2.05319162663775882187e0, 1.0)
+_AS241_E = (2.01033439929228813265e-7, 2.71155556874348757815e-5, 1.24266094738807843860e-3,
+            2.65321895265761230930e-2, 2.96560571828504891230e-1, 1.78482653991729133580e0,
+            5.46378491116411436990e0, 6.65790464350110377720e0)
+_AS241_F = (2.04426310338993978564e-15, 1.42151175831644588870e-7, 1.84631831751005468180e-5,
+            7.86869131145613259100e-4, 1.48753612908506148525e-2, 1.36929880922735805310e-1,
+            5.99832206555887937690e-1, 1.0)
+_ERFINV_SLOPE = 0.886226925452758  # sqrt(pi) / 2 rounded to nearest (math's sqrt(pi) / 2 is an ulp below)
+_CENTRAL = 0.85  # |y| <= 0.85 is AS241's |q| <= 0.425
+_INV_SQRT_2 = 1 / math.sqrt(2)
+
+
+def _as241_central(xp: Any, y: Any) -> Any:
+    """AS241's ``ndtri(1/2 + y/2) / sqrt(2)`` for ``|y| <= 0.85`` (~4 ulp), unpolished."""
+    r = 0.180625 - 0.25 * (y * y)
+    return y * (_horner(_AS241_A, r) / _horner(_AS241_B, r) * (0.5 * _INV_SQRT_2))
+
+
+def _erfcinv_below_half(xp: Any, z: Any) -> Any:
+    """``erfcinv(z)`` for ``0.15 <= z < 1/2``: AS241's central approximation of ``erfinv(1 - z)``,
+    whose ``1 - z`` rounds there (float32's by 2^-25), then Halley's step on ``z - erfc(x)``, which
+    sees the exact ``z`` (on ``erf(x) - (1 - z)`` it would converge to the rounded argument's value)."""
+    x = _as241_central(xp, 1 - z)
+    return _halley(xp, x, z - erfc(xp, x))
+
+
+def _erfinv_central(xp: Any, y: Any) -> Any:
+    """``erfinv(y)`` for ``|y| <= 0.85``: ``ndtri(1/2 + y/2) / sqrt(2)``, with ``q = y / 2`` folded
+    into the constant (``y / 2`` of a subnormal ``y`` would lose its last bit), then one Halley
+    step on ``erf(x) - y``, which brings it from AS241's ~4 ulp to ``erf``'s accuracy.  Below
+    ``2^-26`` it is ``sqrt(pi)/2 y`` to the last bit (the next term is ``y^2`` smaller): a Halley
+    step there, on subnormal numbers, would round the result off by a unit of the subnormals."""
+    x = _as241_central(xp, y)
+    x = _halley(xp, x, _erf_to_1_02(xp, x) - y)
+    return xp.where(xp.abs(y) < 2.0 ** -26, _ERFINV_SLOPE * y, x)
+
+
+def _erf_to_1_02(xp: Any, x: Any) -> Any:
+    """``erf(x)`` for ``|x| <= erfinv(0.85) = 1.018``: Cephes' ``x T(x^2) / U(x^2)`` below 1, the
+    kernel's other branch on the few elements above (the kernel computes both on every element)."""
+    z = x * x
+    small = x * _horner(_ERF_T, z) / _horner(_ERF_U, z)
+    above = xp.abs(x) >= 1
+    return xp.where(above, _only_where(xp, above, lambda v: xp.erf(v), x), small)
+
+
+def _halley(xp: Any, x: Any, f: Any) -> Any:
+    """One Halley step for ``erf(x) = target`` with residual ``f``: ``f / (f' + x f)``, ``f' = 2/sqrt(pi) e^-x^2``."""
     return x - f / (_d_erf(xp, x) + x * f)
 
 
-def _erfinv_small(xp: Any, y: Any) -> Any:
-    """``erfinv(y)`` for ``0 <= y <= 1/2``: Halley on ``erf(x) - y`` (relative accuracy near 0)."""
-    x = _erfinv_guess(xp, xp.log1p(-(y * y)))
-    for _ in range(3):
-        x = _halley(xp, x, lambda v: xp.erf(v) - y)
-    return x
-
-
-def _erfcinv_tail(xp: Any, q: Any) -> Any:
-    """``erfcinv(q)`` for ``0 < q <= 1/2``: Halley on ``q - erfc(x)`` (= ``erf(x) - (1 - q)``,
-    accurate in the tail, where ``q`` is tiny)."""
-    x = _erfinv_guess(xp, xp.log(q * (2 - q)))
-    for _ in range(3):
-        x = _halley(xp, x, lambda v: q - erfc(xp, v))
-    # Far out, erfc(x) and its derivative are subnormal (float32 from x ~ 9): their few digits
-    # stall Halley's step.  Newton on ln erfc(x) = ln erfcx(x) - x^2 = ln q underflows nowhere.
-    lq = xp.log(q)
-    for _ in range(2):
-        ex = xp.erfcx(x)
-        x = xp.where(q < 1e-20, x + (xp.log(ex) - x * x - lq) * ex * _SQRT_PI_2, x)
-    return x
+def _erfcinv_tail(xp: Any, t: Any) -> Any:
+    """``erfcinv(t)`` for ``0 < t <= 0.15`` (``|ndtri(t / 2)| / sqrt(2)``; ``s`` from ``ln 2 - ln t``,
+    not ``ln(t / 2)``: half a subnormal ``t`` rounds), then one step on ``erfc(x) = t``: Halley's
+    where ``erfc`` keeps its digits, Newton's on ``ln erfc(x) = ln erfcx(x) - x^2 = ln t`` from
+    ``t < 1e-20`` (far out ``erfc`` and its derivative are subnormal, float32's from ``x ~ 9``)."""
+    s = xp.sqrt(math.log(2) - xp.log(t))
+    near = s <= 5
+    u = xp.where(near, s - 1.6, s - 5)
+    x = xp.where(near, _horner(_AS241_C, u) / _horner(_AS241_D, u), _horner(_AS241_E, u) / _horner(_AS241_F, u))
+    x = x * _INV_SQRT_2
+    deep = t < 1e-20
+    halley = _halley(xp, x, t - erfc(xp, x))
+    ex = xp.erfcx(x)
+    newton = x + (xp.log(ex) - x * x - xp.log(t)) * ex * _SQRT_PI_2
+    return xp.where(deep, newton, halley)
 
 
 @register_kernel
 @half_in_float32
 def erfinv(xp, y):
-    """The inverse of ``erf`` on ``[-1, 1]`` (``xp.erfinv``): ``+-inf`` at ``+-1``."""
+    """The inverse of ``erf`` on ``[-1, 1]`` (``xp.erfinv``): ``+-inf`` at ``+-1``.  Wichura's
+    rational approximations (no iteration); each branch on the elements that take it."""
     with xp.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         a = xp.abs(y)
-        small = a <= 0.5
-        near = _erfinv_small(xp, xp.where(small, a, 0.25))
-        q = 1 - xp.where(small, 0.75, a)  # exact for |y| >= 1/2
-        tail = _erfcinv_tail(xp, xp.where(q > 0, q, 0.5))
-        r = xp.where(small, near, xp.where(q == 0, xp.inf, tail))
+        central = _only_where(xp, a <= _CENTRAL, lambda v: _erfinv_central(xp, v), a)
+        tail = _only_where(xp, (a > _CENTRAL) & (a < 1), lambda t: _erfcinv_tail(xp, t), 1 - a)  # 1 - a exact
+        r = xp.where(a <= _CENTRAL, central, xp.where(a == 1, xp.inf, tail))
         r = xp.where(xp.signbit(y), -r, r)  # odd, also at -0.0
         return xp.where(a > 1, xp.nan, xp.where(xp.isnan(y), y, r))
 
@@ -504,18 +573,19 @@ def erfinv(xp, y):
 @register_kernel
 @half_in_float32
 def erfcinv(xp, z):
-    """The inverse of ``erfc`` on ``[0, 2]`` (``xp.erfcinv``): ``+inf`` at 0, ``-inf`` at 2."""
+    """The inverse of ``erfc`` on ``[0, 2]`` (``xp.erfcinv``): ``+inf`` at 0, ``-inf`` at 2.
+    ``erfinv(1 - z)`` near 1; in the tails ``erfcinv(z)``, ``-erfcinv(2 - z)`` (both exact)."""
     with xp.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        mid = xp.logical_and(z > 0.5, z < 1.5)
-        d = 1 - z  # exact on [1/2, 3/2]: erfcinv(z) = erfinv(1 - z) there
-        near = _erfinv_small(xp, xp.where(mid, xp.abs(d), 0.25))
-        near = xp.where(d < 0, -near, near)
-        upper = z >= 1.5
-        q = xp.where(upper, 2 - z, z)  # exact on [3/2, 2]
-        tail = _erfcinv_tail(xp, xp.where(xp.logical_and(q > 0, xp.logical_not(mid)), q, 0.25))
+        d = 1 - z  # exact from z = 1/2 on
+        mid = xp.abs(d) <= _CENTRAL
+        low = mid & (z < 0.5)
+        central = _only_where(xp, mid & (z >= 0.5), lambda v: _erfinv_central(xp, v), d)
+        central = xp.where(low, _only_where(xp, low, lambda v: _erfcinv_below_half(xp, v), z), central)
+        upper = z > 1
+        q = xp.where(upper, 2 - z, z)
+        tail = _only_where(xp, xp.logical_not(mid) & (q > 0), lambda t: _erfcinv_tail(xp, t), q)
         tail = xp.where(q == 0, xp.inf, tail)
-        tail = xp.where(upper, -tail, tail)
-        r = xp.where(mid, near, tail)
+        r = xp.where(mid, central, xp.where(upper, -tail, tail))
         return xp.where(xp.logical_or(z < 0, z > 2), xp.nan, xp.where(xp.isnan(z), z, r))
 
 
