@@ -550,10 +550,21 @@ def _erfcinv_tail(xp: Any, t: Any) -> Any:
     x = xp.where(near, _horner(_AS241_C, u) / _horner(_AS241_D, u), _horner(_AS241_E, u) / _horner(_AS241_F, u))
     x = x * _INV_SQRT_2
     deep = t < 1e-20
-    halley = _halley(xp, x, t - erfc(xp, x))
+    halley = _only_where(xp, xp.logical_not(deep), lambda v, w: _halley(xp, v, w - _erfc_beyond_1(xp, v)), x, t)
+    return xp.where(deep, _only_where(xp, deep, lambda v, w: _log_erfc_newton(xp, v, w), x, t), halley)
+
+
+def _erfc_beyond_1(xp: Any, x: Any) -> Any:
+    """``erfc(x)`` for ``1 <= x < 9`` (the tail's from ``t = 1e-20`` up): Cephes' ``exp(-x^2) P/Q``
+    below 8 and ``R/S`` above, as the kernel, without its ``1 - erf`` branch for ``x < 1``."""
+    e = xp.exp(-(x * x))
+    return e * xp.where(x < 8, _horner(_ERFC_P, x) / _horner(_ERFC_Q, x), _horner(_ERFC_R, x) / _horner(_ERFC_S, x))
+
+
+def _log_erfc_newton(xp: Any, x: Any, t: Any) -> Any:
+    """One Newton step on ``ln erfc(x) = ln erfcx(x) - x^2 = ln t``, which underflows nowhere."""
     ex = xp.erfcx(x)
-    newton = x + (xp.log(ex) - x * x - xp.log(t)) * ex * _SQRT_PI_2
-    return xp.where(deep, newton, halley)
+    return x + (xp.log(ex) - x * x - xp.log(t)) * ex * _SQRT_PI_2
 
 
 @register_kernel
