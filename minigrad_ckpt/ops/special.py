@@ -450,11 +450,6 @@ def _d_erf(xp: Any, x: Any) -> Any:
     return _TWO_OVER_SQRT_PI * xp.exp(-(x * x))
 
 
-def _d_erf(xp: Any, x: Any) -> Any:
-    """``erf'(x) = 2/sqrt(pi) exp(-x^2)`` (``erfc' = -erf'``)."""
-    return _TWO_OVER_SQRT_PI * xp.exp(-(x * x))
-
-
 # ------------------------------------------------------- inverse error functions
 def _only_where(xp: Any, mask: Any, fn: Any, *arrays: Any) -> Any:
     """``fn(*arrays)`` (arrays of ``mask``'s shape) computed on the elements where ``mask`` holds
