@@ -21,7 +21,9 @@ from ..tensor import Tensor, requires_grad_flag
 from .backward_hooks import call_with_backward_hooks, hook_output_node
 
 __all__ = ["Module", "Parameter", "register_module_forward_pre_hook", "register_module_forward_hook",
-           "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+           "register_module_backward_hook", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook", "register_module_parameter_registration_hook"]
 
 
 class Parameter(Tensor):
@@ -166,7 +168,80 @@ def register_module_full_backward_pre_hook(hook: Callable) -> _HookHandle:
 def register_module_full_backward_hook(hook: Callable) -> _HookHandle:
     """``hook(module, grad_input, grad_output)`` for every module, as
     :meth:`Module.register_full_backward_hook` (before the module's own)."""
+    _global_backward_hook_kind(True)
     return _add_global_hook(_global_backward_hooks, hook)
+
+
+def register_module_backward_hook(hook: Callable) -> _HookHandle:
+    """PyTorch's deprecated global backward hook: ``hook(module, grad_input, grad_output)`` for every
+    module, as :meth:`Module.register_backward_hook` -- on the node that made the module's first output,
+    before the module's own.  PyTorch advises :func:`register_module_full_backward_hook`; the hooks of
+    every module are of one kind or the other."""
+    _global_backward_hook_kind(False)
+    return _add_global_hook(_global_backward_hooks, hook)
+
+
+_global_is_full_backward_hook = True  # the kind of the global backward hooks, as PyTorch names it
+
+
+def _global_backward_hook_kind(full: bool) -> None:
+    """PyTorch's refusal of both kinds of global backward hook.  PyTorch's choice lasts as long as the
+    process, even after every hook is removed; here it lasts while a hook of that kind is registered,
+    so one program (or test) that used the old kind does not forbid the full kind to every later one."""
+    global _global_is_full_backward_hook
+    if _global_backward_hooks and _global_is_full_backward_hook is not full:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module "
+                           "hook. Please use only one of them.")
+    _global_is_full_backward_hook = full
+
+
+# Hooks that see each parameter, buffer and submodule as a module registers it (PyTorch's
+# register_module_*_registration_hook): building a model runs Module.__setattr__ for each, so an empty
+# registry costs it one truth test.
+_global_parameter_registration_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_buffer_registration_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_module_registration_hooks: OrderedDict[int, Callable] = OrderedDict()
+
+
+def _add_registration_hook(store: OrderedDict[int, Callable], hook: Callable) -> _HookHandle:
+    Module._hook_counter += 1
+    store[Module._hook_counter] = hook
+    return _HookHandle(store, Module._hook_counter)
+
+
+def _registered(hooks: OrderedDict[int, Callable], module: Module, name: str, value: Any) -> Any:
+    """What ``module`` registers as ``name``: ``value`` through the registration ``hooks`` in order,
+    each seeing the one before's replacement; a hook that returns None keeps the value.  What a hook
+    returns is not checked, as in PyTorch."""
+    for hook in list(hooks.values()):
+        new = hook(module, name, value)
+        if new is not None:
+            value = new
+    return value
+
+
+def register_module_parameter_registration_hook(hook: Callable) -> _HookHandle:
+    """``hook(module, name, param)`` whenever any module registers a parameter -- ``register_parameter``
+    or ``module.name = Parameter(...)``, so every layer's weights as it is built, a ``ParameterList``'s
+    entries, ``load_state_dict(assign=True)`` -- before it is stored; a value it returns is stored
+    instead.  As PyTorch's, registering ``None`` calls no hook.  ``handle.remove()`` takes it off."""
+    return _add_registration_hook(_global_parameter_registration_hooks, hook)
+
+
+def register_module_buffer_registration_hook(hook: Callable) -> _HookHandle:
+    """``hook(module, name, buffer)`` whenever any module registers a buffer -- ``register_buffer``,
+    ``module.name = nn.Buffer(t)``, or assigning a tensor (or None) to a buffer's name -- before it is
+    stored; a value it returns is stored instead.  As PyTorch's, ``None`` is heard too
+    (``BatchNorm(track_running_stats=False)``'s three buffers)."""
+    return _add_registration_hook(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook: Callable) -> _HookHandle:
+    """``hook(module, name, submodule)`` whenever any module registers a submodule -- ``add_module``,
+    ``register_module``, ``module.name = Linear(...)``, a container's ``append`` -- before it is stored;
+    a value it returns is stored instead.  As PyTorch's, ``None`` is heard too; a container's ``insert``
+    (which renumbers) is not."""
+    return _add_registration_hook(_global_module_registration_hooks, hook)
 
 
 class _IncompatibleKeys(NamedTuple):
@@ -275,21 +350,29 @@ class Module:
         params, modules, buffers = self._parameters, self._modules, self._buffers
         if isinstance(value, Parameter):
             self._forget(name, modules, buffers)
+            if _global_parameter_registration_hooks:
+                value = _registered(_global_parameter_registration_hooks, self, name, value)
             params[name] = value
         elif name in params:
             self._check_kind(name, value, "parameter", "nn.Parameter")
-            params[name] = None
+            params[name] = None  # (PyTorch's registration hooks do not hear a parameter's None)
         elif isinstance(value, Module):
             self._forget(name, params, buffers)
+            if _global_module_registration_hooks:
+                value = _registered(_global_module_registration_hooks, self, name, value)
             modules[name] = value
         elif name in modules:
             self._check_kind(name, value, "child module", "nn.Module")
-            modules[name] = None
+            if _global_module_registration_hooks:
+                value = _registered(_global_module_registration_hooks, self, name, value)
+            modules[name] = value
         elif isinstance(value, Buffer):  # PyTorch's: a plain attribute of that name is a KeyError
             self._register_assigned_buffer(name, value)
         elif name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 self._check_kind(name, value, "buffer", "Tensor")
+            if _global_buffer_registration_hooks:
+                value = _registered(_global_buffer_registration_hooks, self, name, value)
             buffers[name] = value
         else:
             object.__setattr__(self, name, value)
@@ -359,6 +442,8 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
                             f"(torch.nn.Parameter or None required)")
+        if param is not None and _global_parameter_registration_hooks:
+            param = _registered(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -367,6 +452,8 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
+        if _global_buffer_registration_hooks:
+            tensor = _registered(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent.discard(name)
@@ -380,6 +467,8 @@ class Module:
             name_of = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
             raise TypeError(f"{name_of} is not a Module subclass")
         self._check_new_name(name, "module", self._modules)
+        if _global_module_registration_hooks:
+            module = _registered(_global_module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     add_module = register_module
@@ -396,9 +485,7 @@ class Module:
         called = _ForwardCall()  # which always-called forward hooks ran, and the output so far
         try:
             args, kwargs = self._run_forward_pre_hooks(args, kwargs)
-            own = list((backward_hooks or {}).values())
-            old_style = own if self.__dict__.get("_is_full_backward_hook") is False else []  # register_backward_hook
-            backward = [*_global_backward_hooks.values(), *([] if old_style else own)]
+            backward, old_style = self._backward_hooks_by_kind(backward_hooks)
             backward_pre = [*_global_backward_pre_hooks.values(), *(pre_hooks or {}).values()]
             if backward or backward_pre:  # after the pre-hooks: grad_input is w.r.t. what forward gets (PyTorch's)
                 out = call_with_backward_hooks(self, backward, args, lambda a: self._call_forward(a, kwargs, called),
@@ -409,6 +496,18 @@ class Module:
         except Exception:
             self._run_always_called_hooks(args, kwargs, called)
             raise
+
+    def _backward_hooks_by_kind(self, own_hooks: dict | None) -> tuple[list[Callable], list[Callable]]:
+        """This call's full backward hooks and old-style (``register_backward_hook``) ones: every
+        module's first, then the module's own, each where it is of that kind (PyTorch's
+        ``_get_backward_hooks``)."""
+        full: list[Callable] = []
+        old_style: list[Callable] = []
+        if _global_backward_hooks:
+            (full if _global_is_full_backward_hook else old_style).extend(_global_backward_hooks.values())
+        if own_hooks:
+            (old_style if self.__dict__.get("_is_full_backward_hook") is False else full).extend(own_hooks.values())
+        return full, old_style
 
     def _run_forward_pre_hooks(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """The arguments ``forward`` gets: each forward pre-hook (every module's first) may replace them."""

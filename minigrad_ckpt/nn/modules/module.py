@@ -1,15 +1,22 @@
 """PyTorch's ``torch.nn.modules.module``: ``Module`` and the hooks of every module
 (``register_module_forward_pre_hook``, ``register_module_forward_hook``,
-``register_module_full_backward_pre_hook``, ``register_module_full_backward_hook``), defined in
-:mod:`minigrad_ckpt.nn.module`."""
+``register_module_full_backward_pre_hook``, ``register_module_full_backward_hook``, the deprecated
+``register_module_backward_hook``, and ``register_module_{parameter,buffer,module}_registration_hook``),
+defined in :mod:`minigrad_ckpt.nn.module`."""
 
 from ..module import (
     Module,
+    register_module_backward_hook,
+    register_module_buffer_registration_hook,
     register_module_forward_hook,
     register_module_forward_pre_hook,
     register_module_full_backward_hook,
     register_module_full_backward_pre_hook,
+    register_module_module_registration_hook,
+    register_module_parameter_registration_hook,
 )
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
-           "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+           "register_module_backward_hook", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook", "register_module_parameter_registration_hook"]
