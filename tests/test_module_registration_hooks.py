@@ -125,7 +125,9 @@ def test_replacements_of_buffers_and_modules_and_what_is_not_checked():
     with M.register_module_buffer_registration_hook(lambda m, n, v: None if v is None else v * 10):
         bn = nn.BatchNorm1d(2)
         bn.running_mean = mg.ones(2)
-    assert bn.running_var.tolist() == [10.0, 10.0] and bn.running_mean.tolist() == [10.0, 10.0]
+    # (running_var was registered as 10s, then the layer's reset_parameters() filled it with ones: torch 2.13's
+    # answer too; the assignment after construction keeps the hook's replacement)
+    assert bn.running_var.tolist() == [1.0, 1.0] and bn.running_mean.tolist() == [10.0, 10.0]
     with M.register_module_module_registration_hook(lambda m, n, v: nn.Tanh() if isinstance(v, nn.ReLU) else None):
         s = nn.Sequential(nn.ReLU(), nn.Sigmoid())
     assert [type(c).__name__ for c in s] == ["Tanh", "Sigmoid"]

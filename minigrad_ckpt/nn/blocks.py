@@ -8,14 +8,13 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ..creation import ones, zeros
 from ..functional.arguments import as_tensor
 from ..tensor import Tensor
 from . import functional as F
 from .conv import _check_groups, _check_padding_mode, _checked_padding, _ConvTransposeNd, _PlainConvNd
 from .function_layer import FunctionLayer
 from .functional.conv import _ntuple
-from .module import Module, Parameter, _empty
+from .module import Module, _empty
 from .normalization import _batches_tracked_default, _NormBase
 from .pooling import _AdaptiveAvgPool, _AdaptiveMaxPool
 
@@ -138,19 +137,7 @@ class _InstanceNorm(_NormBase):
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
                  track_running_stats: bool = False, device: Any = None, dtype: Any = None, *,
                  bias: bool = True) -> None:
-        super().__init__()
-        self.num_features, self.eps, self.momentum = int(num_features), eps, momentum
-        self.affine, self.track_running_stats = affine, track_running_stats
-        self.weight = Parameter(ones(num_features, dtype=dtype, device=device)) if affine else None
-        self.bias = Parameter(zeros(num_features, dtype=dtype, device=device)) if affine and bias else None
-        self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device)
-                             if track_running_stats else None)
-        self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device)
-                             if track_running_stats else None)
-        # PyTorch's InstanceNorm has the counter too (from _NormBase) and never advances it: kept so that
-        # its state dicts load here and ours load there
-        self.register_buffer("num_batches_tracked", zeros((), dtype="int64", device=device)
-                             if track_running_stats else None)
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias)
 
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
         x = as_tensor(input)

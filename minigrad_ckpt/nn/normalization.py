@@ -32,6 +32,7 @@ class LayerNorm(Module):
         self.weight = Parameter(ones(*shape, dtype=dtype, device=device)) if elementwise_affine else None
         self.bias = (Parameter(zeros(*shape, dtype=dtype, device=device))
                      if elementwise_affine and bias else None)
+        self.reset_parameters()  # (as PyTorch's __init__: a subclass's own reset_parameters initializes it)
 
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
         x = as_tensor(input)  # a list or an array works as it does for the functions
@@ -64,6 +65,25 @@ class _NormBase(Module):
     statistics and the affine parameters (``model.apply(lambda m: m.reset_parameters())``, or after
     ``to_empty``, must reach every norm layer)."""
 
+    def __init__(self, num_features: int, eps: float, momentum: float | None, affine: bool,
+                 track_running_stats: bool, device: Any, dtype: Any, bias: bool) -> None:
+        """The affine weight and bias (``affine``; ``bias=False``: a scale without a shift) and the
+        running statistics (``track_running_stats``; else None), then :meth:`reset_parameters`, as
+        PyTorch's ``_NormBase``: a subclass that overrides it is initialized by its own."""
+        super().__init__()
+        self.num_features, self.momentum = int(num_features), momentum
+        self.eps = float(number(type(self).__name__, "eps", eps, "float"))
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self.weight = Parameter(ones(num_features, dtype=dtype, device=device)) if affine else None
+        self.bias = Parameter(zeros(num_features, dtype=dtype, device=device)) if affine and bias else None
+        # (InstanceNorm has the counter too and never advances it, as PyTorch's: so that its state
+        # dicts load here and ours load there)
+        stats = track_running_stats
+        self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device) if stats else None)
+        self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device) if stats else None)
+        self.register_buffer("num_batches_tracked", zeros((), dtype="int64", device=device) if stats else None)
+        self.reset_parameters()
+
     def reset_running_stats(self) -> None:
         """Running mean 0, running variance 1, no batches tracked (PyTorch's)."""
         if self.track_running_stats:
@@ -89,21 +109,7 @@ class _BatchNorm(_NormBase):
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
                  dtype: Any = None, *, bias: bool = True) -> None:
-        super().__init__()
-        self.num_features, self.momentum = int(num_features), momentum
-        self.eps = float(number(type(self).__name__, "eps", eps, "float"))
-        self.affine, self.track_running_stats = affine, track_running_stats
-        self.weight = Parameter(ones(num_features, dtype=dtype, device=device)) if affine else None
-        # PyTorch's keyword-only ``bias=False``: an affine scale without a shift
-        self.bias = Parameter(zeros(num_features, dtype=dtype, device=device)) if affine and bias else None
-        if track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device))
-            self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device))
-            self.register_buffer("num_batches_tracked", zeros((), dtype="int64", device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias)
 
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
         x = as_tensor(input)  # a list or an array works as it does for the functions
@@ -177,6 +183,7 @@ class GroupNorm(Module):
         self.num_groups, self.num_channels, self.eps, self.affine = int(num_groups), int(num_channels), eps, affine
         self.weight = Parameter(ones(num_channels, dtype=dtype, device=device)) if affine else None
         self.bias = Parameter(zeros(num_channels, dtype=dtype, device=device)) if affine and bias else None
+        self.reset_parameters()  # (as PyTorch's __init__: a subclass's own reset_parameters initializes it)
 
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
         x = as_tensor(input)  # a list or an array works as it does for the functions
@@ -207,6 +214,7 @@ class RMSNorm(Module):
         self.normalized_shape, self.eps = shape, eps
         self.elementwise_affine = elementwise_affine  # PyTorch's attribute
         self.weight = Parameter(ones(*shape, dtype=dtype, device=device)) if elementwise_affine else None
+        self.reset_parameters()  # (as PyTorch's __init__: a subclass's own reset_parameters initializes it)
 
     def forward(self, x: Tensor) -> Tensor:  # PyTorch's argument name (x, unlike the other norms)
         x = as_tensor(x)  # a list or an array works as it does for the functions
