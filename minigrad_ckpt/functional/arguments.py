@@ -14,7 +14,15 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..backend import device_of, get_default_dtype, host_numpy, is_array, number_beside_half, python_number
+from ..backend import (
+    CannotInferDtype,
+    device_of,
+    get_default_dtype,
+    host_numpy,
+    is_array,
+    number_beside_half,
+    python_number,
+)
 from ..ops.shape import AsType
 from ..tape import apply, on_one_device
 from ..tensor import Tensor, number, numbers, real_numbers
@@ -354,13 +362,24 @@ def same_dtype(tensors: list[Tensor]) -> list[Tensor]:
 def tensor_list(name: str, tensors: Sequence[Any]) -> list[Tensor]:
     """A list or tuple of tensor-likes as Tensors (on the first Tensor's device)."""
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name} takes a list or tuple of tensors")
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__} ({name} takes a list or tuple of tensors)")
     if not tensors:
         raise RefusedArgument(f"{name} expects a non-empty TensorList (it needs at least one tensor)")
     if all(type(t) is Tensor for t in tensors):  # the common case: nothing to convert
         return list(tensors)
     like = next((t for t in tensors if isinstance(t, Tensor)), None)
-    return [as_tensor(t, like) for t in tensors]
+    return [_list_entry(t, like, i) for i, t in enumerate(tensors)]
+
+
+def _list_entry(t: Any, like: Tensor | None, i: int) -> Tensor:
+    """Entry ``i`` of a tensor list as a Tensor; one that can be none (``None``, a dict) is refused in
+    PyTorch's words, naming its place, then the engine's."""
+    try:
+        return as_tensor(t, like)
+    except CannotInferDtype as exc:
+        raise CannotInferDtype(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}: "
+                               f"{exc}") from None
 
 
 def check_nonempty(name: str, x: Tensor, axis: Any) -> None:

@@ -231,7 +231,7 @@ def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
             return apply(_sh.Concatenate.shared(*_join_sizes(ts, 0)), *ts)
         if len(kept) == len(ts):
             raise
-        ax, _ = _join_sizes(kept, axis)  # (raises where they do not fit, naming them)
+        ax, _ = _join_sizes(kept, axis, [i for i, t in enumerate(ts) if t._data.shape != (0,)])  # (raises, naming them)
         # each empty one joins as a view of no rows shaped as the others, not left out: it stays on the
         # graph and gets its empty gradient, as PyTorch's (left out, autograd.grad said it was not used)
         shape = kept[0]._data.shape
@@ -241,28 +241,47 @@ def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     return apply(_sh.Concatenate.shared(ax, sizes), *ts)
 
 
-def _join_sizes(ts: list[Tensor], axis: Any) -> tuple[int, tuple[int, ...]]:
-    """The axis ``ts`` join along and their lengths on it; JoinShapeMismatch where they do not fit."""
+def _join_sizes(ts: list[Tensor], axis: Any, numbers: Sequence[int] | None = None) -> tuple[int, tuple[int, ...]]:
+    """The axis ``ts`` join along and their lengths on it; JoinShapeMismatch where they do not fit
+    (``numbers``: the places of ``ts`` in the caller's list, where some were left out)."""
     first = ts[0]._data.shape  # (the arrays' shapes: Tensor.shape is a property call each)
     if not first:
-        raise JoinShapeMismatch("concatenate: zero-dimensional tensors cannot be concatenated")
+        raise _join_mismatch(first, first, 0, 0, numbers)
     ax = one_axis(axis, len(first))
     others = first[:ax] + first[ax + 1:]
     sizes = []
-    for t in ts:
+    for i, t in enumerate(ts):
         s = t._data.shape
         if s[:ax] + s[ax + 1:] != others or len(s) != len(first):
-            raise JoinShapeMismatch(f"concatenate: shapes {first} and {s} differ outside axis {ax}")
+            raise _join_mismatch(first, s, ax, i, numbers)
         sizes.append(s[ax])
     return ax, tuple(sizes)
+
+
+def _join_mismatch(first: tuple, s: tuple, ax: int, i: int, numbers: Sequence[int] | None) -> JoinShapeMismatch:
+    """PyTorch's words for the ``i``-th tensor (shape ``s``) that does not join the first, then the
+    engine's (made only when raised: cat is on hot paths)."""
+    at = numbers[i] if numbers is not None else i
+    if not s:
+        return JoinShapeMismatch(f"zero-dimensional tensor (at position {at}) cannot be concatenated: "
+                                 f"concatenate: zero-dimensional tensors cannot be concatenated")
+    if len(s) != len(first):
+        words = f"Tensors must have same number of dimensions: got {len(first)} and {len(s)}"
+    else:
+        d = next(d for d in range(len(s)) if d != ax and s[d] != first[d])
+        words = (f"Sizes of tensors must match except in dimension {ax}. Expected size {first[d]} but got size "
+                 f"{s[d]} for tensor number {at} in the list.")
+    return JoinShapeMismatch(f"{words} (concatenate: shapes {first} and {s} differ outside axis {ax})")
 
 
 def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     """Join same-shaped tensors along a new axis."""
     ts = same_dtype(tensor_list("stack", tensors))
-    for t in ts[1:]:
+    for i, t in enumerate(ts[1:], 1):
         if t.shape != ts[0].shape:
-            raise JoinShapeMismatch(f"stack: all tensors need the same shape, got {ts[0].shape} and {t.shape}")
+            raise JoinShapeMismatch(f"stack expects each tensor to be equal size, but got {_torch_shape(ts[0].shape)} "
+                                    f"at entry 0 and {_torch_shape(t.shape)} at entry {i} (stack: all tensors need "
+                                    f"the same shape, got {ts[0].shape} and {t.shape})")
     ax = one_axis(axis, ts[0].ndim + 1)
     return apply(_sh.Stack(axis=ax), *ts)
 
