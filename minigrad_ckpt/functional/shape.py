@@ -55,6 +55,8 @@ def reshape(x: Any, shape: Any) -> Tensor:
         for s in shape:
             if s != -1:
                 known *= s
+        if known == 0 and x.size:
+            raise _cannot_reshape(x, shape)  # (PyTorch's "is invalid" where there are elements to place)
         if known == 0:
             raise InvalidShape(f"cannot reshape tensor of {x.size} elements into shape {_torch_shape(shape)} "
                                f"because the unspecified dimension size -1 can be any value and is ambiguous: "
@@ -211,8 +213,13 @@ def sum_to(x: Any, shape: Any) -> Tensor:
     shape = shape_arg(shape)
     if x.shape == shape:
         return x
-    if broadcast_shapes("sum_to", x.shape, shape) != x.shape:
-        raise ValueError(f"sum_to: {x.shape} is not a broadcast of {shape}")
+    try:
+        fits = broadcast_shapes("sum_to", x.shape, shape) == x.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise InvalidShape(f"size {{{_torch_shape(shape)}}} is not expandable to size {{{_torch_shape(x.shape)}}}. "
+                           f"(sum_to: {x.shape} is not a broadcast of {shape})")
     return apply(_sh.SumTo(shape=shape, in_shape=x.shape), x)
 
 

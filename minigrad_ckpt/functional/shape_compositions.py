@@ -185,9 +185,9 @@ def unflatten(input: Any, dim: int, sizes: Sequence[int]) -> Tensor:  # noqa: A0
     known = int(host_numpy.prod([s for s in sizes if s != -1]))
     if not sizes:  # each refusal PyTorch's RuntimeError in its words, and NumPy's ValueError
         raise RefusedArgument("unflatten: sizes must be non-empty")
-    if min(sizes) < -1 or sizes.count(-1) > 1 or (-1 in sizes and known == 0):  # reshape's words, as PyTorch's
+    if min(sizes) < -1 or sizes.count(-1) > 1 or (-1 in sizes and known == 0 == x.shape[d]):  # reshape's, as PyTorch's
         raise RefusedArgument(_unflatten_shape_refusal(sizes, x.shape[d]))
-    if (-1 not in sizes and known != x.shape[d]) or (-1 in sizes and x.shape[d] % known):
+    if (-1 not in sizes and known != x.shape[d]) or (-1 in sizes and (known == 0 or x.shape[d] % known)):
         raise RefusedArgument(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
                               f"({x.shape[d]}) in the input tensor")
     # -1 is this dim's length over the others' (not the whole tensor's: an empty tensor's would be ambiguous)
