@@ -51,5 +51,5 @@ def test_a_source_of_another_rank_than_the_index_is_refused(device):
             call()
     with pytest.raises(RuntimeError, match="index is longer than src"):
         mg.zeros(3, device=device).scatter(0, t([1, 2]), t(2.5))
-    with pytest.raises(RuntimeError, match="same number of dimensions as self tensor"):
+    with pytest.raises(RuntimeError, match="same number of dimensions as input tensor"):  # (gather's words)
         mg.zeros(2, 3, device=device).gather(1, t([1]))

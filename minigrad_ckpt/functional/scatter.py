@@ -24,9 +24,10 @@ their device.
 
 from __future__ import annotations
 
+from itertools import zip_longest
 from typing import Any
 
-from ..backend import ValueOverflow, checked_int, host_numpy
+from ..backend import ValueOverflow, checked_int, host_numpy, scalar_type_name
 from ..out_arguments import rule, with_out
 from ..tape import watch_versions
 from ..tensor import Tensor
@@ -77,23 +78,36 @@ def _dim_targets(name: str, x: Tensor, dim: Any, index: Any, src: Tensor | None 
     shape = x.shape or (1,)
     hs = h.shape or (1,)  # (PyTorch counts a 0-d tensor as one of one element: ranks 0 and 1 meet)
     if len(hs) != len(shape):
-        raise RuntimeError(f"{name}: Index tensor must have the same number of dimensions as self tensor "
-                           f"(index has {h.ndim} dims, the input {x.ndim})")
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as "
+                           f"{'input' if name == 'gather' else 'self'} tensor ({name}: index has {h.ndim} dims, "
+                           f"the input {x.ndim})")
     src_shape = None if src is None else (src.shape or (1,))
     if src_shape is not None and len(src_shape) != len(hs):
-        raise RuntimeError(f"{name}: Index tensor must have the same number of dimensions as src tensor "
-                           f"(index has {h.ndim} dims, src {src.ndim})")
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as src tensor "
+                           f"({name}: index has {h.ndim} dims, src {src.ndim})")
     for k, (ni, nx) in enumerate(zip(hs, shape)):
         if k != d and ni > nx:
-            raise RuntimeError(f"{name}: index is longer than the input on dim {k} ({ni} > {nx})")
+            raise RuntimeError(f"{_longer_index(name, hs, shape, d, src_shape, k)} ({name}: index is longer than "
+                               f"the input on dim {k} ({ni} > {nx}))")
         if src_shape is not None and ni > src_shape[k]:
-            raise RuntimeError(f"{name}: index is longer than src on dim {k} ({ni} > {src_shape[k]})")
+            raise RuntimeError(f"{_longer_index(name, hs, shape, d, src_shape, k)} ({name}: index is longer than "
+                               f"src on dim {k} ({ni} > {src_shape[k]}))")
     n = shape[d]
     if h.size and (h.min() < 0 or h.max() >= n):
         raise IndexOutOfBounds(f"index {first_out_of_range(h, 0, n)} is out of bounds for dimension {d} with size {n}")
     grids = list(host_numpy.indices(hs, sparse=True))
     grids[d] = h.reshape(hs)
     return host_numpy.ravel_multi_index(tuple(grids), shape).reshape(h.shape), idx
+
+
+def _longer_index(name: str, index: tuple, shape: tuple, d: int, src: tuple | None, k: int) -> str:
+    """PyTorch's words for an index longer than the input (off ``dim``) or than ``src`` on dim ``k``:
+    gather's kernel names the dim, scatter's names both shapes."""
+    if name == "gather":
+        return (f"Size does not match at dimension {k} expected index {list(index)} to be no larger than self "
+                f"{list(shape)} apart from dimension {d}")
+    words = f"Expected index {list(index)} to be no larger than self {list(shape)} apart from dimension {d}"
+    return words if src is None else f"{words} and to be no larger size than src {list(src)}"
 
 
 def _leading(src: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -139,9 +153,26 @@ def same_dtype(name: str, x: Tensor, source: Any) -> Tensor:
             source = mf.astype(source, x.dtype)
     if source.dtype != x.dtype:
         lost = " (a cast would lose its imaginary part)" if source.dtype.kind == "c" and x.dtype.kind != "c" else ""
-        raise RuntimeError(f"{name}: self ({x.dtype}) and source ({source.dtype}) must have the same dtype, "
-                           f"as PyTorch's{lost}; cast one of them (source.to({x.dtype.name}))")
+        words = _DTYPE_WORDS.get(name, _DTYPE_WORDS["scatter"])(scalar_type_name(x.dtype),
+                                                                 scalar_type_name(source.dtype))
+        raise RuntimeError(f"{words} ({name}: self ({x.dtype}) and source ({source.dtype}) must have the same "
+                           f"dtype, as PyTorch's{lost}; cast one of them (source.to({x.dtype.name})))")
     return source
+
+
+# PyTorch's words for a source of another dtype than the tensor written, op by op (its kernels differ)
+_DTYPE_WORDS = {
+    "scatter": lambda a, b: "scatter(): Expected self.dtype to be equal to src.dtype",
+    "index_add": lambda a, b: f"index_add_(): self ({a}) and source ({b}) must have the same scalar type",
+    "index_reduce": lambda a, b: f"index_reduce_(): self ({a}) and source ({b}) must have the same scalar type",
+    "index_copy": lambda a, b: (f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                                f"{a} and (source) {b}"),
+    "index_put": lambda a, b: (f"Index put requires the source and destination dtypes match, got {a} for the "
+                               f"destination and {b} for the source."),
+    "put": lambda a, b: (f"put_(): self and source expected to have the same dtype, but got self.dtype = {a} and "
+                         f"source.dtype = {b}"),
+    "masked_scatter": lambda a, b: f"masked_scatter: expected self and source to have same dtypes but got{a} and {b}",
+}
 
 
 def fill_value(name: str, value: Any, x: Tensor) -> Tensor:
@@ -379,9 +410,32 @@ def _matching_source(name: str, x: Tensor, source: Any, tgt: Any, d: int) -> Ten
     loose = x.ndim == 0 or (name == "index_copy" and s.ndim == 0)
     if s.size != tgt.size or (not loose and s.shape != tgt.shape):
         # PyTorch's RuntimeError (index_copy's count of indices: its IndexError)
-        raise IndexOutOfBounds(f"{name}: source has shape {s.shape}; the input's shape {x.shape} with the index's "
-                               f"length on dim {d} is {tgt.shape}")
+        raise IndexOutOfBounds(f"{_source_misfit(name, x.shape, s.shape, tgt.shape, d)} ({name}: source has shape "
+                               f"{s.shape}; the input's shape {x.shape} with the index's length on dim {d} is "
+                               f"{tgt.shape})")
     return mf.ravel(s)
+
+
+def _source_misfit(name: str, shape: tuple, source: tuple, fits: tuple, d: int) -> str:
+    """PyTorch's words for a source of shape ``source`` that does not fit ``shape`` with the index's
+    length on dim ``d`` (``fits``): the count of indices first, then the other dims, as its checks run."""
+    n = fits[d] if fits else 1
+    count = source[d] if d < len(source) else 1
+    if name == "index_copy":
+        if source and shape and len(source) != len(shape):
+            return (f"index_copy_(): When source and destination are not scalars, their dimensionality must "
+                    f"match. Source dimensionality ({len(source)}), destination dimensionality ({len(shape)})")
+        if count != n:
+            return f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) ({count})"
+        rest, rest_source = shape[:d] + shape[d + 1:], source[:d] + source[d + 1:]
+        # (a 0-d source has no slice: PyTorch writes nothing for its size)
+        i, (a, b) = next((i, ab) for i, ab in enumerate(zip_longest(rest, rest_source, fillvalue="")) if ab[0] != ab[1])
+        return (f"index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: "
+                f"{a} at dimension {i} and source slice shape: {b} at dimension {i}.")
+    if count != n:
+        return f"{name}_(): Number of indices ({n}) should be equal to source.size(dim): ({count}), for dim: {d}"
+    return (f"source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape "
+            f"= {list(shape)} source.shape = {list(source)}")
 
 
 def index_add_along(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
