@@ -168,8 +168,20 @@ def _same_length(name: str, a: Tensor, b: Tensor, i: int, j: int) -> None:
     """``dot``/``inner``/``vdot`` contract axes of equal length: unlike ``tensordot``, NumPy's and
     PyTorch's never broadcast a length-1 axis (dot of lengths 1 and 3 is their error)."""
     if a.shape[i] != b.shape[j]:
-        raise InputMismatch(f"{name}: shapes {a.shape} and {b.shape} are not aligned: "
-                            f"{a.shape[i]} (axis {i % a.ndim}) != {b.shape[j]} (axis {j % b.ndim})")
+        raise InputMismatch(f"{_misaligned_words(name, a.shape, b.shape)} ({name}: shapes {a.shape} and {b.shape} "
+                            f"are not aligned: {a.shape[i]} (axis {i % a.ndim}) != {b.shape[j]} (axis {j % b.ndim}))")
+
+
+def _misaligned_words(name: str, a: tuple, b: tuple) -> str:
+    """PyTorch's words for operands of ``dot``/``vdot``/``inner`` whose contracted lengths differ.
+    ``mg.dot`` is NumPy's, which takes other ranks than torch.dot's vectors where their axes align."""
+    if name == "inner":
+        return f"inner() the last dimension must match on both input tensors but got shapes {list(a)} and {list(b)}"
+    if len(a) != 1 or len(b) != 1:
+        return (f"1D tensors expected, but got {len(a)}D and {len(b)}D tensors (torch.dot's words: mg.dot, "
+                f"NumPy's, takes other ranks whose axes align)")
+    return (f"inconsistent tensor size, expected tensor {list(a)} and src {list(b)} to have the same number of "
+            f"elements, but got {a[0]} and {b[0]} elements respectively")
 
 
 def dot(a: Any, b: Any) -> Tensor:

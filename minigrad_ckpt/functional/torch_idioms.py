@@ -26,7 +26,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from ..backend import as_dtype, host_numpy
+from ..backend import as_dtype, host_numpy, scalar_type_name
 from ..tensor import Tensor, fresh_result
 from . import math as mf
 from .arguments import (
@@ -274,9 +274,21 @@ def floating(name: str, x: Any) -> Any:
     ``norm`` refuse integer and bool tensors (they cannot say which float to answer in)
     where NumPy answers in float64; ``dtype=`` or ``x.float()`` says which."""
     if isinstance(x, Tensor) and x.dtype.kind in "biu":
-        raise NeedsFloatingInput(f"{name}(): input dtype must be floating point or complex, got {x.dtype} "
-                        "(as PyTorch's; cast first with x.float() or x.double())")
+        words = _NOT_FLOATING.get(name, lambda t: f"{name} only support floating point and complex dtypes")
+        raise NeedsFloatingInput(f"{words(scalar_type_name(x.dtype))} ({name}(): input dtype must be "
+                                 f"floating point or complex, got {x.dtype}; cast first with x.float() or x.double())")
     return x
+
+
+# PyTorch's words for an integer or bool input to these, each as its kernel writes them (ScalarType names)
+_NOT_FLOATING = {
+    "mean": lambda t: f"mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
+                      f"dtype. Got: {t}",
+    "nanmean": lambda t: f"nanmean(): expected input to have floating point or complex dtype but got {t}",
+    "norm": lambda t: f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {t}",
+    "std": lambda t: "std and var only support floating point and complex dtypes",
+    "var": lambda t: "std and var only support floating point and complex dtypes",
+}  # (and "std_mean only support floating point and complex dtypes" for the others)
 
 
 def floating_dtype(name: str, dtype: Any) -> None:
@@ -285,7 +297,8 @@ def floating_dtype(name: str, dtype: Any) -> None:
     one (NumPy would truncate, or divide into float64)."""
     if dtype is not None and as_dtype(dtype).kind in "biu":
         raise NeedsFloatingInput(f"{name}(): could not infer output dtype. Optional dtype must be either a "
-                                 f"floating point or complex dtype. Got: {as_dtype(dtype)}")
+                                 f"floating point or complex dtype. Got: {scalar_type_name(as_dtype(dtype))} "
+                                 f"({as_dtype(dtype)})")
 
 
 def floating_under_dim(name: str, fn: Callable[..., Any], *, dtype_casts_integers: bool) -> Callable[..., Any]:

@@ -634,6 +634,20 @@ def take_method(self: Tensor, index: Any) -> Tensor:
     return ti.take(self, index)
 
 
+def _rank_words(name: str, ranks: tuple[int, int], first: int, second: int) -> str:
+    """PyTorch's words for operands of a product method of fixed ranks that have others, as each
+    kernel writes them (it names the first operand it finds wrong)."""
+    if name in ("dot", "vdot"):
+        return f"1D tensors expected, but got {first}D and {second}D tensors"
+    if name == "mv":
+        return f"vector + matrix @ vector expected, got 1, {first}, {second}"
+    if name in ("outer", "ger"):
+        which, got = ("self", first) if first != 1 else ("vec2", second)
+        return f"outer: Expected 1-D argument {which}, but got {got}-D"
+    which = ("self", "mat2") if ranks == (2, 2) else ("batch1", "batch2")
+    return f"{which[0] if first != ranks[0] else which[1]} must be a {'matrix' if ranks == (2, 2) else '3D tensor'}"
+
+
 def product_method(name: str, fn: Any, ranks: tuple[int, int], second: str = "other", one_dtype: bool = True) -> Any:
     """PyTorch's ``x.<name>(other)`` for a product of fixed ranks (``dot``: 1-D and 1-D, ``mm``:
     2-D and 2-D, ...): other ranks are an error, as PyTorch's, not NumPy's or ``matmul``'s
@@ -645,9 +659,9 @@ def product_method(name: str, fn: Any, ranks: tuple[int, int], second: str = "ot
         self, other = _two_operands(name, ("input", second), args, kwargs)
         self, other = as_tensor(self), as_tensor(other, self)
         if (self.ndim, other.ndim) != ranks:
-            raise InputMismatch(f"{name}: expects {ranks[0]}-D and {ranks[1]}-D tensors (as PyTorch's), got "
-                             f"{self.ndim}-D and {other.ndim}-D; mg.{name if name in ('dot', 'outer') else 'matmul'} "
-                             "takes other ranks")
+            raise InputMismatch(f"{_rank_words(name, ranks, self.ndim, other.ndim)} ({name}: expects {ranks[0]}-D "
+                                f"and {ranks[1]}-D tensors (as PyTorch's), got {self.ndim}-D and {other.ndim}-D; "
+                                f"mg.{name if name in ('dot', 'outer') else 'matmul'} takes other ranks)")
         if one_dtype:
             one_product_dtype(self, other)
         if ranks == (3, 3):  # bmm: PyTorch's batches do not broadcast
