@@ -60,6 +60,7 @@ __all__ = [
     "is_floating",
     "scalar_type_name",
     "cpp_type_name",
+    "overflow_words",
     "get_default_dtype",
     "half_in_float32",
     "rounded_to_half",
@@ -179,6 +180,18 @@ _CPP_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "i
 def scalar_type_name(dtype: Any) -> str:
     """PyTorch's ScalarType name of ``dtype`` in its messages (``Long`` for int64)."""
     return _SCALAR_TYPE.get(str(dtype), str(dtype))
+
+
+#: PyTorch's names of the dtypes where a number does not fit one ("value cannot be converted to type int64_t")
+_OVERFLOW_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "int64_t", "int32": "int",
+                  "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "bool": "bool",
+                  "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def overflow_words(dtype: Any) -> str:
+    """PyTorch's words for a number ``dtype`` cannot hold: "value cannot be converted to type float
+    without overflow" (its C++ type there: ``int64_t``, not ``long int``)."""
+    return f"value cannot be converted to type {_OVERFLOW_TYPE.get(str(dtype), str(dtype))} without overflow"
 
 
 def cpp_type_name(dtype: Any) -> str:
@@ -1662,7 +1675,8 @@ def checked_int(name: str, value: int, dtype: Any) -> int:
         return v
     if numpy.dtype(dtype) == numpy.uint8 and -255 <= v < 0:
         return v + 256
-    raise ValueOverflow(f"{name}: value {v} cannot be converted to type {numpy.dtype(dtype)} without overflow")
+    raise ValueOverflow(f"{overflow_words(numpy.dtype(dtype))} ({name}: the value {v} does not fit "
+                        f"{numpy.dtype(dtype)})")
 
 
 def refuse_alpha(alpha: Any, dtype: Any) -> None:
@@ -1686,8 +1700,8 @@ def fill_scalar(name: str, value: Any, dtype: Any) -> Any:
         if numpy.dtype(dtype).kind == "b":
             return value != 0  # (a bool holds any number: 1j is True, as in PyTorch)
         if value.imag != 0:
-            raise RuntimeError(f"{name}: value {value!r} cannot be converted to type {numpy.dtype(dtype)} "
-                               f"without overflow (its imaginary part would be lost)")
+            raise RuntimeError(f"{overflow_words(numpy.dtype(dtype))} ({name}: the value {value!r} into "
+                               f"{numpy.dtype(dtype)}: its imaginary part would be lost)")
         return value.real
     if numpy.dtype(dtype).kind in "iu" and isinstance(value, (int, numpy.integer)) and not isinstance(
             value, (bool, numpy.bool_)):
@@ -1695,11 +1709,11 @@ def fill_scalar(name: str, value: Any, dtype: Any) -> Any:
     if numpy.dtype(dtype).kind in "iu" and isinstance(value, (float, numpy.floating)):
         info = numpy.iinfo(dtype)  # a float is truncated, as C's cast: NaN, inf and out of range are errors
         if not info.min <= value <= info.max:  # (NumPy: 0 or garbage, or its own error)
-            raise ValueOverflow(f"{name}: value {value!r} cannot be converted to type {numpy.dtype(dtype)} "
-                                f"without overflow")
+            raise ValueOverflow(f"{overflow_words(numpy.dtype(dtype))} ({name}: the value {value!r} does not "
+                                f"fit {numpy.dtype(dtype)})")
     if numpy.dtype(dtype).kind in "fc" and not _float_fits(value, dtype):
-        raise ValueOverflow(f"{name}: value {value!r} cannot be converted to type {numpy.dtype(dtype)} "
-                            f"without overflow")
+        raise ValueOverflow(f"{overflow_words(numpy.dtype(dtype))} ({name}: the value {value!r} does not fit "
+                            f"{numpy.dtype(dtype)})")
     return value
 
 

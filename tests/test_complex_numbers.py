@@ -723,7 +723,7 @@ def test_a_complex_fill_value_on_the_real_axis_fills_a_real_tensor(device, dtype
     assert y.tolist() == [1.0, 4.0, 4.0]
     for write in (lambda t: t.masked_fill(mask, 2 + 1j), lambda t: t.scatter(0, mg.tensor([0], device=device), 1j),
                   lambda t: t.masked_fill(mask, mg.tensor(1j, dtype=cdtype, device=device))):
-        with pytest.raises(RuntimeError, match="cannot be converted to type float(32|64) without overflow"):
+        with pytest.raises(RuntimeError, match="cannot be converted to type (float|double) without overflow"):
             write(x.detach())
     with pytest.raises(RuntimeError, match="index_fill: converting the complex value"):
         x.detach().index_fill(0, mg.tensor([0], device=device), 2 + 0j)

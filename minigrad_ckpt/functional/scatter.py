@@ -27,7 +27,7 @@ from __future__ import annotations
 from itertools import zip_longest
 from typing import Any
 
-from ..backend import ValueOverflow, checked_int, host_numpy, scalar_type_name
+from ..backend import ValueOverflow, checked_int, host_numpy, overflow_words, scalar_type_name
 from ..out_arguments import rule, with_out
 from ..tape import watch_versions
 from ..tensor import Tensor
@@ -185,7 +185,8 @@ def fill_value(name: str, value: Any, x: Tensor) -> Tensor:
     value = operand(value, x)
     if isinstance(value, Tensor):
         if value.ndim:
-            raise RuntimeError(f"{name}: only a 0-dimensional value tensor is supported, got {value.ndim} dimension(s)")
+            raise RuntimeError(f"{name}_ only supports a 0-dimensional value tensor, but got tensor with {value.ndim} "
+                               f"dimension(s).")
         if value.device != x.device:  # PyTorch reads it as a number (.item()), from any device
             value = value.to(x.device)
         if value.dtype.kind == "c" and x.dtype.kind != "c":
@@ -197,7 +198,7 @@ def fill_value(name: str, value: Any, x: Tensor) -> Tensor:
     if x.dtype.kind in "iu" and isinstance(value, (int, host_numpy.integer)) and not isinstance(value, bool):
         value = checked_int(name, value, x.dtype)  # (-1 into uint8 is 255, as PyTorch's)
     if not _fits(value, x.dtype):
-        raise ValueOverflow(f"{name}: value {value!r} cannot be converted to type {x.dtype} without overflow")
+        raise ValueOverflow(f"{overflow_words(x.dtype)} ({name}: the value {value!r} does not fit {x.dtype})")
     return constant(host_numpy.asarray(value).astype(x.dtype), x)
 
 
@@ -211,8 +212,8 @@ def _real_part_fits(name: str, value: complex, x: Tensor) -> float:
     if x.dtype.kind == "b":
         return value != 0  # (a bool holds any number: 1j is True)
     if value.imag != 0:
-        raise RuntimeError(f"{name}: value {value!r} cannot be converted to type {x.dtype} without overflow (its "
-                           f"imaginary part would be lost)")
+        raise RuntimeError(f"{overflow_words(x.dtype)} ({name}: the value {value!r} into {x.dtype}: its imaginary "
+                           f"part would be lost)")
     return value.real
 
 

@@ -122,13 +122,13 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     else:
         pd = _pair(padding, "padding", "conv2d", one_for_all=True)
     check_convolution("conv2d", input.shape, w.shape, groups, st, pd, dl)
-    _check_input_dtype("conv2d", input, w)
+    _check_input_dtype("conv2d", input, w, "weight")
     op = _conv.Conv2d(stride=st, padding=pd, dilation=dl, groups=int(groups))
     if bias is None:
         out = apply(op, input, w)
     else:
         b = _tensor(bias, input)
-        _check_input_dtype("conv2d", input, b)  # (PyTorch: "Input type (float) and bias type (double) ...")
+        _check_input_dtype("conv2d", input, b, "bias")
         if b.shape != (w.shape[0],):
             raise InputMismatch(f"conv2d: bias must have shape ({w.shape[0]},), got {b.shape}")
         out = apply(op, input, w, b)
@@ -240,7 +240,7 @@ def _conv_transpose(name: str, conv: Any, x: Any, weight: Any, bias: Any, stride
     st, pd, op, dl = (_ntuple(v, spatial, which, name, one_for_all=True) for v, which in (
         (stride, "stride"), (padding, "padding"), (output_padding, "output_padding"), (dilation, "dilation")))
     check_convolution(name, x.shape, w.shape, groups, st, pd, dl, op)
-    _check_input_dtype(name, x, w)
+    _check_input_dtype(name, x, w, "weight")
     cin, kernel = x.shape[1], tuple(w.shape[2:])
     refuse_transposed_output(name, x.shape[2:], st, pd, dl, op, kernel)
     reach = [d * (k - 1) - p for k, d, p in zip(kernel, dl, pd)]

@@ -49,7 +49,7 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     else:
         pd = _triple(padding, "padding")
     check_convolution("conv3d", input.shape, w.shape, groups, st, pd, dl)
-    _check_input_dtype("conv3d", input, w)
+    _check_input_dtype("conv3d", input, w, "weight")
     if max(pd):  # (all three axes padded here: the 2-D convolutions below pad nothing)
         input = mf.pad(input, [(0, 0), (0, 0)] + [(p, p) for p in pd])
     n, c, d = input.shape[:3]
@@ -66,7 +66,7 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     out = mf.moveaxis(mf.reshape(out, (n, depth) + out.shape[1:]), 1, 2).contiguous()
     if bias is not None:
         b = _tensor(bias, input)
-        _check_input_dtype("conv3d", input, b)  # (PyTorch: "Input type (float) and bias type (double) ...")
+        _check_input_dtype("conv3d", input, b, "bias")
         if b.shape != (w.shape[0],):
             raise InputMismatch(f"conv3d: bias must have shape ({w.shape[0]},), got {b.shape}")
         out = out + mf.reshape(b, (1, -1, 1, 1, 1))

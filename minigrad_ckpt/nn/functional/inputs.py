@@ -8,7 +8,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from ...backend import host_numpy, scalar_type_name
+from ...backend import cpp_type_name, host_numpy, scalar_type_name
 from ...functional.errors import DtypeNotImplemented, LayerDtypeMismatch, NeedsFloatingInput, WrongTensorKind
 from ...tensor import Tensor
 
@@ -73,21 +73,33 @@ def refuse_average_without_kernel(kernel: str, x: Any, output_size: Any) -> None
         raise no_kernel(kernel, x)
 
 
-def _check_input_dtype(name: str, x: Tensor, param: Tensor | None) -> None:
+def _check_input_dtype(name: str, x: Tensor, param: Tensor | None, role: str = "") -> None:
     """A layer's floating input must have its parameters' dtype (PyTorch raises too).
 
     NumPy would promote a float32 layer's float64 input and return float64 --
     a silent slow-down and a loss of the model's dtype; integer input would be
     promoted to float. Both are errors here, naming both dtypes and the fix.
+    ``role`` (``"weight"``, ``"bias"`` of a convolution, ``"linear"``) puts PyTorch's words first.
     """
     if param is None or x._data.dtype == param._data.dtype:  # (the arrays' dtypes: Tensor.dtype is a property)
         return
+    words = _TORCH_DTYPE_WORDS[role](x.dtype, param.dtype) if role else ""
     if x.dtype.kind not in "fc":
-        raise LayerDtypeMismatch(f"{name}: got {x.dtype} input, but its parameters are {param.dtype}; convert "
-                                 f"the input with x.float() or x.to({param.dtype})")
-    raise LayerDtypeMismatch(f"{name}: got {x.dtype} input, but its parameters are {param.dtype}; convert the "
-                             f"input with x.to({param.dtype}) (x.float() for float32), or the layer with "
+        raise LayerDtypeMismatch(f"{words}{name}: got {x.dtype} input, but its parameters are {param.dtype}; "
+                                 f"convert the input with x.float() or x.to({param.dtype})")
+    raise LayerDtypeMismatch(f"{words}{name}: got {x.dtype} input, but its parameters are {param.dtype}; convert "
+                             f"the input with x.to({param.dtype}) (x.float() for float32), or the layer with "
                              f".to({x.dtype})")
+
+
+# PyTorch's words where an input's dtype is not its parameter's, by the parameter's role (its kernels'
+# names for the dtypes: ScalarType's, C++'s)
+_TORCH_DTYPE_WORDS = {
+    "weight": lambda x, p: f"expected scalar type {scalar_type_name(x)} but found {scalar_type_name(p)}: ",
+    "bias": lambda x, p: f"Input type ({cpp_type_name(x)}) and bias type ({cpp_type_name(p)}) should be the same: ",
+    "linear": lambda x, p: (f"expected m1 and m2 to have the same dtype, but got: {cpp_type_name(x)} != "
+                            f"{cpp_type_name(p)}: "),
+}
 
 
 def check_index_dtype(name: str, t: Tensor, allowed: tuple[str, ...], words: str) -> None:

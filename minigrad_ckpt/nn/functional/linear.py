@@ -37,7 +37,7 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Tensor:
     if len(ws) != 2:
         raise InputMismatch(f"linear: weight must be 2-D (out_features, in_features), or 1-D without a bias, "
                             f"got {ws}")
-    _check_input_dtype("linear", input, w)
+    _check_input_dtype("linear", input, w, "linear")
     b = None
     if bias is not None:
         b = _tensor(bias, input)
