@@ -57,6 +57,7 @@ from . import linalg as la
 from . import linalg_derived as lad
 from . import linalg_ex as lex
 from . import linalg_ldl as ldl
+from . import linalg_lowrank as lowrank
 from . import math as mf
 from . import namespace, poisson, type_info
 from . import out_rules as outr
@@ -574,6 +575,8 @@ SECTIONS: tuple[Section, ...] = (
         public("iinfo", type_info.iinfo),
         public("svd", tf.svd, out=EXACT),
         public("qr", tf.qr, out=EXACT),
+        public("svd_lowrank", lowrank.svd_lowrank),
+        public("pca_lowrank", lowrank.pca_lowrank),
         public("cholesky", tf.cholesky, out=outr.castable("cholesky")),
         public("pinverse", tf.pinverse),
         public("rsub", tf.rsub),
