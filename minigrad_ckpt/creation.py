@@ -35,6 +35,7 @@ from .backend import (
     check_memory_format,
     check_python_integers,
     contiguous_format,
+    cuda_device_count,
     default_complex_dtype,
     fill_scalar,
     fused_multiply_add,
@@ -65,7 +66,8 @@ def _dtype_or_default(dtype: Any) -> Any:
     return as_dtype(dtype) if dtype is not None else _default_dtype[0]
 
 
-def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, *,
+           pin_memory: bool = False) -> Tensor:
     """A new leaf tensor holding a copy of ``data`` (a number, nested lists, an array, a Tensor).
     One-element tensors inside lists are numbers of their dtype, as PyTorch reads them
     (``mg.tensor([r[0], r[1]])``, ``mg.tensor([[x.max()], [2.0]])``).  Python numbers that an
@@ -77,7 +79,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
                       UserWarning, stacklevel=2)
     if dtype is not None:
         check_python_integers(data, dtype)
-    return Tensor._from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)
+    made = Tensor._from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)
+    return made if pin_memory is False else pinned_as_asked("tensor", made, pin_memory, none_is_false=False)
 
 
 def _size_entry(v: Any) -> int:
@@ -126,27 +129,62 @@ def _make(arr: Any, dev: Device, requires_grad: bool) -> Tensor:
     return t
 
 
+#: PyTorch's words for ``pin_memory=True`` where no accelerator offers a pinned-memory allocator
+NO_PINNED_MEMORY = ("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory allocator is "
+                    "available on this system.")
+
+
+def pinned_as_asked(function: str, made: Tensor, pin_memory: Any, none_is_false: bool = True) -> Tensor:
+    """``made``, just made by ``function``, as its ``pin_memory=`` asks (PyTorch's keyword of every
+    creation function that takes ``layout=``, and of ``tensor``).  Callers test ``pin_memory is
+    not False`` first, so the default costs one identity test.  ``True`` is ``made.pin_memory()``:
+    a copy marked pinned where CuPy has a GPU to copy to, else PyTorch's RuntimeError for the
+    keyword (:data:`NO_PINNED_MEMORY`); a leaf stays a leaf.  On the meta device there is no
+    memory to pin, and PyTorch's ``zeros``, ``eye``, ``zeros_like`` ... ignore it; on a GPU (or the
+    strict stand-in) PyTorch refuses it.  ``None`` means False (``tensor``'s is a plain ``bool``:
+    ``none_is_false=False``); anything else is PyTorch's TypeError, bool's subclasses and NumPy's
+    ``bool_`` too, as its argument parser's."""
+    if pin_memory is None and none_is_false:
+        return made
+    if type(pin_memory) is not bool:
+        kind = type(pin_memory)
+        name = f"numpy.{kind.__name__}" if kind.__module__ == "numpy" else kind.__name__  # (CPython's tp_name)
+        raise TypeError(f"{function}(): argument 'pin_memory' must be bool, not {name}")
+    if not pin_memory or made.device.type == "meta":
+        return made
+    if made.device.type != "cpu":
+        raise RuntimeError("Only dense CPU tensors can be pinned")
+    if cuda_device_count() == 0:
+        raise RuntimeError(NO_PINNED_MEMORY)
+    pinned = made.detach().pin_memory()  # (the copy, not a node on the tape: a leaf made pinned)
+    return pinned.requires_grad_() if made.requires_grad else pinned
+
+
 def zeros(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          size: Any = None, layout: Any = None) -> Tensor:
+          size: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)``, ``zeros((2, 3))`` or PyTorch's ``zeros(size=(2, 3))``.
-    ``layout``: ``mg.strided`` or None, the one layout here (every creation function takes it)."""
+    ``layout``: ``mg.strided`` or None, the one layout here; ``pin_memory=True``: the result's
+    ``pin_memory()`` (every creation function takes both, as PyTorch's; :func:`pinned_as_asked`)."""
     check_layout("zeros", layout)
     dev = get_device(device)
     shape = _torch_name("zeros", "a shape", shape, "size", None if size is None else (size,))
-    return _make(dev.xp.zeros(_shape(shape), dtype=_dtype_or_default(dtype)), dev, requires_grad)
+    made = _make(dev.xp.zeros(_shape(shape), dtype=_dtype_or_default(dtype)), dev, requires_grad)
+    return made if pin_memory is False else pinned_as_asked("zeros", made, pin_memory)
 
 
 def ones(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-         size: Any = None, layout: Any = None) -> Tensor:
+         size: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """A tensor of ones (``size=``: PyTorch's name for the shape)."""
     check_layout("ones", layout)
     dev = get_device(device)
     shape = _torch_name("ones", "a shape", shape, "size", None if size is None else (size,))
-    return _make(dev.xp.ones(_shape(shape), dtype=_dtype_or_default(dtype)), dev, requires_grad)
+    made = _make(dev.xp.ones(_shape(shape), dtype=_dtype_or_default(dtype)), dev, requires_grad)
+    return made if pin_memory is False else pinned_as_asked("ones", made, pin_memory)
 
 
 def empty(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          size: Any = None, memory_format: Any = contiguous_format, layout: Any = None) -> Tensor:
+          size: Any = None, memory_format: Any = contiguous_format, layout: Any = None,
+          pin_memory: bool = False) -> Tensor:
     """A tensor with unspecified values (filled with zeros here, so nothing leaks), laid out as
     ``memory_format`` asks (PyTorch's: ``mg.channels_last`` for a 4-d shape, ``channels_last_3d``
     for a 5-d one; ``preserve_format`` refused, as there: there is nothing to preserve)."""
@@ -157,11 +195,12 @@ def empty(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: boo
     check_memory_format("empty", memory_format, made.ndim)
     if memory_format is not contiguous_format and made.device.type != "meta":
         made = _make(laid_out(made._data, memory_format), made.device, False)
-    return made.requires_grad_() if requires_grad_flag(requires_grad) else made
+    made = made.requires_grad_() if requires_grad_flag(requires_grad) else made
+    return made if pin_memory is False else pinned_as_asked("empty", made, pin_memory)
 
 
 def full(shape: Any = None, fill_value: Any = None, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False, *, size: Any = None, layout: Any = None) -> Tensor:
+         requires_grad: bool = False, *, size: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (dtype inferred from it if not given); ``size=`` is
     PyTorch's name for ``shape``."""
     check_layout("full", layout)
@@ -171,7 +210,8 @@ def full(shape: Any = None, fill_value: Any = None, dtype: Any = None, device: A
     dev = get_device(device)
     dtype = as_dtype(dtype) if dtype is not None else _fill_dtype(fill_value)
     arr = dev.xp.full(_shape((shape,)), fill_scalar("full", fill_number("full", fill_value), dtype), dtype=dtype)
-    return _make(arr, dev, requires_grad)
+    made = _make(arr, dev, requires_grad)
+    return made if pin_memory is False else pinned_as_asked("full", made, pin_memory)
 
 
 def fill_number(name: str, fill_value: Any) -> Any:
@@ -201,7 +241,8 @@ def _fill_dtype(fill_value: Any) -> Any:
 
 
 def arange(start: Any = None, stop: Any = None, step: Any = 1, dtype: Any = None,
-           device: Any = None, requires_grad: bool = False, *, end: Any = None, layout: Any = None) -> Tensor:
+           device: Any = None, requires_grad: bool = False, *, end: Any = None, layout: Any = None,
+           pin_memory: bool = False) -> Tensor:
     """Evenly spaced values in ``[start, stop)`` (ints give int64, floats the default dtype);
     ``end=`` is PyTorch's name for ``stop`` (``arange(end=5)`` starts at 0)."""
     check_layout("arange", layout)
@@ -238,7 +279,8 @@ def arange(start: Any = None, stop: Any = None, step: Any = 1, dtype: Any = None
             host = host_numpy.arange(start, stop, step, dtype=host_numpy.int64).astype(dt)
         else:
             host = host_numpy.arange(start, stop, step, dtype=dt)
-    return _make(dev.xp.asarray(host), dev, requires_grad)
+    made = _make(dev.xp.asarray(host), dev, requires_grad)
+    return made if pin_memory is False else pinned_as_asked("arange", made, pin_memory)
 
 
 def _check_range(start: Any, stop: Any, step: Any, dt: Any) -> None:
@@ -264,7 +306,7 @@ def _number_kind(v: Any) -> str:
 
 def linspace(start: float, stop: float | None = None, num: int | None = None, dtype: Any = None,
              device: Any = None, requires_grad: bool = False, *, end: float | None = None,
-             steps: int | None = None, layout: Any = None) -> Tensor:
+             steps: int | None = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """``num`` (default 50) evenly spaced values from ``start`` to ``stop`` inclusive; ``end=`` and
     ``steps=`` are PyTorch's names for ``stop`` and ``num``."""
     check_layout("linspace", layout)
@@ -285,7 +327,8 @@ def linspace(start: float, stop: float | None = None, num: int | None = None, dt
         host = host_numpy.array([_in_scalar_type(start, dt)], dtype=dt)
     else:
         host = host_numpy.linspace(start, stop, num).astype(dt)
-    return _make(dev.xp.asarray(host), dev, requires_grad)
+    made = _make(dev.xp.asarray(host), dev, requires_grad)
+    return made if pin_memory is False else pinned_as_asked("linspace", made, pin_memory)
 
 
 def _integer_spaced(start: float, stop: float, num: int, dt: Any) -> Any:
@@ -367,33 +410,37 @@ def _laid_out_like(t: Tensor, x: Any, memory_format: Any) -> Tensor:
 
 
 def zeros_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, *,
-               memory_format: Any = None, layout: Any = None) -> Tensor:
+               memory_format: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """Zeros with ``x``'s shape, and its dtype and device unless given."""
     (shape, dt), dev = _like(x, dtype, device, memory_format, "zeros_like", layout)
-    return _laid_out_like(_make(dev.xp.zeros(shape, dtype=dt), dev, requires_grad), x, memory_format)
+    made = _laid_out_like(_make(dev.xp.zeros(shape, dtype=dt), dev, requires_grad), x, memory_format)
+    return made if pin_memory is False else pinned_as_asked("zeros_like", made, pin_memory)
 
 
 def ones_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, *,
-              memory_format: Any = None, layout: Any = None) -> Tensor:
+              memory_format: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """Ones with ``x``'s shape, and its dtype and device unless given."""
     (shape, dt), dev = _like(x, dtype, device, memory_format, "ones_like", layout)
-    return _laid_out_like(_make(dev.xp.ones(shape, dtype=dt), dev, requires_grad), x, memory_format)
+    made = _laid_out_like(_make(dev.xp.ones(shape, dtype=dt), dev, requires_grad), x, memory_format)
+    return made if pin_memory is False else pinned_as_asked("ones_like", made, pin_memory)
 
 
 def full_like(x: Any, fill_value: Any, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, *, memory_format: Any = None, layout: Any = None) -> Tensor:
+              requires_grad: bool = False, *, memory_format: Any = None, layout: Any = None,
+              pin_memory: bool = False) -> Tensor:
     """``fill_value`` everywhere, with ``x``'s shape, and its dtype and device unless given."""
     (shape, dt), dev = _like(x, dtype, device, memory_format, "full_like", layout)
     fill = fill_scalar("full_like", fill_number("full_like", fill_value), dt)
-    made = _make(dev.xp.full(shape, fill, dtype=dt), dev, requires_grad)
-    return _laid_out_like(made, x, memory_format)
+    made = _laid_out_like(_make(dev.xp.full(shape, fill, dtype=dt), dev, requires_grad), x, memory_format)
+    return made if pin_memory is False else pinned_as_asked("full_like", made, pin_memory)
 
 
 def empty_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-               memory_format: Any = None, layout: Any = None) -> Tensor:
+               memory_format: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """A tensor with ``x``'s shape, dtype and device unless given, its values unspecified (zeros here)."""
     check_layout("empty_like", layout)
-    return zeros_like(x, dtype, device, requires_grad, memory_format=memory_format)
+    made = zeros_like(x, dtype, device, requires_grad, memory_format=memory_format)
+    return made if pin_memory is False else pinned_as_asked("empty_like", made, pin_memory)
 
 
 def _check_float(dtype: Any, name: str) -> Any:
@@ -428,18 +475,21 @@ def _sampled(name: str, draw: Any, shape: tuple[int, ...], dtype: Any, dev: Devi
 
 
 def rand(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-         generator: _random.Generator | None = None, size: Any = None, layout: Any = None) -> Tensor:
+         generator: _random.Generator | None = None, size: Any = None, layout: Any = None,
+         pin_memory: bool = False) -> Tensor:
     """Uniform samples in [0, 1) from the engine generator (see :func:`manual_seed`), or from
     ``generator`` (every sampling function here takes PyTorch's ``generator=``).  A complex
     dtype draws both parts in [0, 1), as PyTorch's.  ``size=``: PyTorch's name for the shape."""
     check_layout("rand", layout)
     dev = get_device(device)
     shape = _torch_name("rand", "a shape", shape, "size", None if size is None else (size,))
-    return _make(_sampled("rand", _random.uniform, _shape(shape), dtype, dev, generator, 1.0), dev, requires_grad)
+    made = _make(_sampled("rand", _random.uniform, _shape(shape), dtype, dev, generator, 1.0), dev, requires_grad)
+    return made if pin_memory is False else pinned_as_asked("rand", made, pin_memory)
 
 
 def randn(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          generator: _random.Generator | None = None, size: Any = None, layout: Any = None) -> Tensor:
+          generator: _random.Generator | None = None, size: Any = None, layout: Any = None,
+          pin_memory: bool = False) -> Tensor:
     """Standard-normal samples from the engine generator (or ``generator``).  A complex dtype
     draws PyTorch's complex standard normal: each part of variance 1/2, so ``E|z|^2 = 1``.
     ``size=``: PyTorch's name for the shape."""
@@ -447,7 +497,8 @@ def randn(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: boo
     dev = get_device(device)
     shape = _torch_name("randn", "a shape", shape, "size", None if size is None else (size,))
     arr = _sampled("randn", _random.normal, _shape(shape), dtype, dev, generator, 0.5 ** 0.5)
-    return _make(arr, dev, requires_grad)
+    made = _make(arr, dev, requires_grad)
+    return made if pin_memory is False else pinned_as_asked("randn", made, pin_memory)
 
 
 class _EmptyRange(RuntimeError, ValueError):
@@ -456,7 +507,7 @@ class _EmptyRange(RuntimeError, ValueError):
 
 def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = "int64",
             device: Any = None, *, generator: _random.Generator | None = None, requires_grad: bool = False,
-            layout: Any = None) -> Tensor:
+            layout: Any = None, pin_memory: bool = False) -> Tensor:
     """Uniform integers in ``[low, high)`` from the engine generator; ``randint(high, size)`` is
     PyTorch's two-argument form (a sequence as the second argument is the size)."""
     check_layout("randint", layout)
@@ -478,7 +529,8 @@ def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = "int
     bits = dev.xp.uniform_bits(_random.key_from(generator, "randint"), n)
     span = high - low  # (low + the offset in int64, wrapping as the uint64 offset does: the full int64 range)
     vals = ((bits % dev.xp.uint64(span)).astype(host_numpy.int64) + low).astype(dt)
-    return _make(vals.reshape(shape), dev, requires_grad)
+    made = _make(vals.reshape(shape), dev, requires_grad)
+    return made if pin_memory is False else pinned_as_asked("randint", made, pin_memory)
 
 
 def _integer_bound(name: str, v: Any) -> int:
@@ -506,7 +558,8 @@ def _check_random_bounds(low: int, high: int, dt: Any) -> None:
 
 
 def randperm(n: int, dtype: Any = "int64", device: Any = None, *,
-             generator: _random.Generator | None = None, requires_grad: bool = False, layout: Any = None) -> Tensor:
+             generator: _random.Generator | None = None, requires_grad: bool = False, layout: Any = None,
+             pin_memory: bool = False) -> Tensor:
     """A random permutation of ``0..n-1`` from the engine generator (one key per call)."""
     check_layout("randperm", layout)
     n = numbers("randperm", "SymInt", n=n)  # (a tensor, a NumPy int; a float or bool: PyTorch's TypeError)
@@ -519,7 +572,8 @@ def randperm(n: int, dtype: Any = "int64", device: Any = None, *,
     _check_permutation_fits(int(n), dt)
     dev = get_device(device)
     perm = _random.permutation(dev.xp, _random.key_from(generator, "randperm"), int(n))
-    return _make(perm.astype(dt), dev, requires_grad)
+    made = _make(perm.astype(dt), dev, requires_grad)
+    return made if pin_memory is False else pinned_as_asked("randperm", made, pin_memory)
 
 
 def _check_permutation_fits(n: int, dt: Any) -> None:
@@ -537,38 +591,41 @@ def _check_permutation_fits(n: int, dt: Any) -> None:
 
 def rand_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
               memory_format: Any = None, generator: _random.Generator | None = None,
-              layout: Any = None) -> Tensor:
+              layout: Any = None, pin_memory: bool = False) -> Tensor:
     """:func:`rand` with ``x``'s shape, and its dtype and device unless given (drawn from
     ``generator`` where given, as PyTorch's)."""
     (shape, dt), dev = _like(x, dtype, device, memory_format, "rand_like", layout)
     made = rand(*shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
-    return _laid_out_like(made, x, memory_format)
+    made = _laid_out_like(made, x, memory_format)
+    return made if pin_memory is False else pinned_as_asked("rand_like", made, pin_memory)
 
 
 def randn_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
                memory_format: Any = None, generator: _random.Generator | None = None,
-               layout: Any = None) -> Tensor:
+               layout: Any = None, pin_memory: bool = False) -> Tensor:
     """:func:`randn` with ``x``'s shape, and its dtype and device unless given (drawn from
     ``generator`` where given, as PyTorch's)."""
     (shape, dt), dev = _like(x, dtype, device, memory_format, "randn_like", layout)
     made = randn(*shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
-    return _laid_out_like(made, x, memory_format)
+    made = _laid_out_like(made, x, memory_format)
+    return made if pin_memory is False else pinned_as_asked("randn_like", made, pin_memory)
 
 
 def randint_like(x: Any, low: int, high: int | None = None, *, dtype: Any = None, device: Any = None,
                  requires_grad: bool = False, memory_format: Any = None,
-                 generator: _random.Generator | None = None, layout: Any = None) -> Tensor:
+                 generator: _random.Generator | None = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """:func:`randint` with ``x``'s shape (``randint_like(x, high)`` draws from ``[0, high)``), and its
     dtype and device unless given (drawn from ``generator`` where given, as PyTorch's)."""
     (shape, dt), dev = _like(x, dtype, device, memory_format, "randint_like", layout)
     if dt.kind == "c":
         raise TypeError(f"randint_like: the dtype must be an integer, float or bool dtype, got {dt}")
     made = randint(low, high, shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
-    return _laid_out_like(made, x, memory_format)
+    made = _laid_out_like(made, x, memory_format)
+    return made if pin_memory is False else pinned_as_asked("randint_like", made, pin_memory)
 
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False, layout: Any = None) -> Tensor:
+             requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the exponent
     (``torch.logspace``)."""
     check_layout("logspace", layout)
@@ -581,7 +638,8 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
         host = (base ** host_numpy.linspace(start, end, steps)).astype(dt)
     else:
         host = _log_spaced(start, end, steps, base, dt)
-    return _make(dev.xp.asarray(host), dev, requires_grad)
+    made = _make(dev.xp.asarray(host), dev, requires_grad)
+    return made if pin_memory is False else pinned_as_asked("logspace", made, pin_memory)
 
 
 def _log_spaced(start: float, end: float, steps: int, base: float, dt: Any) -> Any:
@@ -647,13 +705,14 @@ def _in_scalar_type(v: Any, dt: Any) -> Any:
 
 
 def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-                  layout: Any = None) -> Tensor:
+                  layout: Any = None, pin_memory: bool = False) -> Tensor:
     """A 0-d tensor holding ``s``, of the default float dtype unless given (``torch.scalar_tensor``)."""
     check_layout("scalar_tensor", layout)
     if isinstance(s, Tensor):
         s = numbers("scalar_tensor", s=s)
-    return Tensor._from_data(float(s) if dtype is None else s, dtype=_dtype_or_default(dtype), device=device,
-                  requires_grad=requires_grad)
+    made = Tensor._from_data(float(s) if dtype is None else s, dtype=_dtype_or_default(dtype), device=device,
+                             requires_grad=requires_grad)
+    return made if pin_memory is False else pinned_as_asked("scalar_tensor", made, pin_memory)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
@@ -765,7 +824,8 @@ def multinomial(input: Any, num_samples: int, replacement: bool = False, *,  # n
 
 
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: _random.Generator | None = None,
-           dtype: Any = None, device: Any = None, requires_grad: bool = False, layout: Any = None) -> Tensor:
+           dtype: Any = None, device: Any = None, requires_grad: bool = False, layout: Any = None,
+           pin_memory: bool = False) -> Tensor:
     """``mean + std * z`` with ``z`` standard normal (``torch.normal``): tensors ``mean`` and/or ``std``
     broadcast, the result in ``mean``'s dtype (``std``'s for a number ``mean``), as PyTorch's; it
     requires grad where they do, with a derivative of 0 in both, as PyTorch's (the draw is not
@@ -783,8 +843,10 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: _random.Ge
         z = randn(*_shape((size,)), dtype=dtype, device=device, generator=generator)
         both = z.dtype.kind == "c" and not isinstance(mean, complex)  # (PyTorch fills the real view)
         out = z * std + (complex(mean, mean) if both else mean)
-        return out.requires_grad_(True) if requires_grad_flag(requires_grad) else out
-    _refuse_factory_keywords(mean, std, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
+        out = out.requires_grad_(True) if requires_grad_flag(requires_grad) else out
+        return out if pin_memory is False else pinned_as_asked("normal", out, pin_memory)
+    _refuse_factory_keywords(mean, std, size=size, dtype=dtype, device=device, requires_grad=requires_grad,
+                             pin_memory=pin_memory)
     like = mean if isinstance(mean, Tensor) else std
     shape = host_numpy.broadcast_shapes(getattr(mean, "shape", ()), getattr(std, "shape", ()))
     check_normal_std(std)
@@ -827,7 +889,7 @@ def check_normal_std(std: Any) -> None:
 
 # ---- PyTorch's window functions (signal processing): formulas of the position, computed in float64 ----
 def _window(name: str, length: int, periodic: bool, formula: Any, dtype: Any, device: Any,
-            requires_grad: bool, layout: Any) -> Tensor:
+            requires_grad: bool, layout: Any, pin_memory: Any) -> Tensor:
     """``formula(n, N)`` at ``n = 0..length-1`` over a window of ``N`` points (``length + 1`` when
     ``periodic``: the symmetric window one longer, its last point dropped, as PyTorch's)."""
     check_layout(name, layout)
@@ -842,47 +904,52 @@ def _window(name: str, length: int, periodic: bool, formula: Any, dtype: Any, de
         n = host_numpy.arange(length, dtype=host_numpy.float64)
         host = formula(n, length + 1 if periodic else length)
     dev = get_device(device)
-    return _make(dev.xp.asarray(host.astype(dt)), dev, requires_grad)
+    made = _make(dev.xp.asarray(host.astype(dt)), dev, requires_grad)
+    return made if pin_memory is False else pinned_as_asked(name, made, pin_memory)
 
 
 def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None, device: Any = None,
-                requires_grad: bool = False, layout: Any = None) -> Tensor:
+                requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """``0.5 - 0.5 cos(2 pi n / (N - 1))`` (``torch.hann_window``)."""
     return _window("hann_window", window_length, periodic,
                    lambda n, N: 0.5 - 0.5 * host_numpy.cos(2 * host_numpy.pi * n / (N - 1)), dtype, device,
-                   requires_grad, layout)
+                   requires_grad, layout, pin_memory)
 
 
 def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
-                   dtype: Any = None, device: Any = None, requires_grad: bool = False, layout: Any = None) -> Tensor:
+                   dtype: Any = None, device: Any = None, requires_grad: bool = False, layout: Any = None,
+                   pin_memory: bool = False) -> Tensor:
     """``alpha - beta cos(2 pi n / (N - 1))`` (``torch.hamming_window``)."""
     return _window("hamming_window", window_length, periodic,
                    lambda n, N: alpha - beta * host_numpy.cos(2 * host_numpy.pi * n / (N - 1)), dtype, device,
-                   requires_grad, layout)
+                   requires_grad, layout, pin_memory)
 
 
 def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None, device: Any = None,
-                    requires_grad: bool = False, layout: Any = None) -> Tensor:
+                    requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """``0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))`` (``torch.blackman_window``)."""
     def formula(n: Any, N: int) -> Any:  # noqa: N803
         x = 2 * host_numpy.pi * n / (N - 1)
         return 0.42 - 0.5 * host_numpy.cos(x) + 0.08 * host_numpy.cos(2 * x)
-    return _window("blackman_window", window_length, periodic, formula, dtype, device, requires_grad, layout)
+    return _window("blackman_window", window_length, periodic, formula, dtype, device, requires_grad, layout,
+                   pin_memory)
 
 
 def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None, device: Any = None,
-                    requires_grad: bool = False, layout: Any = None) -> Tensor:
+                    requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """The triangle ``1 - |2 n / (N - 1) - 1|`` (``torch.bartlett_window``)."""
     return _window("bartlett_window", window_length, periodic,
-                   lambda n, N: 1 - host_numpy.abs(2 * n / (N - 1) - 1), dtype, device, requires_grad, layout)
+                   lambda n, N: 1 - host_numpy.abs(2 * n / (N - 1) - 1), dtype, device, requires_grad, layout,
+                   pin_memory)
 
 
 def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *, dtype: Any = None,
-                  device: Any = None, requires_grad: bool = False, layout: Any = None) -> Tensor:
+                  device: Any = None, requires_grad: bool = False, layout: Any = None,
+                  pin_memory: bool = False) -> Tensor:
     """``I0(beta sqrt(1 - (2 n / (N - 1) - 1)^2)) / I0(beta)`` (``torch.kaiser_window``)."""
     return _window("kaiser_window", window_length, periodic,
                    lambda n, N: host_numpy.i0(beta * host_numpy.sqrt(1 - (2 * n / (N - 1) - 1) ** 2))
-                   / host_numpy.i0(beta), dtype, device, requires_grad, layout)
+                   / host_numpy.i0(beta), dtype, device, requires_grad, layout, pin_memory)
 
 
 class _LegacyTensorType(type):

@@ -293,6 +293,8 @@ def with_out(name: str, function: Callable[..., Any], rules: Any = CAST, *,
         if out is None:
             return function(*args, **kwargs)
         outs = _outs(name, out)
+        if kwargs.get("pin_memory") is True:  # the values go into out's memory, as it is: PyTorch ignores it
+            kwargs = {**kwargs, "pin_memory": False}
         _check_out(name, outs, args, kwargs)
         _refuse_expanded_out(name, outs, args)
         asked = None if kwargs.get("dtype") is None else as_dtype(kwargs["dtype"])  # the caller's own

@@ -8,6 +8,7 @@ import builtins
 from typing import Any
 
 from ..backend import as_dtype, check_layout, get_default_dtype, get_device
+from ..creation import pinned_as_asked
 from ..ops import shape as _sh
 from ..tape import apply
 from ..tensor import Tensor, requires_grad_flag
@@ -74,7 +75,7 @@ def triu(x: Any, k: int = 0) -> Tensor:
 
 
 def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None, *, requires_grad: bool = False,
-        layout: Any = None) -> Tensor:
+        layout: Any = None, pin_memory: bool = False) -> Tensor:
     """The identity matrix: a constant, or a leaf that requires grad (``mg.eye(4, 5, requires_grad=True)``)."""
     check_layout("eye", layout)
     for name, size in (("n", n), ("m", m)):
@@ -85,4 +86,4 @@ def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None, *, 
     out = Tensor._wrap(dev.xp.eye(n, m, dtype=dt), None, dev)
     if requires_grad_flag(requires_grad):
         out.requires_grad = True
-    return out
+    return out if pin_memory is False else pinned_as_asked("eye", out, pin_memory)

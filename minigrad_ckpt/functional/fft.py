@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..backend import as_dtype, check_layout, get_default_dtype, get_device, host_numpy, scalar_type_name
+from ..creation import pinned_as_asked
 from ..ops import fft as _fft
 from ..tape import apply
 from ..tensor import Tensor
@@ -315,7 +316,7 @@ def _frequencies(name: str, steps: Any, n: int, d: float, dtype: Any, device: An
 
 
 def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
-            requires_grad: bool = False, layout: Any = None) -> Tensor:
+            requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """The sample frequencies of :func:`fft`'s outputs for ``n`` samples ``d`` apart
     (a constant, in the default float dtype unless ``dtype`` is given; a leaf that
     requires grad with ``requires_grad=True``): ``[0, 1, ..., -(n // 2), ..., -1] / (n * d)``."""
@@ -324,16 +325,18 @@ def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
     n = _count("fftfreq", n)
     steps = host_numpy.arange(n)
     steps[(n + 1) // 2:] -= n
-    return _frequencies("fftfreq", steps, n, d, dtype, device, requires_grad)
+    made = _frequencies("fftfreq", steps, n, d, dtype, device, requires_grad)
+    return made if pin_memory is False else pinned_as_asked("fft_fftfreq", made, pin_memory)
 
 
 def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False, layout: Any = None) -> Tensor:
+             requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """The sample frequencies of :func:`rfft`'s outputs (the ``n // 2 + 1`` non-negative ones)."""
     check_layout("fft_rfftfreq", layout)
     n, d = number("rfftfreq", "n", n, "int"), number("rfftfreq", "d", d, "float")
     n = _count("rfftfreq", n)
-    return _frequencies("rfftfreq", host_numpy.arange(n // 2 + 1), n, d, dtype, device, requires_grad)
+    made = _frequencies("rfftfreq", host_numpy.arange(n // 2 + 1), n, d, dtype, device, requires_grad)
+    return made if pin_memory is False else pinned_as_asked("fft_rfftfreq", made, pin_memory)
 
 
 def _shift(name: str, x: Any, axes: Any, dim: Any, sign: int) -> Tensor:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..backend import check_layout, host_numpy, scalar_type_name
-from ..creation import zeros
+from ..creation import pinned_as_asked, zeros
 from ..ops import shape as _sh
 from ..tape import apply
 from ..tensor import Tensor, fresh_result
@@ -333,14 +333,15 @@ def _triangle(name: str, args: tuple, kwargs: dict) -> Any:
     """NumPy's ``(n, k=0, m=None)`` -> a tuple of index tensors, or PyTorch's ``(row, col, offset=0)``
     -> one (2, N) int64 tensor.  Two or more positional arguments could mean either, so they
     must be named (``col=``/``offset=`` or ``k=``/``m=``) -- unless a keyword only PyTorch's has
-    (``dtype=``, ``device=``, ``layout=``) says which: ``triu_indices(3, 4, 1, dtype=mg.int32)``."""
-    torch_words, numpy_words = {"row", "col", "offset", "dtype", "device", "layout"}, {"n", "k", "m"}
+    (``dtype=``, ``device=``, ``layout=``, ``pin_memory=``) says which: ``triu_indices(3, 4, 1, dtype=mg.int32)``."""
+    factory_words = {"dtype", "device", "layout", "pin_memory"}
+    torch_words, numpy_words = {"row", "col", "offset"} | factory_words, {"n", "k", "m"}
     if kwargs.keys() - torch_words - numpy_words:
         raise TypeError(f"{name}: unexpected keywords {sorted(kwargs.keys() - torch_words - numpy_words)}")
     torch_spelling = bool(kwargs.keys() & torch_words)
     if torch_spelling and kwargs.keys() & numpy_words:
         raise TypeError(f"{name}: mixes PyTorch's keywords (row, col, offset) with NumPy's (n, k, m)")
-    if len(args) > 1 and kwargs.keys() & {"dtype", "device", "layout"}:
+    if len(args) > 1 and kwargs.keys() & factory_words:
         positional = dict(zip(("row", "col", "offset"), args))
         if len(args) > 3 or kwargs.keys() & positional.keys():
             raise TypeError(f"{name}() takes at most 3 positional arguments (row, col, offset), each given once")
@@ -360,7 +361,8 @@ def _triangle(name: str, args: tuple, kwargs: dict) -> Any:
         rows, cols = host_numpy.tril_indices(row, kwargs.get("offset", 0), kwargs["col"]) if name == "tril_indices" \
             else host_numpy.triu_indices(row, kwargs.get("offset", 0), kwargs["col"])
         dtype = kwargs.get("dtype") or "int64"
-        return Tensor._from_data(host_numpy.stack([rows, cols]), dtype=dtype, device=device)
+        made = Tensor._from_data(host_numpy.stack([rows, cols]), dtype=dtype, device=device)
+        return pinned_as_asked(name, made, kwargs.get("pin_memory"))
     n = args[0] if args else kwargs["n"]
     fn = host_numpy.tril_indices if name == "tril_indices" else host_numpy.triu_indices
     pair = fn(n, kwargs.get("k", 0), kwargs.get("m"))

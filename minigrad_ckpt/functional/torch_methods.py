@@ -808,7 +808,7 @@ def new_method(fill: Any, name: str | None = None) -> Any:
     """``x.new_zeros``/``new_ones`` (by ``fill``), or the method ``name`` that fills with it
     (``new_empty``, ``new_full``: their errors name them)."""
     def method(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-               layout: Any = None, **keyword: Any) -> Tensor:
+               layout: Any = None, pin_memory: bool = False, **keyword: Any) -> Tensor:
         from ..creation import _shape  # (the creation functions' reading of a size: no floats, no negatives)
         check_layout(method.__name__, layout)
         if keyword:  # PyTorch's size= (x.new_zeros(size=(2, 3)))
@@ -820,19 +820,24 @@ def new_method(fill: Any, name: str | None = None) -> Any:
         dt = as_dtype(dtype) if dtype is not None else self.dtype
         dev = get_device(device) if device is not None else self.device
         t = Tensor.constant(dev.xp.full(shape, fill_scalar("new_full", fill, dt), dtype=dt), dev)
-        return t.requires_grad_(True) if requires_grad else t
+        t = t.requires_grad_(True) if requires_grad else t
+        if pin_memory is False:
+            return t
+        from ..creation import pinned_as_asked
+        return pinned_as_asked(method.__name__, t, pin_memory)
     method.__name__ = name or f"new_{'zeros' if fill == 0 else 'ones'}"
     method.__doc__ = f"A tensor of {'zeros' if fill == 0 else 'ones'} with this one's dtype and device."
     return method
 
 
 def new_full_method(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, layout: Any = None) -> Tensor:
+              requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``, with this one's dtype and device."""
     from ..creation import fill_number
     check_layout("new_full", layout)
     fill = fill_number("new_full", fill_value)
-    return new_method(fill, "new_full")(self, size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return new_method(fill, "new_full")(self, size, dtype=dtype, device=device, requires_grad=requires_grad,
+                                        pin_memory=pin_memory)
 
 
 def new_tensor_method(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
