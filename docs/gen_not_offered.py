@@ -23,8 +23,9 @@ SKIPPED = ("sparse", "indices", "coalesce", "quant", "q_", "int_repr", "storage"
            "to_padded", "smm", "sspaddmm", "values", "dequantize", "qscheme")
 GROUPS = [
     ("Sparse, quantized, storage and memory-layout internals",
-     "an mg tensor is one dense NumPy/CuPy array: there is no sparse layout, quantization, storage object "
-     "or pinned memory to ask about (`x.numpy()` gives the array; its layout is answered by `x.stride()`, "
+     "an mg tensor is one dense NumPy/CuPy array (`x.layout` is `mg.strided`): there is no sparse layout, "
+     "quantization or storage object "
+     "to ask about (`x.numpy()` gives the array; its layout is answered by `x.stride()`, "
      "`x.is_contiguous()` and `x.data_ptr()`)",
      lambda n: any(k in n for k in SKIPPED) or n in ("name", "new")),
     ("Devices the engine does not drive", "the engine runs on the CPU (NumPy) and CUDA GPUs (CuPy) only",

@@ -88,7 +88,7 @@ class PackedSequence(_PackedSequenceFields):
         return self.data.is_cuda
 
     def is_pinned(self) -> bool:
-        """Whether the data is in pinned memory (PyTorch's; never here, as ``Tensor.is_pinned``)."""
+        """Whether the data was pinned (PyTorch's ``is_pinned``: ``Tensor.is_pinned`` of the data)."""
         return self.data.is_pinned()
 
     def pin_memory(self) -> PackedSequence:
