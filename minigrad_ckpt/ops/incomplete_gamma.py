@@ -2,7 +2,8 @@
 ``gammaincc(a, x) = Q(a, x) = 1 - P(a, x)`` (SciPy's and PyTorch's names), for ``a > 0``,
 ``x >= 0``, and their derivative in ``x``.
 
-Two methods, chosen per element (every element runs the same code, as a GPU would), and one factor:
+Two methods, chosen per element and each computed on the elements that take it (gathered, as
+``special._only_where``), and one factor:
 
 - ``a >= 20`` with ``x`` near ``a`` (``|eta| <= 1`` below): Temme's uniform asymptotic expansion
   (DLMF 8.12.3-8.12.4), the method SciPy (Cephes) and PyTorch use there.  With ``lambda = x / a``
@@ -11,7 +12,9 @@ Two methods, chosen per element (every element runs the same code, as a GPU woul
   coefficients are derived here, in exact rationals, from DLMF 8.12.9 (``_temme_coefficients``).
 - elsewhere below ``x < a + 1``: the series ``P = x^a e^-x / Gamma(a + 1) sum_n x^n / ((a + 1)
   ... (a + n))``; above it the continued fraction for ``Q`` (modified Lentz), as Numerical Recipes
-  splits them; the other function is ``1 -`` it.  A fixed 400 iterations: enough, since the
+  splits them; the other function is ``1 -`` it.  Each element iterates until the rest of the
+  series, or a step of the fraction, is below an ulp (tested every 16 steps, one synchronizing
+  read a test; the elements still going are gathered), 400 steps at most: enough, since the
   expansion takes the elements near ``x = a`` where these converge slowly for large ``a``.
 - For ``a >= 20`` the factor ``x^a e^-x / Gamma(a)`` is ``sqrt(a / 2 pi) exp(a (ln lambda - lambda
   + 1)) / Gamma*(a)``, with Stirling's series for ``Gamma*``: its exponent then carries no
@@ -34,9 +37,10 @@ from typing import Any
 from ..backend import half_in_float32, register_kernel
 from .base import Op
 from .elementwise import horner
-from .special import _stirling_corr
+from .special import _only_where, _stirling_corr
 
 _ITERATIONS = 400
+_CHECK_EVERY = 16  # steps between convergence tests (each a synchronizing read)
 _UNIFORM_FROM = 20.0  # the least a the expansion serves (its terms fall below 1e-17 by the 12th)
 _TERMS, _POWERS = 12, 30  # c_0 .. c_11 a^-11, each as a Taylor polynomial of degree 29 in eta
 
@@ -104,50 +108,114 @@ def _log_ratio_less(xp: Any, x: Any, a: Any) -> Any:
     return xp.where(near, 2 * u * u2 * tail - s * u, xp.log(x / a) - s)
 
 
-def _power_factor(xp: Any, a: Any, x: Any) -> Any:
+def _everywhere(xp: Any, mask: Any, fn: Any, *arrays: Any) -> Any:
+    """``fn(*arrays)`` on every element, ``mask`` or not: ``_only_where``'s stand-in for the
+    derivative, which the differentiable namespace (``create_graph=True``) may compute, and which
+    offers no gather or synchronizing read."""
+    return fn(*arrays)
+
+
+def _power_factor(xp: Any, a: Any, x: Any, branch: Any = _everywhere) -> Any:
     """``x^a e^-x / Gamma(a + 1)``, the factor before the series (and, times ``a``, before the
     continued fraction) for ``a > 0, x > 0``: the direct exponent for small ``a`` (``Gamma(a + 1)``,
     not ``a Gamma(a)``: for a subnormal ``a``, ``1/a`` overflows where the factor is about 1), the
-    cancellation-free one (the module's docstring) from ``a >= 20``."""
-    small = xp.exp(a * xp.log(x) - x - xp.gammaln(a + 1))
-    big = xp.where(a >= _UNIFORM_FROM, a, _UNIFORM_FROM)
+    cancellation-free one (the module's docstring) from ``a >= 20``.  ``branch`` computes each on
+    its elements (the kernels pass ``_only_where``)."""
+    big = a >= _UNIFORM_FROM
+    small = branch(xp, xp.logical_not(big), lambda s, v: xp.exp(s * xp.log(v) - v - xp.gammaln(s + 1)), a, x)
     # ln Gamma*(a): Stirling's series, betaln's (to a^-13, below 1e-20 from a = 20 on)
-    scaled = xp.exp(big * _log_ratio_less(xp, x, big) - _stirling_corr(xp, big)) / xp.sqrt(2 * math.pi * big)
-    return xp.where(a >= _UNIFORM_FROM, scaled, small)
+    scaled = branch(xp, big, lambda s, v: xp.exp(s * _log_ratio_less(xp, v, s) - _stirling_corr(xp, s))
+                    / xp.sqrt(2 * math.pi * s), xp.where(big, a, _UNIFORM_FROM), x)
+    return xp.where(big, scaled, small)
 
 
-def _uniform_expansion(xp: Any, a: Any, x: Any, upper: bool) -> tuple[Any, Any]:
-    """Temme's expansion of ``Q`` (or ``P``) for ``a >= 20`` (other elements get a = 20 and give
-    values not used), and where it serves: ``|eta| <= 1``, inside the Taylor polynomials' reach."""
-    aa = xp.where(a >= _UNIFORM_FROM, a, _UNIFORM_FROM)
-    eta = xp.sign(x - aa) * xp.sqrt(-2 * _log_ratio_less(xp, x, aa))
+def _eta(xp: Any, a: Any, x: Any) -> Any:
+    """Temme's variable: ``eta^2 / 2 = lambda - 1 - ln lambda``, ``lambda = x / a``, of the sign of
+    ``x - a``."""
+    return xp.sign(x - a) * xp.sqrt(-2 * _log_ratio_less(xp, x, a))
+
+
+def _uniform_expansion(xp: Any, a: Any, eta: Any, upper: bool) -> Any:
+    """Temme's expansion of ``Q`` (or ``P``) for ``a >= 20`` where it serves: ``|eta| <= 1``, inside
+    the Taylor polynomials' reach."""
     sign = 1.0 if upper else -1.0
     total = eta * 0
     scale = eta * 0 + 1
     for row in _temme_coefficients():
         total = total + horner(row, eta) * scale
-        scale = scale / aa
-    remainder = xp.exp(-0.5 * aa * eta * eta) * total / xp.sqrt(2 * math.pi * aa)
-    value = 0.5 * xp.erfc(sign * eta * xp.sqrt(aa / 2)) + sign * remainder
-    return value, (a >= _UNIFORM_FROM) & (xp.abs(eta) <= 1.0)
+        scale = scale / a
+    remainder = xp.exp(-0.5 * a * eta * eta) * total / xp.sqrt(2 * math.pi * a)
+    return 0.5 * xp.erfc(sign * eta * xp.sqrt(a / 2)) + sign * remainder
 
 
+def _iterated(xp: Any, step: Any, converged: Any, state: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``state`` (flat arrays, one element per problem) after ``step(state, n)`` for ``n = 1, 2,
+    ...``, each element's until ``converged(state, n)`` holds for it, or ``_ITERATIONS``.  The test
+    every ``_CHECK_EVERY`` steps (one synchronizing read of a count), and the elements still going
+    are gathered: an element costs the steps it takes, not the slowest one's."""
+    out = None
+    index = xp.arange(state[0].shape[0])
+    n = 1
+    while True:
+        for _ in range(min(_CHECK_EVERY, _ITERATIONS - n)):
+            state = step(state, n)
+            n += 1
+        going = xp.logical_not(converged(state, n)) if n < _ITERATIONS else xp.zeros(index.shape, dtype=bool)
+        count = xp.scalar(xp.count_nonzero(going))
+        if count == index.shape[0] and n < _ITERATIONS:
+            continue
+        if out is None and count == 0:  # every one done together: nothing to scatter
+            return state
+        if out is None:
+            out = tuple(xp.zeros_like(s) for s in state)
+        done = xp.nonzero(xp.logical_not(going))[0]
+        where = xp.take(index, done)
+        for o, s in zip(out, state):
+            xp.put_along_axis(o, where, xp.take(s, done), axis=0)
+        if count == 0:
+            return out
+        keep = xp.nonzero(going)[0]
+        index = xp.take(index, keep)
+        state = tuple(xp.take(s, keep) for s in state)
+
+
+def _flat(fn: Any) -> Any:
+    """``fn`` of flat arrays, applied to arrays of any shape (``_only_where`` passes all of them
+    whole where every element takes the branch)."""
+    def on_any_shape(xp: Any, *arrays: Any) -> Any:
+        return xp.reshape(fn(xp, *(xp.reshape(a, (-1,)) for a in arrays)), arrays[0].shape)
+    return on_any_shape
+
+
+@_flat
 def _lower_series(xp: Any, a: Any, x: Any) -> Any:
-    term = total = xp.ones_like(x)
-    for n in range(1, _ITERATIONS):
+    """``P`` by the series, to where the rest of it, less than ``term x / (a + n + 1 - x)`` (its
+    ratios fall below ``x / (a + n + 1) < 1``), is below a quarter ulp of the sum."""
+    eps = float(xp.finfo(x.dtype).eps) / 4
+
+    def step(state: tuple[Any, ...], n: int) -> tuple[Any, ...]:
+        a, x, term, total = state
         term = term * x / (a + n)
-        total = total + term
-    return total * _power_factor(xp, a, x)
+        return a, x, term, total + term
+
+    def converged(state: tuple[Any, ...], n: int) -> Any:
+        a, x, term, total = state
+        return term * x <= eps * total * (a + n - x)  # n: the next term's index, n + 1 - 1
+
+    one = xp.ones_like(x)
+    a, x, _, total = _iterated(xp, step, converged, (a, x, one, one + 0))
+    return total * _power_factor(xp, a, x, _only_where)
 
 
+@_flat
 def _upper_fraction(xp: Any, a: Any, x: Any) -> Any:
+    """``Q`` by its continued fraction (modified Lentz), until a step changes it by less than an ulp."""
     info = xp.finfo(x.dtype)
     tiny = float(info.tiny / info.eps)  # Lentz's guard against a zero denominator, for the dtype
-    b = x + 1 - a
-    c = b * 0 + 1 / tiny
-    d = 1 / b
-    h = d
-    for i in range(1, _ITERATIONS):
+    eps = float(info.eps)
+
+    def step(state: tuple[Any, ...], i: int) -> tuple[Any, ...]:
+        a, x, b, c, d, h, delta = state
         an = -i * (i - a)
         b = b + 2
         d = an * d + b
@@ -155,20 +223,33 @@ def _upper_fraction(xp: Any, a: Any, x: Any) -> Any:
         c = b + an / c
         c = xp.where(xp.abs(c) < tiny, tiny, c)
         d = 1 / d
-        h = h * d * c
-    return h * (a * _power_factor(xp, a, x))
+        delta = d * c
+        return a, x, b, c, d, h * delta, delta
+
+    def converged(state: tuple[Any, ...], i: int) -> Any:
+        return xp.abs(state[-1] - 1) <= eps
+
+    b = x + 1 - a
+    d = 1 / b
+    state = (a, x, b, b * 0 + 1 / tiny, d, d, d * 0)
+    a, x, _, _, _, h, _ = _iterated(xp, step, converged, state)
+    return h * (a * _power_factor(xp, a, x, _only_where))
 
 
 def _split(xp: Any, a: Any, x: Any, upper: bool) -> Any:
     with xp.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
         ok = (a > 0) & (x > 0) & xp.isfinite(a) & xp.isfinite(x)
         aa, xx = xp.where(ok, a, 1.0), xp.where(ok, x, 1.0)
-        series = xx < aa + 1
-        p = _lower_series(xp, aa, xp.where(series, xx, 0.5 * aa))
-        q = _upper_fraction(xp, aa, xp.where(series, aa + 2, xx))
-        value = xp.where(series, 1 - p if upper else p, q if upper else 1 - q)
-        expansion, near_a = _uniform_expansion(xp, aa, xx, upper)
-        value = xp.where(near_a, expansion, value)
+        big = aa >= _UNIFORM_FROM
+        eta = _only_where(xp, big, lambda s, v: _eta(xp, s, v), aa, xx)
+        near_a = big & (xp.abs(eta) <= 1.0)
+        value = _only_where(xp, near_a, lambda s, e: _uniform_expansion(xp, s, e, upper), aa, eta)
+        rest = xp.logical_not(near_a)
+        series = rest & (xx < aa + 1)
+        fraction = rest & xp.logical_not(xx < aa + 1)
+        p = _only_where(xp, series, lambda s, v: _lower_series(xp, s, v), aa, xx)
+        q = _only_where(xp, fraction, lambda s, v: _upper_fraction(xp, s, v), aa, xx)
+        value = xp.where(series, 1 - p if upper else p, xp.where(fraction, q if upper else 1 - q, value))
         at_zero, at_inf = (1.0, 0.0) if upper else (0.0, 1.0)
         zero = value * 0  # the constants below as arrays of the inputs' dtype
         edge = xp.where(x == 0, zero + at_zero, xp.where(x == xp.inf, zero + at_inf, zero + xp.nan))
