@@ -86,30 +86,49 @@ def _lgamma1p_series(t: Any) -> Any:
 
 
 def _gammaln_positive(xp: Any, x: Any) -> Any:
-    """``ln Gamma(x)`` for ``x > 0`` (Cephes' lgam, plus series near the zeros 1 and 2)."""
+    """``ln Gamma(x)`` for ``x > 0`` (Cephes' lgam, plus series near the zeros 1 and 2): below 13
+    and from 13 on (Stirling's series), each on its own elements."""
     big = x >= 13
-    # x < 13: move u into [2, 3) with Gamma(u) = Gamma(x) * z (at most 11 steps down or 2 up)
-    u = xp.where(big, 2.5, x)
-    logz = u * 0
-    for _ in range(11):
+    small = _only_where(xp, xp.logical_not(big), lambda v: _gammaln_below_13(xp, v), x)
+    return xp.where(big, _only_where(xp, big, lambda v: _gammaln_stirling(xp, v), x), small)
+
+
+def _gammaln_below_13(xp: Any, x: Any) -> Any:
+    """``ln Gamma(x)`` for ``0 < x < 13``: ``Gamma(x) = Gamma(u) z`` with ``u`` in [2, 3), at most
+    10 steps down or 2 up, ``z`` the product of the factors (below ``12! / 2``: no overflow) and one
+    log of it (not a log a step); near the zeros 1 and 2 the Taylor series of ``ln Gamma(1 + t)``, where the
+    sum below cancels.  (Below ``x = 2^-60``, where ``1 / x`` may overflow, ``gammaln`` answers
+    ``-ln x`` itself.)"""
+    u = x
+    z = x * 0 + 1
+    for _ in range(10):
         down = u >= 3
-        u = xp.where(down, u - 1, u)
-        logz = logz + xp.log(xp.where(down, u, 1))
-    for _ in range(2):
-        up = u < 2
-        logz = logz - xp.log(xp.where(up, u, 1))
-        u = xp.where(up, u + 1, u)
+        u = xp.where(down, u - 1, u)  # exact: u - 1 keeps its bits
+        z = xp.where(down, z * u, z)
+    # up: Gamma(x) = Gamma(x + 1) / x (and / (x + 1) below 1), u = x + 1 + 1 as before; the
+    # divisor's log, not its reciprocal's (1 / x would round once more)
+    up = x < 2
+    z = xp.where(up, xp.where(x < 1, x * (x + 1), x), z)
+    u = xp.where(up, xp.where(x < 1, (x + 1) + 1, x + 1), u)
+    logz = xp.log(z)
     t = u - 2
-    small = logz + t * _horner(_LGAM_B, t) / _horner(_LGAM_C, t)
-    # near the zeros of ln Gamma (x = 1, 2) the sum above cancels: the Taylor series does not
-    t1 = xp.where(xp.abs(x - 1) <= 0.2, x - 1, xp.where(xp.abs(x - 2) <= 0.2, x - 2, 0))
-    near = _lgamma1p_series(t1) + xp.where(xp.abs(x - 2) <= 0.2, xp.log1p(t1), 0)
-    small = xp.where(xp.logical_or(xp.abs(x - 1) <= 0.2, xp.abs(x - 2) <= 0.2), near, small)
-    # x >= 13: Stirling's series
-    xb = xp.where(big, x, 13)
-    p = 1 / (xb * xb)
-    stirling = (xb - 0.5) * xp.log(xb) - xb + _LS2PI + _horner(_LGAM_A, p) / xb
-    return xp.where(big, stirling, small)
+    small = xp.where(up, -logz, logz) + t * _horner(_LGAM_B, t) / _horner(_LGAM_C, t)
+    near = (xp.abs(x - 1) <= 0.2) | (xp.abs(x - 2) <= 0.2)
+    return xp.where(near, _only_where(xp, near, lambda v: _gammaln_near_its_zeros(xp, v), x), small)
+
+
+def _gammaln_near_its_zeros(xp: Any, x: Any) -> Any:
+    """``ln Gamma(x)`` within 0.2 of 1 or 2: ``ln Gamma(1 + t)``'s Taylor series, plus ``ln(1 + t)``
+    near 2."""
+    two = xp.abs(x - 2) <= 0.2
+    t = xp.where(two, x - 2, x - 1)
+    return _lgamma1p_series(t) + xp.where(two, xp.log1p(t), 0)
+
+
+def _gammaln_stirling(xp: Any, x: Any) -> Any:
+    """``ln Gamma(x)`` for ``x >= 13``: Stirling's series."""
+    p = 1 / (x * x)
+    return (x - 0.5) * xp.log(x) - x + _LS2PI + _horner(_LGAM_A, p) / x
 
 
 @register_kernel
@@ -120,8 +139,8 @@ def gammaln(xp, x):
         pos = x > 0
         xs = xp.where(pos, x, 1 - x)  # reflection: Gamma(x) Gamma(1 - x) = pi / sin(pi x)
         lg = _gammaln_positive(xp, xs)
-        s = xp.abs(_sinpi(xp, xp.where(pos, 0.5, x)))
-        neg = math.log(math.pi) - xp.log(s) - lg
+        s = _only_where(xp, xp.logical_not(pos), lambda v: xp.abs(_sinpi(xp, v)), x)
+        neg = math.log(math.pi) - xp.log(xp.where(pos, 1, s)) - lg
         r = xp.where(pos, lg, xp.where(s == 0, xp.inf, neg))
         # Near 0, ln|Gamma(x)| = -ln|x| - 0.5772 x + ...: exact to round-off below 2^-60, where
         # sin(pi x) of a subnormal x has lost the digits the reflection needs (4% at 5e-324)
@@ -145,19 +164,26 @@ _PSI_ASYMP = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12
 
 
 def _digamma_positive(xp: Any, x: Any) -> Any:
-    shift = x * 0
-    u = x
-    for _ in range(10):  # psi(x) = psi(x + 1) - 1/x, until x >= 10
-        low = u < 10
-        shift = shift - xp.where(low, 1 / xp.where(low, u, 1), 0)
-        u = xp.where(low, u + 1, u)
+    """``psi(x)`` for ``x > 0``: the asymptotic series from 10 on, below it at ``x + 10`` less
+    ``sum_k<10 1 / (x + k)`` (``psi(x) = psi(x + 1) - 1/x``; ten steps on every such element, not
+    a masked step each, and summed smallest first); near the zero ``x0`` the Taylor series around
+    it, where the recurrence cancels."""
+    low = x < 10
+    u = xp.where(low, x + 10, x)
     z = 1 / (u * u)
-    r = xp.log(u) - 0.5 / u - z * _horner(_PSI_ASYMP[::-1], z) + shift
-    # near the zero x0 the recurrence cancels: the Taylor series around x0 does not
+    r = xp.log(u) - 0.5 / u - z * _horner(_PSI_ASYMP[::-1], z)
+    r = r - _only_where(xp, low, lambda v: _reciprocals_to_10(xp, v), x)
     d = (x - _X0_HI) - _X0_LO
     near = xp.abs(d) < 0.25
-    dd = xp.where(near, d, 0)
-    return xp.where(near, dd * _horner(_PSI_X0[::-1], dd), r)
+    return xp.where(near, _only_where(xp, near, lambda v: v * _horner(_PSI_X0[::-1], v), d), r)
+
+
+def _reciprocals_to_10(xp: Any, x: Any) -> Any:
+    """``sum_k<10 1 / (x + k)``, the smallest terms first."""
+    total = 1 / (x + 9)
+    for k in range(8, -1, -1):
+        total = total + 1 / (x + k)
+    return total
 
 
 @register_kernel
@@ -169,9 +195,8 @@ def digamma(xp, x):
         pos = x > 0
         xs = xp.where(pos, x, 1 - x)  # reflection: psi(1 - x) - psi(x) = pi / tan(pi x)
         p = _digamma_positive(xp, xs)
-        xn = xp.where(pos, 0.5, x)
-        neg = p - math.pi / _tanpi(xp, xn)
-        at_int = xn == xp.round(xn)
+        neg = p - _only_where(xp, xp.logical_not(pos), lambda v: math.pi / _tanpi(xp, v), x)
+        at_int = x == xp.round(x)
         pole = -1 / x  # at +-0: -inf at +0, +inf at -0 (in x's dtype)
         r = xp.where(pos, p, xp.where(x == 0, pole, xp.where(at_int, xp.nan, neg)))
         r = xp.where(x == xp.inf, xp.inf, r)
