@@ -939,8 +939,8 @@ class Tensor:
     # the tensors sharing the memory that have the same lineage there (``func.inplace``), as
     # PyTorch's forward AD carries it to forward-differentiable views and bases only.
     _dual_lineage: tuple | None = None
-    # NumPy must defer to our reflected operators (``array * tensor``).
-    __array_ufunc__ = None
+    # (``__array_ufunc__``, NumPy's ufuncs of a tensor -- ``np.sin(t)``, and ``array * tensor``, which
+    # is ``np.multiply`` -- is bound with the operators: ``functional/numpy_ufuncs.py``)
 
     def __init__(self, *args: Any, device: Any = None, **refused: Any) -> None:
         if refused:

@@ -59,7 +59,7 @@ from . import linalg_ex as lex
 from . import linalg_ldl as ldl
 from . import linalg_lowrank as lowrank
 from . import math as mf
-from . import namespace, poisson, type_info
+from . import namespace, numpy_ufuncs, poisson, type_info
 from . import out_rules as outr
 from . import random_fills as rf
 from . import scatter as sc
@@ -776,6 +776,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("__ror__", tm.operand_method(ewc.reflected(mf.bitwise_or))),
         tensor_method("__rxor__", tm.operand_method(ewc.reflected(mf.bitwise_xor))),
         tensor_method("__invert__", mf.bitwise_not),
+        tensor_method("__array_ufunc__", numpy_ufuncs.array_ufunc),
         tensor_method("__lshift__", tm.operand_method(im.bitwise_left_shift)),
         tensor_method("__rshift__", tm.operand_method(im.bitwise_right_shift)),
         tensor_method("__rlshift__", tm.operand_method(ewc.reflected(im.bitwise_left_shift))),
@@ -993,8 +994,10 @@ def methods() -> dict[str, Any]:
 
 
 def bind() -> None:
-    """Put :func:`methods` on Tensor and hand the tape its differentiable namespace: the package's one
-    binding point (DeZero's ``setup_variable``), called once by its ``__init__``."""
+    """Put :func:`methods` on Tensor, hand the tape its differentiable namespace and NumPy's ufuncs the
+    engine's functions: the package's one binding point (DeZero's ``setup_variable``), called once by
+    its ``__init__``."""
     for name, method in methods().items():
         setattr(Tensor, name, method)
     tape.differentiable_namespace = namespace
+    numpy_ufuncs.use_engine_functions(exports(MG))
