@@ -19,7 +19,6 @@ import pytest
 import minigrad_ckpt as mg
 import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict device)
 from minigrad_ckpt.functional import numpy_ufuncs
-from minigrad_ckpt.testing.strict import StrictDeviceError
 
 VALUES = [0.5, -1.25, 2.0, 9.0]
 REFUSED = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
@@ -140,15 +139,20 @@ def test_a_numpy_scalar_on_the_left_compares_as_a_number():
     assert (np.float32(1.0) >= t).tolist() == [False, True]
 
 
-def test_a_strict_device_array_does_not_hand_its_operator_to_a_tensor():
-    """CuPy's operators defer only to an ``__array_ufunc__ = None``: a device array before a tensor is
-    refused on the strict device as CuPy's ufunc would refuse it."""
-    t = mg.tensor([1.0, 4.0], device="strict")
-    raw = mg.zeros(2, device="strict").detach()._data
-    with pytest.raises(StrictDeviceError, match="put the Tensor first"):
-        _ = raw * t
+def test_a_device_array_before_a_tensor_still_reaches_its_reflected_operator():
+    """CuPy's operators ask the operand itself for ``__array_ufunc__`` and defer to its reflected
+    operator where that is None: an instance answers None (the class holds NumPy's handler), so
+    ``device_array * t`` is ``t.__rmul__(device_array)`` -- differentiable -- as before NumPy's
+    ufuncs took tensors; the strict device follows CuPy's rule."""
+    w = mg.tensor([1.0, 4.0], device="strict", requires_grad=True)
+    raw = (mg.ones(2, device="strict") * 3).detach()._data
+    out = raw * w
+    assert isinstance(out, mg.Tensor) and out.device.type == "strict" and out.tolist() == [3.0, 12.0]
+    out.sum().backward()
+    assert w.grad.tolist() == [3.0, 3.0]
+    assert w.__array_ufunc__ is None and callable(type(w).__array_ufunc__)
     with pytest.raises(TypeError, match="can't convert strict:0 device type tensor to numpy"):
-        np.spacing(t)
+        np.spacing(w.detach())
 
 
 def test_inside_transforms_and_checkpoint():

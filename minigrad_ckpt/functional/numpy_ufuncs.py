@@ -77,6 +77,24 @@ def use_engine_functions(exported: dict[str, Any]) -> None:
     _ENGINE.update({getattr(np, ufunc): exported[name] for ufunc, name in names.items()})
 
 
+class ForNumPyOnly:
+    """``Tensor.__array_ufunc__``: :func:`array_ufunc` where NumPy looks, None where CuPy looks.
+
+    NumPy finds an operand's ``__array_ufunc__`` on its *type* and calls it with the operand (NEP 13);
+    CuPy's operators ask the operand *itself*, ``y.__array_ufunc__``, and hand ``cupy_array * y`` to
+    ``y.__rmul__`` only where that is None -- its own ufunc would refuse a Tensor.  So the class sees
+    the function and an instance sees None: ``np.sin(t)`` and ``ndarray * t`` reach the engine through
+    NumPy, and ``cupy_array * t`` still reaches Tensor's reflected operator on a GPU, as it did when
+    the class said ``__array_ufunc__ = None``."""
+
+    def __init__(self, function: Any) -> None:
+        self.function = function
+        self.__doc__ = function.__doc__
+
+    def __get__(self, tensor: Any, owner: Any = None) -> Any:
+        return self.function if tensor is None else None
+
+
 def array_ufunc(self: Tensor, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
     """``Tensor.__array_ufunc__``: ``ufunc`` of ``inputs``, one of which is ``self`` (see the module)."""
     if method == "__call__" and not kwargs:

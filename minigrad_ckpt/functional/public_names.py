@@ -776,7 +776,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("__ror__", tm.operand_method(ewc.reflected(mf.bitwise_or))),
         tensor_method("__rxor__", tm.operand_method(ewc.reflected(mf.bitwise_xor))),
         tensor_method("__invert__", mf.bitwise_not),
-        tensor_method("__array_ufunc__", numpy_ufuncs.array_ufunc),
+        tensor_method("__array_ufunc__", numpy_ufuncs.ForNumPyOnly(numpy_ufuncs.array_ufunc)),
         tensor_method("__lshift__", tm.operand_method(im.bitwise_left_shift)),
         tensor_method("__rshift__", tm.operand_method(im.bitwise_right_shift)),
         tensor_method("__rlshift__", tm.operand_method(ewc.reflected(im.bitwise_left_shift))),

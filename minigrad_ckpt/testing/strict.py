@@ -214,14 +214,10 @@ class StrictScalar(StrictArray):
 
 def _binary(fn: Any, reflected: bool = False) -> Any:
     def op(self: StrictArray, other: Any) -> Any:
-        if not isinstance(other, (StrictArray, numpy.ndarray, numpy.generic)):
-            handler = getattr(type(other), "__array_ufunc__", 0)
-            if handler is None:
-                return NotImplemented  # CuPy's rule (_should_use_rop): the other's reflected operator answers
-            if handler != 0:  # CuPy's ufunc computes it, and refuses an object it cannot read (a Tensor)
-                raise StrictDeviceError(f"operator {fn.__name__} of a strict-device array and a "
-                                        f"{type(other).__name__}: CuPy hands an operand with an __array_ufunc__ "
-                                        f"to its own ufunc, which refuses it; put the {type(other).__name__} first")
+        if not isinstance(other, StrictArray) and getattr(other, "__array_ufunc__", 0) is None:
+            # CuPy's rule (_should_use_rop): it asks the operand itself, ``y.__array_ufunc__``, which a
+            # Tensor answers None (see functional/numpy_ufuncs.py): the Tensor's reflected operator answers
+            return NotImplemented
         o = self._ns._unwrap(other, f"operator {fn.__name__}")
         return self._ns._wrap(fn(o, self._a) if reflected else fn(self._a, o))
     return op
