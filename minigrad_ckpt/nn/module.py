@@ -1402,3 +1402,14 @@ class Module:
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
                       | set(self._modules))
+
+    # ----------------------------------------------------------- copy / pickle
+    # PyTorch's Module defines both, so a subclass's ``__setstate__`` that fills in an attribute an
+    # older version lacked and then calls ``super().__setstate__(state)`` -- the usual idiom, run by
+    # copy.deepcopy and pickle -- finds them (``object`` has no ``__setstate__``, and no
+    # ``__getstate__`` before Python 3.11).  They do what Python's default protocol does.
+    def __getstate__(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
