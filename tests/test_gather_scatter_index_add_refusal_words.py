@@ -71,6 +71,23 @@ CASES = {
     "index_copy, a 0-d source for two": (lambda: z(3, 2).index_copy(0, L(1), z(())),
                                          "Destination slice shape: 2 at dimension 0 and source slice shape:  at "
                                          "dimension 0."),
+    # a 0-d input: index_add and index_reduce take only a 0-d source, index_copy a 0-d or 1-D one
+    "index_add, 0-d input, two indices": (lambda: z(()).index_add(0, L(2), z(2)),
+                                          "source tensor shape must match self tensor shape, excluding the specified "
+                                          "dimension. Got self.shape = [] source.shape = [2]"),
+    "index_add, 0-d input, a 1-D source": (lambda: z(()).index_add(0, L(1), z(1)),
+                                           "source tensor shape must match self tensor shape, excluding the "
+                                           "specified dimension. Got self.shape = [] source.shape = [1]"),
+    "index_add, 0-d input, no index": (lambda: z(()).index_add(-1, L(0), z(0)),
+                                       "Got self.shape = [] source.shape = [0]"),
+    "index_reduce, 0-d input, a 1-D source": (lambda: z(()).index_reduce(0, L(1), z(1), "prod"),
+                                              "Got self.shape = [] source.shape = [1]"),
+    "index_reduce, 0-d input, two indices": (lambda: z(()).index_reduce(0, L(2), z(2), "amax"),
+                                             "Got self.shape = [] source.shape = [2]"),
+    "index_copy, 0-d input, a 2-D source": (lambda: z(()).index_copy(0, L(1), z(1, 1)),
+                                            "index_copy_(): Source/destination tensor must have same slice shapes. "
+                                            "Destination slice shape:  at dimension 0 and source slice shape: 1 at "
+                                            "dimension 0."),
     "index_copy, dtypes differ": (lambda: z(3, 5, dtype=D).index_copy(0, L(2), z(2, 5)),
                                   "index_copy_(): self and source expected to have the same dtype, but got (self) "
                                   "Double and (source) Float"),
@@ -97,3 +114,15 @@ def test_the_engines_explanation_stays_after():
     with pytest.raises(RuntimeError, match=re.escape("apart from dimension 1 (gather: index is longer than the "
                                                      "input on dim 0 (2 > 1))")):
         mg.gather(z(1, 1), 1, L(2, 2))
+
+
+def test_a_0d_input_takes_what_pytorch_takes():
+    """torch 2.13's answers, pasted: a 0-d index or a one-element one, with a 0-d source
+    (index_copy: a 0-d or a 1-D one; a repeated index writes the last row)."""
+    one = mg.tensor(2.0)
+    assert mg.ones(()).index_add(0, L(1), one, alpha=3).item() == 7.0
+    assert mg.ones(()).index_add(0, mg.tensor(0), one).item() == 3.0
+    assert mg.ones(()).index_reduce(0, L(1), one, "prod").item() == 2.0
+    assert mg.ones(()).index_copy(0, L(1), mg.tensor([2.0])).item() == 2.0
+    assert mg.ones(()).index_copy(0, L(2), mg.tensor([2.0, 3.0])).item() == 3.0
+    assert mg.ones(()).index_fill(0, L(2), 4.0).item() == 4.0

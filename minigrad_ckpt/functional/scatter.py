@@ -407,14 +407,22 @@ _OUT_OF_RANGE = {
 
 def _matching_source(name: str, x: Tensor, source: Any, tgt: Any, d: int) -> Tensor:
     s = same_dtype(name, x, source)
-    # a 0-d input takes any one-element source, as PyTorch's; index_copy's 0-d source fills one row too
-    loose = x.ndim == 0 or (name == "index_copy" and s.ndim == 0)
-    if s.size != tgt.size or (not loose and s.shape != tgt.shape):
+    loose = _loose_source(name, x.ndim, s.ndim)
+    if s.size != tgt.size or (not loose and (x.ndim == 0 or s.shape != tgt.shape)):  # (0-d: loose or refused)
         # PyTorch's RuntimeError (index_copy's count of indices: its IndexError)
         raise IndexOutOfBounds(f"{_source_misfit(name, x.shape, s.shape, tgt.shape, d)} ({name}: source has shape "
                                f"{s.shape}; the input's shape {x.shape} with the index's length on dim {d} is "
                                f"{tgt.shape})")
     return mf.ravel(s)
+
+
+def _loose_source(name: str, ndim: int, source_ndim: int) -> bool:
+    """Whether a source is matched by its size alone, not its shape, as PyTorch's checks do:
+    index_copy's 0-d source fills one row, and a 0-d input takes index_copy's 0-d or 1-D source.
+    index_add and index_reduce hold a 0-d input to a 0-d source (PyTorch refuses their 1-D one)."""
+    if name == "index_copy":
+        return source_ndim == 0 or (ndim == 0 and source_ndim == 1)
+    return ndim == 0 and source_ndim == 0
 
 
 def _source_misfit(name: str, shape: tuple, source: tuple, fits: tuple, d: int) -> str:
