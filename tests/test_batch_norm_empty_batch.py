@@ -35,3 +35,34 @@ def test_the_layer_counts_the_empty_batch():
 def test_one_value_per_channel_is_still_refused():
     with pytest.raises(ValueError, match="more than 1 value per channel"):
         F.batch_norm(mg.zeros(1, 4), mg.zeros(4), mg.ones(4), training=True)
+
+
+# Every other empty input, as torch 2.13 answers it (found by probing the norms with empty inputs of
+# each rank): a 1-D empty input, which has no channel axis, is a copy times weight[0] plus bias[0]; a
+# batch of no channels, and instance_norm of samples with no spatial elements, are empty too, with the
+# running statistics kept.  The engine refused the first (ValueError "at least 2-D"), divided by the
+# zero channels in the second (ZeroDivisionError), and refused the third ("more than 1 spatial element").
+@pytest.mark.parametrize("training", [True, False])
+def test_a_1d_empty_input_answers_empty(training):
+    x = mg.zeros(0, requires_grad=True)
+    w, b = mg.ones(4, requires_grad=True), mg.ones(4, requires_grad=True)
+    y = F.batch_norm(x, mg.zeros(4), mg.ones(4), w, b, training=training)
+    assert y.shape == (0,) and y.dtype == mg.float32
+    y.sum().backward()
+    assert w.grad.tolist() == [0.0] * 4 and b.grad.tolist() == [0.0] * 4 and x.grad.shape == (0,)
+
+
+def test_a_batch_of_no_channels_answers_empty():
+    mean, var = mg.zeros(0), mg.ones(0)
+    assert F.batch_norm(mg.zeros(2, 0), mean, var, training=True).shape == (2, 0)
+    assert F.batch_norm(mg.zeros(2, 0, 3), None, None, training=True).shape == (2, 0, 3)
+
+
+@pytest.mark.parametrize("use_input_stats", [True, False])
+def test_instance_norm_of_no_spatial_elements_answers_empty(use_input_stats):
+    mean, var = mg.full((3,), 0.5), mg.full((3,), 2.0)
+    w = mg.ones(3, requires_grad=True)
+    y = F.instance_norm(mg.zeros(2, 3, 0), mean, var, w, None, use_input_stats=use_input_stats)
+    assert y.shape == (2, 3, 0) and mean.tolist() == [0.5] * 3 and var.tolist() == [2.0] * 3
+    y.sum().backward()
+    assert w.grad.tolist() == [0.0] * 3

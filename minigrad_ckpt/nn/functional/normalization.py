@@ -102,6 +102,8 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
     """
     momentum, eps = numbers("batch_norm", "float", momentum=momentum, eps=eps)
     input = _real_input("batch_norm", input)
+    if input.ndim < 2 and input.size == 0:  # PyTorch answers any empty input, with no channel axis to check
+        return _empty_without_channels(input, weight, bias)
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected at least 2-D input (N, C, ...), got {input.shape}")
     c = input.shape[1]
@@ -119,7 +121,7 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
             or any(t is not None and _shape(t) != (c,) for _, t in per_channel)):
         required = () if training else ("running_mean", "running_var")
         raise per_channel_refusal("batch_norm", input.shape, per_channel, required)
-    if training and input.size == 0 and c:  # an empty batch: empty out, running statistics kept (PyTorch's)
+    if training and input.size == 0:  # an empty batch (or no channels): empty out, running statistics kept (PyTorch's)
         return _per_channel_affine(input, input, weight, bias, bshape)
     if training:
         n = input.size // c
@@ -217,6 +219,8 @@ def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None,
         raise per_channel_refusal("instance_norm", input.shape, per_channel)
     spatial = tuple(range(2, input.ndim))
     bshape = (1, c) + (1,) * (input.ndim - 2)
+    if use_input_stats and input.size == 0:  # nothing to normalize: empty out, running statistics kept (PyTorch's)
+        return _per_channel_affine(input, input, weight, bias, bshape)
     if use_input_stats:
         m = math.prod(input.shape[2:])
         if m <= 1:
@@ -301,6 +305,17 @@ def _normalize_affine(x: Tensor, axes: tuple, eps: float, weight: Any, bias: Any
         w, b = (mf.reshape(_tensor(t, x), bshape) for t in (weight, bias))
         return apply(_norm.AffineNormalize(axes=axes, eps=float(eps)), x, w, b)
     return _per_channel_affine(apply(_norm.Normalize(axes=axes, eps=float(eps)), x), x, weight, bias, bshape)
+
+
+def _empty_without_channels(x: Tensor, weight: Any, bias: Any) -> Tensor:
+    """PyTorch's answer to an empty input of fewer than 2 dims: a copy, times ``weight[0]`` plus
+    ``bias[0]`` (so the parameters stay in the graph, with zero gradients)."""
+    out = mf.clone(x)
+    if weight is not None:
+        out = out * _tensor(weight, x)[0]
+    if bias is not None:
+        out = out + _tensor(bias, x)[0]
+    return out
 
 
 def _per_channel_affine(out: Tensor, x: Tensor, weight: Any, bias: Any, bshape: tuple) -> Tensor:
