@@ -630,8 +630,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     (``torch.logspace``)."""
     check_layout("logspace", layout)
     steps = int_argument("logspace", "steps", 3, steps)
-    if isinstance(base, Tensor):
-        base = numbers("logspace", "float", base=base)
+    base = numbers("logspace", "float", base=base)
     dev = get_device(device)
     (start, end), dt = _spaced("logspace", (start, end), dtype)
     if dt.kind == "c":

@@ -2370,6 +2370,11 @@ def _plain_number(name: str, param: str, value: Any, kind: str, position: int | 
                                                       host_numpy.complexfloating)):
         raise TypeError(f"{name}(): argument {_named(param, position)} must be int, not {type(value).__name__} "
                         f"({value!r})")
+    if kind == "float" and isinstance(value, (complex, host_numpy.complexfloating)):
+        # PyTorch's words (its parser takes NumPy's complex too, dropping the imaginary part with a
+        # warning; refused here, as a Python complex is there).  Let through, a complex eps or p made a
+        # complex result of a real input (rms_norm, poisson_nll_loss) or failed deep in an op.
+        raise TypeError(f"{name}(): argument {_named(param, position)} must be float, not complex ({value!r})")
     if isinstance(value, (host_numpy.number, host_numpy.bool_)):  # (NumPy's bool is not one of its numbers)
         return python_number(value)
     return value
@@ -2397,7 +2402,14 @@ def _tensor_number(name: str, param: str, value: Tensor, kind: str, position: in
     kind, the one explicit transfer from a device), or its refusal."""
     check_tensor_number(name, param, value, kind, position=position)
     read = value.item()
-    return float(read) if kind == "float" and not isinstance(read, complex) else read
+    if kind != "float":
+        return read
+    if isinstance(read, complex):  # PyTorch's conversion of a complex tensor to its double
+        if read.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type double without overflow ({name}: "
+                               f"argument '{param}' is a float; the tensor's value {read} is complex)")
+        read = read.real
+    return float(read)
 
 
 def check_tensor_number(name: str, param: str, value: Tensor, kind: str = "Number", *,

@@ -413,3 +413,39 @@ def test_a_numpy_bool_reads_as_pythons_bool(name, call):
         except RuntimeError as e:
             outcomes.append(str(e))
     assert outcomes[0] == outcomes[1]
+
+
+FLOAT_CASES = [c for c in CASES if c[3] == "float"] + [
+    ("F.rms_norm eps", lambda x, w: F.rms_norm(x, (3,), eps=w), 1e-3, "float"),
+    ("F.poisson_nll_loss eps", lambda x, w: F.poisson_nll_loss(x, x, log_input=False, eps=w), 1e-3, "float"),
+    ("F.instance_norm eps", lambda x, w: F.instance_norm(x[None], eps=w), 1e-3, "float"),
+]
+
+
+@pytest.mark.parametrize("name, call, value, kind", FLOAT_CASES, ids=[c[0] for c in FLOAT_CASES])
+def test_a_float_parameter_refuses_a_complex_number(name, call, value, kind):
+    # torch 2.13's parser: "pad(): argument 'value' (position 4) must be float, not complex" for a Python
+    # complex, even 1+0j; a 0-d complex tensor is its real part, or "value cannot be converted to type
+    # double without overflow".  The engine let a complex through: F.rms_norm(x, (3,), eps=1j) and
+    # poisson_nll_loss(eps=1j) answered a complex result of a real input, F.pad failed deep in its op
+    # ("Pad: attribute 'value' must be float | bool"), others with Python's comparison or float() errors.
+    x = mg.tensor(X)
+    for v in (complex(value, 1), complex(value, 0), np.complex128(value)):
+        with pytest.raises(TypeError, match="must be float, not complex"):
+            call(x, v)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type double without overflow"):
+        call(x, mg.tensor(complex(value, 1)))
+    got, expected = call(x, mg.tensor(complex(value, 0), dtype=mg.complex128)), call(x, value)
+    for g, e in zip(_values(got), _values(expected)):
+        np.testing.assert_array_equal(g, e)
+
+
+def test_pad_names_the_position_of_its_value():
+    with pytest.raises(TypeError, match=r"pad\(\): argument 'value' \(position 4\) must be float, not complex"):
+        F.pad(mg.zeros(2, 3), (1, 1), value=1 + 2j)
+
+
+def test_local_response_norm_keeps_pytorchs_complex_alpha():
+    # torch 2.13's local_response_norm is Python arithmetic, which takes alpha=1j: a complex64 result
+    y = F.local_response_norm(mg.ones(1, 2, 3), 2, alpha=1j)
+    assert y.dtype == mg.complex64

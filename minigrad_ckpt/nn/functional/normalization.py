@@ -246,7 +246,8 @@ def local_response_norm(input: Any, size: int, alpha: float = 1e-4, beta: float 
     dtypes, bool, and float16 beyond 3-D have no pool kernel there (its ``NotImplementedError``).
     An empty ``x`` is returned itself, as PyTorch's."""
     size = number("local_response_norm", "size", size, "SymInt")  # (PyTorch's Python: one element reads)
-    alpha, beta, k = numbers("local_response_norm", "float", alpha=alpha, beta=beta, k=k)
+    # (PyTorch's Python function: a complex alpha, beta or k makes a complex result, as there)
+    alpha, beta, k = numbers("local_response_norm", "Number", alpha=alpha, beta=beta, k=k)
     input = _real_input("local_response_norm", input)
     if input.ndim < 3:  # PyTorch's words (its source's line break leaves a run of spaces inside them there)
         raise ValueError(f"local_response_norm: Expected 3D or higher dimensionality input (got {input.ndim} "

@@ -30,7 +30,7 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: float | None = None
     input = _tensor(input)
     if not isinstance(mode, str):  # pad(x, pad, 1.5): the value, as this function once took it third
         mode, value = "constant", mode
-    value = number("pad", "value", value, "float")
+    value = number("pad", "value", value, "float", position=4)
     pad = _widths(pad)
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise InputMismatch(f"pad: expected an even number of values, at most 2 * ndim, got {pad}")
