@@ -196,3 +196,17 @@ def test_xlogy_mixed_second_derivative_through_a_zero_upstream_gradient():
         (gx,) = mg.grad(a * fn(x, y), [x], create_graph=True)
         (gxa,) = mg.grad(gx, [a])
         assert gxa.item() == pytest.approx(f(2.0), rel=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n", range(6))
+def test_polygamma_at_every_pole_and_at_the_infinities_is_scipys(n, dtype):
+    # psi^(n) at 0, -1, -2, ... and -inf is the value from above the pole, +inf for odd n and -inf for
+    # even n, as SciPy and (but for n = 1) torch 2.13; at +inf it is 0 with SciPy's sign (-0.0 for even
+    # n).  The engine's was -inf at 0 but NaN at -1, -2, ... and -inf for even n, NaN at -inf for odd n.
+    # (torch 2.13's trigamma is finite at -1, -2 and NaN at -inf; its polygamma for n >= 2 NaN at +inf.)
+    v = np.array([0.0, -0.0, -1.0, -2.0, -7.0, np.inf, -np.inf, np.nan, -0.5])
+    ref = sc.digamma(v) if n == 0 else sc.polygamma(n, v)
+    got = S.polygamma(n, mg.tensor(v, dtype=dtype)).numpy()
+    np.testing.assert_array_equal(got[:-1], ref[:-1].astype(dtype))
+    np.testing.assert_array_equal(np.signbit(got[:-1]), np.signbit(ref[:-1]))

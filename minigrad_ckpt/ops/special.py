@@ -236,7 +236,9 @@ def _hurwitz_zeta(xp: Any, s: int, x: Any) -> Any:
 def polygamma(xp, n, x):
     """``psi^(n)(x)``, the n-th derivative of digamma (``xp.polygamma``), for every real ``x``:
     the Hurwitz zeta for ``x > 0``, the reflection formula below 0; poles at 0, -1, -2, ...
-    (+inf for odd ``n``, NaN for even: the sign flips across the pole)."""
+    and -inf (their limit): +inf for odd ``n``, -inf for even -- the value from above the pole,
+    as SciPy and PyTorch (whose trigamma alone is finite at -1, -2, ...); 0 at +inf, -0 for even
+    ``n`` (SciPy's; PyTorch's is NaN beyond n = 1)."""
     if n == 0:
         return digamma(xp, x)
     with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -246,14 +248,16 @@ def polygamma(xp, n, x):
         # x < 0: the reflection psi^(n)(x) = (-1)^n psi^(n)(1 - x) - pi d^n/dx^n cot(pi x)
         mirrored = (-1) ** n * scale * _hurwitz_zeta(xp, n + 1, xp.where(pos, 1, 1 - x))
         neg = mirrored - math.pi ** (n + 1) * _horner(_cot_derivative(n), _cotpi(xp, xp.where(pos, 0.5, x)))
-        at_pole = xp.inf if n % 2 else xp.nan  # psi^(n)(x) ~ (-1)^(n+1) n! / (x - k)^(n+1) at a pole k <= 0
+        # psi^(n)(x) ~ (-1)^(n+1) n! / (x - k)^(n+1) at a pole k <= 0: its value from above
+        # (for even n the sign flips across the pole; -inf is SciPy's and PyTorch's, and the engine's at 0)
+        at_pole = xp.inf if n % 2 else -xp.inf
         r = xp.where(pos, r, xp.where(x == xp.round(x), at_pole, neg))
         # just below 0 the pole's term (-1)^(n+1) n! / x^(n+1) is all (exact to round-off below
         # 2^-60); the reflection's cot(pi x) overflows there (a subnormal x) and its polynomial is NaN
         r = xp.where((x < 0) & (x > -(2.0 ** -60)), scale * xp.power(xp.where(pos, -1, x), -(n + 1)), r)
         # each where keeps an array of x's dtype as a branch (two Python scalars would make float64)
-        r = xp.where(x == 0, xp.inf if n % 2 else -xp.inf, r)
-        return xp.where(x == xp.inf, 0, xp.where(x == -xp.inf, xp.nan, r))
+        r = xp.where(x == 0, at_pole, r)
+        return xp.where(x == xp.inf, 0.0 if n % 2 else -0.0, xp.where(x == -xp.inf, at_pole, r))
 
 
 def _cot_derivative(n: int) -> tuple[float, ...]:
