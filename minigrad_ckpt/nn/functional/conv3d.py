@@ -22,7 +22,7 @@ from .conv import _batched, _conv_transpose, _ntuple, conv2d, conv_batched, stri
 from .conv_checks import check_convolution
 from .inputs import _check_input_dtype, refuse_average_without_kernel
 from .interpolation import interpolate
-from .pooling import _adaptive_sizes, refuse_empty_planes
+from .pooling import _adaptive_sizes, empty_adaptive_output, refuse_empty_planes
 
 __all__ = [
     "conv3d", "adaptive_avg_pool3d", "conv_transpose3d",
@@ -92,5 +92,7 @@ def adaptive_avg_pool3d(input: Any, output_size: Any) -> Tensor:
     if input.dtype.kind == "c":  # an output of ones (refused otherwise): PyTorch's complex global mean
         out = mf.mean(input, axis=(-3, -2, -1), keepdims=True)
     else:
-        out = interpolate(input, size=_adaptive_sizes(input, output_size, "adaptive_avg_pool3d"), mode="area")
+        sizes = _adaptive_sizes(input, output_size, "adaptive_avg_pool3d")
+        empty = 0 in sizes  # (PyTorch's forward answers an output size with a 0, empty)
+        out = empty_adaptive_output(input, sizes) if empty else interpolate(input, size=sizes, mode="area")
     return mf.squeeze(out, 0) if unbatched else out

@@ -330,17 +330,30 @@ def _adaptive_sizes(x: Tensor, output_size: Any, name: str) -> tuple[int, ...]:
         output_size = (output_size,) * spatial
     refuse_output_size_arity(name, output_size, spatial)
     sizes = tuple(n if o is None else int(o) for n, o in zip(x.shape[2:], output_size))
-    if min(sizes) < 1:
-        raise InputMismatch(f"{name}: output_size must be positive, got {output_size}")
+    if min(sizes) < 0:  # PyTorch's words (a 0 is an empty output there, and here)
+        raise InputMismatch(f"{name}: elements of output_size must be greater than or equal to 0 but received "
+                            f"{{{', '.join(map(str, sizes))}}}")
     # PyTorch's refusal of an output it cannot count; here the window loop would run until memory ran out
     if max(x.shape[0], 1) * max(x.shape[1], 1) * math.prod(sizes) > _INT64_MAX:
         raise InputMismatch(f"Storage size calculation overflowed with sizes={list(x.shape[:2]) + list(sizes)}")
     return sizes
 
 
+def empty_adaptive_output(x: Tensor, sizes: tuple[int, ...]) -> Tensor:
+    """PyTorch's forward answer to an adaptive pool's ``output_size`` holding a 0: the empty
+    ``(N, C) + sizes``, on ``x``'s graph, so that its gradient is x's zeros (PyTorch's backward
+    refuses an empty ``grad_output``; see docs/from-pytorch.md)."""
+    n, c = x.shape[:2]
+    rows = mf.reshape(x, (n, c, math.prod(x.shape[2:])))
+    return mf.reshape(rows[:, :, :0], (n, c) + tuple(sizes))
+
+
 def _adaptive_pool2d(x: Any, output_size: Any, name: str, reduce: Any) -> Tensor:
     x, unbatched = _batched(_tensor(x), name)
     oh, ow = _adaptive_sizes(x, output_size, name)
+    if not oh or not ow:
+        out = empty_adaptive_output(x, (oh, ow))
+        return mf.squeeze(out, 0) if unbatched else out
     rows = []
     for h0, h1 in _adaptive_windows(x.shape[2], oh):
         cols = [reduce(x[:, :, h0:h1, w0:w1], axis=(2, 3)) for w0, w1 in _adaptive_windows(x.shape[3], ow)]
@@ -385,6 +398,11 @@ def _adaptive_max_pool(name: str, x: Any, output_size: Any, return_indices: bool
     if volume == 0:
         raise InputMismatch(f"{name}: the input {'plane' if spatial == 2 else 'volume'} {x.shape[2:]} is empty")
     refuse_empty_planes(name, given)  # (the input as given: an unbatched (0, ...) answers, as PyTorch's)
+    if 0 in sizes:
+        out = empty_adaptive_output(x, sizes)
+        idx = Tensor.constant(x.device.xp.zeros(out.shape, dtype=x.device.xp.int64), x.device)
+        out, idx = (mf.squeeze(out, 0), mf.squeeze(idx, 0)) if unbatched else (out, idx)
+        return (out, idx) if return_indices else out
     idx = Tensor.constant(_adaptive_argmax(x, sizes), x.device)
     # like=x: the gradient stays on x's graph, as PyTorch's adaptive_max_pool backward that takes the input
     flat_idx = mf.reshape(idx, (n, c, int(host_numpy.prod(sizes))))
