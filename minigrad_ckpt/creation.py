@@ -43,6 +43,7 @@ from .backend import (
     get_device,
     host_numpy,
     laid_out,
+    overflow_words,
     preserve_format,
     set_default_dtype,
     to_host,
@@ -583,7 +584,7 @@ def _check_permutation_fits(n: int, dt: Any) -> None:
     if dt.kind == "b":
         raise DtypeNotImplemented("\"randperm\" not implemented for 'Bool'")
     if dt.kind in "iu" and n - 1 > host_numpy.iinfo(dt).max:
-        raise RefusedArgument(f"randperm: value cannot be converted to type {dt} without overflow (n={n})")
+        raise RefusedArgument(f"{overflow_words(dt)} (randperm: n - 1 = {n - 1} does not fit {dt})")
     if dt.kind == "f" and n > 2 ** (host_numpy.finfo(dt).nmant + 1) + 1:  # every integer up to 2**(mantissa+1)
         raise RefusedArgument(f"randperm: n cannot be greater than {2 ** (host_numpy.finfo(dt).nmant + 1) + 1} "
                               f"for {dt}, got {n}")

@@ -77,6 +77,7 @@ from .backend import (
     layout_axes,
     number_beside_half,
     numpy_namespace,
+    overflow_words,
     python_number,
     refuse_alpha,
     to_array,
@@ -2318,8 +2319,8 @@ def refuse_index_put_cast(x: Tensor, idx: tuple, value: Tensor) -> None:
         return
     if len(arrays) == 1 and arrays[0].dtype.kind == "b" and arrays[0].ndim and value.size == 1:
         if value.dtype.kind == "c" and x.dtype.kind in "fiu" and value._device.xp.scalar(value._data).imag != 0:
-            raise RuntimeError(f"value cannot be converted to type {x.dtype} without overflow "
-                               f"(masked_fill of a complex value into a real tensor, as PyTorch's)")
+            raise RuntimeError(f"{overflow_words(x.dtype)} (masked_fill of a complex value into a real tensor, "
+                               f"as PyTorch's)")
         return
     refuse_value_shape(x, idx, value, None)  # PyTorch checks the shape first: a value of both is its shape error
     raise RuntimeError(f"Index put requires the source and destination dtypes match, got {x.dtype} for "

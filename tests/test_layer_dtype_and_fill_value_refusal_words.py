@@ -55,6 +55,14 @@ CASES = {
                             "value cannot be converted to type float without overflow"),
     "full, 1e300 into float16": (lambda: mg.full((2,), 1e300, dtype=mg.float16),
                                  "value cannot be converted to type c10::Half without overflow"),
+    # (three refusals that wrote the engine's dtype name, float32, where PyTorch's C++ name is meant)
+    "constant_pad_nd, 1+2j into float32": (lambda: mg.constant_pad_nd(z(2), [1, 1], 1 + 2j),
+                                           "value cannot be converted to type float without overflow"),
+    "a boolean-mask write of a complex 0-d tensor into float64": (
+        lambda: z(3, dtype=D).__setitem__(mg.tensor([True, False, True]), mg.tensor(1 + 2j)),
+        "value cannot be converted to type double without overflow"),
+    "randperm(300) in int8": (lambda: mg.randperm(300, dtype=mg.int8),
+                              "value cannot be converted to type int8_t without overflow"),
 }
 
 

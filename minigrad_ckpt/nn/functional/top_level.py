@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import functional as mf
+from ...backend import overflow_words
 from ...functional.arguments import number
 from ...out_arguments import CAST, FOUND, with_out
 from ...tensor import Tensor
@@ -111,8 +112,8 @@ def constant_pad_nd(input: Tensor, pad: Any, value: Any = 0) -> Tensor:  # noqa:
         if value.imag == 0:
             value = value.real
         elif input.dtype.kind != "c":
-            raise RuntimeError(f"value cannot be converted to type {input.dtype} without overflow "
-                               f"(constant_pad_nd of a complex value {value} into a real tensor, as PyTorch's)")
+            raise RuntimeError(f"{overflow_words(input.dtype)} (constant_pad_nd of a complex value {value} into a "
+                               f"real tensor, as PyTorch's)")
         else:
             return _complex_filled(input, pad, value)
     return _pad(input, pad, "constant", value)
