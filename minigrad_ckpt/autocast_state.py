@@ -44,7 +44,9 @@ _DEFAULT_DTYPES: dict[str, Any] = {
 
 
 class _State(threading.local):
-    """One thread's autocast state (a new thread starts from the defaults, as PyTorch's)."""
+    """One thread's autocast state (a new thread starts from the defaults, as PyTorch's).  The two
+    dicts are never changed in place -- a setter puts a new one -- so :func:`capture`, which every
+    custom Function call runs, takes them as they are, without a copy."""
 
     def __init__(self) -> None:
         self.enabled: dict[str, bool] = {}
@@ -107,7 +109,7 @@ def set_autocast_enabled(device_type: Any, enabled: Any = None) -> None:
     if enabled is None:  # the one-argument overload: set_autocast_enabled(True) is cuda's
         device_type, enabled = "cuda", _check_bool(device_type, "set_autocast_enabled", 1)
     kind = _autocast_type(device_type, "set_autocast_enabled")
-    _state.enabled[kind] = _check_bool(enabled, "set_autocast_enabled", 2)
+    _state.enabled = {**_state.enabled, kind: _check_bool(enabled, "set_autocast_enabled", 2)}
 
 
 def get_autocast_dtype(device_type: str) -> Any:
@@ -120,7 +122,7 @@ def get_autocast_dtype(device_type: str) -> Any:
 def set_autocast_dtype(device_type: str, dtype: Any) -> None:
     """PyTorch's ``torch.set_autocast_dtype(device_type, dtype)``."""
     kind = _autocast_type(device_type, "set_autocast_dtype")
-    _state.dtype[kind] = autocast_dtype_of(dtype)
+    _state.dtype = {**_state.dtype, kind: autocast_dtype_of(dtype)}
 
 
 def is_autocast_cache_enabled() -> bool:
@@ -192,8 +194,9 @@ def set_autocast_gpu_dtype(dtype: Any) -> None:
 
 # ------------------------------------------------------------------ whole-state capture
 def capture() -> tuple:
-    """This thread's autocast state as a value (what a checkpoint replay runs a forward again under)."""
-    return dict(_state.enabled), dict(_state.dtype), _state.cache_enabled
+    """This thread's autocast state as a value (what a checkpoint replay runs a forward again under):
+    the dicts themselves, which no setter changes in place (see :class:`_State`)."""
+    return _state.enabled, _state.dtype, _state.cache_enabled
 
 
 @contextlib.contextmanager
@@ -201,7 +204,7 @@ def restored(snapshot: tuple) -> Iterator[None]:
     """Run a block under ``snapshot`` (from :func:`capture`), and put this thread's state back after,
     exceptions included -- PyTorch's checkpoint recomputes under the forward pass's autocast state."""
     before = capture()
-    _state.enabled, _state.dtype, _state.cache_enabled = dict(snapshot[0]), dict(snapshot[1]), snapshot[2]
+    _state.enabled, _state.dtype, _state.cache_enabled = snapshot
     try:
         yield
     finally:

@@ -239,3 +239,19 @@ def test_deprecated_spellings_warn_as_pytorchs():
     assert any("torch.cuda.amp.autocast(args...)` is deprecated" in m for m in messages)
     assert any("torch.cuda.amp.GradScaler(args...)` is deprecated" in m for m in messages)
     assert any("torch.cpu.amp.GradScaler(args...)` is deprecated" in m for m in messages)
+
+
+def test_a_captured_state_does_not_follow_later_settings():
+    # (capture() hands out the state's dicts without a copy -- it runs on every custom Function call --
+    # so no setter may change them in place)
+    from minigrad_ckpt import autocast_state
+
+    snapshot = autocast_state.capture()
+    mg.set_autocast_enabled("cpu", True)
+    mg.set_autocast_dtype("cpu", mg.float16)
+    assert snapshot[0].get("cpu", False) is False and snapshot[1]["cpu"] is mg.bfloat16
+    with autocast_state.restored(snapshot):
+        assert not mg.is_autocast_enabled("cpu") and mg.get_autocast_dtype("cpu") is mg.bfloat16
+        mg.set_autocast_enabled("cpu", True)  # (a replayed forward may set it: undone on leaving)
+    assert mg.is_autocast_enabled("cpu") and mg.get_autocast_dtype("cpu") == mg.float16
+    assert snapshot[0].get("cpu", False) is False
