@@ -77,3 +77,18 @@ def test_the_engines_explanation_stays_after():
     with pytest.raises(RuntimeError, match=re.escape("should be the same: conv2d: got float32 input, but its "
                                                      "parameters are float64")):
         F.conv2d(z(1, 1, 4, 4), z(1, 1, 2, 2), z(1, dtype=D))
+
+
+@pytest.mark.parametrize("bias_dtype, word", [(mg.float64, "Double"), (mg.float16, "Half")])
+def test_linear_refuses_a_bias_of_another_dtype_than_its_weight(bias_dtype, word):
+    """torch 2.13: ``F.linear(float32 x, float32 w, float64 b)`` is "self and mat2 must have the same
+    dtype, but got Double and Float"; NumPy promoted the output to float64 (silently, a float32 model's
+    activations in float64).  The module with a bias cast on its own is refused the same way."""
+    x, w, b = mg.ones(2, 3), mg.ones(4, 3), mg.ones(4, dtype=bias_dtype)
+    with pytest.raises(RuntimeError, match=f"self and mat2 must have the same dtype, but got {word} and Float"):
+        F.linear(x, w, b)
+    layer = mg.nn.Linear(3, 4)
+    layer.bias = mg.nn.Parameter(layer.bias.detach().to(bias_dtype))
+    with pytest.raises(RuntimeError, match="self and mat2 must have the same dtype"):
+        layer(x)
+    assert F.linear(x, w, mg.ones(4)).dtype == mg.float32

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ... import functional as mf
+from ...backend import scalar_type_name
 from ...functional import _tensor
-from ...functional.errors import InputMismatch
+from ...functional.errors import InputMismatch, LayerDtypeMismatch
 from ...ops import linalg as _la
 from ...tape import apply
 from ...tensor import Tensor
@@ -43,6 +44,10 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Tensor:
         b = _tensor(bias, input)
         if b._data.shape != ws[:1]:
             raise InputMismatch(f"linear: bias of shape {b.shape} does not match weight of shape {ws}")
+        if b._data.dtype != w._data.dtype:  # (NumPy would promote the output: a float64 bias made it float64)
+            raise LayerDtypeMismatch(f"self and mat2 must have the same dtype, but got {scalar_type_name(b.dtype)} "
+                                     f"and {scalar_type_name(w.dtype)} (linear: a bias of {b.dtype} beside a "
+                                     f"weight of {w.dtype}; convert it with bias.to({w.dtype}))")
     return apply(_LINEAR, input, w, b)
 
 
