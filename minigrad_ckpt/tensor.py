@@ -1744,11 +1744,14 @@ class Tensor:
         if _grad_state.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
             self._check_rebase(what, value)
             return self._rebase(out_of_place_writes[what.rstrip("_")](self, value, None), what)
-        if self._device.type == "meta":  # no values to write (nn.init's fills of a model built on meta)
-            return self
         self._check_write(what, value)  # (nothing here requires grad in grad mode)
         if what == "copy_":  # (fill_ and zero_ of an expanded view: one value everywhere, as PyTorch allows)
             self._refuse_overlapping_write(what)
+        if self._device.type == "meta":  # checked as on any device, with no values to write (nn.init's
+            if not isinstance(value, Tensor):  # fills of a model built on meta): a fill value is written
+                scratch = host_numpy.empty((), self._data.dtype)  # into one element, whose refusals
+                scratch[...] = fill_scalar(what, value, self._data.dtype)  # ("a" in float32) are the CPU's
+            return self
         tangents = self._carry_tangents(what.rstrip("_"), value)
         if isinstance(value, Tensor):
             if value._device is not self._device:

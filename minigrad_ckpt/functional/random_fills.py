@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import creation
 from .. import random as _random
-from ..backend import cpp_type_name, host_numpy, scalar_type_name
+from ..backend import broadcast_refusal, cpp_type_name, host_numpy, scalar_type_name
 from ..tensor import Tensor
 from .arguments import number, numbers
 from .elementwise_compositions import zero_link
@@ -52,12 +52,27 @@ def _uniform01(x: Tensor, generator: _random.Generator | None) -> Tensor:
     return creation.rand(*x.shape, dtype=dtype, device=x.device, generator=generator)
 
 
+
+def _nothing_drawn(x: Tensor, what: str, operand: Tensor | None = None) -> Tensor:
+    """The fill of a tensor on the meta device, once its arguments passed the checks every device's
+    fill makes: no values to draw (PyTorch's meta fills draw nothing and take nothing from the
+    generator), but the write's own rules are kept -- an empty meta value through ``copy_`` (a leaf
+    that requires grad is refused; a tensor ``operand``, ``bernoulli_``'s ``p``, must broadcast to ``x``)."""
+    shape = x.shape
+    if operand is not None:
+        with broadcast_refusal(x, operand):  # (the words of the CPU fill's comparison of the draws with p)
+            shape = host_numpy.broadcast_shapes(x.shape, operand.shape)
+    return x._write_drawn(creation.empty(shape, dtype=x.dtype, device=x.device), what, operand)
+
+
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
             generator: _random.Generator | None = None) -> Tensor:
     """Fill with samples of N(mean, std^2) (a complex tensor: PyTorch's complex normal)."""
     mean, std = numbers("normal_", "float", mean=mean, std=std)
     _require_float(self, "normal_")
     creation.check_normal_std(std)
+    if self.device.type == "meta":
+        return _nothing_drawn(self, "normal_")
     z = creation.randn(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
     return self._write_drawn(z * std + _location(self, mean), "normal_")
 
@@ -75,6 +90,8 @@ def uniform_(self: Tensor, *args: float, generator: _random.Generator | None = N
         _check_uniform_bounds(low, high, self.dtype)
     if low > high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
+    if self.device.type == "meta":
+        return _nothing_drawn(self, "uniform_")
     u = creation.rand(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
     value = u * (high - low) + _location(self, low)
     top = _below(high, self.dtype) if self.dtype.kind == "f" else None
@@ -108,6 +125,8 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: _random.Generator | Non
     prob = p if isinstance(p, Tensor) else float(p)
     if not isinstance(prob, Tensor) and not 0.0 <= prob <= 1.0:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={prob}")
+    if self.device.type == "meta":  # (a meta p has no values to check either)
+        return _nothing_drawn(self, "bernoulli_", prob if isinstance(prob, Tensor) else None)
     if isinstance(prob, Tensor) and prob.numel():  # PyTorch checks each p too (one read on the host)
         inside = (prob._data >= 0) & (prob._data <= 1)  # (NaN is outside)
         if not bool(prob.device.xp.scalar(inside.all())):
@@ -126,6 +145,8 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: _random.Generat
     _require_float(self, "exponential_")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    if self.device.type == "meta":
+        return _nothing_drawn(self, "exponential_")
     return self._write_drawn(-(1 - _uniform01(self, generator)).log() / lambd, "exponential_")
 
 
@@ -138,6 +159,8 @@ def geometric_(self: Tensor, p: float, *, generator: _random.Generator | None = 
                                   "not implemented for 'Bool')")
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    if self.device.type == "meta":
+        return _nothing_drawn(self, "geometric_")
     u = _uniform01(self, generator)
     trials = ((1 - u).log() / math.log1p(-p)).ceil().clamp(min=1)
     return self._write_drawn(trials.to(self.dtype), "geometric_")
@@ -151,6 +174,8 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
     _require_float(self, "log_normal_")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    if self.device.type == "meta":
+        return _nothing_drawn(self, "log_normal_")
     z = creation.randn(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
     return self._write_drawn((z * std + mean).exp(), "log_normal_")
 
@@ -163,6 +188,8 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
     _require_float(self, "cauchy_")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    if self.device.type == "meta":
+        return _nothing_drawn(self, "cauchy_")
     return self._write_drawn(((_uniform01(self, generator) - 0.5) * math.pi).tan() * sigma + median, "cauchy_")
 
 
@@ -181,6 +208,8 @@ def random_(self: Tensor, *args: int, generator: _random.Generator | None = None
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     creation._check_random_bounds(low, high, self.dtype)  # within the dtype (NumPy's cast wrapped them)
+    if self.device.type == "meta":
+        return _nothing_drawn(self, "random_")
     draw = creation.randint(int(low), int(high), tuple(self.shape), device=self.device, generator=generator)
     return self._write_drawn(draw.to(self.dtype), "random_")
 
@@ -201,19 +230,3 @@ def _top_of(x: Tensor) -> int:
     if dt.kind in "iu":
         return int(host_numpy.iinfo(dt).max)
     return 2 ** (int({2: 10, 4: 23, 8: 52}[dt.itemsize]) + 1)
-
-
-def _none_on_meta(fill: Any) -> Any:
-    """``fill``, which leaves a tensor on the meta device as it is: no values to draw (PyTorch's
-    meta fills draw nothing either, and take nothing from the generator)."""
-    def on_any_device(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return self if self.device.type == "meta" else fill(self, *args, **kwargs)
-
-    on_any_device.__name__ = on_any_device.__qualname__ = fill.__name__
-    on_any_device.__doc__ = fill.__doc__
-    on_any_device.__wrapped__ = fill
-    return on_any_device
-
-
-normal_, uniform_, bernoulli_, exponential_, geometric_, log_normal_, cauchy_, random_ = (
-    _none_on_meta(f) for f in (normal_, uniform_, bernoulli_, exponential_, geometric_, log_normal_, cauchy_, random_))

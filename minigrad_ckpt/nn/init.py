@@ -83,7 +83,7 @@ def _zero_elements(tensor: Tensor) -> bool:
         return False
     import warnings
 
-    warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=4)  # past the meta-device wrapper
+    warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
     return True
 
 
@@ -99,6 +99,14 @@ def _fill(t: Tensor, values: Any, drawn_by: str | None = None) -> Tensor:
 def _real_only(tensor: Tensor, name: str) -> None:
     if tensor.dtype.kind == "c":  # PyTorch's refuse it too (a truncation or a sign needs an order)
         raise ComplexNotImplemented(f"{name} is not implemented for a complex tensor ({tensor.dtype})")
+
+
+def _no_values(tensor: Tensor) -> bool:
+    """Whether ``tensor`` is on the meta device, where a fill that computes its values itself (rather
+    than through the tensor's own fills, which know the device) stops once its arguments are checked:
+    there is nothing to write (PyTorch's fills of a model built there -- ``with torch.device("meta"):
+    model = Net()`` -- draw nothing either)."""
+    return tensor.device.type == "meta"
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
@@ -180,6 +188,8 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
         raise RefusedArgument(f"trunc_normal_ expects a <= b, but found a={a} > b={b}")
     # a negative std: PyTorch's sampler reads only std ** 2 (its acceptance test), so |std|'s law
     std = abs(std)
+    if _no_values(tensor):
+        return tensor
     xp = tensor.device.xp
     alpha, beta = (a - mean) / std, (b - mean) / std
     if _standard_normal_mass(alpha, beta) < 0.25:
@@ -236,6 +246,8 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
     if tensor.numel() == 0:
         return tensor
     _require_float(tensor, "orthogonal_")
+    if _no_values(tensor):
+        return tensor
     rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
     xp = tensor.device.xp
     wide = "float64" if tensor.dtype.itemsize == 8 else "float32"
@@ -253,6 +265,8 @@ def eye_(tensor: Tensor) -> Tensor:
     """Fill a 2-D tensor with the identity (ones on the diagonal), as PyTorch's ``eye_``."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
+    if _no_values(tensor):
+        return tensor
     return _fill(tensor, tensor.device.xp.eye(*tensor.shape, dtype=tensor.dtype))
 
 
@@ -264,6 +278,8 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     out_per_group = tensor.shape[0] // groups
     if tensor.shape[0] % groups:
         raise ValueError("dim 0 must be divisible by groups")
+    if _no_values(tensor):
+        return tensor
     xp = tensor.device.xp
     values = xp.zeros(tensor.shape, dtype=tensor.dtype)
     centre = tuple(k // 2 for k in tensor.shape[2:])
@@ -285,6 +301,8 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     # PyTorch zeroes row_indices[:ceil(sparsity * rows)]: a slice, so a count past either end is clipped
     # to it, and a negative one counts from the end (sparsity -0.5 of 4 rows zeroes 2 per column)
     zeros = len(range(rows)[:math.ceil(sparsity * rows)])
+    if _no_values(tensor):
+        return tensor
     xp = tensor.device.xp
     if tensor.dtype.kind == "c":  # PyTorch's tensor.normal_: each part N(0, std^2 / 2), not a real draw cast
         values = normal_(tensor, 0.0, std, generator=generator)._data
@@ -296,26 +314,6 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     draws = (bits >> xp.uint64(11)).reshape(tensor.shape)
     rank = xp.argsort(xp.argsort(draws, axis=0), axis=0)  # each column's rows in a random order
     return _fill(tensor, xp.where(rank < zeros, 0, values).astype(tensor.dtype), "sparse_")
-
-
-def _none_on_meta(fill: Any) -> Any:
-    """``fill``, which leaves a tensor on the meta device as it is (no values to fill; PyTorch's fills
-    of a model built there -- ``with torch.device("meta"): model = Net()`` -- draw nothing either)."""
-    def on_any_device(tensor: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        if isinstance(tensor, Tensor) and tensor.device.type == "meta":
-            return tensor
-        return fill(tensor, *args, **kwargs)
-
-    on_any_device.__name__ = on_any_device.__qualname__ = fill.__name__
-    on_any_device.__doc__ = fill.__doc__
-    on_any_device.__wrapped__ = fill
-    return on_any_device
-
-
-(uniform_, normal_, constant_, zeros_, ones_, xavier_uniform_, xavier_normal_, kaiming_uniform_, kaiming_normal_,
- trunc_normal_, orthogonal_, eye_, dirac_, sparse_) = (
-    _none_on_meta(f) for f in (uniform_, normal_, constant_, zeros_, ones_, xavier_uniform_, xavier_normal_,
-                               kaiming_uniform_, kaiming_normal_, trunc_normal_, orthogonal_, eye_, dirac_, sparse_))
 
 
 def _deprecated(fill: Any) -> Any:
