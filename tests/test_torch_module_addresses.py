@@ -4,7 +4,7 @@ AdamW``, ``torch.nn.utils.clip_grad.clip_grad_norm_``, ``torch.nn.utils.convert_
 rename.  Before, each was a ModuleNotFoundError (or an AttributeError reached as an attribute),
 though the names themselves were offered at the package (``mg.optim.AdamW``, ...).  The names are
 torch 2.13's ``__all__`` of each submodule (less ``torch.optim.adamw.adamw``, the functional form,
-and ``set_multithreading_enabled`` / ``enforce_grad_layout_policy``, not offered)."""
+and ``enforce_grad_layout_policy``, not offered)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ ADDRESSES = {
     "nn.utils.convert_parameters": {"parameters_to_vector": mg.nn.utils.parameters_to_vector,
                                     "vector_to_parameters": mg.nn.utils.vector_to_parameters},
     "autograd.grad_mode": {"no_grad": mg.no_grad, "enable_grad": mg.enable_grad,
-                           "set_grad_enabled": mg.set_grad_enabled, "inference_mode": mg.inference_mode},
+                           "set_grad_enabled": mg.set_grad_enabled, "inference_mode": mg.inference_mode,
+                           "set_multithreading_enabled": mg.autograd.set_multithreading_enabled},
     "autograd.anomaly_mode": {"detect_anomaly": mg.autograd.detect_anomaly,
                               "set_detect_anomaly": mg.autograd.set_detect_anomaly},
 }

@@ -25,12 +25,14 @@ from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from ..tensor import Tensor
 from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph  # noqa: F401
 from .function import Function, FunctionCtx, once_differentiable
+from .grad_mode import is_multithreading_enabled, set_multithreading_enabled
 from .gradcheck import gradcheck, gradgradcheck  # the functions; the module stays importable by path
 from .variable import Variable
 
 __all__ = ["grad", "backward", "functional", "forward_ad", "function", "graph", "Function", "FunctionCtx",
            "once_differentiable", "gradcheck", "gradgradcheck",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "set_multithreading_enabled", "is_multithreading_enabled",
            "detect_anomaly", "set_detect_anomaly", "Variable"]
 
 
