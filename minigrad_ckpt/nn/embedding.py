@@ -70,7 +70,9 @@ class _Table(Module):
 
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
-        if self.padding_idx is not None:
+        # (a table built on the meta device has no row to zero, as normal_ there draws nothing:
+        # to_empty() then reset_parameters() zeroes it, PyTorch's deferred initialization)
+        if self.padding_idx is not None and self.weight.device.type != "meta":
             with no_grad():
                 self.weight[self.padding_idx] = 0.0
 
