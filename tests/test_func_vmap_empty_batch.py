@@ -81,3 +81,35 @@ def test_the_stand_in_that_was_refused_draws_nothing():
     mg.manual_seed(0)
     F.vmap(lambda a: mg.linalg.inv(a + mg.eye(2)) + mg.rand(2, 2), randomness="different")(mg.zeros(0, 2, 2))
     np.testing.assert_array_equal(after.numpy(), mg.rand(3).numpy())
+
+
+# Found by running every OpInfo sample's function over an empty batch: the identity stand-in
+# is singular where the function reshapes it (tensorinv) or where it is not square (the ones
+# of a (3, 5) lu_factor input), and integer leaves were zeros, which no LAPACK pivot vector
+# holds (its entries count from 1).  (function, the batched inputs, torch 2.13's output shapes)
+REFUSES_ZEROS_AND_IDENTITY = {
+    "lu_factor_wide": (mg.linalg.lu_factor, [((0, 3, 5), "f")], [(0, 3, 5), (0, 3)]),
+    "lu_factor_tall": (mg.linalg.lu_factor, [((0, 6, 5), "f")], [(0, 6, 5), (0, 5)]),
+    "lu_solve": (mg.linalg.lu_solve, [((0, 3, 3), "f"), ((0, 3), "i"), ((0, 3, 4), "f")], [(0, 3, 4)]),
+    "lu_unpack": (mg.lu_unpack, [((0, 3, 5), "f"), ((0, 3), "i")], [(0, 3, 3), (0, 3, 3), (0, 3, 5)]),
+    "tensorinv": (lambda a: mg.linalg.tensorinv(a, ind=2), [((0, 4, 3, 6, 2), "f")], [(0, 6, 2, 4, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", REFUSES_ZEROS_AND_IDENTITY)
+def test_a_function_refusing_zeros_and_the_identity_maps_over_an_empty_batch(name):
+    f, inputs, want = REFUSES_ZEROS_AND_IDENTITY[name]
+    args = [mg.zeros(*s, dtype=mg.float64 if k == "f" else mg.int32) for s, k in inputs]
+    out = F.vmap(f)(*args)
+    outs = out if isinstance(out, tuple) else (out,)
+    assert [tuple(o.shape) for o in outs] == want
+
+
+def test_the_generic_stand_in_draws_nothing_from_the_engines_generator():
+    mg.manual_seed(0)
+    # (2, 3, 6) refuses zeros and the identity of its last two dims: the generic stand-in answers
+    F.vmap(lambda a: mg.linalg.tensorinv(a, ind=2) + mg.rand(6, 2, 3), randomness="different")(mg.zeros(0, 2, 3, 6))
+    after = mg.rand(3)
+    mg.manual_seed(0)
+    mg.rand(6, 2, 3)
+    np.testing.assert_array_equal(after.numpy(), mg.rand(3).numpy())

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import functional as _F
+from ..backend import host_numpy
 from ..random import draws_made, rewind, watching_draws
 from ..tensor import Tensor
 from .pytree import flatten, unflatten
@@ -219,36 +220,54 @@ class _Calls:
         """An empty batch: one call on a stand-in example, for the outputs' structure, shapes and dtypes.
 
         PyTorch runs the ops on the empty batch itself, so no value is ever seen; here ``func``
-        sees one example.  Zeros first; a function that refuses them (``linalg.inv``,
-        ``cholesky``, ``solve`` of a singular matrix) gets an identity in the last two dimensions
-        (ones where they are not square) -- a stand-in that fails no shape check its batch would
-        pass.  If it refuses that too, the refusal of zeros is raised.
+        sees one example, and the stand-ins are tried in turn until one is taken (see
+        :func:`_example`): zeros; the identity in the last two dimensions (``linalg.inv``,
+        ``cholesky``, ``solve`` refuse a singular matrix); a generic example (``tensorinv``
+        reshapes the identity into a singular matrix, LAPACK pivots count from 1).  If every
+        one is refused, the refusal of zeros is raised.
         """
-        try:
-            with watching_draws() as started:
-                return self._call([leaf if d is None else _example(leaf, d) for leaf, d in zip(leaves, dims)])
-        except Exception as refusal:
-            rewind(started)  # the stand-in's draws are not the batch's
+        refusal = None
+        for kind in _STAND_INS:
             try:
-                return self._call([leaf if d is None else _example(leaf, d, identity=True)
-                                   for leaf, d in zip(leaves, dims)])
-            except Exception:
-                raise refusal from None
+                with watching_draws() as started:
+                    return self._call([leaf if d is None else _example(leaf, d, kind)
+                                       for leaf, d in zip(leaves, dims)])
+            except Exception as refused:
+                rewind(started)  # a refused stand-in's draws are not the batch's
+                refusal = refusal or refused
+        raise refusal
 
 
-def _example(leaf: Tensor, dim: int, identity: bool = False) -> Tensor:
-    """A stand-in for example 0 of an empty batch: zeros (or the identity, for floating-point
-    leaves), on ``leaf``'s tape -- the sum over the empty dimension -- so that the outputs require
-    grad where PyTorch's would."""
+_STAND_INS = ("zeros", "identity", "generic")
+
+
+def _example(leaf: Tensor, dim: int, kind: str = "zeros") -> Tensor:
+    """A stand-in for example 0 of an empty batch, on ``leaf``'s tape -- the sum over the empty
+    dimension plus a constant -- so that the outputs require grad where PyTorch's would.
+
+    ``kind``: ``"zeros"``; ``"identity"``, ones on the diagonal of the last two dimensions (a
+    ``(3, 5)`` stand-in has full rank too); ``"generic"``, values drawn from a fixed private
+    generator (never the engine's: the batch's draws stay the batch's), which no reshaping makes
+    singular, and integers counting 1, 2, ... along the last dimension: a pivot vector that swaps
+    nothing (LAPACK's count from 1, so zeros are no pivots).  Integer leaves are zeros otherwise.
+    """
+    ax = dim % leaf.ndim
+    shape = leaf.shape[:ax] + leaf.shape[ax + 1:]
+    xp = leaf.device.xp
     if leaf.dtype.kind not in "fc":
-        shape = leaf.shape[:dim % leaf.ndim] + leaf.shape[dim % leaf.ndim + 1:]
-        return Tensor._wrap(leaf.device.xp.zeros(shape, dtype=leaf.dtype), None, leaf.device)
+        ints = xp.zeros(shape, dtype=leaf.dtype)
+        if kind == "generic" and shape:
+            ints = ints + xp.arange(1, shape[-1] + 1, dtype=leaf.dtype)
+        return Tensor._wrap(ints, None, leaf.device)
     zeros = leaf.sum(dim)
-    if not identity:
+    if kind == "zeros":
         return zeros
-    if zeros.ndim >= 2 and zeros.shape[-1] == zeros.shape[-2]:
-        return zeros + _F.eye(zeros.shape[-1], dtype=zeros.dtype, device=zeros.device)
-    return zeros + 1
+    if kind == "identity":
+        if zeros.ndim < 2:
+            return zeros + 1
+        return zeros + _F.eye(*zeros.shape[-2:], dtype=zeros.dtype, device=zeros.device)
+    values = host_numpy.random.default_rng(0).standard_normal(shape).astype(leaf.dtype)
+    return zeros + Tensor._wrap(xp.asarray(values), None, leaf.device)
 
 
 # ---------------------------------------------------------------------------
