@@ -131,6 +131,9 @@ GRADCHECKED = {
     "linalg.matmul": lambda z: mg.linalg.matmul(z, z.T * 0.5 + 1j),  # torch.linalg's matmul (its own refusals of bools)
     "cdist": lambda z: mg.cdist(z, z[:2] * 1.5 + 1.0),  # distances of complex vectors: sqrt(sum |x - y|^2)
     "erf": mg.erf,  # PyTorch's erf refuses complex input (SciPy's values: tests/test_special_complex.py)
+    # the randomized SVD and PCA of complex input, seeded (q = min(m, n): the exact singular values)
+    "svd_lowrank": lambda z: (mg.manual_seed(0), mg.svd_lowrank(z, q=2)[1])[1],
+    "pca_lowrank": lambda z: (mg.manual_seed(0), mg.pca_lowrank(z, q=2)[1])[1],
     # the short-time transforms of a complex signal (PyTorch's values and gradients: tests/test_stft.py)
     "stft": lambda z: mg.stft(z, 2, hop_length=1, center=False, window=mg.tensor(np.array([0.5, 1.0]))),
     "istft": lambda z: mg.istft(z, 3, hop_length=1, center=False, window=mg.tensor(np.array([0.5, 1.0, 0.75])),

@@ -99,8 +99,10 @@ MISTAKES = [
     (4, ("return g * xp.exp(y), g * out", "return g * xp.exp(y), out"), "backward matches central",
      "input 1 (y)"),
     (4, ("save_output = True", "save_output = False"), "backward matches central", "save_output"),
+    # (np.exp of the battery's Tensors is the engine's exp since NumPy's ufuncs take tensors: the GPU-like
+    # device, whose arrays refuse NumPy's functions as CuPy's do, is what catches it)
     (4, ("return g * xp.exp(y), g * out", "return g * __import__('numpy').exp(y), g * out"),
-     "the op battery", "xp.<function>"),
+     "forward and backward on a GPU-like device", "xp.<function>"),
     (5, ("None if ty is None else xp.sin(x) * ty", "None if ty is None else xp.cos(x) * ty"),
      "jvp with both tangents", "sin(x) * ty"),
     (5, ("return add_tangents(None if tx is None else xp.cos(x) * y * tx, None if ty is None else xp.sin(x) * ty)",
