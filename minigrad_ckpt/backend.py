@@ -212,20 +212,25 @@ def castable_in_place(result: numpy.dtype, target: numpy.dtype) -> bool:
     return result.kind == "b" or target.kind != "b"
 
 
-class MemoryFormat:
+class _NamedConstant:
+    """One of PyTorch's named constants (a memory format, a layout), compared by identity as
+    PyTorch's (``fmt is torch.channels_last``): pickling or copying it gives the same object back."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __reduce__(self) -> str:  # the module attribute of that name: the one object (pickle, copy, deepcopy)
+        return self.name
+
+
+class MemoryFormat(_NamedConstant):
     """PyTorch's ``torch.memory_format`` values (``mg.contiguous_format``, ``mg.preserve_format``,
     ``mg.channels_last``, ``mg.channels_last_3d``), for the ``memory_format=`` of ``clone``,
     ``contiguous``, ``is_contiguous``, ``to``, ``Module.to`` and the ``*_like`` creators: the
     layout (strides) of the result, never its values (see :func:`laid_out`)."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
-
     def __repr__(self) -> str:
         return f"mg.{self.name}"
-
-    def __reduce__(self) -> str:  # the module attribute of that name: the one object (pickle, copy, deepcopy)
-        return self.name
 
 
 contiguous_format = MemoryFormat("contiguous_format")
@@ -234,20 +239,13 @@ channels_last = MemoryFormat("channels_last")
 channels_last_3d = MemoryFormat("channels_last_3d")
 
 
-class Layout:
+class Layout(_NamedConstant):
     """PyTorch's ``torch.layout`` (``mg.layout``), for the ``layout=`` of the creation functions and
     ``x.layout``.  Every tensor here is one dense array, so there is one layout, ``mg.strided``; the
-    sparse ones (``torch.sparse_coo``, ...) are not offered.  Compared by identity, as PyTorch's
-    (``x.layout is mg.strided``): pickling or copying it gives the same object back."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
+    sparse ones (``torch.sparse_coo``, ...) are not offered.  ``x.layout is mg.strided``."""
 
     def __repr__(self) -> str:
         return f"minigrad_ckpt.{self.name}"
-
-    def __reduce__(self) -> str:  # the module attribute of that name: the one object (pickle, copy, deepcopy)
-        return self.name
 
 
 strided = Layout("strided")
