@@ -174,5 +174,16 @@ def test_every_numpy_ufunc_name_the_engine_has_is_placed():
     meaning something else: a new engine function of a ufunc's name must be looked at."""
     names = {v.__name__ for v in vars(np).values() if isinstance(v, np.ufunc) and hasattr(mg, v.__name__)}
     operators = {u.__name__ for u in numpy_ufuncs._OPERATORS}
-    placed = set(numpy_ufuncs.SAME_MEANING) | operators | set(numpy_ufuncs.MEANING_DIFFERS)
+    placed = set(numpy_ufuncs.SAME_MEANING) | operators | set(numpy_ufuncs.MEANING_DIFFERS) | set(numpy_ufuncs.ALIASES)
     assert names - placed == set()
+
+
+def test_sign_of_a_complex_tensor_is_numpys_z_over_its_modulus():
+    """NumPy 2's ``np.sign`` of a complex number is ``z / |z|`` (0 at 0), PyTorch's ``sgn``; the
+    engine's ``sign`` refuses complex input as PyTorch's does, so the ufunc is ``mg.sgn``, which is
+    ``sign`` on real input."""
+    z = np.array([1 + 1j, 0j, -3j, 2.0 + 0j])
+    np.testing.assert_allclose(np.sign(mg.tensor(z)).numpy(), np.sign(z), rtol=1e-15)
+    assert np.sign(mg.tensor([-2.0, 0.0, 3.0])).tolist() == [-1.0, 0.0, 1.0]
+    assert np.sign(mg.tensor([-2, 0, 3])).dtype == mg.int64
+

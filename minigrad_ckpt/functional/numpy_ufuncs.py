@@ -57,10 +57,11 @@ SAME_MEANING = tuple(
     "arccos arccosh arcsin arcsinh arctan arctan2 arctanh cbrt ceil copysign cos cosh deg2rad exp exp2 expm1 "
     "float_power floor fmax fmin fmod frexp gcd heaviside hypot isfinite isinf isnan lcm ldexp log log10 log1p "
     "log2 logaddexp logaddexp2 logical_and logical_not logical_or logical_xor maximum minimum nextafter rad2deg "
-    "sign signbit sin sinh sqrt square tan tanh trunc".split())
+    "signbit sin sinh sqrt square tan tanh trunc".split())
 
 #: NumPy's other names for engine functions: ``np.conjugate`` is ``mg.conj``, ...
-ALIASES = {"conjugate": "conj", "degrees": "rad2deg", "radians": "deg2rad", "rint": "round"}
+ALIASES = {"conjugate": "conj", "degrees": "rad2deg", "radians": "deg2rad", "rint": "round",
+           "sign": "sgn"}  # (NumPy 2's sign of a complex z is z / |z|: PyTorch's sgn; its sign refuses complex)
 
 #: Engine functions of a ufunc's name that mean something else, left to NumPy: ``np.reciprocal`` of
 #: an integer is an integer (``1 // x``), PyTorch's ``reciprocal`` a float.
