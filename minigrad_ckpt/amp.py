@@ -322,9 +322,6 @@ def _enabled_where_offered(kind: str, dtype: Any) -> bool:
     return True
 
 
-_DEVICE_TYPES = _state.DEVICE_TYPES
-
-
 def is_autocast_available(device_type: str) -> bool:
     """PyTorch's ``torch.amp.is_autocast_available``: whether ``autocast`` takes ``device_type``
     (``"cpu"`` and ``"cuda"``, with or without an index); a name that is no device type is its
