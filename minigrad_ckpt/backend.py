@@ -1395,13 +1395,31 @@ def cupy_nccl() -> tuple[Any, Any]:
     return cupy, nccl
 
 
+class AbsentNamespace:
+    """The array namespace of a device this process cannot reach: any use raises ``message``.
+
+    As ``torch.device("cuda:0")`` on a machine without CUDA, naming the device is not an
+    error (``device = mg.device("cuda")`` at the top of a script, a device in a config);
+    making a tensor there, or moving one there, is -- with the reason and the fix."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def holds(self, a: Any) -> bool:  # (asked of every device when the engine meets an array)
+        return False
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # (copy/pickle probing for special methods)
+            raise AttributeError(name)
+        raise RuntimeError(self.__dict__["message"])
+
+
 def _cuda_device(index: int) -> Device:
     cupy = _cupy()
     if cupy is None:
-        raise RuntimeError(
+        return Device("cuda", index, AbsentNamespace(
             "device 'cuda' needs CuPy and a CUDA GPU: pip install 'minigrad-ckpt[gpu]' "
-            "(CuPy for CUDA 12); mg.cuda.is_available() says whether one is usable"
-        )
+            "(CuPy for CUDA 12); mg.cuda.is_available() says whether one is usable"))
     n = cupy.cuda.runtime.getDeviceCount()
     if not 0 <= index < n:
         raise ValueError(f"device 'cuda:{index}' does not exist: {n} CUDA device(s) are visible")
