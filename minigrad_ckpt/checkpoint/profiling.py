@@ -89,7 +89,7 @@ def _profile_runs(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int, 
         outer = _grad_state.recorder
         if outer is not None:
             raise RuntimeError("profile_chain cannot run inside a checkpointed segment")
-        boundaries = [x]
+        boundaries = [_boundary(x)]
         with enable_grad():
             set_recorder(prof)
             try:
@@ -104,7 +104,7 @@ def _profile_runs(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int, 
                             f"profile_chain: layer {i} ({type(layer).__name__}) returned a {type(h).__name__}, not a "
                             f"Tensor: a profiled chain passes one tensor from layer to layer (run_plan and "
                             f"checkpoint_sequential take other values; plan_graph profiles any function)")
-                    boundaries.append(h)
+                    boundaries.append(_boundary(h))
                     prof.outputs.append(getattr(h, "_node", None))
             finally:
                 set_recorder(outer)
@@ -126,6 +126,16 @@ def _profile_runs(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int, 
         if lp.keeps_output:
             lp.kept_output_seconds, lp.kept_wants_input = _partial_replay(first, nodes, secs, out, into)
     return profile
+
+
+def _boundary(t: Any) -> tuple[Any, bool]:
+    """A layer's output (or the chain's input) as it is when the layer returns: its array, and
+    whether it is a parameter (a leaf that requires grad: not counted, as in the ledger).  Taken
+    then, not after the run: a later layer that writes it in place (``relu(h, inplace=True)``)
+    gives the tensor a new array and history, and this layer's output is still the old one."""
+    if not isinstance(t, Tensor):
+        return t, False
+    return t._data, (t._requires_grad if t._node is None else is_parameter_edge(t._node))
 
 
 def _partial_replay(prof: _Profiler, nodes: list[Any], seconds: list[float], kept: Any,
@@ -155,7 +165,7 @@ def _partial_replay(prof: _Profiler, nodes: list[Any], seconds: list[float], kep
     return total, wants_input
 
 
-def _classify(prof: _Profiler, boundaries: list[Any]) -> ChainProfile:
+def _classify(prof: _Profiler, boundaries: list[tuple[Any, bool]]) -> ChainProfile:
     keys: dict[int, int] = {}
 
     def key(a: Any) -> int:
@@ -163,12 +173,9 @@ def _classify(prof: _Profiler, boundaries: list[Any]) -> ChainProfile:
 
     bkeys = []
     bbytes: dict[int, int] = {}
-    for t in boundaries:
-        arr = t._data if isinstance(t, Tensor) else t
+    for arr, param in boundaries:
         k = key(arr)
         bkeys.append(k)
-        # an input that is a parameter (a leaf that requires grad) is not counted, as in the ledger
-        param = isinstance(t, Tensor) and (t._requires_grad if t._node is None else is_parameter_edge(t._node))
         bbytes[k] = 0 if param else int(_base(arr).nbytes)
     layers = []
     # the nodes whose op saves its own output (not a view): what Segment.keep_result keeps
@@ -193,7 +200,7 @@ def _classify(prof: _Profiler, boundaries: list[Any]) -> ChainProfile:
             if is_param or k == in_k or (producer is not None and id(producer) in mine) or k in produced:
                 continue
             lp.local_external[k] = int(_base(arr).nbytes)
-        lp.keeps_output = id(getattr(boundaries[i + 1], "_node", None)) in saves_own
+        lp.keeps_output = id(prof.outputs[i]) in saves_own
         for n in nodes:  # values no longer needed: the profile keeps only sizes
             n.saved = FREED
         layers.append(lp)
