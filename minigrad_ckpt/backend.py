@@ -944,8 +944,10 @@ class Device:
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
-    def __repr__(self) -> str:
-        return f"device('{self}')"
+    def __repr__(self) -> str:  # (PyTorch's, which a notebook shows for a device or a list of them)
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Device):

@@ -16,9 +16,10 @@ pytestmark = pytest.mark.skipif(mg.cuda.is_available(), reason="a CUDA GPU is us
 def test_a_gpu_can_be_named_kept_compared_and_pickled():
     gpus = [mg.device(f"cuda:{i}") for i in range(3)]       # (d2l's ``gpu(i)`` for three GPUs)
     assert [str(d) for d in gpus] == ["cuda:0", "cuda:1", "cuda:2"]
-    assert gpus[0].type == "cuda" and gpus[1].index == 1 and repr(gpus[2]) == "device('cuda:2')"
+    assert gpus[0].type == "cuda" and gpus[1].index == 1 and repr(gpus[2]) == "device(type='cuda', index=2)"
     assert gpus[0] == mg.device("cuda", 0) == "cuda:0" and gpus[0] != gpus[1] and gpus[0] != mg.device("cpu")
     assert mg.device("cpu") != "cuda:0" and mg.ones(2).device != "cuda"
+    assert repr(mg.device("cpu")) == "device(type='cpu')"              # (PyTorch's reprs)
     assert pickle.loads(pickle.dumps(gpus[1])) is gpus[1] and copy.deepcopy(gpus[1]) is gpus[1]
     assert {gpus[0]: 1}[mg.device("cuda:0")] == 1
 
