@@ -1068,6 +1068,19 @@ class Tensor:
             self._take_tangents(tangents)
         return self
 
+    def _become(self, cls: type, source: Tensor) -> Tensor:
+        """Hold ``source``'s array and device as this tensor's own and take the class ``cls``, keeping
+        this identity (an optimizer built before holds it): how an uninitialized parameter or buffer
+        is materialized (``nn/uninitialized.py``), PyTorch's ``self.data = torch.empty(shape);
+        self.__class__ = cls_to_become``.  Meant for a leaf with no values yet: the version is
+        restamped, nothing is checked or recorded."""
+        if self._node is not None:
+            raise RuntimeError("only a leaf tensor can be materialized in place")
+        self._data, self._device = source._data, source._device
+        self.__class__ = cls
+        self._bump_version()
+        return self
+
     def increment_version(self) -> None:
         """Restamp the version after a write the engine did not see: a library that filled the
         array in place (an MPI all-reduce, a DLPack consumer), or a write into ``.data``.

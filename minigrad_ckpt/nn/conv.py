@@ -121,7 +121,7 @@ class _ConvNd(Module):
     def extra_repr(self) -> str:
         """PyTorch's: the sizes as tuples, and each other setting only where it is not the default
         (``Conv2d(2, 3, kernel_size=(3, 3), stride=(1, 1), bias=False)``)."""
-        n = self.weight.ndim - 2
+        n = len(self.kernel_size)  # (not the weight's rank: a lazy layer's weight has no shape yet)
 
         def spelled(v: Any) -> Any:
             return v if isinstance(v, (tuple, str)) else (v,) * n

@@ -280,6 +280,12 @@ def _call_load_pre_hooks(module: Module, state_dict: Any, prefix: str, *rest: An
             hook(state_dict, prefix, *rest)
 
 
+def _uninitialized(t: Any) -> bool:
+    """Whether ``t`` is an uninitialized parameter or buffer of a lazy layer, which has no shape
+    (``nn.parameter.is_lazy``; its module, ``uninitialized.py``, builds on this one)."""
+    return hasattr(type(t), "materialize")
+
+
 def zero_gradient_in_place(grad: Tensor) -> None:
     """PyTorch's ``zero_grad(set_to_none=False)`` of one gradient: zeros in the same tensor. A gradient
     built with ``create_graph`` first leaves the tape (``detach_``); any other only stops requiring
@@ -1050,7 +1056,7 @@ class Module:
             for store in (m._parameters, m._buffers):
                 for name, t in store.items():
                     if t is not None and not (store is m._buffers and name in m._non_persistent):
-                        out[p + name] = t.detach()
+                        out[p + name] = t if _uninitialized(t) else t.detach()
             if m._loads_extra_state():
                 out[p + "_extra_state"] = None
         return out
@@ -1349,6 +1355,8 @@ class Module:
             if k not in state_dict:
                 continue
             v = state_dict[k]
+            if _uninitialized(target) and _uninitialized(v):
+                continue  # (a lazy layer's state saved before its first input: nothing to copy, as PyTorch's)
             if not hasattr(v, "shape") and not isinstance(v, (list, tuple, int, float)):
                 problems.append(f"{k}: expected a Tensor or an array of shape {target.shape}, got a "
                                 f"{type(v).__name__}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..nn.uninitialized import is_lazy
 from ..tensor import Tensor
 from ._common import as_number, check_hyper, kernel_flags, refuse_complex_when_fused, zeros_state
 from .optimizer import Optimizer
@@ -34,10 +35,12 @@ class Adagrad(Optimizer):
                                       initial_accumulator_value=initial_accumulator_value, eps=eps,
                                       **kernel_flags("Adagrad", foreach=foreach, maximize=maximize,
                                                      differentiable=differentiable, fused=fused)))
-        # PyTorch creates the state at construction (so it exists before the first step)
+        # PyTorch creates the state at construction (so it exists before the first step); a lazy
+        # layer's uninitialized parameter has no shape yet, and gets its state at its first step
         for group in self.param_groups:
             for p in group["params"]:
-                self.state[p] = self._initial_state(p, group)
+                if not is_lazy(p):
+                    self.state[p] = self._initial_state(p, group)
 
     def check_complex_parameter(self, p: Tensor, group: dict[str, Any]) -> None:
         refuse_complex_when_fused(self, p, group, RuntimeError("`fused` does not support sparse grad or complex param"))

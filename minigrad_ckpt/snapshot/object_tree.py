@@ -10,7 +10,9 @@ A node is a plain value itself (a number within 64 bits, a string, a bool, nil),
 values itself, ``{"t": "tensor", "name", "requires_grad", "device"[, "parameter"]}``,
 ``{"t": "array", "name"}``, ``{"t": "view", ...}`` (memory shared with other tensors:
 :mod:`.shared_storage`), ``{"t": "meta", "ref", "shape", "dtype", "requires_grad"[, "parameter"]}``
-(a meta tensor: no values), ``{"t": "list" | "tuple" | "set" | "frozenset", "items": [node, ...]}``,
+(a meta tensor: no values), ``{"t": "uninitialized", "ref", "dtype", "requires_grad", "parameter"}`` (a
+lazy layer's weight before its first input: no shape either),
+``{"t": "list" | "tuple" | "set" | "frozenset", "items": [node, ...]}``,
 ``{"t": "dict", "keys": [node, ...], "values": [node, ...][, "ordered": true][, "metadata": node]
 [, "counter": true]}`` (an ``OrderedDict`` and a state dict's ``_metadata``; a ``Counter``, which
 PyTorch's ``weights_only`` load gives back too: ``MultiStepLR``'s milestones), or a value msgpack
@@ -32,6 +34,7 @@ from typing import Any
 from ..backend import get_default_device, host_numpy, is_array
 from ..creation import empty
 from ..nn.module import Parameter
+from ..nn.uninitialized import UninitializedBuffer, UninitializedParameter, is_lazy
 from ..tensor import Size, Tensor
 from .format import DTYPES, SnapshotError
 from .layout import copy_keeping_layout, host_keeping_layout
@@ -72,6 +75,12 @@ def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen:
         raise ValueError(f"mg.save: the object is nested deeper than {MAX_DEPTH} levels")
     if id(obj) in seen:
         return seen[id(obj)][0]
+    if is_lazy(obj):  # a lazy layer's weight before its first input: no shape, no values to store
+        node = {"t": "uninitialized", "ref": sum(n.get("t") == "uninitialized" for n, _ in seen.values()),
+                "dtype": obj.dtype.name, "requires_grad": bool(obj.requires_grad),
+                "parameter": isinstance(obj, Parameter)}
+        seen[id(obj)] = node, None
+        return node
     if isinstance(obj, Tensor) and obj.device.type == "meta":  # a shape and a dtype, no values to store
         node = {"t": "meta", "ref": sum(n.get("t") == "meta" for n, _ in seen.values()), "shape": list(obj.shape),
                 "dtype": obj.dtype.name, "requires_grad": bool(obj.requires_grad)}
@@ -222,6 +231,8 @@ def decode(node: Any, tensors: dict[str, Any], place: Any, depth: int, made: dic
         return _set_attributes(_view(node, tensors, place, made), node, tensors, place, depth, made)
     if kind == "meta":
         return _set_attributes(_meta(node, made), node, tensors, place, depth, made)
+    if kind == "uninitialized":
+        return _uninitialized(node, made)
     if kind in _VALUE_KINDS:
         return _value_of(kind, node.get("v"))
     if kind == "dict":
@@ -256,6 +267,19 @@ def _meta(node: dict[str, Any], made: dict[tuple, Any]) -> Tensor:
         t = empty(shape, dtype=dtype, device="meta")
         grad = grad and t.dtype.kind in "fc"
         made[key] = Parameter(t, requires_grad=grad) if node.get("parameter") is True else t.requires_grad_(grad)
+    return made[key]
+
+
+def _uninitialized(node: dict[str, Any], made: dict[tuple, Any]) -> Tensor:
+    """An uninitialized parameter or buffer (a lazy layer's, saved before its first input), built
+    once per ``ref``: loaded into a lazy layer it stays lazy, as it was saved."""
+    ref, dtype, grad, parameter = (node.get(k) for k in ("ref", "dtype", "requires_grad", "parameter"))
+    if not (isinstance(ref, int) and dtype in _DTYPE_NAMES and isinstance(grad, bool) and isinstance(parameter, bool)):
+        raise SnapshotError("mg.load: a stored uninitialized tensor is malformed")
+    key = ("uninitialized", ref)
+    if key not in made:
+        kind = UninitializedParameter if parameter else UninitializedBuffer
+        made[key] = kind(requires_grad=grad, dtype=dtype)
     return made[key]
 
 

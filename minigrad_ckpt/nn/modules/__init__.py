@@ -20,6 +20,7 @@ from . import (  # noqa: F401  (module and utils: PyTorch's paths, imported for 
     flatten,
     fold,
     instancenorm,
+    lazy,
     linear,
     loss,
     module,
