@@ -235,6 +235,24 @@ def test_antialias_copies_an_unchanged_axis_and_refuses_other_modes():
         F.interpolate(mg.zeros(1, 1, 5), size=2, mode="linear", antialias=True)
 
 
+def test_antialias_to_one_column_is_the_transpose_of_one_row():
+    # torch 2.13: F.interpolate(<_GRID>, size=(2, 1), mode='bilinear', antialias=True)[0, 0] -> [[3.0], [3.0]],
+    # every output row the first one's value (whenever the output is one column wide, taller than one row, and
+    # the height changes), while the transposed call, size=(1, 2) of the 4x3 transpose, gives [[3.0, 8.0]] --
+    # the separable filter's answer. The engine gives that answer both ways (docs/from-pytorch.md).
+    out = F.interpolate(_GRID, size=(2, 1), mode="bilinear", antialias=True)
+    np.testing.assert_allclose(out.numpy()[0, 0], [[3.0], [8.0]], rtol=1e-12)
+    transposed = F.interpolate(_GRID.transpose(-2, -1), size=(1, 2), mode="bilinear", antialias=True)
+    np.testing.assert_allclose(transposed.numpy()[0, 0], [[3.0, 8.0]], rtol=1e-12)
+    for mode in ("bilinear", "bicubic"):
+        x = _SQUARES.detach().requires_grad_()
+        tall = F.interpolate(x, size=(3, 1), mode=mode, antialias=True)
+        wide = F.interpolate(x.transpose(-2, -1), size=(1, 3), mode=mode, antialias=True)
+        np.testing.assert_allclose(tall.numpy()[0, 0, :, 0], wide.numpy()[0, 0, 0], rtol=1e-12)
+        resize = lambda t, m=mode: F.interpolate(t, size=(3, 1), mode=m, antialias=True)  # noqa: E731
+        assert gradcheck(resize, x, modes=("rev", "fwd"))
+
+
 def test_circular_padding_wraps_at_most_once():
     # F.pad(torch.arange(3.).reshape(1, 1, 3), (3, 3), mode='circular') -> [0, 1, 2, 0, 1, 2, 0, 1, 2];
     # (4, 0) -> RuntimeError "Padding value causes wrapping around more than once.", and so does
