@@ -850,6 +850,19 @@ def _real_number(value: Any) -> Any:
         return value.real
     return value
 
+_scalar_warned: list[bool] = []
+
+
+def _warn_scalar_of_requires_grad() -> None:
+    """PyTorch's warning, once per process, at ``float(t)``/``complex(t)`` of a tensor that requires
+    grad (``math.exp(loss)`` included): the number has left the graph, so no gradient flows through
+    what is computed from it.  ``int(t)`` and ``t.item()`` do not warn, as PyTorch's do not."""
+    if not _scalar_warned:
+        _scalar_warned.append(True)
+        warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                      "Consider using tensor.detach() first.", UserWarning, stacklevel=3)
+
+
 def requires_grad_flag(value: Any) -> bool:
     """A creation function's ``requires_grad=``: a Python bool only, as PyTorch's (``mg.zeros(2,
     requires_grad=1)`` is its ``TypeError``; a truthy ``'x'`` or ``1`` is not taken as True)."""
@@ -1275,12 +1288,16 @@ class Tensor:
         return self._device.xp.to_host(self._data).tolist()
 
     def __float__(self) -> float:
+        if self._requires_grad:
+            _warn_scalar_of_requires_grad()
         return float(_real_number(self.item()))
 
     def __int__(self) -> int:
         return int(_real_number(self.item()))
 
     def __complex__(self) -> complex:
+        if self._requires_grad:
+            _warn_scalar_of_requires_grad()
         return complex(self.item())
 
     def __index__(self) -> int:
