@@ -961,26 +961,43 @@ class Cosh(_Hyperbolic):
     other = "sinh"
 
 
+def _one_minus_square(x):
+    """``1 - x^2``, for a complex ``x`` written ``-(x^2 - 1)``: on a branch cut the sign of a zero
+    imaginary part names the side a value comes from (C99's rule, NumPy's), and only subtraction
+    keeps it.  ``1 - w`` makes the ``+0`` of ``w`` ``+0`` where ``-w``'s is ``-0``, and ``w + 1`` turns a
+    ``-0`` into ``+0`` (a real number joins as ``1 + 0i``): the root came from the other side and the
+    derivative was its negative.  So ``x^2 + 1`` is ``x^2 - (-1)`` below.  A real ``x`` keeps
+    ``1 - x^2``, whose ``+0`` at ``x = +-1`` makes the slope there ``+inf``, as PyTorch's."""
+    if x.dtype.kind == "c":
+        return -(x * x - 1)
+    return 1 - x * x
+
+
 class Arcsin(UnaryElementwise):
-    """``arcsin`` on ``[-1, 1]``; ``1 / sqrt(1 - x^2)`` is infinite at ``x = +-1``."""
+    """``arcsin`` on ``[-1, 1]``; ``1 / sqrt(1 - x^2)`` is infinite at ``x = +-1``.
+
+    For complex ``z`` the root is ``sqrt(-(z^2 - 1))``: it keeps the sign of a zero imaginary part,
+    so on the cut (real ``|z| > 1``) the derivative is that of the side the value comes from.
+    """
 
     fn = "arcsin"
     ignore = ("invalid",)
     singular = True
 
     def derivative(self, xp, out, x):
-        return 1 / xp.sqrt(1 - x * x)
+        return 1 / xp.sqrt(_one_minus_square(x))
 
 
 class Arccos(UnaryElementwise):
-    """``arccos`` on ``[-1, 1]``; ``-1 / sqrt(1 - x^2)`` is infinite at ``x = +-1``."""
+    """``arccos`` on ``[-1, 1]``; ``-1 / sqrt(1 - x^2)`` is infinite at ``x = +-1`` (the root as
+    :class:`Arcsin`'s, for complex ``z``)."""
 
     fn = "arccos"
     ignore = ("invalid",)
     singular = True
 
     def derivative(self, xp, out, x):
-        return -1 / xp.sqrt(1 - x * x)
+        return -1 / xp.sqrt(_one_minus_square(x))
 
 
 class Arctan(UnaryElementwise):
@@ -998,11 +1015,14 @@ class Arctan(UnaryElementwise):
 
 
 class Arcsinh(UnaryElementwise):
+    """``arcsinh``; ``1 / sqrt(x^2 + 1)``, whose root on the cut of a complex ``z`` (the imaginary
+    axis beyond ``+-i``) comes from the side of the value."""
+
     fn = "arcsinh"
     quiet = True  # x * x overflows for huge x
 
     def derivative(self, xp, out, x):
-        return 1 / xp.sqrt(x * x + 1)
+        return 1 / xp.sqrt(x * x - (-1))  # not + 1: _one_minus_square says why
 
 
 class Arccosh(UnaryElementwise):
@@ -1021,7 +1041,7 @@ class Arccosh(UnaryElementwise):
 
     def derivative(self, xp, out, x):
         if x.dtype.kind == "c":
-            return 1 / (xp.sqrt(x - 1) * xp.sqrt(x + 1))
+            return 1 / (xp.sqrt(x - 1) * xp.sqrt(x - (-1)))  # not + 1: _one_minus_square
         return 1 / xp.sqrt(x * x - 1)
 
 
