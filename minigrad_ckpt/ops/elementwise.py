@@ -52,6 +52,9 @@ from .complex_numbers import complex_from_parts
 __all__ = ["UnaryElementwise", "BinaryElementwise", "times_local", "divided_by_local", "horner"]
 
 _CONST = (int, float, bool)  # Python scalars: weakly typed constants, never differentiated
+#: A derivative's factor that is a Python number, complex too (``1 / c`` of ``z / c``): it stays one, weakly
+#: typed -- put into an array it would be a 0-d complex128 (or float64) that widens the product.
+_NUMBER = (int, float, bool, complex)
 #: What a ``quiet`` or ``singular`` op's derivative is evaluated under (infinities, overflow).
 _QUIET = {"divide": "ignore", "invalid": "ignore", "over": "ignore"}
 _LN2 = math.log(2.0)
@@ -68,10 +71,10 @@ def times_local(xp: Any, v: Any, local: Any) -> Any:
     ``a * log(b)`` at ``a = 0`` vanish.  At a singular point the masked
     factor is 0, so the second-order backward through this product
     multiplies only finite numbers and stays NaN-free as well.  A Python
-    number stays one (weakly typed: float32 stays float32).
+    number, complex too, stays one (weakly typed: float32 stays float32).
     """
-    if isinstance(local, _CONST):
-        return v * local if math.isfinite(local) else xp.where(v != 0, v * local, v * 0)
+    if isinstance(local, _NUMBER):
+        return v * local if cmath.isfinite(local) else xp.where(v != 0, v * local, v * 0)
     ok = xp.logical_or(xp.isfinite(local), v != 0)
     return v * xp.where(ok, local, 0)
 
@@ -83,6 +86,9 @@ def divided_by_local(xp: Any, v: Any, denominator: Any) -> Any:
     at a subnormal ``t`` had an infinite gradient).  The singular rule of :func:`times_local`:
     where ``denominator`` is 0 or NaN and ``v`` is exactly 0 the result is 0, the mask on the
     denominator (replaced by inf), so second derivatives through ``v`` stay exact."""
+    if isinstance(denominator, _NUMBER):  # (z / (2 - 1j): a number stays one, complex64 stays complex64)
+        return v / denominator if denominator != 0 and denominator == denominator else xp.where(
+            v != 0, v / denominator, v * 0)
     singular = xp.logical_or(denominator == 0, xp.isnan(denominator))
     ok = xp.logical_or(xp.logical_not(singular), v != 0)
     return v / xp.where(ok, denominator, xp.inf)
