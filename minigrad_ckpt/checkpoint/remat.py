@@ -253,7 +253,8 @@ class _GraphModel:
         self.nested_kept = {index[n] for n in nodes if n.segment is not seg and n.segment._takes_kept(n)}
         self.nested_held = {i for i in self.nested_kept  # (a host copy is not the device's memory)
                             if not getattr(nodes[i].segment.keep, "to_host", False)}
-        self.phases = self._phases(seg, index, in_bufs_of, set())
+        self.segment_of = [n.segment for n in nodes]
+        self.phases = self._phases(seg, index, in_bufs_of)
         # what the forward pass holds as ``fn`` returns, before the region lets go of the branches
         # it dropped (they read kept values too) -- whatever the policy keeps (see _profile)
         self.forward_bytes = 0
@@ -267,29 +268,67 @@ class _GraphModel:
             out.update(b for b, saved in zip(in_bufs_of[i], self.slots[i][1:]) if saved and b is not None)
         return out
 
-    def _phases(self, seg: Segment, index: dict[Node, int], in_bufs_of: list[list[Any]],
-                held: set[Any]) -> list[set[Any]]:
-        """The buffers held, beyond the region's kept values, at ``seg``'s replay and at the
-        replays of the checkpoints nested in it (``held``: what the levels around it hold then).
+    def _phases(self, seg: Segment, index: dict[Node, int], in_bufs_of: list[list[Any]]) -> list[set[Any]]:
+        """The buffers held, beyond the region's kept values, at each replay of ``seg`` and of the
+        checkpoints nested in it, in the order the backward pass runs them.
 
-        A replay fills its own nodes' saved values and hands each nested checkpoint the values
-        it replays from (its boundary, held until that checkpoint's backward is over).  A nested
-        checkpoint replays when backward reaches it: the nodes after it have had their backward,
-        those before it -- and the checkpoints before it, their boundaries -- still hold theirs."""
-        own = [index[n] for n in seg.nodes]
-        subtrees = [{index[n] for n in c._all_nodes()} for c in seg.children]
-        bounds = [{self.buf[s] for i in m for s in self.srcs[i] if s is not None and s not in m} - {None}
-                  for m in subtrees]
-        # a nested checkpoint's kept outputs go when its backward is over, with its boundary
-        bounds = [bound | {self.buf[i] for i in m & self.nested_held} - {None} for m, bound in zip(subtrees, bounds)]
-        phases = [held | self._saved_bufs(own, in_bufs_of) | set().union(*bounds)]
-        for c, m, bound in zip(seg.children, subtrees, bounds):
-            if m:
-                first = min(m)
-                earlier = [bb for mm, bb in zip(subtrees, bounds) if mm and min(mm) < first]
-                ctx = held | self._saved_bufs([i for i in own if i < first], in_bufs_of) | bound
-                phases += self._phases(c, index, in_bufs_of, ctx.union(*earlier))
-        return phases
+        The pass takes nodes newest first, and a segment replays when it reaches one of its own
+        nodes (``_replay_times``).  A replay fills its own nodes' saved values and hands each nested
+        checkpoint the values it replays from (its boundary, held until that checkpoint's backward is
+        over).  So at a replay the ledger holds: what the segments that replayed before it (or that
+        it replays through) still hold -- their nodes older than this moment, their boundaries to the
+        checkpoints not yet over -- its own saved values and boundaries, and the outputs the
+        checkpoints not yet over keep by their own policies (held from the forward pass).  A nested
+        checkpoint that reads nothing its region computes replays on its own: where the function
+        returns its result, its backward comes first and is over before the region replays."""
+        tree = [seg, *seg._descendants()]
+        members = {s: {index[n] for n in s._all_nodes()} for s in tree}
+        own = {s: [index[n] for n in s.nodes] for s in tree}
+        kids = {s: [c for c in s.children if members[c]] for s in tree}
+        bound = {c: {self.buf[j] for i in members[c] for j in self.srcs[i] if j is not None and j not in members[c]}
+                 - {None} for s in tree for c in kids[s]}
+        # a nested checkpoint that reads a node outside it (a parameter's view too) asks the segment around
+        # it to replay first, for the values it replays from
+        reads_out = {c: any(j is not None and j not in members[c] for i in members[c] for j in self.srcs[i])
+                     for c in bound}
+        when = self._replay_times(seg, own, kids, reads_out)
+        ancestors = {seg: set()}
+        for s in tree:
+            for c in kids[s]:
+                ancestors[c] = ancestors[s] | {s}
+        phases = []
+        for s, t in when.items():
+            held: set[Any] = set()
+            for p, tp in when.items():  # the segments whose replay has run and whose backward is not over
+                if not (p is s or tp > t or (tp == t and p in ancestors[s])) or min(members[p]) > t:
+                    continue
+                held |= self._saved_bufs(own[p] if p is s else [i for i in own[p] if i < t], in_bufs_of)
+                held = held.union(*(bound[c] for c in kids[p] if min(members[c]) <= t))
+            # a nested checkpoint's kept outputs go when its backward is over
+            held |= {self.buf[i] for i in self.nested_held if min(members[self.segment_of[i]]) <= t} - {None}
+            phases.append(held)
+        return phases or [set()]
+
+    @staticmethod
+    def _replay_times(seg: Segment, own: dict, kids: dict, reads_out: dict) -> dict[Segment, int]:
+        """When each segment of the tree replays: the newest of its own nodes, or of a nested
+        checkpoint's replay that needs values it computes (which asks it to replay first); a
+        segment that records no node of its own and whose nested checkpoints read only kept
+        values never replays (absent)."""
+        when: dict[Segment, int] = {}
+
+        def visit(s: Segment) -> int:
+            times = list(own[s])
+            for c in kids[s]:
+                tc = visit(c)
+                if reads_out[c] and tc >= 0:
+                    times.append(tc)
+            if times:
+                when[s] = max(times)
+            return when.get(s, -1)
+
+        visit(seg)
+        return when
 
     def run_set(self, kept: set[int]) -> list[int]:
         """The nodes a replay runs when the outputs of ``kept`` are kept (back to front)."""
