@@ -43,7 +43,7 @@ from ..tape import Node
 from . import stale_writes
 from .plans import InfeasibleBudgetError, budget_in_bytes
 from .policy import DEFAULT_STATISTICS
-from .segment import CheckpointError, Segment
+from .segment import CheckpointError, Segment, _weak
 
 __all__ = ["remat", "save_nothing", "save_everything", "save_matmuls", "save_names", "name", "offload_to_host",
            "plan_graph", "GraphPlan", "MATMUL_OPS"]
@@ -371,7 +371,7 @@ def _time_forward(n: Node, ins: list[Any], repeats: int = 2) -> float:
 def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _GraphModel:
     """Run ``fn`` once as a remat region and measure it; leaves no trace (generator, ledger,
     tensors written in place)."""
-    outputs: dict[Node, Any] = {}
+    weak_outputs: dict[Node, Any] = {}
 
     def watch(node: Node) -> bool:
         return False
@@ -386,9 +386,9 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
         def record_keeping_outputs(node: Node, a: tuple, arrays: list, out: Any, tensor: Any = None) -> None:
             record(node, a, arrays, out, tensor)
             recorded.append(node)
-            outputs[node] = out  # (held for the model: so its tensor tells whether a run lets it go)
-            if tensor is not None:
-                seg.note_tensor_of(node, tensor)
+            # (weakly: held, a view's array would keep alive the memory it views -- an output of a checkpoint
+            # nested in fn, whose memory tells whether it is alive -- where a run lets a dropped branch go)
+            weak_outputs[node] = _weak(out)
 
         seg.record = record_keeping_outputs  # type: ignore[method-assign]
         forward_held: dict[int, int] = {}
@@ -409,7 +409,9 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
         stale_writes.unwatch(seg)  # a measurement: no backward will replay it
         ops = tuple(n.op.name for n in recorded)
         keys = tuple(n.remat_key for n in recorded)  # ... and as a transform finds them
-        _replay_nested_outputs(seg, outputs)
+        outputs = {n: out for n, ref in weak_outputs.items() if (out := ref()) is not None}
+        with leaving_no_trace():  # (a custom Function's forward, run again, may draw from the generator)
+            _replay_missing_outputs(seg, outputs)
         model = _GraphModel(seg, outputs, ops)
         model.keys = keys
         model.forward_bytes = sum(forward_held.values())
@@ -433,9 +435,10 @@ def _held_in_the_forward_pass(seg: Segment) -> dict[int, int]:
     return held
 
 
-def _replay_nested_outputs(seg: Segment, outputs: dict[Node, Any]) -> None:
-    """The outputs of the nodes that segments nested in ``seg`` recorded (their own ``record``
-    ran, not the profile's), as a replay makes them: from the values it kept, in tape order."""
+def _replay_missing_outputs(seg: Segment, outputs: dict[Node, Any]) -> None:
+    """The outputs of the tree's nodes that ``outputs`` lacks -- those the function let go, and those
+    the segments nested in ``seg`` recorded (their own ``record`` ran, not the profile's) -- as a
+    replay makes them: from the values it kept, in tape order."""
     for n in sorted(seg._all_nodes(), key=lambda n: n.seq):
         if n not in outputs:
             ins = [outputs[src] if type(src) is Node else src.value for src in n.replay]
