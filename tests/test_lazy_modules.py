@@ -346,3 +346,27 @@ def test_d2l_apply_init_after_a_dry_run():
     before = net[2].bias.detach().numpy().copy()
     opt.step()
     np.testing.assert_allclose(net[2].bias.detach().numpy(), before - 0.5)
+
+
+@pytest.mark.parametrize("how", ["checkpoint", "checkpoint_sequential"])
+def test_a_first_call_inside_a_checkpoint_materializes_once_and_replays_bitwise(how):
+    """The shapes are inferred (and the weights drawn) in the forward pass inside the segment; the
+    replay in backward runs the eager layer it has become, with the dropout mask of the forward."""
+    from minigrad_ckpt import checkpoint as ck
+
+    def run(checkpointed):
+        mg.manual_seed(0)
+        net = mg.nn.Sequential(mg.nn.LazyLinear(5), mg.nn.Dropout(0.5), mg.nn.Tanh(), mg.nn.LazyLinear(3))
+        x = mg.randn(4, 6, requires_grad=True)
+        if not checkpointed:
+            y = net(x)
+        elif how == "checkpoint":
+            y = ck.checkpoint(net, x)
+        else:
+            y = ck.checkpoint_sequential(net, 2, x)
+        y.sum().backward()
+        assert type(net[0]) is mg.nn.Linear and net[3].weight.shape == (3, 5)
+        return [x.grad.numpy(), y.detach().numpy()] + [p.grad.numpy() for p in net.parameters()]
+
+    for a, b in zip(run(False), run(True)):
+        np.testing.assert_array_equal(a, b)
