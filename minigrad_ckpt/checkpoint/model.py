@@ -154,6 +154,18 @@ class ChainProfile:
             items[("B", last.output_key)] = last.boundary_bytes[last.output_key]
         return items
 
+    def replay_items(self, block: Block) -> dict[Any, int]:
+        """What checkpointed ``block`` holds under its inner level while it is reversed: its input,
+        and the constants read by its layers that run plain in it.  A constant only layers of an
+        inner checkpointed block read is that block's to keep (its ``K``, in the inner level's
+        holds): it goes with that block's backward, before the blocks ahead of it replay."""
+        items = self.kept_input(block.start, block.stop)
+        for inner in block.inner:
+            if not inner.checkpointed:
+                for lp in self.layers[inner.start:inner.stop]:
+                    items.update({("L", k): v for k, v in lp.local_external.items()})
+        return items
+
     def kept_input(self, start: int, stop: int) -> dict[Any, int]:
         """The boundary a checkpointed block keeps to replay from: the input of its first layer
         that recorded an op.  The layers before that one never replay (their output is a value
@@ -257,7 +269,7 @@ def _level_peak(profile: ChainProfile, blocks: Sequence[Block], base: dict[Any, 
     # what the blocks before each one hold, grown as we go
     for b, h in zip(blocks, holds):
         if b.checkpointed:  # replays on top of its input and constants (its kept output is its last block's)
-            replay_base = profile.kept_items(b.start, b.stop, output=False)
+            replay_base = profile.replay_items(b)
             inner_base = dict(prefix)
             added = sum(v for k, v in replay_base.items() if k not in prefix)
             inner_base.update(replay_base)

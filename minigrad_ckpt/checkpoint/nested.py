@@ -152,23 +152,26 @@ class _Chain:
         s1 = [ch.plain(i, 1) for i in range(n)]
         xc = [ch.X[i + 1] - ch.X[i] for i in range(n)]
         sizes = [v for v in (*a, *s0, *s1, *xc) if v > 0]
-        unit = reduce(math.gcd, sizes, 0) or 1
-        most = _max_units(n, uniform)
-        if budget // unit > most:
-            unit = -(-budget // most)  # coarser: sizes rounded up, plans still fit
+        unit = _unit(reduce(math.gcd, sizes, 0) or 1, budget, xc, _max_units(n, uniform))
 
         def units(v: int) -> int:
             return -(-v // unit)
 
         self.n, self.unit, self.M = n, unit, budget // unit
-        # a constant a layer both reads and saves: inside a checkpointed block, whose K holds
-        # it already, the layer's saved arrays add nothing for it
+        # A plain layer inside a checkpointed block holds its saved arrays and, for the whole of
+        # the block's level, its constants (the block's segment keeps them); a constant it both
+        # reads and saves counts once.  A checkpointed block keeps the constants of all its layers
+        # until its backward (the segments nested in it keep theirs), and replays on top of its
+        # input and the constants of its level's plain layers alone.
         dup = [sum(v for k, v in lp.local_saved.items() if k in lp.local_external) for lp in profile.layers]
         self.a = np.asarray([units(v) for v in a])
+        self.c = np.asarray([units(v) for v in xc])
         self.S = {"top": (np.asarray([units(v) for v in s0]), np.asarray([units(v) for v in s1])),
-                  "in": (np.asarray([units(v - d) for v, d in zip(s0, dup)]),
-                         np.asarray([units(v - d) for v, d in zip(s1, dup)]))}
-        self.XC = np.concatenate(([0], np.cumsum([units(v) for v in xc])))
+                  "in": (np.asarray([units(v - d) for v, d in zip(s0, dup)]) + self.c,
+                         np.asarray([units(v - d) for v, d in zip(s1, dup)]) + self.c)}
+        self.XC = np.concatenate(([0], np.cumsum(self.c)))
+        # a level's plain layers' constants, in units, never need to be told apart above the budget
+        self.Q = int(min(self.XC[-1], self.M)) + 1
         self.so = np.asarray(ch.so, dtype=np.int64)
         # a checkpointed block ending at e keeps its output too where its last layer does
         # (``KO[e]`` units); the level after it then finds its input held (``kb[e]``)
@@ -197,10 +200,29 @@ class _Chain:
         """``S`` of each layer as a plain layer of a level of ``kind``, its input held or not."""
         return self.S["top" if kind == "top" else "in"][held]
 
-    def constants(self, kind: str, start: Any, stop: Any) -> Any:
-        """The constants a checkpointed block ``[start, stop)`` keeps: none inside another
-        checkpointed block, whose ``K`` holds them already."""
-        return self.XC[stop] - self.XC[start] if kind == "top" else 0 * stop
+    def constants(self, start: Any, stop: Any) -> Any:
+        """The constants a checkpointed block ``[start, stop)`` keeps until its backward."""
+        return self.XC[stop] - self.XC[start]
+
+
+def _unit(unit: int, budget: int, constants: list[int], most: int) -> int:
+    """The memory unit: ``unit`` (the sizes' greatest common divisor) where the tables stay within
+    ``most`` cells a row, else the smallest coarser one that does (sizes rounded up, so plans
+    still fit).  A level's tables have a column per unit of budget and, where the chain reads
+    constants, a row per unit of its plain layers' constants (see :class:`_Tables`)."""
+    def cells(u: int) -> int:
+        m = budget // u
+        return (m + 1) * (min(sum(-(-v // u) for v in constants), m) + 1)
+
+    if budget // unit > most:
+        unit = -(-budget // most)
+    if cells(unit) <= most + 1 or not any(constants):
+        return unit
+    lo, hi = unit, max(budget, 1) + 1  # cells(hi) == 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (mid + 1, hi) if cells(mid) > most + 1 else (lo, mid)
+    return lo
 
 
 def _is_uniform(ch: _LocalChain, profile: ChainProfile) -> bool:
@@ -223,17 +245,33 @@ class _Tables:
     saved values need, a checkpointed one nothing).  ``C`` holds the choices: ``2 j +
     f``, ``j`` 0 for a plain layer or the length of a checkpointed block, ``f`` 1 where
     the rest after it is a ``"rest0"``.
+
+    Constants make a rest's value two-dimensional.  Inside a checkpointed block, its plain
+    layers' constants are held for the whole level -- also while the checkpointed blocks
+    ahead of them replay -- but a nested checkpointed block's constants go with its own
+    backward, before those ahead of it replay.  So a checkpointed first block replays on top
+    of the rest's plain layers' constants, which the rest's peak alone does not tell: a
+    rest's tables have an axis more, ``(length, row, q, unit)``, the least work where those
+    constants take at most ``q`` units, and ``Q`` holds the ``q`` a checkpointed first block
+    left its rest (``Q`` rows: one where the chain reads no constant).
     """
 
     def __init__(self, c: _Chain) -> None:
         self.c = c
         self.kinds = ("top", "child", *c.rests)
         rows = 1 if c.uniform else c.n + 1
-        shape = {k: (c.n + 1, 1 if k == "top" else rows, c.M + 1) for k in self.kinds}
+        shape = {k: (c.n + 1, 1 if k == "top" else rows) + ((c.Q,) if self.has_q(k) else ()) + (c.M + 1,)
+                 for k in self.kinds}
         self.V = {k: np.full((2,) + shape[k], np.inf) for k in self.kinds}
         for k in self.kinds:
             self.V[k][:, 0] = 0.0  # an empty level costs nothing and holds nothing
         self.C = {k: np.zeros((2,) + shape[k], dtype=np.int32) for k in self.kinds}
+        self.Q = {k: np.zeros((2,) + shape[k], dtype=np.int32) for k in self.kinds}
+
+    @staticmethod
+    def has_q(kind: str) -> bool:
+        """Whether a level of ``kind`` is valued by its plain layers' constants too (a rest)."""
+        return kind in ("rest1", "rest0")
 
     def positions(self, kind: str, L: int) -> Any:
         if kind == "top":
@@ -258,23 +296,33 @@ class _Tables:
         c = self.c
         s = self.positions(kind, L)
         m = np.arange(c.M + 1)
-        best = np.full((len(s), c.M + 1), np.inf)
+        best = np.full((len(s),) + self.V[kind].shape[3:], np.inf)
         choice = np.zeros(best.shape, dtype=np.int32)
+        qs = np.zeros(best.shape, dtype=np.int32)
         follows = self.follows(kind) if L > 1 else self.follows(kind)[:1]
-        options = [(0, f, self._plain_first(kind, held, L, s, follow, m)) for f, follow in enumerate(follows)]
-        for j, f, val in options + self._checkpointed_first(kind, held, L, s, m):
+        options = [(0, f, self._plain_first(kind, held, L, s, follow, m), 0) for f, follow in enumerate(follows)]
+        for j, f, val, q in options + self._checkpointed_first(kind, held, L, s, m):
             better = val < best - 1e-12
             best = np.where(better, val, best)
             choice = np.where(better, 2 * j + f, choice)
+            qs = np.where(better, q, qs)
         self.V[kind][held, L, self.row(kind, s)] = best
         self.C[kind][held, L, self.row(kind, s)] = choice
+        self.Q[kind][held, L, self.row(kind, s)] = qs
 
     def _plain_first(self, kind: str, held: int, L: int, s: Any, follow: str, m: Any) -> Any:
-        """The level's value with a plain first layer ``s``: it holds ``S_s`` while ``follow`` runs,
-        and in a replay costs what it runs -- in full where the rest reads its output."""
+        """The level's value with a plain first layer ``s``: it holds ``S_s`` (and, inside a
+        checkpointed block, its constants) while ``follow`` runs, and in a replay costs what it
+        runs -- in full where the rest reads its output."""
         c = self.c
         sub = self.V[follow][c.so[s], L - 1, self.row(follow, s + 1)]
-        val = _shifted(sub, c.saved(kind, held)[s][:, None], m)
+        if kind == "child":  # the whole level's peak counts its constants: any the rest's may take
+            sub = sub[:, -1]
+        hold = c.saved(kind, held)[s]
+        if self.has_q(kind):  # its constants are the level's plain layers' too
+            val = _shifted_q(_shifted(sub, hold[:, None, None], m), c.c[s])
+        else:
+            val = _shifted(sub, hold[:, None], m)
         if kind == "top":
             return val
         if L == 1:
@@ -283,41 +331,50 @@ class _Tables:
             cost, wants = c.t[s], np.ones(len(s), dtype=bool)
         else:
             cost, wants = c.t_own[s], c.own_wants[s]
-        val = val + cost[:, None]
+        per_row = (-1,) + (1,) * (val.ndim - 1)
+        val = val + cost.reshape(per_row)
         if kind in ("rest0", "rest1"):  # a rest wants its input, or not, as its kind says
-            val = np.where((wants == (kind == "rest1"))[:, None], val, np.inf)
+            val = np.where((wants == (kind == "rest1")).reshape(per_row), val, np.inf)
         return val
 
-    def _checkpointed_first(self, kind: str, held: int, L: int, s: Any, m: Any) -> list[tuple[Any, Any, Any]]:
-        """``[(j, f, value)]``: the best checkpointed first block ``[s, s+j)``, the kind of rest after
-        it, and the level's value with them (none in a ``"rest0"``: the block replays from its
-        input, which the replay makes)."""
+    def _checkpointed_first(self, kind: str, held: int, L: int, s: Any, m: Any) -> list[tuple[Any, Any, Any, Any]]:
+        """``[(j, f, value, q)]``: the best checkpointed first block ``[s, s+j)``, the kind of rest
+        after it, the level's value with them, and the units of constants the rest's plain layers
+        may hold (none in a ``"rest0"``: the block replays from its input, which the replay makes).
+
+        The rest runs on top of ``K``: the block's input and every constant of its layers, and its
+        kept output.  The block replays its level on top of its input and of the rest's plain
+        layers' constants (its own level's are in that level's value)."""
         c = self.c
         J = L - (kind == "child")  # a child level is not one block covering it all
         if J < 1 or kind == "rest0":
             return []
         j = np.arange(1, J + 1)[:, None]                     # (J, 1)
         sj = s[None, :] + j                                  # (J, P): where the rest starts
-        K = (0 if held else 1) * c.a[s][None, :] + c.constants(kind, s[None, :], sj)
-        # the replay runs on top of K; the rest of the level also on the kept output
-        child = _shifted(self.V["child"][1][j[:, 0]][:, self.row("child", s)], K[..., None], m)  # (J, P, M+1)
+        k_in = (0 if held else 1) * c.a[s][None, :] + 0 * sj  # (J, P): its input, where not held
+        k_rest = k_in + c.constants(s[None, :], sj) + c.KO[sj]
+        child = self.V["child"][1][j[:, 0]][:, self.row("child", s)]  # (J, P, M+1)
+        follow = self.follows(kind)[0]  # "top", or "rest1"
+        rest = self.V[follow][c.kb[sj], L - j, self.row(follow, sj)]  # (J, P[, Q], M+1)
+        if kind == "top":  # no plain layer of the top level holds a constant
+            best = _shifted(child, k_in[..., None], m) + _shifted(rest, k_rest[..., None], m)
+            jbest = np.argmin(best, axis=0)                  # (P, M+1)
+            return [(jbest + 1, 0, np.take_along_axis(best, jbest[None], axis=0)[0], 0)]
         # a block but the last runs in this level's replay where the rest reads its output ("rest1"),
         # or where it keeps its output (an inner block's kept result is made by its parent's replay)
         ran = (j < L) * (c.T[sj] - c.T[s][None, :])           # (J, P)
-        follow = self.follows(kind)[0]  # "top", or "rest1"
-        rest = self.V[follow][c.kb[sj], L - j, self.row(follow, sj)]  # (J, P, M+1)
-        best = child + _shifted(rest, (K + c.KO[sj])[..., None], m) + (0 if kind == "top" else ran[..., None])
-        if kind == "top" or "rest0" not in c.rests:
-            jbest = np.argmin(best, axis=0)                  # (P, M+1)
-            return [(jbest + 1, 0, np.take_along_axis(best, jbest[None], axis=0)[0])]
+        best = _joined(child, k_in, rest, k_rest, m) + ran[..., None, None]   # (J, P, Q, M+1)
         follow_of = np.zeros(best.shape, dtype=np.int32)
-        self._before_rest0(best, follow_of, child, K, j, sj, L, ran * (c.kb[sj] == 1), m)
+        if "rest0" in c.rests:
+            self._before_rest0(best, follow_of, child, k_in, k_rest, j, sj, L, ran * (c.kb[sj] == 1), m)
+        # the constants the rest's plain layers hold: at most q where the level's may hold q
+        best, (follow_of, q) = _least_along(best, follow_of, axis=2, upto=kind != "child")
         jbest = np.argmin(best, axis=0)
-        return [(jbest + 1, np.take_along_axis(follow_of, jbest[None], axis=0)[0],
-                 np.take_along_axis(best, jbest[None], axis=0)[0])]
+        pick = [np.take_along_axis(a, jbest[None], axis=0)[0] for a in (best, follow_of, q)]
+        return [(jbest + 1, pick[1], pick[0], pick[2])]
 
-    def _before_rest0(self, best: Any, follow_of: Any, child: Any, K: Any, j: Any, sj: Any, L: int, ran: Any,
-                      m: Any) -> None:
+    def _before_rest0(self, best: Any, follow_of: Any, child: Any, k_in: Any, k_rest: Any, j: Any, sj: Any, L: int,
+                      ran: Any, m: Any) -> None:
         """``best`` (and ``follow_of``) lowered where a checkpointed first block followed by a
         ``"rest0"`` is cheaper: looked at only where the rest's first layer can leave its input
         unmade (elsewhere ``"rest0"`` holds nothing finite)."""
@@ -328,11 +385,58 @@ class _Tables:
         if not len(jj):
             return
         at = sj[jj, pp]
-        rest = self.V["rest0"][c.kb[at], rest_len[jj, pp], self.row("rest0", at)]     # (Q, M+1)
-        val = child[jj, pp] + _shifted(rest, (K[jj, pp] + c.KO[at])[:, None], m) + ran[jj, pp][:, None]
+        rest = self.V["rest0"][c.kb[at], rest_len[jj, pp], self.row("rest0", at)]     # (Q', Q, M+1)
+        val = _joined(child[jj, pp], k_in[jj, pp], rest, k_rest[jj, pp], m) + ran[jj, pp][:, None, None]
         better = val < best[jj, pp] - 1e-12
         best[jj, pp] = np.where(better, val, best[jj, pp])
         follow_of[jj, pp] = np.where(better, 1, follow_of[jj, pp])
+
+
+def _joined(child: Any, k_in: Any, rest: Any, k_rest: Any, m: Any) -> Any:
+    """``[..., q, m]``: a checkpointed first block's replayed level (``child``, by units) within
+    ``m - k_in - q`` and the rest (``rest``, by ``q`` and units) within ``m - k_rest``, the rest's
+    plain layers' constants taking at most ``q`` units."""
+    Q = rest.shape[-2]
+    if Q == 1:
+        replay = _shifted(child, k_in[..., None], m)[..., None, :]
+    else:
+        idx = m[None, :] - np.arange(Q)[:, None] - k_in[..., None, None]
+        replay = np.take_along_axis(child[..., None, :], np.clip(idx, 0, None), axis=-1)
+        replay = np.where(idx >= 0, replay, np.inf)
+    return replay + _shifted(rest, k_rest[..., None, None], m)
+
+
+def _least_along(values: Any, payload: Any, axis: int, upto: bool) -> tuple[Any, tuple[Any, Any]]:
+    """The least of ``values`` along ``axis`` (the ``q`` axis), with ``payload`` and the index where
+    it is; ``upto``: for each ``q`` the least at an index ``<= q`` (the axis kept), else the least
+    of all (the axis gone)."""
+    if values.shape[axis] == 1:  # (a chain that reads no constant: nothing to choose)
+        if upto:
+            return values, (payload, np.zeros(values.shape, dtype=np.int32))
+        values = values.squeeze(axis)
+        return values, (payload.squeeze(axis), np.zeros(values.shape, dtype=np.int32))
+    if not upto:
+        at = np.expand_dims(np.argmin(values, axis=axis), axis)
+        return (np.take_along_axis(values, at, axis).squeeze(axis),
+                (np.take_along_axis(payload, at, axis).squeeze(axis), at.squeeze(axis)))
+    values, payload = np.moveaxis(values, axis, 0).copy(), np.moveaxis(payload, axis, 0).copy()
+    where = np.zeros(values.shape, dtype=np.int32)
+    for q in range(1, len(values)):
+        better = values[q - 1] < values[q] - 1e-12
+        values[q] = np.where(better, values[q - 1], values[q])
+        payload[q] = np.where(better, payload[q - 1], payload[q])
+        where[q] = np.where(better, where[q - 1], q)
+    return np.moveaxis(values, 0, axis), (np.moveaxis(payload, 0, axis), np.moveaxis(where, 0, axis))
+
+
+def _shifted_q(values: Any, shift: Any) -> Any:
+    """``values[p, q - shift[p], :]``, infinite where ``q < shift[p]``: a plain layer's constants
+    added to those of the rest after it."""
+    if not np.any(shift):
+        return values
+    idx = np.arange(values.shape[1])[None, :, None] - shift[:, None, None]
+    out = np.take_along_axis(values, np.clip(idx, 0, None), axis=1)
+    return np.where(idx >= 0, out, np.inf)
 
 
 def _shifted(values: Any, shift: Any, m: Any) -> Any:
@@ -382,22 +486,25 @@ def _recorded_part(profile: ChainProfile) -> tuple[int, ChainProfile]:
 def _read_back(tables: _Tables, c: _Chain, units: int) -> tuple[Block, ...]:
     """The plan behind the top level's value, levels read iteratively, blocks nested as chosen."""
 
-    def level(kind: str, held: int, L: int, s: int, m: int) -> list[Block]:
+    def level(kind: str, held: int, L: int, s: int, m: int, q: int = c.Q - 1) -> list[Block]:
         out = []
         while L > 0:
-            row = int(tables.row(kind, np.asarray([s]))[0])
-            code = int(tables.C[kind][held, L, row, m])
+            at = (held, L, int(tables.row(kind, np.asarray([s]))[0])) + ((q,) if tables.has_q(kind) else ()) + (m,)
+            code, q_rest = int(tables.C[kind][at]), int(tables.Q[kind][at])
             j, follow = code >> 1, tables.follows(kind)[code & 1]
             if j == 0:
                 out.append(Block(s, s + 1, False))
                 m -= int(c.saved(kind, held)[s])
+                q = q - int(c.c[s]) if tables.has_q(kind) else c.Q - 1
                 held, s, L = int(c.so[s]), s + 1, L - 1
             else:
-                K = (0 if held else int(c.a[s])) + int(c.constants(kind, s, s + j))
-                inner = level("child", 1, j, s, m - K)  # depth is bounded by the memory units
+                k_in = 0 if held else int(c.a[s])
+                # the replayed level runs on top of the rest's plain layers' constants (none at the top)
+                q = q_rest if kind != "top" else 0
+                inner = level("child", 1, j, s, m - k_in - q)  # depth is bounded by the memory units
                 nested = any(b.checkpointed for b in inner)
                 out.append(Block(s, s + j, True, tuple(inner) if nested else ()))
-                m -= K + int(c.KO[s + j])
+                m -= k_in + int(c.constants(s, s + j)) + int(c.KO[s + j])
                 held, s, L = int(c.kb[s + j]), s + j, L - j
             kind = follow
         return out
