@@ -1479,8 +1479,15 @@ def _count_again_if_the_tape_holds(root: Segment) -> None:
             if b is not None:
                 signed.setdefault(key, [ref, 0])[1] += sign * int(b.nbytes)
     for key, (ref, nbytes) in signed.items():
-        if nbytes:
-            _counted_buffers[key] = (ref, nbytes, root.stats, root.index)
+        if not nbytes:
+            continue
+        hit = _counted_buffers.get(key)
+        if hit is not None and hit[3] != root.index and hit[0]() is ref() and (hit[1] > 0) == (nbytes > 0):
+            # another tree, still alive, counted this buffer the same way (kept by both: a segment
+            # of views, then one reading its result): the ledger holds it once, so it counts once
+            root.stats._held_by_the_tape(nbytes)
+            continue
+        _counted_buffers[key] = (ref, nbytes, root.stats, root.index)
 
 
 def _live_nodes(root: Segment) -> set[Node]:
