@@ -1341,6 +1341,7 @@ class _LogAddExp(BinaryElementwise):
 
     abstract = True
     save_output = True
+    ignore = ("invalid",)  # a NaN operand: NaN, silently, as PyTorch's (softplus(nan), logsigmoid(nan))
     ln_base = 1.0
 
     def d_first(self, xp, out, x, y):
