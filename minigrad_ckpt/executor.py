@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .backend import host_numpy, is_array, to_host
+from .nn.uninitialized import is_lazy
 from .tensor import Tensor
 
 __all__ = ["Executor"]
@@ -593,9 +594,12 @@ def _moments_from(scalars: dict[str, Any], tensors: Mapping[str, Any], params: d
                                                  for k, v in vals.items()):
             raise ValueError(f"the scalar state of parameter {pname!r} is malformed")
         state.setdefault(index[pname], {}).update({k: list(v) if isinstance(v, list) else v for k, v in vals.items()})
+    # a lazy layer's weight not yet materialized takes the shape the snapshot gives it (restore materializes it)
+    shapes = {n: tuple(tensors[f"model.{n}"].shape) if is_lazy(p) and f"model.{n}" in tensors else None
+              for n, p in params.items()}
     for name, arr in tensors.items():
         if name.startswith(_OPT_PREFIX):
-            _place_state_tensor(name, arr, state, index, params, same_shape)
+            _place_state_tensor(name, arr, state, index, params, same_shape, shapes)
     for vals in state.values():
         for k, v in vals.items():
             if isinstance(v, list) and any(isinstance(x, dict) for x in v):
@@ -676,7 +680,7 @@ def _in_state_order(state: dict[Any, Any], places: Any, names: list[str]) -> dic
 
 
 def _place_state_tensor(name: str, arr: Any, state: dict[int, dict], index: dict[str, int],
-                        params: dict[str, Any], same_shape: bool) -> None:
+                        params: dict[str, Any], same_shape: bool, shapes: dict[str, Any]) -> None:
     rest = name[len(_OPT_PREFIX):]
     pname, _, key = rest.rpartition(".")
     slot = None
@@ -690,13 +694,14 @@ def _place_state_tensor(name: str, arr: Any, state: dict[int, dict], index: dict
     p = params[pname]
     # a moment is real, or complex for a complex parameter (PyTorch keeps its state complex); an
     # older snapshot's moment of a complex parameter has the real view's shape (..., 2)
-    kind, shapes = host_numpy.dtype(arr.dtype).kind, [tuple(p.shape)]
+    shape = shapes.get(pname) or tuple(p.shape)
+    kind, fits = host_numpy.dtype(arr.dtype).kind, [shape]
     if p.dtype.kind == "c":
-        shapes.append((*p.shape, 2))
-    wrong_shape = same_shape and slot is None and tuple(arr.shape) not in shapes
+        fits.append((*shape, 2))
+    wrong_shape = same_shape and slot is None and tuple(arr.shape) not in fits
     if kind not in ("fc" if p.dtype.kind == "c" else "f") or wrong_shape:
         raise ValueError(f"{name}: a {arr.dtype} moment of shape {tuple(arr.shape)} for a parameter of "
-                         f"shape {tuple(p.shape)}")
+                         f"shape {shape}")
     entry = state.setdefault(index[pname], {})
     if slot is None:
         if key in entry:

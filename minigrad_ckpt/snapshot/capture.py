@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..executor import Executor
+from ..nn.uninitialized import is_lazy
 from ..tensor import memory_shown_outside
 from . import sections as _sections
 from .config import SnapshotConfig, SnapshotMetadata
@@ -36,6 +37,7 @@ def capture(ex: Executor, iteration: int | None, config: SnapshotConfig, *, copy
     """Capture ``ex`` at ``iteration`` (default ``ex.iteration``) as ``config`` asks."""
     if not isinstance(ex, Executor):
         raise TypeError(f"from_executor needs an Executor, got {type(ex).__name__}")
+    _refuse_uninitialized(ex)
     it = ex.iteration if iteration is None else int(iteration)
     tensors: dict[str, Any] = {}
     versions = {}
@@ -56,6 +58,19 @@ def capture(ex: Executor, iteration: int | None, config: SnapshotConfig, *, copy
     meta.tensor_count = len(tensors)
     meta.total_bytes = int(sum(a.nbytes for a in tensors.values()))
     return Capture(meta, tensors, state, versions)
+
+
+def _refuse_uninitialized(ex: Executor) -> None:
+    """A lazy layer's weight before its first input has no shape and no values: stored, it would come
+    back as an empty array that a resumed run takes for the weight.  So a snapshot waits for the dry
+    forward (the state of a model that has had one restores into a fresh lazy model: see restore)."""
+    if ex.model is None:
+        return
+    lazy = [k for k, v in ex.model.state_dict(keep_vars=True).items() if is_lazy(v)]
+    if lazy:
+        raise SnapshotError(f"the model has uninitialized parameters or buffers (lazy layers before their first "
+                            f"input: {', '.join(lazy[:4])}{', ...' if len(lazy) > 4 else ''}); call `forward` "
+                            "with a dummy batch to initialize them before taking a snapshot")
 
 
 def check_unchanged(versions: dict[str, tuple[list, int]]) -> None:

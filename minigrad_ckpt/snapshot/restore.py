@@ -18,6 +18,7 @@ from typing import Any
 
 from ..executor import Executor
 from ..grad_mode import no_grad
+from ..nn.uninitialized import is_lazy
 from ..tensor import Tensor
 from . import sections as _sections
 from .format import SnapshotError
@@ -170,8 +171,11 @@ def _model_state(ex: Executor, tensors: dict[str, Any], extra: Any) -> dict[str,
         raise SnapshotError(f"the snapshot does not match the model: missing {missing}, unexpected {extra}")
     for k, t in own.items():
         arr = tensors[f"model.{k}"]
-        if tuple(arr.shape) != t.shape or arr.dtype != t.dtype:
+        # a lazy layer's weight not yet materialized (a resume script builds the model and restores before
+        # any forward) has no shape to check: load_state_dict materializes it with the snapshot's, as from a file
+        shape = None if is_lazy(t) else t.shape
+        if (shape is not None and tuple(arr.shape) != shape) or arr.dtype != t.dtype:
             raise SnapshotError(f"model.{k}: snapshot has {arr.dtype} {tuple(arr.shape)}, the model "
-                                f"{t.dtype} {t.shape}")
+                                f"{t.dtype} {'(uninitialized)' if shape is None else shape}")
         out[k] = Tensor._from_data(arr, dtype=arr.dtype)
     return out
