@@ -724,7 +724,8 @@ def histc(input: Any, bins: int = 100, min: float = 0, max: float = 0) -> Tensor
     """A histogram of ``input``'s values: ``bins`` equal-width bins over ``[min, max]`` (the
     data's own range if they are equal, as PyTorch's kernel, not only both 0 as its documentation
     says; widened by 1 each way if it is one value), values outside
-    ignored, as ``torch.histc``.  Counts in ``input``'s dtype; no gradient."""
+    ignored, each value in the bin PyTorch's kernel computes (see ``_linear_bin_counts``), as
+    ``torch.histc``.  Counts in ``input``'s dtype; no gradient."""
     bins, min, max = number("histc", "bins", bins, "int"), number("histc", "min", min), number("histc", "max", max)  # noqa: A001
     refuse_complex("histc", input)
     x = as_tensor(input)
@@ -742,8 +743,20 @@ def histc(input: Any, bins: int = 100, min: float = 0, max: float = 0) -> Tensor
         raise RefusedArgument(f"torch.histc: range of [{lo}, {hi}] is not finite")
     if lo == hi:
         lo, hi = lo - 1, hi + 1
-    counts, _ = host_numpy.histogram(h, bins=int(bins), range=(lo, hi))
-    return constant(counts.astype(x.dtype), x)
+    return constant(_linear_bin_counts(h, int(bins), lo, hi).astype(x.dtype), x)
+
+
+def _linear_bin_counts(h: Any, bins: int, lo: float, hi: float) -> Any:
+    """PyTorch's histc kernel: a value's bin is ``floor((x - lo) * bins / (hi - lo))``, computed in
+    the input's dtype with ``lo``/``hi`` cast to it, ``hi`` itself in the last bin.  NumPy's
+    ``histogram`` instead compares with its float64 edges, which puts a value within a rounding of an
+    edge in the neighbouring bin (float64 0.3 of ``histc(10, 0, 1)``: bin 2 there, 3 in PyTorch)."""
+    kind = h.dtype.type
+    low, high = kind(lo), kind(hi)
+    with host_numpy.errstate(invalid="ignore", over="ignore"):
+        inside = h[(h >= low) & (h <= high)]  # NaN compares false: ignored, as there
+        pos = host_numpy.floor((inside - low) * kind(bins) / (high - low))
+    return host_numpy.bincount(host_numpy.minimum(pos.astype(host_numpy.int64), bins - 1), minlength=bins)
 
 
 def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Tensor:  # noqa: A002
