@@ -639,6 +639,8 @@ def histogram(input: Any, bins: Any = 10, range: Any = None, density: bool = Fal
     counts have the input's float dtype.  No gradient."""
     refuse_complex("histogram", input)
     x = as_tensor(input)
+    if weight is not None and isinstance(bins, int) and x.dtype.kind == "f":  # PyTorch's keyword: its meaning
+        return _histogram_on_linspace(x, bins, range, weight, density)
     w = weights if weight is None else weight
     edges_in = host(bins) if isinstance(bins, Tensor) else bins
     try:
@@ -792,4 +794,42 @@ def histogram_method(self: Tensor, bins: Any = 100, *, range: Any = None, weight
     bool input is PyTorch's ``NotImplementedError`` (``mg.histogram``, NumPy's, counts them)."""
     if self.dtype.kind not in "f":
         raise DtypeNotImplemented(f"histogram: not implemented for {self.dtype} (PyTorch's takes floating input)")
-    return histogram(self, bins, range, density, weight=weight)
+    if isinstance(bins, Tensor) or not isinstance(bins, int) or bins < 1:
+        return histogram(self, bins, range, density, weight=weight)
+    return _histogram_on_linspace(self, bins, range, weight, density)
+
+
+def _histogram_on_linspace(x: Tensor, bins: int, range: Any, weight: Any, density: bool) -> Any:  # noqa: A002
+    """PyTorch's histogram of ``bins`` equal bins: the edges are ``linspace`` in ``x``'s dtype (PyTorch's
+    linspace, whose points NumPy's float64 edges are not), and a value counts in the bin of the last
+    edge at or below it, the last bin closed -- PyTorch's kernel searches those edges.  The range is
+    the data's where not given, widened by 0.5 each way where it is one value."""
+    from ..creation import linspace  # (a creation function: the edges are PyTorch's points)
+
+    h = host(x).reshape(-1)
+    kind = h.dtype.type
+    if range is not None:
+        lo, hi = (float(v) for v in range)
+    elif h.size:  # (a NaN makes the range NaN: refused below, as PyTorch's)
+        lo, hi = float(h.min()), float(h.max())
+    else:
+        lo, hi = 0.0, 1.0  # PyTorch's range of no data
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RefusedArgument(f"torch.histogramdd: dimension 0's range [{lo:g}, {hi:g}] is not finite")
+    if lo > hi:
+        raise RefusedArgument(f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for "
+                              "dimension 0")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    edges = host(linspace(lo, hi, bins + 1, dtype=x.dtype))
+    inside = (h >= kind(lo)) & (h <= kind(hi))
+    pos = host_numpy.minimum(host_numpy.searchsorted(edges, h[inside], side="right") - 1, bins - 1)
+    counts = host_numpy.zeros(bins, dtype=h.dtype)
+    if weight is None:
+        counts += host_numpy.bincount(pos, minlength=bins)
+    else:  # weights added in the input's dtype, one by one in order, as PyTorch's kernel adds them
+        host_numpy.add.at(counts, pos, host(as_tensor(weight)).reshape(-1)[inside].astype(h.dtype))
+    if density:  # PyTorch's order: by the total, then by each bin's width
+        counts = counts / counts.sum()
+        counts = counts / host_numpy.diff(edges)
+    return _histogram(constant(counts, x), constant(edges, x))
