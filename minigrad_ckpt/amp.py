@@ -30,6 +30,7 @@ from . import autocast_state as _state
 from .backend import BFLOAT16, HALF, cuda_device_count, host_numpy
 from .grad_mode import no_grad
 from .nn.parallel import note_grad_scaler
+from .optim.optimizer import Optimizer, note_gradients_used
 from .tensor import Tensor
 
 __all__ = ["GradScaler", "autocast", "custom_fwd", "custom_bwd", "is_autocast_available"]
@@ -169,7 +170,12 @@ class GradScaler:
             self.unscale_(optimizer)
         if state["found_inf"] is None:  # (an optimizer none of whose parameters has a gradient)
             raise AssertionError("No inf checks were recorded for this optimizer.")
-        result = None if state["found_inf"] else optimizer.step(*args, **kwargs)
+        if state["found_inf"]:
+            result = None
+            if isinstance(optimizer, Optimizer):  # the inf gradients are dropped as a step would use them
+                note_gradients_used(optimizer)
+        else:
+            result = optimizer.step(*args, **kwargs)
         state["stage"] = _STEPPED
         return result
 

@@ -27,6 +27,7 @@ import copy
 import functools
 import itertools
 import warnings
+import weakref
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -440,7 +441,8 @@ _NUMPY_SCALARS = frozenset(t for t in host_numpy.sctypeDict.values() if issubcla
 # the optimizer's own hooks and its in-step flag: not part of a pickled (or deep-copied) optimizer
 _NOT_PICKLED = frozenset({"_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
                           "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
-                          "_optimizer_load_state_dict_post_hooks", "_in_hooked_step"})
+                          "_optimizer_load_state_dict_post_hooks", "_in_hooked_step",
+                          "_gradients_used"})  # (weak references to the last step's gradients)
 
 # PyTorch's torch.optim.optimizer.register_optimizer_step_pre_hook / _post_hook: hooks of every optimizer
 _global_step_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
@@ -498,6 +500,7 @@ def _with_step_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
             out = step(*args, **kwargs)
         finally:
             self._in_hooked_step = False
+        note_gradients_used(self)
         for hook in [*_hooks(self, "_optimizer_step_post_hooks"), *_global_step_post_hooks.values()]:
             hook(self, args, kwargs)
         return out
@@ -506,6 +509,43 @@ def _with_step_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
 
 
 Optimizer.step = _with_step_hooks(Optimizer.step)  # type: ignore[method-assign]
+
+
+# A snapshot saves no gradients, so it asks which gradients have changed since the optimizer's last
+# step used them (the micro-batches of an accumulating step): a resume would lose them.  Each step
+# notes, per parameter, its gradient (weakly: one set to None goes as before; a weak reference without
+# a callback is the tensor's one cached reference, so a step makes none) and the gradient's version.
+
+
+def note_gradients_used(opt: Any) -> None:
+    """Remember ``opt``'s parameters' gradients as used: after each step, and after a step a
+    GradScaler skipped (it discards them as a step would have consumed them)."""
+    used = {}
+    for group in opt.param_groups:
+        for p in group["params"]:
+            g = p.grad
+            if g is not None:
+                used[id(p)] = (weakref.ref(g), g._version)
+    opt.__dict__["_gradients_used"] = used
+
+
+def _used(opt: Any, p: Tensor, g: Tensor) -> bool:
+    entry = opt.__dict__.get("_gradients_used", {}).get(id(p))
+    return entry is not None and entry[0]() is g and entry[1] == g._version
+
+
+def gradients_since_step(opt: Any) -> list[Tensor]:
+    """``opt``'s parameters whose gradient is not zero and has changed since the optimizer's last
+    step used it (or no step has): what backward passes accumulated for a step still to come.
+    A gradient ``zero_grad(set_to_none=False)`` zeroed has changed, but holds nothing."""
+    out = []
+    with no_grad():
+        for group in opt.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is not None and not _used(opt, p, g) and bool((g != 0).any()):
+                    out.append(p)
+    return out
 
 
 def _state_in_shape_of(state: dict[str, Any], p: Tensor) -> dict[str, Any]:

@@ -9,11 +9,14 @@ changed in place.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
+from ..checkpoint.policy import _stacklevel_outside_the_engine
 from ..executor import Executor
 from ..nn.uninitialized import is_lazy
+from ..optim.optimizer import Optimizer, gradients_since_step
 from ..tensor import memory_shown_outside
 from . import sections as _sections
 from .config import SnapshotConfig, SnapshotMetadata
@@ -39,6 +42,8 @@ def capture(ex: Executor, iteration: int | None, config: SnapshotConfig, *, copy
         raise TypeError(f"from_executor needs an Executor, got {type(ex).__name__}")
     _refuse_uninitialized(ex)
     it = ex.iteration if iteration is None else int(iteration)
+    if not config.include_tape:  # a stored tape's backward gives its gradients again after a restore
+        _warn_of_pending_gradients(ex)
     tensors: dict[str, Any] = {}
     versions = {}
     for name, t in sorted(ex.tensors.items()):
@@ -71,6 +76,22 @@ def _refuse_uninitialized(ex: Executor) -> None:
         raise SnapshotError(f"the model has uninitialized parameters or buffers (lazy layers before their first "
                             f"input: {', '.join(lazy[:4])}{', ...' if len(lazy) > 4 else ''}); call `forward` "
                             "with a dummy batch to initialize them before taking a snapshot")
+
+
+def _warn_of_pending_gradients(ex: Executor) -> None:
+    """Warn if the parameters hold gradients no optimizer step has used yet: a snapshot between the
+    micro-batches of an accumulating step.  It saves no gradients, so a resume would redo that step
+    with part of its gradient and differ from the run that never stopped -- without a word."""
+    if not isinstance(ex.optimizer, Optimizer):
+        return
+    pending = gradients_since_step(ex.optimizer)
+    if pending:
+        names = ex._param_names()
+        listed = ", ".join(repr(names[id(p)]) for p in pending[:5]) + (", ..." if len(pending) > 5 else "")
+        warnings.warn(f"{len(pending)} parameters ({listed}) hold gradients accumulated since the optimizer's last "
+                      f"step, and a snapshot does not save gradients: a resume from it would redo that step without "
+                      f"them. Snapshot after optimizer.step() (or zero_grad()), not between micro-batches",
+                      UserWarning, stacklevel=_stacklevel_outside_the_engine())
 
 
 def check_unchanged(versions: dict[str, tuple[list, int]]) -> None:
