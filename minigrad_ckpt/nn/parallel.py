@@ -45,8 +45,9 @@ from ..grad_mode import is_grad_enabled, no_grad
 from ..tensor import Tensor
 from .data_parallel import DataParallel
 from .module import Module
+from .scatter_gather import gather, scatter, scatter_kwargs
 
-__all__ = ["DistributedDataParallel", "DataParallel"]
+__all__ = ["DistributedDataParallel", "DataParallel", "gather", "scatter", "scatter_kwargs"]
 
 
 #: A gradient at least this large is all-reduced where it lies, in ``.grad`` (one collective of
