@@ -212,6 +212,7 @@ class DistributedDataParallel(Module):
             for p in b.params:
                 where[id(p)] = b
         object.__setattr__(self, "_where", where)
+        object.__setattr__(self, "_wrapped_as", [(p, p.dtype, p.device) for p in params])
         object.__setattr__(self, "_node_sum", self._make_node_sum(group))
         self._start_bookkeeping(group)
         handles = [p.register_post_accumulate_grad_hook(self._on_grad_ready) for p in params]
@@ -312,6 +313,8 @@ class DistributedDataParallel(Module):
 
     # -------------------------------------------------------------- forward
     def forward(self, *args: Any, **kwargs: Any) -> Any:
+        if is_grad_enabled() and self.require_backward_grad_sync:
+            self._refuse_parameters_changed_since_wrapping()
         buffers = self.forward_sync_buffers and self.require_forward_param_sync and self._group.size > 1
         source = self._buffer_source
         if self._join is not None:
@@ -337,6 +340,25 @@ class DistributedDataParallel(Module):
                 if t.requires_grad and t.grad_fn is not None:
                     t.register_hook(self._on_backward_start)
         return out
+
+    def _refuse_parameters_changed_since_wrapping(self) -> None:
+        """PyTorch's rule: never change the model's parameters after wrapping it.  The buckets were
+        laid out for the parameters, dtypes and devices of that moment; a ``ddp.double()`` after it
+        averaged float64 gradients in the float32 buckets (rounded to float32, silently), and a
+        parameter added or replaced after it was never averaged (the ranks drifted apart).  Raised
+        before the forward, on every rank alike, so no rank waits in a collective."""
+        for p, dtype, device in self._wrapped_as:
+            if p.dtype != dtype or p.device != device:
+                name = next((n for n, q in self.module.named_parameters() if q is p), "a parameter")
+                raise RuntimeError(
+                    f"DistributedDataParallel: parameter '{name}' is {p.dtype} on {p.device} now, {dtype} on "
+                    f"{device} when the model was wrapped; convert the model (.to(...), .double()) before "
+                    f"wrapping it: the gradient buckets are laid out at construction")
+        for name, p in self.module.named_parameters():
+            if p.requires_grad and id(p) not in self._where:
+                raise RuntimeError(
+                    f"DistributedDataParallel: parameter '{name}' was added, replaced or unfrozen after the model "
+                    f"was wrapped, so its gradient would never be averaged; build the whole model before wrapping it")
 
     def _broadcast_buffers(self, source: int) -> None:
         for b in self.module.buffers():
