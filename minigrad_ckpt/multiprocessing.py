@@ -120,10 +120,24 @@ def _end_with_the_parent() -> None:
         raise KeyboardInterrupt
 
 
+# What an MPI launcher tells the processes it starts (MPICH's Hydra, Open MPI, PMIx).
+_MPI_LAUNCHER_PREFIXES = ("PMI_", "PMIX_", "HYDRA_", "MPIR_", "OMPI_", "MPI_LOCALRANKID", "MPI_LOCALNRANKS")
+
+
+def _forget_the_mpi_launcher() -> None:
+    """A spawned child is no rank of the parent's ``mpiexec``: with the launcher's variables it
+    inherited, its MPI start-up talked to the parent's launcher connection and the job aborted with
+    ``PMI_Init failed`` (an ``mp.spawn`` script started with ``mpiexec``).  Without them it is a
+    one-process world, whose ``init_process_group(rank=i, world_size=n)`` says how to start the job."""
+    for name in [n for n in _os.environ if n.startswith(_MPI_LAUNCHER_PREFIXES)]:
+        del _os.environ[name]
+
+
 def _run(fn: Callable[..., Any], i: int, args: tuple, error_pipe: Any) -> None:
     """A child's body: ``fn(i, *args)``; an exception's traceback goes to the parent."""
     try:
         _end_with_the_parent()
+        _forget_the_mpi_launcher()
         fn(i, *args)
     except KeyboardInterrupt:
         pass  # the parent is stopping every child
