@@ -349,7 +349,8 @@ class BackwardPass:
         checkpoint segment's replay (``DROPPED``), given back by saved-tensor hooks' unpack hook
         (``PackedSaved``), or an error (``FREED``)."""
         if node.saved is DROPPED:
-            return node.segment.rematerialize(node)
+            saved = node.segment.rematerialize(node)  # (packed by the hooks active when it was recorded)
+            return saved.unpack() if type(saved) is tape.PackedSaved else saved
         if type(node.saved) is tape.PackedSaved:
             return node.saved.unpack()
         if node.saved is FREED:

@@ -251,6 +251,7 @@ class Node:
     segment: Any = None             # the checkpoint segment that owns this node
     replay: Any = None              # where replay takes each input from
     saved_slots: Any = None         # ... and which of (output, *inputs) the tape saved (see Segment.record)
+    saved_hooks: Any = None         # ... and (pack, unpack, device) for its replayed values (_defer_packing)
     source: Any = None              # the user's line that called the op (noted in anomaly mode)
     backward_hooks: _NodeHooks | None = None  # grad_fn.register_hook's: called with what the op's backward returned
     owners: tuple = ()              # the mg.func transforms whose own backward pass recorded this node
@@ -797,7 +798,9 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, t: Any, xp: A
     recorder = _grad_state.recorder if _recorders.active else None
     if recorder is not None:
         recorder.record(node, args, arrays, out, t)  # an active checkpoint segment or profiler (t: the output)
-    elif saved_hooks and (hooks := this_threads_saved_hooks()):  # (not in a checkpoint segment: it replays)
+        if saved_hooks and node.saved is DROPPED and (hooks := this_threads_saved_hooks()):
+            _defer_packing(node, hooks, args)
+    elif saved_hooks and (hooks := this_threads_saved_hooks()):
         device = next(a._device for a in args if isinstance(a, Tensor))
         node.saved = PackedSaved.packing(saved, *hooks, device)
         if _ledger.enabled:  # what the hooks packed is theirs; the tape holds what they left as it is
@@ -805,6 +808,15 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, t: Any, xp: A
     elif _ledger.enabled:
         _hold_on_the_ledger(node, saved_arrays(node))
     return node
+
+
+def _defer_packing(node: Node, hooks: tuple[Any, Any], args: tuple) -> None:
+    """Note on a checkpointed ``node`` the saved-tensor hooks active as it is recorded (entered inside
+    the checkpointed function or around the call): it saves nothing now, and its segment's replay puts
+    the values it recomputes through the same pair (``Segment._fill_saved``), so backward reads what a
+    run without checkpointing reads -- a hook that changes values changes them in both."""
+    device = next(a._device for a in args if isinstance(a, Tensor))
+    node.saved_hooks = (*hooks, device)
 
 
 def _hold_on_the_ledger(node: Node, arrays: list) -> None:

@@ -102,8 +102,9 @@ def test_inside_a_checkpoint_and_nested_hooks():
         with saved_tensors_hooks(lambda t: inner.append(1) or t, lambda t: t):
             y = x.tanh()
         z = mg.checkpoint.checkpoint(lambda v: (v * v).exp(), y, use_reentrant=False)
+    assert inner == [1] and not outer  # the innermost pair took tanh's output; the checkpoint saved nothing
     z.sum().backward()
-    assert inner and not outer  # the innermost pair applied to tanh; the checkpoint's ops replay, unpacked
+    assert inner == [1] and outer == [1, 1, 1]  # its replay packed what it recomputed: v twice (mul), exp's output
     a = np.tanh(np.array(X))
     np.testing.assert_allclose(x.grad.numpy(), np.exp(a * a) * 2 * a * (1 - a * a), rtol=1e-13)
 

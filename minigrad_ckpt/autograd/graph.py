@@ -6,8 +6,11 @@ saves for backward to ``pack_hook`` (as a Tensor sharing the memory) and keeps o
 Nested pairs: the innermost applies.  ``save_on_cpu()`` is the pair that keeps saved values on the CPU
 (and moves them back to their device for backward).  Differences: the hooks see the arrays the engine's
 ops save, which are not always PyTorch's (``x * 2`` keeps no ``x`` in either; other ops may keep their
-output where PyTorch keeps an input), and ops recorded inside a checkpoint segment are not packed (a
-segment replays its ops instead; PyTorch's checkpoint's own hooks win there too).  The memory ledger
+output where PyTorch keeps an input).  An op recorded inside a checkpoint segment saves nothing in the
+forward pass: the hooks active then (entered inside the checkpointed function or around the call) pack
+what the segment's replay recomputes for it, once per replay, so backward reads what it reads without
+checkpointing; the values the segment keeps to replay from are not packed (PyTorch's hooks around a
+checkpoint pack its inputs, and its replay starts from what unpack returns).  The memory ledger
 counts only the values the hooks left as they are: what a pack hook returns is the user's, even where
 it shares the saved memory (``lambda t: t``).  ``increment_version(tensor)`` restamps tensors written
 where the engine could not see.

@@ -54,7 +54,7 @@ from ..grad_mode import set_recorder
 from ..grad_mode import state as _grad_state
 from ..memory import _base, is_parameter_edge, saved_arrays
 from ..memory import ledger as _ledger
-from ..tape import DROPPED, FREED, Node, _version_error
+from ..tape import DROPPED, FREED, Node, PackedSaved, _version_error
 from ..tensor import Tensor, add_write_guard, remove_write_guard
 from . import stale_writes
 
@@ -570,7 +570,7 @@ class Segment:
                     seg._result_nodes.discard(n)
                     if seg._block_result is n:
                         seg._block_result = None
-                    if type(n.saved) is tuple and _ledger.enabled:  # (a backward inside the function)
+                    if _replayed(n) and _ledger.enabled:  # (a backward inside the function)
                         _ledger.release(saved_arrays(n), n)
                     n.saved, n.replay = FREED, None
             seg.nodes = [n for n in seg.nodes if n in live]
@@ -1303,8 +1303,12 @@ class Segment:
         self.boundary.clear()
 
     def _fill_saved(self, n: Node, out: Any, ins: list) -> None:
-        """``n.saved`` from replayed values: the slots the tape saved when it recorded ``n``."""
-        n.saved = tuple(v if kept else None for v, kept in zip((out, *ins), n.saved_slots))
+        """``n.saved`` from replayed values: the slots the tape saved when it recorded ``n`` -- through
+        the saved-tensor hooks active then, if any (pack now, unpack as backward reads them), so a
+        hook that changes values gives the gradients of a run without checkpointing."""
+        saved = tuple(v if kept else None for v, kept in zip((out, *ins), n.saved_slots))
+        hooks = n.saved_hooks
+        n.saved = saved if hooks is None else PackedSaved.packing(saved, *hooks)
         if _ledger.enabled:
             _ledger.hold(saved_arrays(n), "saved", n)
 
@@ -1318,12 +1322,12 @@ class Segment:
         if self._saves_nothing(node):  # as without checkpointing: releasing it frees nothing, so it keeps
             # its empty slots and a second backward through it runs (two outputs of the function that share
             # it, each backwarded on its own); no replay ever needs to fill it
-            if type(node.saved) is tuple and _ledger.enabled:
+            if _replayed(node) and _ledger.enabled:
                 _ledger.release(saved_arrays(node), node)
             node.saved = (None,) * len(node.saved_slots)
             if ran and not retain_graph:  # its backward is over: no wait for it (see _awaits_backward)
                 self._root_segment._passed_empty.add(node)
-        elif type(node.saved) is tuple:
+        elif _replayed(node):
             if _ledger.enabled:
                 _ledger.release(saved_arrays(node), node)
             node.saved = DROPPED if retain_graph else FREED
@@ -1430,7 +1434,7 @@ class Segment:
         self._kept_outputs.clear()
         self._refused.clear()
         for n in self.nodes:
-            if type(n.saved) is tuple and _ledger.enabled:  # replayed, and its backward never came
+            if _replayed(n) and _ledger.enabled:  # replayed, and its backward never came
                 _ledger.release(saved_arrays(n), n)
             # (a node that saved nothing stays runnable, as without checkpointing: see release)
             n.saved = (None,) * len(n.saved_slots) if self._saves_nothing(n) else FREED
@@ -1669,6 +1673,12 @@ def _tensors_in(out: Any) -> list[Tensor]:
 
 
 _SCALARS = (str, bytes, int, float, complex, type(None))
+
+
+def _replayed(node: Node) -> bool:
+    """Whether ``node`` holds values a replay filled in (as they are, or packed by saved-tensor hooks)."""
+    kind = type(node.saved)
+    return kind is tuple or kind is PackedSaved
 
 
 def _checksum(a: Any) -> int:
