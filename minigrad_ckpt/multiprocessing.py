@@ -21,7 +21,7 @@ parent leaves no children running.
 
 **What is different.** A tensor passed to another process is pickled: the child
 gets a copy, never the parent's memory (``Tensor.share_memory_`` and
-``Module.share_memory`` are not offered), so Hogwild-style training, where
+``Module.share_memory`` are not offered; the latter says so when called), so Hogwild-style training, where
 processes update one shared model, does not carry over.  The sharing strategies
 exist so that scripts setting them run, and change nothing.  Distributed
 training does not start here either: the world of ``mg.distributed`` comes from

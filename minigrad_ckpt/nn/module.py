@@ -975,6 +975,16 @@ class Module:
     def cpu(self) -> Module:
         return self.to("cpu")
 
+    def share_memory(self) -> Module:
+        """PyTorch's ``model.share_memory()`` (Hogwild: processes training one model in shared memory)
+        is refused: a tensor here is a NumPy or CuPy array of one process, and a process started by
+        ``mg.multiprocessing`` gets a copy.  Dropping the call would train a copy in each process, and
+        the parent's model would stay untrained without a word; this says so instead."""
+        raise RuntimeError(
+            "share_memory: minigrad_ckpt has no shared-memory tensors (a process started by mg.multiprocessing "
+            "trains its own copy of the model). Train one model over several processes with "
+            "mg.nn.parallel.DistributedDataParallel (docs/distributed.md), which averages every gradient")
+
     def cuda(self, device: Any = None) -> Module:
         """The module on GPU ``device`` (an index or ``"cuda:i"``; default: the current GPU,
         ``mg.cuda.set_device``'s)."""
