@@ -641,6 +641,17 @@ class FunctionNode(Op):
         node.versions = node.versions + boxes
         if node.saved is _tape.DROPPED:  # checkpointed: the replay rebuilds the intermediates
             self.saved = tuple(_DROPPED_CONSTANT if d[0] == "const" else d for d in self.saved)
+        elif type(node.saved) is _tape.PackedSaved and (hooks := _tape.this_threads_saved_hooks()):
+            self.pack_intermediates(*hooks, self.device)  # (the tape packed the inputs and output it keeps)
+
+    def pack_intermediates(self, pack_hook: Any, unpack_hook: Any, device: Any) -> None:
+        """Put the intermediates ``save_for_backward`` kept here through the saved-tensor hooks, as
+        the tape puts the node's saved inputs and output: PyTorch packs every tensor saved, and a hook
+        that changes values (``pack t * 2``) changes what ``backward`` reads of each.  Called as the
+        node is recorded, and by a checkpoint segment's replay, which rebuilds them."""
+        self.saved = tuple(("const", _tape.PackedSaved.packing((d[1]._data,), pack_hook, unpack_hook, device),
+                            *d[2:]) if d[0] == "const" and isinstance(d[1], Tensor) else d
+                           for d in self.saved)
 
     def _rebind_dirty(self, outs: list, args: tuple, packed: Tensor, node: Any) -> list:
         """``mark_dirty``: the input changed in place is itself the output, its history this node."""
@@ -713,6 +724,8 @@ class FunctionNode(Op):
                 found.append(self._tensor(inputs[d[1]]) if itself is None else itself)
             elif kind == "out":
                 found.append(self._saved_output(out, d[1], graph))
+            elif kind == "const" and type(d[1]) is _tape.PackedSaved:  # through the unpack hook, at each read
+                found.append(self._tensor(d[1].value(0)))
             elif kind == "const":
                 itself = _saved_itself(d[3], d[1]._data)
                 found.append(d[1] if itself is None else itself)

@@ -1309,6 +1309,8 @@ class Segment:
         saved = tuple(v if kept else None for v, kept in zip((out, *ins), n.saved_slots))
         hooks = n.saved_hooks
         n.saved = saved if hooks is None else PackedSaved.packing(saved, *hooks)
+        if hooks is not None and hasattr(n.op, "pack_intermediates"):  # a custom Function's, rebuilt by the replay
+            n.op.pack_intermediates(*hooks)
         if _ledger.enabled:
             _ledger.hold(saved_arrays(n), "saved", n)
 
