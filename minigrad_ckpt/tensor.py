@@ -775,6 +775,14 @@ out_of_place_writes: dict[str, Callable[[Any, Any, Any], Any]] = {}
 
 #: the out-of-place operators of the in-place arithmetic (the recorded ``x += y``)
 #: PyTorch's type categories, lowest first: a lower category's operand never decides the dtype.
+_STORAGE_LEVEL_NAMES = frozenset((
+    "storage", "untyped_storage", "storage_offset", "storage_type", "as_strided", "as_strided_",
+    "as_strided_scatter", "resize", "resize_", "resize_as", "resize_as_", "is_set_to", "is_shared",
+    "share_memory_", "new_empty_strided"))
+_NO_STORAGE = ("a tensor here is one dense NumPy/CuPy array, with no storage object to ask about or to "
+               "re-stride (docs/from-pytorch.md, \"Tensor methods not offered\"): x.numpy() is the array, its "
+               "layout is x.stride(), x.is_contiguous() and x.data_ptr(), and x.clone() or x.contiguous() "
+               "gives fresh memory")
 _CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 
 #: the in-place arithmetic a float16 tensor does in float32 beside a number, as ``mg.multiply`` (see
@@ -955,6 +963,14 @@ class Tensor:
     _dual_lineage: tuple | None = None
     # (``__array_ufunc__``, NumPy's ufuncs of a tensor -- ``np.sin(t)``, and ``array * tensor``, which
     # is ``np.multiply`` -- is bound with the operators: ``functional/numpy_ufuncs.py``)
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only when ordinary lookup has failed.  PyTorch's storage-level names (ported code
+        # asks ``x.storage()``, ``x.storage_offset()``) get the reason they are absent and what
+        # answers instead, so the miss reads as a decision, not a gap; any other miss is Python's own.
+        if name in _STORAGE_LEVEL_NAMES:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}': {_NO_STORAGE}")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __init__(self, *args: Any, device: Any = None, **refused: Any) -> None:
         if refused:

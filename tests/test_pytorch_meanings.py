@@ -475,3 +475,19 @@ def test_type_as_takes_a_tensor_only():
     with pytest.raises(TypeError, match="must be Tensor, not int"):
         mg.ones(2).type_as(3)
     assert mg.ones(2).type_as(mg.zeros(1, dtype=mg.int32)).dtype == mg.int32
+
+
+def test_a_storage_level_name_is_refused_with_the_reason_and_what_to_use():
+    # "Deep Learning with PyTorch" ch. 3 calls points.storage() and second_point.storage_offset():
+    # a bare "no attribute 'storage'" reads as a gap to fill, not as a deliberate refusal with a way around.
+    x = mg.tensor([[4.0, 1.0], [5.0, 3.0]])
+    for name in ("storage", "untyped_storage", "storage_offset", "as_strided", "resize_", "is_shared"):
+        with pytest.raises(AttributeError, match="one dense NumPy/CuPy array.*stride\\(\\)") as info:
+            getattr(x, name)
+        assert name in str(info.value)
+        assert not hasattr(x, name)
+    with pytest.raises(AttributeError, match="^'Tensor' object has no attribute 'no_such_name'$"):
+        x.no_such_name  # noqa: B018 -- any other miss reads as Python's own
+    assert mg.nn.Parameter(x).__class__.__name__ == "Parameter"
+    with pytest.raises(AttributeError, match="^'Parameter' object has no attribute 'no_such_name'$"):
+        mg.nn.Parameter(x).no_such_name  # noqa: B018
