@@ -773,8 +773,7 @@ class _RetainGrad:
 #: forward-mode layer (``func/inplace.py``), which installs them: the recorded writes use them.
 out_of_place_writes: dict[str, Callable[[Any, Any, Any], Any]] = {}
 
-#: the out-of-place operators of the in-place arithmetic (the recorded ``x += y``)
-#: PyTorch's type categories, lowest first: a lower category's operand never decides the dtype.
+#: PyTorch's storage-level names, absent here and refused with the reason (``Tensor.__getattr__``)
 _STORAGE_LEVEL_NAMES = frozenset((
     "storage", "untyped_storage", "storage_offset", "storage_type", "as_strided", "as_strided_",
     "as_strided_scatter", "resize", "resize_", "resize_as", "resize_as_", "is_set_to", "is_shared",
@@ -783,6 +782,7 @@ _NO_STORAGE = ("a tensor here is one dense NumPy/CuPy array, with no storage obj
                "re-stride (docs/from-pytorch.md, \"Tensor methods not offered\"): x.numpy() is the array, its "
                "layout is x.stride(), x.is_contiguous() and x.data_ptr(), and x.clone() or x.contiguous() "
                "gives fresh memory")
+#: PyTorch's type categories, lowest first: a lower category's operand never decides the dtype.
 _CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 
 #: the in-place arithmetic a float16 tensor does in float32 beside a number, as ``mg.multiply`` (see
