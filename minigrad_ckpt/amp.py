@@ -172,7 +172,8 @@ class GradScaler:
             raise AssertionError("No inf checks were recorded for this optimizer.")
         if state["found_inf"]:
             result = None
-            if isinstance(optimizer, Optimizer):  # the inf gradients are dropped as a step would use them
+            if isinstance(optimizer, Optimizer) and "_gradients_used" in optimizer.__dict__:  # (watched: dropped
+                # as a step would use them)
                 note_gradients_used(optimizer)
         else:
             result = optimizer.step(*args, **kwargs)

@@ -23,6 +23,7 @@ from typing import Any
 
 from .backend import host_numpy, is_array, to_host
 from .nn.uninitialized import is_lazy
+from .optim.optimizer import Optimizer, watch_gradients
 from .tensor import Tensor
 
 __all__ = ["Executor"]
@@ -37,6 +38,8 @@ class Executor:
         self._tensors: OrderedDict[str, Tensor] = OrderedDict()
         self.model = model
         self.optimizer = optimizer
+        if isinstance(optimizer, Optimizer):  # (so a snapshot can tell gradients no step has used yet)
+            watch_gradients(optimizer)
         self.scheduler = scheduler
         self.iteration = 0
         self.tape: Any = None          # the output tensor whose tape is recorded

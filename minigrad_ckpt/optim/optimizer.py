@@ -500,7 +500,8 @@ def _with_step_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
             out = step(*args, **kwargs)
         finally:
             self._in_hooked_step = False
-        note_gradients_used(self)
+        if "_gradients_used" in self.__dict__:  # (an Executor's optimizer: see watch_gradients)
+            note_gradients_used(self)
         for hook in [*_hooks(self, "_optimizer_step_post_hooks"), *_global_step_post_hooks.values()]:
             hook(self, args, kwargs)
         return out
@@ -512,14 +513,21 @@ Optimizer.step = _with_step_hooks(Optimizer.step)  # type: ignore[method-assign]
 
 
 # A snapshot saves no gradients, so it asks which gradients have changed since the optimizer's last
-# step used them (the micro-batches of an accumulating step): a resume would lose them.  Each step
-# notes, per parameter, its gradient (weakly: one set to None goes as before; a weak reference without
-# a callback is the tensor's one cached reference, so a step makes none) and the gradient's version.
+# step used them (the micro-batches of an accumulating step): a resume would lose them.  Each step of
+# an optimizer an Executor holds (snapshots are taken of Executors; others pay nothing) notes, per
+# parameter, its gradient (weakly: one set to None goes as before; a weak reference without a callback
+# is the tensor's one cached reference, so a step makes none) and the gradient's version.
+
+
+def watch_gradients(opt: Any) -> None:
+    """From now on ``opt``'s steps note the gradients they use; the ones it holds now count as used
+    (an Executor made after some training does not take them for a step still to come)."""
+    note_gradients_used(opt)
 
 
 def note_gradients_used(opt: Any) -> None:
-    """Remember ``opt``'s parameters' gradients as used: after each step, and after a step a
-    GradScaler skipped (it discards them as a step would have consumed them)."""
+    """Remember ``opt``'s parameters' gradients as used: after each step of a watched optimizer, and
+    after a step a GradScaler skipped (it discards them as a step would have consumed them)."""
     used = {}
     for group in opt.param_groups:
         for p in group["params"]:
