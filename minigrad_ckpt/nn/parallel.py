@@ -212,7 +212,7 @@ class DistributedDataParallel(Module):
             for p in b.params:
                 where[id(p)] = b
         object.__setattr__(self, "_where", where)
-        object.__setattr__(self, "_wrapped_as", [(p, p.dtype, p.device) for p in params])
+        object.__setattr__(self, "_wrapped_as", [(p, p._data.dtype, p._device) for p in params])
         object.__setattr__(self, "_node_sum", self._make_node_sum(group))
         self._start_bookkeeping(group)
         handles = [p.register_post_accumulate_grad_hook(self._on_grad_ready) for p in params]
@@ -346,19 +346,29 @@ class DistributedDataParallel(Module):
         laid out for the parameters, dtypes and devices of that moment; a ``ddp.double()`` after it
         averaged float64 gradients in the float32 buckets (rounded to float32, silently), and a
         parameter added or replaced after it was never averaged (the ranks drifted apart).  Raised
-        before the forward, on every rank alike, so no rank waits in a collective."""
+        before the forward, on every rank alike, so no rank waits in a collective.  (Every forward,
+        so cheaply: the fields compared directly and the modules' own parameter tables walked, not
+        ``named_parameters``, whose generator of names was most of the check's time in the review's
+        measurement; the names are looked up only to raise.)"""
         for p, dtype, device in self._wrapped_as:
-            if p.dtype != dtype or p.device != device:
-                name = next((n for n, q in self.module.named_parameters() if q is p), "a parameter")
+            if p._data.dtype != dtype or p._device is not device:
                 raise RuntimeError(
-                    f"DistributedDataParallel: parameter '{name}' is {p.dtype} on {p.device} now, {dtype} on "
-                    f"{device} when the model was wrapped; convert the model (.to(...), .double()) before "
-                    f"wrapping it: the gradient buckets are laid out at construction")
-        for name, p in self.module.named_parameters():
-            if p.requires_grad and id(p) not in self._where:
-                raise RuntimeError(
-                    f"DistributedDataParallel: parameter '{name}' was added, replaced or unfrozen after the model "
-                    f"was wrapped, so its gradient would never be averaged; build the whole model before wrapping it")
+                    f"DistributedDataParallel: parameter '{self._name_of(p)}' is {p.dtype} on {p.device} now, "
+                    f"{dtype} on {device} when the model was wrapped; convert the model (.to(...), .double()) "
+                    f"before wrapping it: the gradient buckets are laid out at construction")
+        where, stack = self._where, [self.module]
+        while stack:  # (the modules' own tables, walked without named_modules' generator of names)
+            m = stack.pop()
+            stack.extend(c for c in m._modules.values() if c is not None)
+            for p in m._parameters.values():
+                if p is not None and p._requires_grad and id(p) not in where:
+                    raise RuntimeError(
+                        f"DistributedDataParallel: parameter '{self._name_of(p)}' was added, replaced or unfrozen "
+                        f"after the model was wrapped, so its gradient would never be averaged; build the whole "
+                        f"model before wrapping it")
+
+    def _name_of(self, p: Tensor) -> str:
+        return next((n for n, q in self.module.named_parameters() if q is p), "a parameter")
 
     def _broadcast_buffers(self, source: int) -> None:
         for b in self.module.buffers():
