@@ -4,6 +4,8 @@ last bin closed). NumPy's ``histogram`` compares with float64 edges of its own l
 values on or near an edge one bin off (float64 0.3 of ``histogram(10, range=(0, 1))``: PyTorch's edge
 there is 0.30000000000000004 and 0.3 is below it). Numbers from torch 2.13; ``mg.histogram`` keeps
 NumPy's meaning unless PyTorch's ``weight=`` is given."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -67,3 +69,26 @@ def test_the_numpy_spelling_keeps_numpys_edges():
     hist, edges = mg.histogram(x, 10, range=(0.0, 1.0))
     ref_hist, ref_edges = np.histogram(np.asarray(V), 10, range=(0.0, 1.0))
     assert hist.tolist() == ref_hist.tolist() and edges.tolist() == ref_edges.tolist()
+
+
+def test_no_bins_with_pytorchs_weight_keyword_is_refused_in_words():
+    # (mg.histogram(x, 0, weight=w) took PyTorch's path, which has no check of its own: an IndexError)
+    x = mg.tensor(V)
+    for call in (lambda: mg.histogram(x, 0, weight=mg.ones(len(V))), lambda: x.histogram(0, weight=mg.ones(len(V)))):
+        with pytest.raises(RuntimeError, match="bins"):
+            call()
+
+
+def test_a_weight_of_another_length_is_refused_in_words():
+    with pytest.raises(RuntimeError, match="weight"):  # torch 2.13: RuntimeError (was NumPy's IndexError)
+        mg.histogram(mg.tensor(V), 3, weight=mg.ones(len(V) + 1))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_density_of_no_value_in_range_is_nan_silently(weighted):
+    # torch 2.13: tensor([nan, nan, nan]) without a warning; the division by a total of 0 warned here
+    kw = {"weight": mg.ones(len(V))} if weighted else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        hist, _ = mg.tensor(V).histogram(3, range=(10.0, 11.0), density=True, **kw)
+    assert np.isnan(hist.numpy()).all()

@@ -639,7 +639,7 @@ def histogram(input: Any, bins: Any = 10, range: Any = None, density: bool = Fal
     counts have the input's float dtype.  No gradient."""
     refuse_complex("histogram", input)
     x = as_tensor(input)
-    if weight is not None and isinstance(bins, int) and x.dtype.kind == "f":  # PyTorch's keyword: its meaning
+    if weight is not None and _equal_bins(bins) and x.dtype.kind == "f":  # PyTorch's keyword: its meaning
         return _histogram_on_linspace(x, bins, range, weight, density)
     w = weights if weight is None else weight
     edges_in = host(bins) if isinstance(bins, Tensor) else bins
@@ -794,9 +794,15 @@ def histogram_method(self: Tensor, bins: Any = 100, *, range: Any = None, weight
     bool input is PyTorch's ``NotImplementedError`` (``mg.histogram``, NumPy's, counts them)."""
     if self.dtype.kind not in "f":
         raise DtypeNotImplemented(f"histogram: not implemented for {self.dtype} (PyTorch's takes floating input)")
-    if isinstance(bins, Tensor) or not isinstance(bins, int) or bins < 1:
+    if not _equal_bins(bins):  # edges given, or no bins: refused there in NumPy's words
         return histogram(self, bins, range, density, weight=weight)
     return _histogram_on_linspace(self, bins, range, weight, density)
+
+
+def _equal_bins(bins: Any) -> bool:
+    """Whether ``bins`` asks for that many equal bins (PyTorch's kernel, :func:`_histogram_on_linspace`),
+    not for given edges nor for none (which NumPy's path refuses)."""
+    return isinstance(bins, int) and bins >= 1
 
 
 def _histogram_on_linspace(x: Tensor, bins: int, range: Any, weight: Any, density: bool) -> Any:  # noqa: A002
@@ -822,14 +828,19 @@ def _histogram_on_linspace(x: Tensor, bins: int, range: Any, weight: Any, densit
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     edges = host(linspace(lo, hi, bins + 1, dtype=x.dtype))
+    w = None if weight is None else host(as_tensor(weight)).reshape(-1)
+    if w is not None and w.size != h.size:  # (a mask of the wrong length was NumPy's IndexError)
+        raise RefusedArgument(f"torch.histogramdd: the weight tensor has {w.size} elements, the input {h.size}; "
+                              "they must have the same shape")
     inside = (h >= kind(lo)) & (h <= kind(hi))
     pos = host_numpy.minimum(host_numpy.searchsorted(edges, h[inside], side="right") - 1, bins - 1)
     counts = host_numpy.zeros(bins, dtype=h.dtype)
     if weight is None:
         counts += host_numpy.bincount(pos, minlength=bins)
     else:  # weights added in the input's dtype, one by one in order, as PyTorch's kernel adds them
-        host_numpy.add.at(counts, pos, host(as_tensor(weight)).reshape(-1)[inside].astype(h.dtype))
-    if density:  # PyTorch's order: by the total, then by each bin's width
-        counts = counts / counts.sum()
-        counts = counts / host_numpy.diff(edges)
+        host_numpy.add.at(counts, pos, w[inside].astype(h.dtype))
+    if density:  # PyTorch's order: by the total, then by each bin's width (no value inside: NaN, silently)
+        with host_numpy.errstate(invalid="ignore", divide="ignore"):
+            counts = counts / counts.sum()
+            counts = counts / host_numpy.diff(edges)
     return _histogram(constant(counts, x), constant(edges, x))
