@@ -370,3 +370,28 @@ def test_a_first_call_inside_a_checkpoint_materializes_once_and_replays_bitwise(
 
     for a, b in zip(run(False), run(True)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_first_call_inside_a_transform_materializes_as_outside():
+    """The first call may come inside mg.func.grad or jvp (the weights are drawn there, as a plain
+    first call draws them); inside vmap it is PyTorch's refusal of a random draw in 'error' mode."""
+    from minigrad_ckpt import func
+
+    def fresh():
+        mg.manual_seed(0)
+        return mg.nn.Sequential(mg.nn.LazyLinear(4), mg.nn.Tanh(), mg.nn.LazyLinear(1))
+
+    x = mg.randn(5, 3, dtype=mg.float64)
+    net = fresh().double()
+    g = func.grad(lambda inp: net(inp).sum())(x)
+    plain = fresh().double()
+    ref = x.clone().requires_grad_(True)
+    plain(ref).sum().backward()
+    assert type(net[0]) is mg.nn.Linear and g.shape == (5, 3)
+    np.testing.assert_array_equal(g.numpy(), ref.grad.numpy())
+    for a, b in zip(net.parameters(), plain.parameters()):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    out, tangent = func.jvp(fresh().double(), (x,), (mg.ones_like(x),))
+    assert out.shape == tangent.shape == (5, 1)
+    with pytest.raises(RuntimeError, match="randomness error mode"):
+        func.vmap(fresh())(mg.randn(6, 5, 3))
