@@ -69,3 +69,18 @@ def test_real_inputs_keep_their_derivatives():
     (g,) = mg.grad(mg.arcsin(x).sum(), [x])
     assert g.numpy()[0] == np.inf and g.numpy()[1] == np.inf
     np.testing.assert_allclose(g.numpy()[2], 1 / np.sqrt(0.75))
+
+
+@pytest.mark.parametrize("fn", ["arcsin", "arccos", "arcsinh", "arccosh"])
+def test_a_0d_complex_gradient_is_the_cpus_bit_for_bit_on_the_strict_device(fn):
+    """A 0-d derivative on the CPU is NumPy's complex128 scalar: it takes the array path, as the
+    strict device's 0-d array does (it took NumPy's scalar math once Python complex numbers got a
+    path of their own, and the complex product rounded differently: found by the strict op battery)."""
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict device)
+
+    grads = []
+    for device in ("cpu", "strict"):
+        x = mg.tensor(np.array(0.75 + 0.5j), device=device, requires_grad=True)
+        (g,) = mg.autograd.grad(getattr(mg, fn)(x), x, mg.tensor(np.array(0.375 + 0.125j), device=device))
+        grads.append(complex(g.cpu().item()))
+    assert grads[0] == grads[1]

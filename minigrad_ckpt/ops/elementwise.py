@@ -52,12 +52,19 @@ from .complex_numbers import complex_from_parts
 __all__ = ["UnaryElementwise", "BinaryElementwise", "times_local", "divided_by_local", "horner"]
 
 _CONST = (int, float, bool)  # Python scalars: weakly typed constants, never differentiated
-#: A derivative's factor that is a Python number, complex too (``1 / c`` of ``z / c``): it stays one, weakly
-#: typed -- put into an array it would be a 0-d complex128 (or float64) that widens the product.
-_NUMBER = (int, float, bool, complex)
 #: What a ``quiet`` or ``singular`` op's derivative is evaluated under (infinities, overflow).
 _QUIET = {"divide": "ignore", "invalid": "ignore", "over": "ignore"}
 _LN2 = math.log(2.0)
+
+
+def _is_number(a: Any) -> bool:
+    """Whether a derivative's factor is a Python number, complex too (``1 / c`` of ``z / c``): it stays
+    one, weakly typed -- put into an array it would be a 0-d complex128 (or float64) that widens the
+    product.  A Python ``complex`` exactly, not NumPy's complex128 scalar (a 0-d derivative on the CPU),
+    which takes the array path as the strict device's 0-d array does: a complex product rounds
+    differently in NumPy's scalar math than in its array loop.  (``float`` covers NumPy's float64
+    scalars, whose product rounds alike either way.)"""
+    return isinstance(a, _CONST) or a.__class__ is complex
 
 
 def times_local(xp: Any, v: Any, local: Any) -> Any:
@@ -73,7 +80,7 @@ def times_local(xp: Any, v: Any, local: Any) -> Any:
     multiplies only finite numbers and stays NaN-free as well.  A Python
     number, complex too, stays one (weakly typed: float32 stays float32).
     """
-    if isinstance(local, _NUMBER):
+    if _is_number(local):
         return v * local if cmath.isfinite(local) else xp.where(v != 0, v * local, v * 0)
     ok = xp.logical_or(xp.isfinite(local), v != 0)
     return v * xp.where(ok, local, 0)
@@ -86,7 +93,7 @@ def divided_by_local(xp: Any, v: Any, denominator: Any) -> Any:
     at a subnormal ``t`` had an infinite gradient).  The singular rule of :func:`times_local`:
     where ``denominator`` is 0 or NaN and ``v`` is exactly 0 the result is 0, the mask on the
     denominator (replaced by inf), so second derivatives through ``v`` stay exact."""
-    if isinstance(denominator, _NUMBER):  # (z / (2 - 1j): a number stays one, complex64 stays complex64)
+    if _is_number(denominator):  # (z / (2 - 1j): a number stays one, complex64 stays complex64)
         return v / denominator if denominator != 0 and denominator == denominator else xp.where(
             v != 0, v / denominator, v * 0)
     singular = xp.logical_or(denominator == 0, xp.isnan(denominator))
