@@ -38,4 +38,14 @@ def test_int_item_and_tensors_without_grad_do_not_warn():
         int(x), x.item(), float(x.detach()), complex(mg.tensor(1.5)), float(mg.ones(1))
         with mg.no_grad():
             float(mg.ones(()) * 3)
+            float(x), complex(x)             # (grad mode off: PyTorch's does not warn either)
+        p = mg.ones(2, requires_grad=True)   # LBFGS reads its closure's loss under no_grad
+        opt = mg.optim.LBFGS([p])
+
+        def closure():
+            opt.zero_grad()
+            loss = (p ** 2).sum()
+            loss.backward()
+            return loss
+        opt.step(closure)
     """)

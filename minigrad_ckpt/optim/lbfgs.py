@@ -208,8 +208,8 @@ class LBFGS(Optimizer):
 
     def _evaluate(self, closure: Callable[[], Any]) -> tuple[float, Any]:
         with enable_grad():
-            loss = float(closure())
-        return loss, self._flat_grad()
+            out = closure()
+        return float(out), self._flat_grad()  # (read with grad mode off, as PyTorch's: no scalar warning)
 
     def _directional(self, closure: Callable[[], Any], x: list[Any], d: Any) -> Callable[[float], tuple[float, Any]]:
         def evaluate(t: float) -> tuple[float, Any]:
