@@ -361,3 +361,34 @@ def custom_bwd(bwd: Callable[..., Any] | None = None, *, device_type: str) -> An
         return functools.partial(custom_bwd, device_type=device_type)
     _check_device_type(device_type)
     return bwd
+
+
+def deprecated_device_spellings(device: str, default_dtype: str) -> tuple[type, type]:
+    """``(autocast, GradScaler)`` of PyTorch's deprecated ``torch.<device>.amp`` module: the classes
+    above with ``device`` fixed, ``autocast(enabled=True, dtype=default_dtype, cache_enabled=True)``,
+    each warning PyTorch's FutureWarning that names the spelling to use (``mg.cpu.amp``, ``mg.cuda.amp``)."""
+
+    def deprecated(what: str) -> None:
+        warnings.warn(f"`torch.{device}.amp.{what}(args...)` is deprecated. Please use `torch.amp.{what}('{device}', "
+                      "args...)` instead.", FutureWarning, stacklevel=3)
+
+    class DeviceAutocast(autocast):
+        __doc__ = f"``torch.{device}.amp.autocast(enabled=True, dtype=torch.{default_dtype}, cache_enabled=True)``."
+
+        def __init__(self, enabled: bool = True, dtype: Any = default_dtype, cache_enabled: bool = True) -> None:
+            deprecated("autocast")
+            super().__init__(device, dtype, enabled, cache_enabled)
+
+    class DeviceGradScaler(GradScaler):
+        __doc__ = (f"``torch.{device}.amp.GradScaler(init_scale, growth_factor, backoff_factor, growth_interval, "
+                   "enabled)``.")
+
+        def __init__(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0, backoff_factor: float = 0.5,
+                     growth_interval: int = 2000, enabled: bool = True) -> None:
+            deprecated("GradScaler")
+            super().__init__(device, init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+
+    module = f"{__name__.rpartition('.')[0]}.{device}.amp"
+    for cls, name in ((DeviceAutocast, "autocast"), (DeviceGradScaler, "GradScaler")):
+        cls.__name__, cls.__qualname__, cls.__module__ = name, name, module
+    return DeviceAutocast, DeviceGradScaler
