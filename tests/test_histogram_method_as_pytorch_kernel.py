@@ -92,3 +92,14 @@ def test_a_density_of_no_value_in_range_is_nan_silently(weighted):
         warnings.simplefilter("error")
         hist, _ = mg.tensor(V).histogram(3, range=(10.0, 11.0), density=True, **kw)
     assert np.isnan(hist.numpy()).all()
+
+
+def test_on_the_strict_device_the_counts_are_the_cpus_and_stay_on_the_device():
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict device)
+
+    for dtype in ("float32", "float64"):
+        cpu = mg.tensor(V, dtype=dtype).histogram(10, range=(0.0, 1.0), weight=mg.tensor(W, dtype=dtype))
+        x = mg.tensor(V, dtype=dtype, device="strict")
+        hist, edges = x.histogram(10, range=(0.0, 1.0), weight=mg.tensor(W, dtype=dtype, device="strict"))
+        assert hist.device == edges.device == x.device
+        assert hist.tolist() == cpu[0].tolist() and edges.tolist() == cpu[1].tolist()
