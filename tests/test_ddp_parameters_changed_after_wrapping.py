@@ -61,3 +61,38 @@ def test_freezing_after_wrapping_and_evaluating_after_converting_still_run(world
     ddp.double()
     with mg.no_grad():  # nothing to average: no refusal
         assert ddp(mg.tensor(X)).dtype == mg.float64
+
+
+TWO_RANKS = """
+import sys
+sys.path.insert(0, {root!r})
+import minigrad_ckpt as mg
+import minigrad_ckpt.distributed as dist
+
+dist.init_process_group()
+ddp = mg.nn.parallel.DistributedDataParallel(mg.nn.Linear(3, 2))
+ddp(mg.ones(4, 3)).sum().backward()        # (a step as wrapped: averaged)
+ddp.double()
+try:
+    ddp(mg.ones(4, 3, dtype=mg.float64)).sum().backward()
+except RuntimeError as e:
+    print("REFUSED", dist.get_rank(), "when the model was wrapped" in str(e))
+dist.destroy_process_group()
+"""
+
+
+def test_on_two_ranks_each_refuses_before_any_collective(tmp_path):
+    """Raised before the forward on every rank alike: no rank waits in an all-reduce the other never
+    starts (the run ends within its timeout, both ranks refusing)."""
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("mpi4py", reason='mpi4py is not installed: pip install ".[distributed]"')
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_distributed import mpiexec, run
+
+    script = tmp_path / "two_ranks.py"
+    script.write_text(TWO_RANKS.format(root=str(Path(__file__).resolve().parents[1])))
+    done = run([mpiexec(), "-launcher", "fork", "-n", "2", sys.executable, str(script)], timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.split("\n")[:-1]) == ["REFUSED 0 True", "REFUSED 1 True"], done.stdout
