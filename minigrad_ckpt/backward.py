@@ -692,8 +692,18 @@ def _graph_args(node: Node, saved: tuple) -> tuple:
         elif type(edge) is Node:
             args.append(_graph_tensor(v, edge))
         else:
-            args.append(edge)  # the leaf itself
+            args.append(edge if v is edge._data else _unpacked_leaf(v, edge))
     return tuple(args)
+
+
+def _unpacked_leaf(v: Any, leaf: Tensor) -> Tensor:
+    """A leaf's saved value that an unpack hook gave back (``saved_tensors_hooks``; ``v`` is not the
+    leaf's own array): backward computes with ``v``, as without ``create_graph``, and the gradient of
+    what it computes reaches the leaf as through the leaf itself, as PyTorch hands the unpacked tensor
+    the leaf's gradient accumulator.  (The leaf itself was taken before, and a hook that changed the
+    values changed the first derivative with ``create_graph`` only.)  ``leaf + (v - leaf)``: the
+    values are ``v``'s up to rounding, the gradient the identity."""
+    return leaf + Tensor._wrap(v - leaf._data, None, leaf._device)
 
 
 def _watch_saved_values(node: Node, args: tuple, grads: tuple, start: int) -> None:
