@@ -700,10 +700,11 @@ def _unpacked_leaf(v: Any, leaf: Tensor) -> Tensor:
     """A leaf's saved value that an unpack hook gave back (``saved_tensors_hooks``; ``v`` is not the
     leaf's own array): backward computes with ``v``, as without ``create_graph``, and the gradient of
     what it computes reaches the leaf as through the leaf itself, as PyTorch hands the unpacked tensor
-    the leaf's gradient accumulator.  (The leaf itself was taken before, and a hook that changed the
-    values changed the first derivative with ``create_graph`` only.)  ``leaf + (v - leaf)``: the
-    values are ``v``'s up to rounding, the gradient the identity."""
-    return leaf + Tensor._wrap(v - leaf._data, None, leaf._device)
+    the leaf's gradient accumulator.  A recorded clone of the leaf holding ``v``: its gradient is the
+    identity's and its values are ``v``'s bit for bit (``leaf + (v - leaf)`` would round them)."""
+    held = leaf.clone()
+    held._data = v
+    return held
 
 
 def _watch_saved_values(node: Node, args: tuple, grads: tuple, start: int) -> None:
