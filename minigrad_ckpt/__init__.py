@@ -30,6 +30,7 @@ from .creation import (
 )
 from .functional import public_names as _public_names
 from .functional.torch_functions import get_device
+from .functional.two_meanings import AmbiguousSpellingWarning
 from .grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, is_recomputing, no_grad, set_grad_enabled,
 )
@@ -170,8 +171,9 @@ __all__ = [
     # anomaly mode
     "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     "is_anomaly_check_inf_enabled", "AnomalyError",
-    # the public math, section by section (functional/public_names.py)
-    *_public_names.exports(__name__),
+    # the public math, section by section (functional/public_names.py), and the warning of a call
+    # NumPy and PyTorch read differently (functional/two_meanings.py)
+    *_public_names.exports(__name__), "AmbiguousSpellingWarning",
     # PyTorch's names
     "save", "load", "cdist", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision", "get_float32_matmul_precision",

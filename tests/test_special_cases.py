@@ -358,7 +358,7 @@ def test_var_ddof_at_least_n_gradient_signs():
 @pytest.mark.parametrize("fn", [mg.var, mg.std])
 def test_var_std_of_empty(fn):
     with no_warnings():
-        out, g = grad_of(fn, np.zeros(0))
+        out, g = grad_of(lambda x: fn(x, ddof=0), np.zeros(0))  # (NumPy's meaning, said: no warning)
     assert np.isnan(out.item())
     assert g.shape == (0,)
 

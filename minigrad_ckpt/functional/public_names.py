@@ -77,6 +77,7 @@ from . import torch_idioms as ti
 from . import torch_methods as tmeth
 from .elementwise import _ADD, _DIV, _MUL, _POW, _SUB
 from .torch_idioms import with_dim
+from .two_meanings import said_out_loud as loud
 
 #: The namespaces a section's names are exported from (``None``: Tensor's methods only).
 MG, LINALG, SPECIAL, FFT = "minigrad_ckpt", "minigrad_ckpt.linalg", "minigrad_ckpt.special", "minigrad_ckpt.fft"
@@ -236,7 +237,7 @@ SECTIONS: tuple[Section, ...] = (
     )),
     Section("Comparisons and logical functions", MG, (
         public("sign", mf.sign, tmeth.sign_method, in_place=True, out=FOUND),
-        public("equal", mf.equal, tmeth.equal_method),
+        public("equal", loud("equal", mf.equal), tmeth.equal_method),
         public("not_equal", mf.not_equal, AS_METHOD, in_place=True, out=ANY),
         public("less", mf.less, AS_METHOD, in_place=True, out=ANY),
         public("less_equal", mf.less_equal, AS_METHOD, in_place=True, out=ANY),
@@ -259,13 +260,13 @@ SECTIONS: tuple[Section, ...] = (
     Section("Reductions", MG, (
         public("sum", ti.sum, tmeth.dim_first_method(ti.sum), out=REDUCTION),
         public("mean", ti.mean, tmeth.mean_method, out=MEAN),
-        public("max", ti.torch_keywords(ti.max, input="x"), tmeth.extremum_method("max"), out=EXACT,
+        public("max", loud("max", ti.torch_keywords(ti.max, input="x")), tmeth.extremum_method("max"), out=EXACT,
                out_pair=ti.extremum_pair("max")),
-        public("min", ti.torch_keywords(ti.min, input="x"), tmeth.extremum_method("min"), out=EXACT,
+        public("min", loud("min", ti.torch_keywords(ti.min, input="x")), tmeth.extremum_method("min"), out=EXACT,
                out_pair=ti.extremum_pair("min")),
         public("prod", ti.prod, tmeth.dim_first_method(ti.prod), out=REDUCTION),
-        public("var", ti.var, tmeth.spread_method("var"), out=CAST),
-        public("std", ti.std, tmeth.spread_method("std"), out=CAST),
+        public("var", loud("var", ti.var), tmeth.spread_method("var"), out=CAST),
+        public("std", loud("std", ti.std), tmeth.spread_method("std"), out=CAST),
         public("logsumexp", ti.logsumexp, tmeth.along_dim_method(ti.logsumexp, "keepdim"),
                out=outr.LOGSUMEXP),
         public("cumsum", ti.cumsum, tmeth.along_dim_method(ti.cumsum), in_place=True, out=REDUCTION),
@@ -286,7 +287,7 @@ SECTIONS: tuple[Section, ...] = (
                out=outr.TENSORDOT),
         public("outer", mf.outer, tmeth.product_method("outer", mf.outer, (1, 1), "vec2", one_dtype=False), out=CAST),
         public("kron", mf.kron, AS_METHOD, out=CAST),
-        public("cross", ti.cross, tmeth.cross_method, out=EXACT),
+        public("cross", loud("cross", ti.cross), tmeth.cross_method, out=EXACT),
     )),
     Section("Shape functions", MG, (
         public("reshape", mf.reshape, tmeth.reshape_method),
@@ -301,7 +302,7 @@ SECTIONS: tuple[Section, ...] = (
         public("sum_to", mf.sum_to, AS_METHOD),
         public("concatenate", ti.concatenate),
         public("stack", ti.stack, out=CAT),
-        public("split", ti.torch_keywords(ti.split, tensor="x"),
+        public("split", loud("split", ti.torch_keywords(ti.split, tensor="x")),
                ti.torch_keywords(tmeth.split_method, split_size="split_size_or_sections")),
         public("flip", ti.torch_keywords(ti.flip, input="x", dims="dim"), tmeth.flip_method),
         public("pad", mf.pad, AS_METHOD),
@@ -310,13 +311,14 @@ SECTIONS: tuple[Section, ...] = (
         public("tile", ti.torch_keywords(mf.tile, dims="reps"), tmeth.tile_method),
         public("repeat", ti.repeat, tmeth.repeat_method),
         public("roll", ti.torch_keywords(ti.roll, input="x", shifts="shift", dims="axis"), tmeth.roll_method),
-        public("meshgrid", ti.meshgrid),
+        public("meshgrid", loud("meshgrid", ti.meshgrid)),
     )),
     Section("Indexing and sorting", MG, (
         public("getitem", mf.getitem),
         public("take", ti.torch_keywords(ti.take, input="x", index="indices"), tmeth.take_method,
                out=outr.TAKE),
-        public("sort", ti.torch_keywords(ti.sort, input="x"), tmeth.sort_method, out=EXACT, out_pair=ti.sort_pair),
+        public("sort", loud("sort", ti.torch_keywords(ti.sort, input="x")), tmeth.sort_method, out=EXACT,
+               out_pair=ti.sort_pair),
         public("argsort", ti.torch_keywords(ti.argsort, input="x"), tmeth.argsort_method),
         public("take_along_axis", ti.take_along_axis),
     )),
@@ -434,7 +436,7 @@ SECTIONS: tuple[Section, ...] = (
                out=rule("masked_select(): self and result must have the same scalar type")),
         public("masked_scatter", sc.masked_scatter, AS_METHOD, in_place=True),
         public("put", sc.put, AS_METHOD, in_place=True),
-        public("nonzero", sc.nonzero, sc.nonzero_method),  # (its out=: sc.nonzero's own, beside as_tuple=)
+        public("nonzero", loud("nonzero", sc.nonzero), sc.nonzero_method),  # (its out=: its own, beside as_tuple=)
         public("argwhere", sc.argwhere, AS_METHOD),
         public("select_scatter", sc.select_scatter, AS_METHOD),
         public("slice_scatter", sc.slice_scatter, AS_METHOD, out=EXACT),
@@ -443,9 +445,9 @@ SECTIONS: tuple[Section, ...] = (
     Section("Selection and ordering", MG, (
         public("kthvalue", sel.kthvalue, AS_METHOD,
                out=outr.KTHVALUE),
-        public("median", sel.median, sel.median_method("median"),
+        public("median", loud("median", sel.median), sel.median_method("median"),
                out=outr.MEDIAN, out_pair=sel.median_pair("median")),
-        public("nanmedian", sel.nanmedian, sel.median_method("nanmedian"),
+        public("nanmedian", loud("nanmedian", sel.nanmedian), sel.median_method("nanmedian"),
                out=outr.MEDIAN, out_pair=sel.median_pair("nanmedian")),
         public("quantile", sel.quantile, tmeth.quantile_method,
                out=rule("quantile() out tensor must be same dtype as the input tensor")),

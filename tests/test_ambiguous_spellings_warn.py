@@ -1,0 +1,167 @@
+"""A call NumPy and PyTorch read differently answers NumPy's way and says so.
+
+Every program ported from PyTorch by renaming ``torch`` met ``mg.max(x, 1)``, ``mg.sort(p)`` or
+``mg.var(x)``: NumPy's answer, silently (``_, predicted = mg.max(logits, 1)`` unpacks a batch of two;
+``mg.sort(p)[0]`` gave a KL divergence of 8582 where PyTorch's program printed 1.14).  The answer stays
+NumPy's (``docs/from-pytorch.md``); the call warns, at the user's line, with both spellings, and either
+spelling is quiet.  Tensor's methods and the engine's own calls never warn.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+
+A = np.array([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0], [2.0, 2.5, 7.0]])
+B = np.array([[1.0, -2.0, 0.5], [0.0, 3.0, 1.0], [2.0, 1.0, -1.0]])
+
+
+def _t(a=A):
+    return mg.tensor(a)
+
+
+# (the ambiguous call, NumPy's answer to it, a spelling of NumPy's meaning, one of PyTorch's)
+CASES = {
+    "max": (lambda: mg.max(_t(), 1), lambda: A.max(1), lambda: mg.max(_t(), axis=1), lambda: mg.max(_t(), dim=1)),
+    "min": (lambda: mg.min(_t(), 0), lambda: A.min(0), lambda: mg.min(_t(), axis=0), lambda: mg.min(_t(), dim=0)),
+    "max keepdims": (lambda: mg.max(_t(), 1, keepdims=True), lambda: A.max(1, keepdims=True),
+                     lambda: mg.max(_t(), axis=1, keepdims=True), lambda: mg.max(_t(), 1, keepdim=True)),
+    "sort": (lambda: mg.sort(_t()), lambda: np.sort(A), lambda: mg.sort(_t(), axis=-1), lambda: mg.sort(_t(), dim=-1)),
+    "sort axis": (lambda: mg.sort(_t(), 0), lambda: np.sort(A, 0), lambda: mg.sort(_t(), axis=0),
+                  lambda: mg.sort(_t(), 0, descending=True)),
+    "median": (lambda: mg.median(_t()), lambda: np.median(A), lambda: mg.median(_t(), axis=None),
+               lambda: mg.median(_t(), dim=0)),
+    "nanmedian": (lambda: mg.nanmedian(_t(), 1), lambda: np.nanmedian(A, 1), lambda: mg.nanmedian(_t(), axis=1),
+                  lambda: mg.nanmedian(_t(), dim=1)),
+    "var": (lambda: mg.var(_t()), lambda: A.var(), lambda: mg.var(_t(), ddof=0), lambda: mg.var(_t(), correction=1)),
+    "std": (lambda: mg.std(_t(), 1), lambda: A.std(1), lambda: mg.std(_t(), axis=1), lambda: mg.std(_t(), dim=1)),
+    "split": (lambda: mg.split(_t(), 3), lambda: np.split(A, 3), lambda: mg.split(_t(), 3, axis=0),
+              lambda: mg.split(_t(), 3, dim=0)),
+    "nonzero": (lambda: mg.nonzero(_t(A > 1)), lambda: np.nonzero(A > 1), lambda: mg.nonzero(_t(A > 1), as_tuple=True),
+                lambda: mg.nonzero(_t(A > 1), as_tuple=False)),
+    "meshgrid": (lambda: mg.meshgrid(_t(A[0]), _t(B[0])), lambda: np.meshgrid(A[0], B[0]),
+                 lambda: mg.meshgrid(_t(A[0]), _t(B[0]), indexing="xy"),
+                 lambda: mg.meshgrid(_t(A[0]), _t(B[0]), indexing="ij")),
+    "equal": (lambda: mg.equal(_t(), _t()), lambda: np.equal(A, A), lambda: mg.eq(_t(), _t()),
+              lambda: _t().equal(_t())),
+    "cross": (lambda: mg.cross(_t(), _t(B)), lambda: np.cross(A, B), lambda: mg.cross(_t(), _t(B), axis=-1),
+              lambda: mg.cross(_t(), _t(B), dim=0)),
+}
+
+
+def _values(r):
+    if isinstance(r, (tuple, list)):
+        return [_values(v) for v in r]
+    return r.numpy() if isinstance(r, mg.Tensor) else np.asarray(r)
+
+
+def _ambiguous_warnings(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fn()
+    return result, [w for w in caught if w.category is mg.AmbiguousSpellingWarning]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_ambiguous_call_answers_numpys_way_and_warns_at_the_callers_line(name):
+    ambiguous, numpys, _, _ = CASES[name]
+    result, caught = _ambiguous_warnings(ambiguous)
+    expected = numpys()
+    got = _values(result)
+    if isinstance(expected, (tuple, list)):
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            np.testing.assert_array_equal(g, e)
+    else:
+        np.testing.assert_array_equal(got, expected)
+    assert len(caught) == 1, [str(w.message) for w in caught]
+    assert caught[0].filename == __file__  # the user's line, past the engine's wrappers
+    message = str(caught[0].message)
+    fn = name.split()[0]
+    assert f"mg.{fn} reads this call as NumPy does" in message and f"torch.{fn} would answer" in message
+
+
+@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("which", ["numpy", "torch"])
+def test_either_libraries_spelling_is_quiet(name, which):
+    _, _, numpy_spelling, torch_spelling = CASES[name]
+    _, caught = _ambiguous_warnings(numpy_spelling if which == "numpy" else torch_spelling)
+    assert caught == []
+
+
+def test_the_numpy_spelling_answers_as_the_ambiguous_call():
+    for name, (ambiguous, _, numpy_spelling, _) in CASES.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", mg.AmbiguousSpellingWarning)
+            a, b = _values(ambiguous()), _values(numpy_spelling())
+        if isinstance(a, list):
+            for u, v in zip(a, b):
+                np.testing.assert_array_equal(u, v, err_msg=name)
+        else:
+            np.testing.assert_array_equal(a, b, err_msg=name)
+
+
+def test_unambiguous_calls_are_quiet():
+    x = _t()
+    quiet = [
+        lambda: mg.max(x), lambda: mg.max(x, x), lambda: mg.max(x, 1, None), lambda: mg.max(x, 1, True),
+        lambda: mg.sort(x, 1, True), lambda: mg.var(x, True), lambda: mg.std(x, 1, True),
+        lambda: mg.meshgrid(x[0]), lambda: mg.cross(mg.ones(2, 3), mg.ones(2, 3)),  # size 3 last only
+        lambda: mg.split(x, split_size_or_sections=1), lambda: mg.median(x, dim=1, keepdim=True),
+        lambda: mg.max(x, 1, out=(mg.empty(0, dtype=mg.float64), mg.empty(0, dtype=mg.int64))),
+    ]
+    for call in quiet:
+        assert _ambiguous_warnings(call)[1] == []
+
+
+def test_once_per_line_as_python_shows_a_warning():
+    x = _t()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        for _ in range(3):
+            mg.max(x, 1)
+    assert sum(w.category is mg.AmbiguousSpellingWarning for w in caught) == 1
+
+
+def test_tensor_methods_and_the_engines_own_calls_never_warn():
+    """A training step through layers whose code sorts, splits, takes maxima and variances (batch norm,
+    attention, GLU, max pooling, cross-entropy), under checkpointing and a transform: the engine calls
+    its own functions, never the public ambiguous ones."""
+    mg.manual_seed(0)
+    x = mg.randn(4, 3, 8, 8)
+    conv = mg.nn.Sequential(mg.nn.Conv2d(3, 6, 3, padding=1), mg.nn.BatchNorm2d(6), mg.nn.ReLU(),
+                            mg.nn.MaxPool2d(2), mg.nn.Flatten())
+    attn = mg.nn.MultiheadAttention(6, 2, batch_first=True)
+    head = mg.nn.Linear(96, 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", mg.AmbiguousSpellingWarning)
+        h = mg.checkpoint.checkpoint(conv, x, use_reentrant=False)
+        seq = h.view(4, 16, 6)
+        a, _ = attn(seq, seq, seq)
+        z = mg.nn.functional.glu(mg.cat([a, a], dim=-1), dim=-1).reshape(4, 96)
+        loss = mg.nn.functional.cross_entropy(head(z), mg.tensor([1, 2, 3, 4]))
+        loss.backward()
+        v, i = x.max(1)
+        s, j = x.sort(0)
+        x.var(), x.std(1), x.median(), x.nonzero(), x.split(2), x.equal(x)
+        mg.func.vmap(lambda r: r.max(0).values)(x.reshape(4, -1))
+        mg.func.grad(lambda r: r.sort(0).values.sum())(x.reshape(-1))
+
+
+def test_under_vmap_the_warning_names_the_line_in_the_users_function():
+    x = mg.tensor(A)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = mg.func.vmap(lambda r: mg.sort(r))(x)
+    np.testing.assert_array_equal(out.numpy(), np.sort(A, -1))
+    hits = [w for w in caught if w.category is mg.AmbiguousSpellingWarning]
+    assert hits and all(w.filename == __file__ for w in hits)
+
+
+def test_an_error_filter_finds_the_line():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # (-W error::UserWarning finds every ambiguous line)
+        with pytest.raises(mg.AmbiguousSpellingWarning, match=r"mg\.var\(x, ddof=0\)"):
+            mg.var(mg.tensor(A))
