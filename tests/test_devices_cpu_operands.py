@@ -235,6 +235,7 @@ def test_type_as_and_type_move_to_the_types_device_as_pytorchs(device):
     assert x.type() == f"minigrad_ckpt.{device}.FloatTensor" and mg.zeros(1).type() == "minigrad_ckpt.FloatTensor"
     assert x.type("torch.DoubleTensor").device == mg.device("cpu")
     assert x.type(mg.LongTensor).device == mg.device("cpu")      # a legacy class is a CPU type
+    assert x.type(mg.Tensor).device == mg.device("cpu") == x.type("torch.Tensor").device  # so is torch.Tensor
     assert mg.zeros(1).type(f"torch.{device}.LongTensor").device == x.device
     assert x.type(mg.float16).device == x.device                 # a dtype keeps the device
 

@@ -23,6 +23,7 @@ from ..backend import (
     check_memory_format,
     contiguous_format,
     fill_scalar,
+    get_default_dtype,
     get_device,
     has_layout,
     host_numpy,
@@ -872,16 +873,19 @@ def type_method(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> 
     """PyTorch's ``type()``: the type's name, which names a device other than the CPU
     (``'minigrad_ckpt.FloatTensor'``, ``'minigrad_ckpt.cuda.FloatTensor'``); ``type(dtype)`` casts,
     and a type -- a name (``'torch.cuda.DoubleTensor'``) or a legacy class (``mg.LongTensor``, a
-    CPU type) -- moves to its device too, as PyTorch's (``gpu_x.type('torch.FloatTensor')`` is on the CPU).
+    CPU type; ``mg.Tensor`` and ``'torch.Tensor'`` the default dtype's) -- moves to its device too,
+    as PyTorch's (``gpu_x.type('torch.FloatTensor')`` is on the CPU).
     ``non_blocking`` is PyTorch's (copies here finish before the call returns)."""
     if dtype is None:
         where = "" if self.device.type == "cpu" else self.device.type + "."
         return f"minigrad_ckpt.{where}{_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
+    if dtype is Tensor:  # torch.Tensor names the default tensor type, a CPU type as the legacy ones
+        return self.to("cpu", get_default_dtype())
     if isinstance(dtype, type) and hasattr(dtype, "dtype"):  # a legacy type: x.type(mg.LongTensor)
         return self.to("cpu", dtype.dtype)
     if isinstance(dtype, str) and dtype.endswith("Tensor"):
         parts = dtype.split(".")
-        names = {v: k for k, v in _TYPE_NAMES.items()}
+        names = {v: k for k, v in _TYPE_NAMES.items()} | {"Tensor": get_default_dtype().name}
         if parts[-1] not in names:
             raise ValueError(f"type: unknown tensor type {dtype!r}")
         return self.to(parts[-2] if len(parts) > 2 else "cpu", names[parts[-1]])
