@@ -120,6 +120,7 @@ PYTORCH_EXTENDED = {
     "max", "min", "argmax", "argmin", "take",  # input= (take's index=): PyTorch's keyword names
     "cross",  # dim=None: PyTorch's first dim of size 3, with its deprecation warning
     "meshgrid",  # operands in one list: PyTorch's spelling, with its default indexing="ij"
+    "add",  # other=, and PyTorch's deprecated add(input, alpha, other) (deprecated_signatures.py)
 }
 NAMESPACE_ONLY = {"to_device"}  # a move between devices: Tensor.to is its public face
 

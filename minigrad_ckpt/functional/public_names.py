@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from .. import creation, tape
+from .. import deprecated_signatures as old
 from ..backend import as_dtype, strided
 from ..grad_mode import is_grad_enabled
 from ..out_arguments import (
@@ -183,7 +184,8 @@ _POWER = ti.torch_keywords(mf.power, exponent="y")
 SECTIONS: tuple[Section, ...] = (
     Section("Arithmetic and elementwise functions", MG, (
         public("abs", mf.abs, _ABS_METHOD, in_place=True, out=outr.abs_),
-        public("add", ti.torch_keywords(mf.add, other="y"), tmeth.add_method, out=CAST),
+        public("add", old.alpha_first("add", ti.torch_keywords(mf.add, other="y")),
+               old.alpha_first("add", tmeth.add_method), out=CAST),
         public("subtract", _SUBTRACT, tmeth.sub_method, in_place=True, out=CAST),
         public("multiply", _MULTIPLY, AS_METHOD, in_place=True, out=CAST),
         public("divide", _DIVIDE, AS_METHOD, in_place=True, out=CAST),
@@ -480,7 +482,7 @@ SECTIONS: tuple[Section, ...] = (
         public("unbind", ti.unbind, AS_METHOD),
         public("clamp", ti.clamp, AS_METHOD, in_place=True, out=outr.clamp),
         public("mul", _MULTIPLY, AS_METHOD, out=CAST),
-        public("sub", _SUBTRACT, tmeth.sub_method, out=CAST),
+        public("sub", old.alpha_first("sub", _SUBTRACT), old.alpha_first("sub", tmeth.sub_method), out=CAST),
         public("div", _DIVIDE, AS_METHOD, out=CAST),
         public("true_divide", _DIVIDE, AS_METHOD, in_place=True, out=CAST),
         public("neg", mf.negative, AS_METHOD, in_place=True, out=FOUND),
@@ -523,14 +525,14 @@ SECTIONS: tuple[Section, ...] = (
         public("mvlgamma", tf.mvlgamma, AS_METHOD, in_place=True, out=outr.MVLGAMMA),
         public("i0", spx.i0, out=CAST),
         public("vander", tf.vander),
-        public("addmm", tf.addmm, AS_METHOD, in_place=True, out=EXACT),
-        public("addmv", tf.addmv, AS_METHOD, in_place=True, out=EXACT),
-        public("addr", tf.addr, AS_METHOD, in_place=True, out=CAST),
-        public("baddbmm", tf.baddbmm, AS_METHOD, in_place=True, out=EXACT),
-        public("addbmm", tf.addbmm, AS_METHOD, in_place=True,
+        public("addmm", old.beta_first("addmm", tf.addmm), AS_METHOD, in_place=True, out=EXACT),
+        public("addmv", old.beta_first("addmv", tf.addmv), AS_METHOD, in_place=True, out=EXACT),
+        public("addr", old.beta_first("addr", tf.addr), AS_METHOD, in_place=True, out=CAST),
+        public("baddbmm", old.beta_first("baddbmm", tf.baddbmm), AS_METHOD, in_place=True, out=EXACT),
+        public("addbmm", old.beta_first("addbmm", tf.addbmm), AS_METHOD, in_place=True,
                out=rule("self and mat2 must have the same dtype, but got {out} and {result}")),
-        public("addcmul", tf.addcmul, AS_METHOD, in_place=True, out=CAST),
-        public("addcdiv", tf.addcdiv, AS_METHOD, in_place=True, out=CAST),
+        public("addcmul", old.value_first("addcmul", tf.addcmul), AS_METHOD, in_place=True, out=CAST),
+        public("addcdiv", old.value_first("addcdiv", tf.addcdiv), AS_METHOD, in_place=True, out=CAST),
         public("swapdims", ti.torch_keywords(mf.swapaxes, dim0="axis1", dim1="axis2"), AS_METHOD),
         public("softmax", tf.softmax, AS_METHOD, out=EXACT),
         public("log_softmax", tf.log_softmax, AS_METHOD, out=EXACT),
