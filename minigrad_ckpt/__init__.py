@@ -28,6 +28,7 @@ from .creation import (
     rand_like, randint, randint_like, randn, randn_like, randperm, scalar_tensor, set_default_dtype, tensor, zeros,
     zeros_like,
 )
+from .creation import inclusive_range as range  # noqa: A004 (PyTorch's deprecated torch.range; the builtin stays below)
 from .functional import public_names as _public_names
 from .functional.torch_functions import get_device
 from .functional.two_meanings import AmbiguousSpellingWarning

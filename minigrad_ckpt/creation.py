@@ -57,7 +57,7 @@ __all__ = [
     "tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "zeros_like",
     "ones_like", "full_like", "rand", "randn", "randint", "randperm", "get_default_dtype",
     "set_default_dtype", "empty_like", "rand_like", "randn_like", "randint_like", "logspace", "scalar_tensor",
-    "as_tensor", "asarray", "bernoulli", "multinomial", "normal", "hann_window", "hamming_window",
+    "as_tensor", "asarray", "inclusive_range", "bernoulli", "multinomial", "normal", "hann_window", "hamming_window",
     "blackman_window", "bartlett_window", "kaiser_window",
     "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
     "ByteTensor", "BoolTensor",
@@ -282,6 +282,40 @@ def arange(start: Any = None, stop: Any = None, step: Any = 1, dtype: Any = None
             host = host_numpy.arange(start, stop, step, dtype=dt)
     made = _make(dev.xp.asarray(host), dev, requires_grad)
     return made if pin_memory is False else pinned_as_asked("arange", made, pin_memory)
+
+
+RANGE_DEPRECATION = ("torch.range is deprecated and will be removed in a future release because its behavior is "
+                     "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
+                     "in [start, end).")
+
+
+def inclusive_range(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
+                    requires_grad: bool = False, layout: Any = None) -> Tensor:
+    """PyTorch's deprecated ``torch.range`` (``mg.range``): ``start`` to ``end`` *inclusive*, by ``step``
+    -- ``trunc((end - start) / step) + 1`` values -- in the default float dtype whatever the numbers'
+    kind (``mg.range(0, 10)`` is eleven float32 values; ``mg.arange(0, 11)`` is the int64 spelling), with
+    PyTorch's deprecation warning.  Tutorials still call it; answering it as ``arange`` would drop the
+    last value silently, and a missing name stops the program."""
+    warnings.warn(RANGE_DEPRECATION, UserWarning, stacklevel=3)  # (with_out's wrapper is one frame)
+    check_layout("range", layout)
+    if start is None or end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    if isinstance(start, Tensor) or isinstance(end, Tensor) or isinstance(step, Tensor):
+        start, end, step = numbers("range", start=start, end=end, step=step)
+    start, end, step = (v.item() if isinstance(v, (Tensor, host_numpy.generic)) else v for v in (start, end, step))
+    dt = _dtype_or_default(dtype)
+    if dt.kind in "iu":  # read in the integer dtype first, as arange: range(0, 3, 1.5, dtype=int64) steps by 1
+        start, end, step = int(start), int(end), int(step)
+    _check_range(start, end, step, dt)
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RefusedArgument("upper bound and lower bound inconsistent with step sign")
+    count = math.trunc((end - start) / step) + 1
+    if dt.kind == "f":  # start + i * step in double precision, rounded once, as PyTorch's kernel
+        host = (start + host_numpy.arange(count, dtype=host_numpy.float64) * step).astype(dt)
+    else:
+        host = (start + host_numpy.arange(count, dtype=host_numpy.int64) * step).astype(dt)
+    dev = get_device(device)
+    return _make(dev.xp.asarray(host), dev, requires_grad)
 
 
 def _check_range(start: Any, stop: Any, step: Any, dt: Any) -> None:
@@ -992,6 +1026,7 @@ empty, zeros, ones, full, rand, randn, randint, randperm = (
     for f in (empty, zeros, ones, full, rand, randn, randint, randperm))
 linspace, logspace = (with_out(f"aten::{f.__name__}", f, SPACED) for f in (linspace, logspace))
 arange = with_out("aten::arange", arange, RANGE)
+inclusive_range = with_out("aten::range", inclusive_range, RANGE)
 # normal's result takes its dtype from mean and std: cast into out's, as PyTorch's kernel (not for an integer out)
 normal = with_out("normal", normal,
                   rule("\"normal_kernel_cpu\" not implemented for '{out}'", can_cast, NotImplementedError))
