@@ -444,37 +444,37 @@ def _laid_out_like(t: Tensor, x: Any, memory_format: Any) -> Tensor:
     return t
 
 
-def zeros_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, *,
+def zeros_like(input: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, *,
                memory_format: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
-    """Zeros with ``x``'s shape, and its dtype and device unless given."""
-    (shape, dt), dev = _like(x, dtype, device, memory_format, "zeros_like", layout)
-    made = _laid_out_like(_make(dev.xp.zeros(shape, dtype=dt), dev, requires_grad), x, memory_format)
+    """Zeros with ``input``'s shape, and its dtype and device unless given."""
+    (shape, dt), dev = _like(input, dtype, device, memory_format, "zeros_like", layout)
+    made = _laid_out_like(_make(dev.xp.zeros(shape, dtype=dt), dev, requires_grad), input, memory_format)
     return made if pin_memory is False else pinned_as_asked("zeros_like", made, pin_memory)
 
 
-def ones_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, *,
+def ones_like(input: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, *,
               memory_format: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
-    """Ones with ``x``'s shape, and its dtype and device unless given."""
-    (shape, dt), dev = _like(x, dtype, device, memory_format, "ones_like", layout)
-    made = _laid_out_like(_make(dev.xp.ones(shape, dtype=dt), dev, requires_grad), x, memory_format)
+    """Ones with ``input``'s shape, and its dtype and device unless given."""
+    (shape, dt), dev = _like(input, dtype, device, memory_format, "ones_like", layout)
+    made = _laid_out_like(_make(dev.xp.ones(shape, dtype=dt), dev, requires_grad), input, memory_format)
     return made if pin_memory is False else pinned_as_asked("ones_like", made, pin_memory)
 
 
-def full_like(x: Any, fill_value: Any, dtype: Any = None, device: Any = None,
+def full_like(input: Any, fill_value: Any, dtype: Any = None, device: Any = None,
               requires_grad: bool = False, *, memory_format: Any = None, layout: Any = None,
               pin_memory: bool = False) -> Tensor:
-    """``fill_value`` everywhere, with ``x``'s shape, and its dtype and device unless given."""
-    (shape, dt), dev = _like(x, dtype, device, memory_format, "full_like", layout)
+    """``fill_value`` everywhere, with ``input``'s shape, and its dtype and device unless given."""
+    (shape, dt), dev = _like(input, dtype, device, memory_format, "full_like", layout)
     fill = fill_scalar("full_like", fill_number("full_like", fill_value), dt)
-    made = _laid_out_like(_make(dev.xp.full(shape, fill, dtype=dt), dev, requires_grad), x, memory_format)
+    made = _laid_out_like(_make(dev.xp.full(shape, fill, dtype=dt), dev, requires_grad), input, memory_format)
     return made if pin_memory is False else pinned_as_asked("full_like", made, pin_memory)
 
 
-def empty_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+def empty_like(input: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
                memory_format: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
-    """A tensor with ``x``'s shape, dtype and device unless given, its values unspecified (zeros here)."""
+    """A tensor with ``input``'s shape, dtype and device unless given, its values unspecified (zeros here)."""
     check_layout("empty_like", layout)
-    made = zeros_like(x, dtype, device, requires_grad, memory_format=memory_format)
+    made = zeros_like(input, dtype, device, requires_grad, memory_format=memory_format)
     return made if pin_memory is False else pinned_as_asked("empty_like", made, pin_memory)
 
 
@@ -624,38 +624,38 @@ def _check_permutation_fits(n: int, dt: Any) -> None:
                               f"for {dt}, got {n}")
 
 
-def rand_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+def rand_like(input: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
               memory_format: Any = None, generator: _random.Generator | None = None,
               layout: Any = None, pin_memory: bool = False) -> Tensor:
-    """:func:`rand` with ``x``'s shape, and its dtype and device unless given (drawn from
+    """:func:`rand` with ``input``'s shape, and its dtype and device unless given (drawn from
     ``generator`` where given, as PyTorch's)."""
-    (shape, dt), dev = _like(x, dtype, device, memory_format, "rand_like", layout)
+    (shape, dt), dev = _like(input, dtype, device, memory_format, "rand_like", layout)
     made = rand(*shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
-    made = _laid_out_like(made, x, memory_format)
+    made = _laid_out_like(made, input, memory_format)
     return made if pin_memory is False else pinned_as_asked("rand_like", made, pin_memory)
 
 
-def randn_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+def randn_like(input: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
                memory_format: Any = None, generator: _random.Generator | None = None,
                layout: Any = None, pin_memory: bool = False) -> Tensor:
-    """:func:`randn` with ``x``'s shape, and its dtype and device unless given (drawn from
+    """:func:`randn` with ``input``'s shape, and its dtype and device unless given (drawn from
     ``generator`` where given, as PyTorch's)."""
-    (shape, dt), dev = _like(x, dtype, device, memory_format, "randn_like", layout)
+    (shape, dt), dev = _like(input, dtype, device, memory_format, "randn_like", layout)
     made = randn(*shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
-    made = _laid_out_like(made, x, memory_format)
+    made = _laid_out_like(made, input, memory_format)
     return made if pin_memory is False else pinned_as_asked("randn_like", made, pin_memory)
 
 
-def randint_like(x: Any, low: int, high: int | None = None, *, dtype: Any = None, device: Any = None,
+def randint_like(input: Any, low: int, high: int | None = None, *, dtype: Any = None, device: Any = None,
                  requires_grad: bool = False, memory_format: Any = None,
                  generator: _random.Generator | None = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
-    """:func:`randint` with ``x``'s shape (``randint_like(x, high)`` draws from ``[0, high)``), and its
+    """:func:`randint` with ``input``'s shape (``randint_like(input, high)`` draws from ``[0, high)``), and its
     dtype and device unless given (drawn from ``generator`` where given, as PyTorch's)."""
-    (shape, dt), dev = _like(x, dtype, device, memory_format, "randint_like", layout)
+    (shape, dt), dev = _like(input, dtype, device, memory_format, "randint_like", layout)
     if dt.kind == "c":
         raise TypeError(f"randint_like: the dtype must be an integer, float or bool dtype, got {dt}")
     made = randint(low, high, shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
-    made = _laid_out_like(made, x, memory_format)
+    made = _laid_out_like(made, input, memory_format)
     return made if pin_memory is False else pinned_as_asked("randint_like", made, pin_memory)
 
 
