@@ -175,8 +175,9 @@ def _target_shape_words(x: Tensor, target: Tensor) -> str:
         if target.ndim == 1:
             return f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
         return "0D or 1D target tensor expected, multi-target not supported"
-    if target.ndim >= 1 and target.shape[0] != x.shape[0]:
-        return f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({target.shape[0]})."
+    if target.ndim == 0 or target.shape[0] != x.shape[0]:  # (a 0-d target is a batch of 0 to PyTorch's check)
+        batch = target.shape[0] if target.ndim else 0
+        return f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({batch})."
     if x.ndim == 2:
         return "0D or 1D target tensor expected, multi-target not supported"
     if x.ndim == 4 and target.ndim != 3:
