@@ -119,6 +119,16 @@ def test_matrix_rank_and_its_tolerances():
     assert int(L.matrix_rank(stack[1], tol=float(s[1]) * 0.999).item()) == 2
 
 
+def test_matrix_rank_reads_tol_and_hermitian_positionally_as_numpy_and_pytorch():
+    # matrix_rank(a, tol, hermitian) in NumPy and in PyTorch's older signature; the third argument was read
+    # as rtol, so (a, 0, True) asked for the singular values above the largest: a rank of 0
+    sym = np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]])  # eigenvalues 1.27, 3, 4.73
+    for tol in (0.0, 1.0, 2.0, 4.0):
+        for hermitian in (False, True):
+            assert int(L.matrix_rank(mg.tensor(sym), tol, hermitian).item()) == np.linalg.matrix_rank(
+                sym, tol, hermitian)
+
+
 def test_multi_dot_picks_the_cheap_order_and_keeps_vectors():
     a, b, c = mg.randn(10, 100), mg.randn(100, 5), mg.randn(5, 50)
     np.testing.assert_allclose(L.multi_dot([a, b, c]).numpy(), (a.numpy() @ b.numpy()) @ c.numpy(), rtol=1e-5)

@@ -158,11 +158,13 @@ def cond(a: Any, p: Any = None) -> Tensor:
     return mf.where(mf.isnan(r), math.inf, r)
 
 
-def matrix_rank(a: Any, atol: Any = None, rtol: Any = None, hermitian: bool = False, *, tol: Any = None) -> Tensor:
+def matrix_rank(a: Any, tol: Any = None, hermitian: bool = False, *, atol: Any = None, rtol: Any = None) -> Tensor:
     """The number of singular values above ``max(atol, rtol * largest)`` per matrix (int64, no
     gradient).  Without either tolerance ``rtol = max(M, N) * eps``; with ``atol`` alone ``rtol`` is
     0 (PyTorch's rule); ``tol`` is the older name of ``atol``.  ``hermitian=True`` reads ``a``'s lower
-    triangle alone, as PyTorch's (:func:`~.linalg.hermitian_from_lower`)."""
+    triangle alone, as PyTorch's (:func:`~.linalg.hermitian_from_lower`).  Positionally
+    ``(a, tol, hermitian)``, as both NumPy's ``matrix_rank`` and PyTorch's older signature; ``atol`` and
+    ``rtol`` by keyword, as PyTorch's."""
     a = as_tensor(a)
     if hermitian and a.ndim >= 2:
         a = _la.hermitian_from_lower("matrix_rank", a)
