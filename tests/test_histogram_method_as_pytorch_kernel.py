@@ -71,6 +71,15 @@ def test_the_numpy_spelling_keeps_numpys_edges():
     assert hist.tolist() == ref_hist.tolist() and edges.tolist() == ref_edges.tolist()
 
 
+def test_without_bins_pytorchs_weight_keyword_takes_pytorchs_100_bins():
+    # torch.histogram(x, weight=w) is 100 bins; the call read PyTorch's keyword and NumPy's default of 10
+    x, w = mg.tensor(V), mg.tensor(W)
+    hist, edges = mg.histogram(x, weight=w)
+    assert hist.shape == (100,) and edges.shape == (101,)
+    assert hist.tolist() == x.histogram(weight=w)[0].tolist()
+    assert mg.histogram(x, weights=w)[0].shape == (10,)  # NumPy's keyword: NumPy's default
+
+
 def test_no_bins_with_pytorchs_weight_keyword_is_refused_in_words():
     # (mg.histogram(x, 0, weight=w) took PyTorch's path, which has no check of its own: an IndexError)
     x = mg.tensor(V)

@@ -631,14 +631,17 @@ class Histogram(NamedTuple):
 _histogram = return_type(Histogram, "histogram")  # torch.return_types' class of the answer
 
 
-def histogram(input: Any, bins: Any = 10, range: Any = None, density: bool = False,  # noqa: A002
+def histogram(input: Any, bins: Any = _UNSET, range: Any = None, density: bool = False,  # noqa: A002
               weights: Any = None, *, weight: Any = None) -> Histogram:
     """NumPy's and PyTorch's ``histogram``: the counts (or summed ``weights``; PyTorch's keyword
     is ``weight``) in ``bins`` equal bins over ``range`` (the data's by default) or between
     the given edges, and the edges; ``density`` normalizes to a density.  As PyTorch, the
-    counts have the input's float dtype.  No gradient."""
+    counts have the input's float dtype.  No gradient.  Without ``bins``: NumPy's 10, or
+    PyTorch's 100 beside PyTorch's ``weight=`` (the call is PyTorch's)."""
     refuse_complex("histogram", input)
     x = as_tensor(input)
+    if bins is _UNSET:
+        bins = 10 if weight is None else 100
     if weight is not None and _equal_bins(bins) and x.dtype.kind == "f":  # PyTorch's keyword: its meaning
         return _histogram_on_linspace(x, bins, range, weight, density)
     w = weights if weight is None else weight
