@@ -16,6 +16,7 @@ import minigrad_ckpt as mg
 
 A = np.array([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0], [2.0, 2.5, 7.0]])
 B = np.array([[1.0, -2.0, 0.5], [0.0, 3.0, 1.0], [2.0, 1.0, -1.0]])
+N = np.array([1.0, np.nan, -2.0, 0.0, np.nan])  # two NaNs
 
 
 def _t(a=A):
@@ -48,6 +49,25 @@ CASES = {
               lambda: _t().equal(_t())),
     "cross": (lambda: mg.cross(_t(), _t(B)), lambda: np.cross(A, B), lambda: mg.cross(_t(), _t(B), axis=-1),
               lambda: mg.cross(_t(), _t(B), dim=0)),
+    "cross axisa": (lambda: mg.cross(_t(), _t(B), 0), lambda: np.cross(A, B, 0),
+                    lambda: mg.cross(_t(), _t(B), axisa=0), lambda: mg.cross(_t(), _t(B), dim=0)),
+    "var dims": (lambda: mg.var(_t(), (0, 1)), lambda: A.var((0, 1)), lambda: mg.var(_t(), axis=(0, 1)),
+                 lambda: mg.var(_t(), dim=(0, 1))),
+    "std dims": (lambda: mg.std(_t(), [1]), lambda: A.std((1,)), lambda: mg.std(_t(), axis=(1,)),
+                 lambda: mg.std(_t(), dim=[1])),
+    "gradient": (lambda: mg.gradient(_t(A[0])), lambda: np.gradient(A[0]), lambda: mg.gradient(_t(A[0]), axis=0),
+                 lambda: mg.gradient(_t(A[0]), spacing=1)),
+    "histogram": (lambda: mg.histogram(_t()), lambda: np.histogram(A), lambda: mg.histogram(_t(), bins=10),
+                  lambda: mg.histogram(_t(), 100)),
+    "unique": (lambda: mg.unique(_t(N)), lambda: np.unique(N), lambda: mg.unique(_t(N), equal_nan=True),
+               lambda: mg.unique(_t(N), sorted=True)),
+    "unique return_index": (lambda: mg.unique(_t(), True), lambda: np.unique(A, True),
+                            lambda: mg.unique(_t(), return_index=True), lambda: mg.unique(_t(), sorted=True)),
+    "sign": (lambda: mg.sign(_t(N)), lambda: np.sign(N), lambda: mg.where(mg.isnan(_t(N)), _t(N), _t(N).sign()),
+             lambda: mg.sgn(_t(N))),
+    "heaviside": (lambda: mg.heaviside(_t(N), _t(np.array(0.5))), lambda: np.heaviside(N, 0.5),
+                  lambda: mg.where(mg.isnan(_t(N)), _t(N), _t(N).heaviside(_t(np.array(0.5)))),
+                  lambda: _t(N).heaviside(_t(np.array(0.5)))),
 }
 
 
@@ -111,6 +131,13 @@ def test_unambiguous_calls_are_quiet():
         lambda: mg.meshgrid(x[0]), lambda: mg.cross(mg.ones(2, 3), mg.ones(2, 3)),  # size 3 last only
         lambda: mg.split(x, split_size_or_sections=1), lambda: mg.median(x, dim=1, keepdim=True),
         lambda: mg.max(x, 1, out=(mg.empty(0, dtype=mg.float64), mg.empty(0, dtype=mg.int64))),
+        lambda: mg.cross(x, x, -1), lambda: mg.cross(x, x, 1), lambda: mg.cross(x, x, 0, axisb=0),
+        lambda: mg.var(x, (0, 1), ddof=0), lambda: mg.std(x, [1], correction=1),
+        lambda: mg.gradient(x), lambda: mg.gradient(x[0], 2.0),  # 2-D: a list, a tuple (same values); a spacing
+        lambda: mg.histogram(x, 10), lambda: mg.histogram(x, weights=x), lambda: mg.histogram(x, weight=x),
+        lambda: mg.unique(x), lambda: mg.unique(x, False), lambda: mg.unique(_t(N[:3])),  # one NaN: one value
+        lambda: mg.sign(x), lambda: mg.heaviside(x, _t(np.array(0.5))),
+        lambda: mg.heaviside(x, _t(N[:3])),  # NaN among the values: NaN in both
     ]
     for call in quiet:
         assert _ambiguous_warnings(call)[1] == []
@@ -127,8 +154,8 @@ def test_once_per_line_as_python_shows_a_warning():
 
 def test_tensor_methods_and_the_engines_own_calls_never_warn():
     """A training step through layers whose code sorts, splits, takes maxima and variances (batch norm,
-    attention, GLU, max pooling, cross-entropy), under checkpointing and a transform: the engine calls
-    its own functions, never the public ambiguous ones."""
+    attention, GLU, max pooling, cross-entropy; losses and an optimizer step on NaNs), under checkpointing
+    and a transform: the engine calls its own functions, never the public ambiguous ones."""
     mg.manual_seed(0)
     x = mg.randn(4, 3, 8, 8)
     conv = mg.nn.Sequential(mg.nn.Conv2d(3, 6, 3, padding=1), mg.nn.BatchNorm2d(6), mg.nn.ReLU(),
@@ -148,6 +175,14 @@ def test_tensor_methods_and_the_engines_own_calls_never_warn():
         x.var(), x.std(1), x.median(), x.nonzero(), x.split(2), x.equal(x)
         mg.func.vmap(lambda r: r.max(0).values)(x.reshape(4, -1))
         mg.func.grad(lambda r: r.sort(0).values.sum())(x.reshape(-1))
+        # NaN, which mg.sign, mg.heaviside and mg.unique read differently: losses, an optimizer, the methods
+        n = mg.tensor(N, requires_grad=True)
+        F = mg.nn.functional
+        (F.l1_loss(n, mg.zeros_like(n)) + F.smooth_l1_loss(n, mg.zeros_like(n))).backward()
+        p = mg.nn.Parameter(mg.tensor(np.ones(5)))
+        p.grad = mg.tensor(N)
+        mg.optim.Rprop([p]).step()
+        n.sign(), n.sgn(), n.heaviside(_t(np.array(0.5))), n.unique(), n[:1].histogram(3)
 
 
 def test_under_vmap_the_warning_names_the_line_in_the_users_function():

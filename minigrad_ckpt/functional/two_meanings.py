@@ -24,6 +24,8 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..backend import host_numpy
+from ..tensor import Tensor
+from .scatter import host
 
 __all__ = ["AmbiguousSpellingWarning", "said_out_loud", "TWO_MEANINGS"]
 
@@ -48,11 +50,16 @@ def _int_like(v: Any) -> bool:
     return isinstance(v, (int, host_numpy.integer)) and not isinstance(v, (bool, host_numpy.bool_))
 
 
-def _axis_or_nothing(says: tuple[str, ...]) -> Callable[[tuple, dict], bool]:
-    """Ambiguous: ``f(x)`` or ``f(x, int)`` with none of the keywords in ``says`` (each of which names
-    one library's meaning)."""
+def _dims_like(v: Any) -> bool:
+    """An int, or a list or tuple of ints: a dim list, which PyTorch's reductions take positionally."""
+    return _int_like(v) or (isinstance(v, (list, tuple)) and all(_int_like(d) for d in v))
+
+
+def _axis_or_nothing(says: tuple[str, ...], axis: Callable[[Any], bool] = _int_like) -> Callable[[tuple, dict], bool]:
+    """Ambiguous: ``f(x)`` or ``f(x, a)`` where ``axis(a)``, with none of the keywords in ``says`` (each of
+    which names one library's meaning)."""
     def ambiguous(args: tuple, kwargs: dict) -> bool:
-        return len(args) <= 2 and (len(args) < 2 or _int_like(args[1])) and not any(k in kwargs for k in says)
+        return len(args) <= 2 and (len(args) < 2 or axis(args[1])) and not any(k in kwargs for k in says)
     return ambiguous
 
 
@@ -72,7 +79,12 @@ def _without(says: tuple[str, ...], at_least: int) -> Callable[[tuple, dict], bo
 
 def _cross_ambiguous(args: tuple, kwargs: dict) -> bool:
     """``cross(a, b)``: NumPy's is along the last axis, PyTorch's along the first dim of size 3 (with
-    its deprecation warning); the two differ where that dim is not the last."""
+    its deprecation warning); the two differ where that dim is not the last.  ``cross(a, b, d)``:
+    NumPy's ``d`` is ``axisa`` alone (``b``'s vectors, and the product, along the last axis), PyTorch's
+    the dim of all three; the two differ where ``d`` is not the last axis."""
+    if len(args) == 3 and not kwargs and _int_like(args[2]):
+        ndim = len(getattr(args[0], "shape", ()))
+        return -ndim <= args[2] < ndim and args[2] % ndim != ndim - 1
     if len(args) != 2 or kwargs:
         return False
     try:
@@ -81,6 +93,40 @@ def _cross_ambiguous(args: tuple, kwargs: dict) -> bool:
         return False  # (refused later, in the words of the call's own checks)
     threes = [d for d, n in enumerate(shape) if n == 3]
     return bool(threes) and threes[0] != len(shape) - 1
+
+
+def _nans(v: Any) -> int:
+    """How many NaNs ``v`` (a tensor, an array, a number) holds: a few calls read NaN differently."""
+    a = host(v) if isinstance(v, Tensor) else host_numpy.asarray(v)
+    return int(host_numpy.isnan(a).sum()) if a.dtype.kind == "f" else 0
+
+
+def _nan_input(says: tuple[str, ...] = ()) -> Callable[[tuple, dict], bool]:
+    """Ambiguous: the first argument holds a NaN (NumPy's answer there is NaN, PyTorch's a number)."""
+    def ambiguous(args: tuple, kwargs: dict) -> bool:
+        return bool(args) and not any(k in kwargs for k in says) and _nans(args[0]) > 0
+    return ambiguous
+
+
+def _gradient_ambiguous(args: tuple, kwargs: dict) -> bool:
+    """``gradient(f)`` of a 1-D ``f``: NumPy's answer is one tensor, PyTorch's a tuple holding it
+    (``torch.gradient(f)[0]`` is the derivative, here its first element)."""
+    says = ("axis", "spacing", "dim")
+    return len(args) == 1 and len(getattr(args[0], "shape", ())) == 1 and not any(k in kwargs for k in says)
+
+
+def _unique_ambiguous(args: tuple, kwargs: dict) -> bool:
+    """``unique(x, True)``: NumPy's second argument is ``return_index`` (a pair), PyTorch's ``sorted`` (the
+    values); and NumPy merges NaNs, PyTorch keeps each (the two differ where ``x`` holds two)."""
+    if any(k in kwargs for k in ("return_index", "equal_nan", "sorted", "dim", "axis")):
+        return False
+    return bool(args) and ((len(args) >= 2 and bool(args[1])) or _nans(args[0]) > 1)
+
+
+def _histogram_ambiguous(args: tuple, kwargs: dict) -> bool:
+    """``histogram(x)``: NumPy's 10 bins, PyTorch's 100 (``weights=`` is NumPy's keyword, ``weight=``
+    PyTorch's)."""
+    return len(args) == 1 and not any(k in kwargs for k in ("bins", "weights", "weight"))
 
 
 _PAIR = "the pair (values, indices)"
@@ -100,10 +146,10 @@ TWO_MEANINGS: dict[str, TwoMeanings] = {
     "nanmedian": TwoMeanings(_axis_or_nothing(_MEDIAN_SAY), "the mean of the two middle numbers (over an axis: "
                              "one tensor)", f"the lower middle number (over a dim: {_PAIR})", "{call}(x, axis=...)",
                              "{call}(x, dim=...) or x.nanmedian()"),
-    "var": TwoMeanings(_axis_or_nothing(_SPREAD_SAY), "the variance divided by n (ddof=0)",
+    "var": TwoMeanings(_axis_or_nothing(_SPREAD_SAY, _dims_like), "the variance divided by n (ddof=0)",
                        "the variance divided by n - 1 (correction=1)", "{call}(x, ddof=0)",
                        "{call}(x, correction=1), {call}(x, dim=...) or x.var()"),
-    "std": TwoMeanings(_axis_or_nothing(_SPREAD_SAY), "the standard deviation divided by n (ddof=0)",
+    "std": TwoMeanings(_axis_or_nothing(_SPREAD_SAY, _dims_like), "the standard deviation divided by n (ddof=0)",
                        "the standard deviation divided by n - 1 (correction=1)", "{call}(x, ddof=0)",
                        "{call}(x, correction=1), {call}(x, dim=...) or x.std()"),
     "nonzero": TwoMeanings(_without(("as_tuple", "out"), 1), "a tuple of index tensors, one per dim",
@@ -118,8 +164,22 @@ TWO_MEANINGS: dict[str, TwoMeanings] = {
     "equal": TwoMeanings(_without(("out", "where", "dtype", "casting"), 2), "elementwise ==, a tensor of bools",
                          "one bool: whether the shapes and all the values agree", "mg.eq(a, b) or a == b",
                          "a.equal(b)"),
-    "cross": TwoMeanings(_cross_ambiguous, "the product along the last axis",
-                         "the product along the first dim of size 3", "{call}(a, b, axis=-1)", "{call}(a, b, dim=...)"),
+    "cross": TwoMeanings(_cross_ambiguous, "the product along the last axis (a third argument: a's axisa, b's "
+                         "vectors and the product along the last)", "the product along the first dim of size 3 (a "
+                         "third argument: the dim of all three)", "{call}(a, b, axis=-1) or {call}(a, b, axisa=0)",
+                         "{call}(a, b, dim=...)"),
+    "gradient": TwoMeanings(_gradient_ambiguous, "one tensor (for a 1-D input)", "a tuple holding that tensor",
+                            "{call}(f, axis=0)", "{call}(f, spacing=1) or {call}(f, dim=0)"),
+    "histogram": TwoMeanings(_histogram_ambiguous, "10 bins", "100 bins", "{call}(x, bins=10)",
+                             "{call}(x, 100) or x.histogram()"),
+    "unique": TwoMeanings(_unique_ambiguous, "NaNs merged into one value; a true second argument is return_index "
+                          "(a pair: the values and where each first occurs)", "each NaN its own value; a second "
+                          "argument is sorted (the values alone)", "{call}(x, return_index=True) or "
+                          "{call}(x, equal_nan=True)", "{call}(x, sorted=True) or x.unique()"),
+    "sign": TwoMeanings(_nan_input(), "NaN at NaN", "0 at NaN", "mg.where(mg.isnan(x), x, x.sign())",
+                        "x.sign() or mg.sgn(x)"),
+    "heaviside": TwoMeanings(_nan_input(), "NaN at NaN", "0 at NaN", "mg.where(mg.isnan(x), x, x.heaviside(v))",
+                             "x.heaviside(v)"),
 }
 
 
