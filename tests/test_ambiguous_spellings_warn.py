@@ -63,11 +63,6 @@ CASES = {
                lambda: mg.unique(_t(N), sorted=True)),
     "unique return_index": (lambda: mg.unique(_t(), True), lambda: np.unique(A, True),
                             lambda: mg.unique(_t(), return_index=True), lambda: mg.unique(_t(), sorted=True)),
-    "sign": (lambda: mg.sign(_t(N)), lambda: np.sign(N), lambda: mg.where(mg.isnan(_t(N)), _t(N), _t(N).sign()),
-             lambda: mg.sgn(_t(N))),
-    "heaviside": (lambda: mg.heaviside(_t(N), _t(np.array(0.5))), lambda: np.heaviside(N, 0.5),
-                  lambda: mg.where(mg.isnan(_t(N)), _t(N), _t(N).heaviside(_t(np.array(0.5)))),
-                  lambda: _t(N).heaviside(_t(np.array(0.5)))),
 }
 
 
@@ -136,8 +131,9 @@ def test_unambiguous_calls_are_quiet():
         lambda: mg.gradient(x), lambda: mg.gradient(x[0], 2.0),  # 2-D: a list, a tuple (same values); a spacing
         lambda: mg.histogram(x, 10), lambda: mg.histogram(x, weights=x), lambda: mg.histogram(x, weight=x),
         lambda: mg.unique(x), lambda: mg.unique(x, False), lambda: mg.unique(_t(N[:3])),  # one NaN: one value
-        lambda: mg.sign(x), lambda: mg.heaviside(x, _t(np.array(0.5))),
-        lambda: mg.heaviside(x, _t(N[:3])),  # NaN among the values: NaN in both
+        # NaN, where NumPy's sign and heaviside answer NaN and PyTorch's 0: not scanned for (a pass over
+        # every input, on a GPU a copy to the host, on each call); the table of docs/from-pytorch.md says it
+        lambda: mg.sign(_t(N)), lambda: mg.heaviside(_t(N), _t(np.array(0.5))),
     ]
     for call in quiet:
         assert _ambiguous_warnings(call)[1] == []

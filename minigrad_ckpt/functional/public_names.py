@@ -238,7 +238,7 @@ SECTIONS: tuple[Section, ...] = (
         public("fmod", mf.fmod, AS_METHOD, in_place=True, out=CAST),
     )),
     Section("Comparisons and logical functions", MG, (
-        public("sign", loud("sign", mf.sign), tmeth.sign_method, in_place=True, out=FOUND),
+        public("sign", mf.sign, tmeth.sign_method, in_place=True, out=FOUND),
         public("equal", loud("equal", mf.equal), tmeth.equal_method),
         public("not_equal", mf.not_equal, AS_METHOD, in_place=True, out=ANY),
         public("less", mf.less, AS_METHOD, in_place=True, out=ANY),
@@ -364,8 +364,7 @@ SECTIONS: tuple[Section, ...] = (
         public("copysign", ewc.copysign, AS_METHOD, in_place=True, out=CAST),
         public("fmax", ewc.fmax, AS_METHOD, in_place=True, out=CAST),
         public("fmin", ewc.fmin, AS_METHOD, in_place=True, out=CAST),
-        public("heaviside", loud("heaviside", ewc.heaviside), tmeth.heaviside_method, in_place=True,
-               out=outr.HEAVISIDE),
+        public("heaviside", ewc.heaviside, tmeth.heaviside_method, in_place=True, out=outr.HEAVISIDE),
         public("nan_to_num", ewc.nan_to_num, AS_METHOD, in_place=True,
                out=rule("nan_to_num: dtype of out: {out} should be same as input: {result}")),
         public("floor_divide", ewc.floor_divide, AS_METHOD, in_place=True, out=CAST),

@@ -101,13 +101,6 @@ def _nans(v: Any) -> int:
     return int(host_numpy.isnan(a).sum()) if a.dtype.kind == "f" else 0
 
 
-def _nan_input(says: tuple[str, ...] = ()) -> Callable[[tuple, dict], bool]:
-    """Ambiguous: the first argument holds a NaN (NumPy's answer there is NaN, PyTorch's a number)."""
-    def ambiguous(args: tuple, kwargs: dict) -> bool:
-        return bool(args) and not any(k in kwargs for k in says) and _nans(args[0]) > 0
-    return ambiguous
-
-
 def _gradient_ambiguous(args: tuple, kwargs: dict) -> bool:
     """``gradient(f)`` of a 1-D ``f``: NumPy's answer is one tensor, PyTorch's a tuple holding it
     (``torch.gradient(f)[0]`` is the derivative, here its first element)."""
@@ -176,10 +169,6 @@ TWO_MEANINGS: dict[str, TwoMeanings] = {
                           "(a pair: the values and where each first occurs)", "each NaN its own value; a second "
                           "argument is sorted (the values alone)", "{call}(x, return_index=True) or "
                           "{call}(x, equal_nan=True)", "{call}(x, sorted=True) or x.unique()"),
-    "sign": TwoMeanings(_nan_input(), "NaN at NaN", "0 at NaN", "mg.where(mg.isnan(x), x, x.sign())",
-                        "x.sign() or mg.sgn(x)"),
-    "heaviside": TwoMeanings(_nan_input(), "NaN at NaN", "0 at NaN", "mg.where(mg.isnan(x), x, x.heaviside(v))",
-                             "x.heaviside(v)"),
 }
 
 
