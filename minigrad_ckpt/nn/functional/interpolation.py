@@ -22,6 +22,11 @@ and 2-D ``nearest`` (whatever ``scale_factor``), and 2-D ``nearest`` doubling an
 
 So the result is a composition of ``take`` and products (differentiable to any order, in
 both modes), and a non-finite input reaches only the outputs whose taps read it.
+
+The positions and weights are computed in the precision PyTorch's CPU kernels compute them in:
+float64 for float64 input, float32 for every narrower float (its ``opmath`` type).  A float32
+position is not float64's rounded: ``(j + 1/2) s - 1/2`` near 60 carries an error of 4e-6, so
+weights from float64 positions moved a 60x80 image resized to 300x300 by 7e-6 of its range.
 """
 
 from __future__ import annotations
@@ -82,10 +87,17 @@ def _check_sizes(name: str, spatial: tuple[int, ...], sizes: list[int]) -> None:
                               f"{tuple(spatial)} output {tuple(sizes)}")
 
 
-def _linear_scale(n_in: int, n_out: int, align_corners: bool, factor: float | None) -> float:
+def _position_dtype(dtype: Any) -> Any:
+    """The NumPy type PyTorch's kernels compute source positions and weights in for ``dtype`` input."""
+    return np.float64 if dtype == np.float64 else np.float32
+
+
+def _linear_scale(n_in: int, n_out: int, align_corners: bool, factor: float | None, ct: Any = np.float64) -> Any:
+    """The source step, in ``ct`` as PyTorch's ``area_pixel_compute_scale``: a ratio of the sizes
+    divided in ``ct``, or ``1 / scale_factor`` divided in float64 and then rounded to ``ct``."""
     if align_corners:
-        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-    return 1.0 / factor if factor is not None else n_in / n_out
+        return ct(n_in - 1) / ct(n_out - 1) if n_out > 1 else ct(0.0)
+    return ct(1.0 / factor) if factor is not None else ct(n_in) / ct(n_out)
 
 
 def _keeps_axis(mode: str, n_in: int, n_out: int, factor: float | None, spatial: int) -> bool:
@@ -97,10 +109,29 @@ def _keeps_axis(mode: str, n_in: int, n_out: int, factor: float | None, spatial:
     return factor is None or mode in ("linear", "bilinear", "trilinear") or (mode == "nearest" and spatial == 2)
 
 
+def _fma(a: Any, b: Any, c: Any) -> Any:
+    """``a * b + c`` rounded once where the operands are float32, as the fused multiply-adds PyTorch's
+    vectorized (AVX2/AVX-512) CPU kernels are compiled with; the float64 product of two float32 values
+    is exact, so rounding the float64 sum to float32 is the fused operation's (but for a double
+    rounding, in the rare sums that need more than float64's 53 bits)."""
+    if np.result_type(a, b, c) == np.float64:  # (nothing wider: float64's one extra rounding is ~1e-16)
+        return a * b + c
+    return (np.float64(a) * np.asarray(b, np.float64) + np.float64(c)).astype(np.float32)
+
+
+def _cubic(d: Any, a: Any) -> Any:
+    """Keys' cubic kernel at distances ``|d| < 2`` (``a`` of ``d``'s type), with PyTorch's
+    ``cubic_convolution1``/``2`` expressions and the multiply-adds its compiled kernels fuse."""
+    near = _fma(a + 2, d, -(a + 3)) * d * d + 1  # |d| <= 1
+    far = _fma(_fma(a, d, -5 * a), d, 8 * a) * d - 4 * a  # 1 < |d| < 2
+    return np.where(d <= 1, near, far)
+
+
 def _taps(mode: str, n_in: int, n_out: int, align_corners: bool, factor: float | None,
-          spatial: int = 1) -> list[tuple[Any, Any]]:
+          spatial: int = 1, ct: Any = np.float64) -> list[tuple[Any, Any]]:
     """``[(positions, weights or None[, reads]), ...]`` for one axis: output ``j`` is ``sum_k w_k[j] x[i_k[j]]``
-    over the taps that read for ``j`` (:func:`_resample_axis`)."""
+    over the taps that read for ``j`` (:func:`_resample_axis`); the interpolating modes' positions and
+    weights are computed in ``ct`` (:func:`_position_dtype`)."""
     j = np.arange(n_out)
     if _keeps_axis(mode, n_in, n_out, factor, spatial):
         return [(j, None)]
@@ -116,40 +147,43 @@ def _taps(mode: str, n_in: int, n_out: int, align_corners: bool, factor: float |
         length = stop - start
         return [(np.minimum(start + k, stop - 1), np.where(k < length, 1.0 / length, 0.0), k < length)
                 for k in range(int(length.max()))]
-    s = _linear_scale(n_in, n_out, align_corners, factor)
-    src = j * s if align_corners else (j + 0.5) * s - 0.5
+    s = _linear_scale(n_in, n_out, align_corners, factor, ct)
+    jf = j.astype(ct)
+    src = jf * s if align_corners else _fma(s, jf + ct(0.5), ct(-0.5))
     if mode != "bicubic":
-        src = np.maximum(src, 0.0)
-        i0 = np.floor(src).astype(np.int64)
-        t = src - i0
-        return [(np.minimum(i0, n_in - 1), 1.0 - t), (np.minimum(i0 + 1, n_in - 1), t)]
-    i0 = np.floor(src).astype(np.int64)
-    weights = cubic_weights(src - i0)
+        src = np.maximum(src, ct(0.0))
+    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    t = np.clip(src - i0.astype(ct), ct(0.0), ct(1.0))  # PyTorch's guard_index_and_lambda
+    if mode != "bicubic":
+        return [(i0, ct(1.0) - t), (np.minimum(i0 + 1, n_in - 1), t)]
+    a = ct(_CUBIC_A)  # distances to the taps at -1, 0, 1, 2, spelled as PyTorch's
+    weights = [_cubic(t + 1, a), _cubic(t, a), _cubic(1 - t, a), _cubic((1 - t) + 1, a)]
     return [(np.clip(i0 - 1 + k, 0, n_in - 1), w) for k, w in enumerate(weights)]
 
 
 def _antialias_taps(mode: str, n_in: int, n_out: int, align_corners: bool, factor: float | None,
-                    spatial: int = 2) -> list:
+                    spatial: int = 2, ct: Any = np.float64) -> list:
     """``antialias=True`` (PyTorch's, after PIL's): the filter (bilinear's triangle, or Keys' cubic with
     ``A = -1/2`` for bicubic) is widened by the scale when shrinking, so every input sample in its
-    reach counts; the taps are cut at the input's ends and renormalized to sum to 1."""
-    scale = _linear_scale(n_in, n_out, align_corners, factor)
-    half = 1.0 if mode == "bilinear" else 2.0  # half the filter's width at scale 1
-    support, stretch = (half * scale, 1.0 / scale) if scale >= 1.0 else (half, 1.0)
-    centre = scale * (np.arange(n_out) + 0.5)
-    start = np.maximum((centre - support + 0.5).astype(np.int64), 0)  # C's truncation, as PyTorch
-    count = np.minimum((centre + support + 0.5).astype(np.int64), n_in) - start
+    reach counts; the taps are cut at the input's ends and renormalized to sum to 1.  The arithmetic
+    is PyTorch's ``_compute_weights_aa``'s: ``ct`` values, with the ``+ 0.5`` steps in float64."""
+    scale = _linear_scale(n_in, n_out, align_corners, factor, ct)
+    half = ct(1.0 if mode == "bilinear" else 2.0)  # half the filter's width at scale 1
+    support, stretch = (half * scale, ct(1.0 / np.float64(scale))) if scale >= 1.0 else (half, ct(1.0))
+    centre = (np.float64(scale) * (np.arange(n_out) + 0.5)).astype(ct)
+    start = np.maximum(((centre - support) + 0.5).astype(np.int64), 0)  # C's truncation, as PyTorch
+    count = np.minimum(((centre + support) + 0.5).astype(np.int64), n_in) - start
     k = np.arange(int(count.max()))[:, None]
-    d = np.abs((start + k - centre + 0.5) * stretch)
+    d = np.abs((((start + k).astype(ct) - centre) + 0.5) * np.float64(stretch)).astype(ct)
     if mode == "bilinear":
-        w = np.maximum(1.0 - d, 0.0)
+        w = np.maximum(ct(1.0) - d, ct(0.0))
     else:
-        a = -0.5
-        w = np.where(d < 1, ((a + 2) * d - (a + 3)) * d * d + 1,
-                     np.where(d < 2, ((a * d - 5 * a) * d + 8 * a) * d - 4 * a, 0.0))
-    w = np.where(k < count, w, 0.0)
-    total = w.sum(axis=0)
-    w = w / np.where(total != 0, total, 1.0)
+        w = np.where(d < 2, _cubic(d, ct(-0.5)), ct(0.0))
+    w = np.where(k < count, w, ct(0.0))
+    total = w[0]
+    for row in w[1:]:  # summed tap by tap, in the kernel's order
+        total = total + row
+    w = w / np.where(total != 0, total, ct(1.0))
     return [(np.minimum(start + kk, n_in - 1), w[kk], kk < count) for kk in range(len(k))]
 
 
@@ -234,7 +268,8 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
         if _keeps_axis(mode, n_in, n_out, f, len(spatial)) or (antialias and n_in == n_out):
             continue  # (PyTorch's antialiased kernels copy every unchanged axis)
         taps = _antialias_taps if antialias else _taps
-        x = _resample_axis(x, 2 + k, taps(mode, n_in, n_out, bool(align_corners), f, len(spatial)))
+        x = _resample_axis(x, 2 + k, taps(mode, n_in, n_out, bool(align_corners), f, len(spatial),
+                                          _position_dtype(x.dtype)))
     return x
 
 
