@@ -15,6 +15,7 @@ import os
 import pickle  # (its protocol numbers only: nothing is pickled)
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,10 @@ def load(f: str | os.PathLike | Any, map_location: Any = None, pickle_module: An
     Arrays come back as NumPy arrays.  PyTorch's ``weights_only=`` and ``mmap=`` are taken and
     change nothing: no code is ever loaded (what ``weights_only=True`` asks for), and the file is
     read whole; so do ``pickle_module`` and the keywords PyTorch hands its unpickler (``encoding=``,
-    ``errors=``, ``fix_imports=``: a checkpoint of Python 2's days asked for ``encoding="latin1"``)."""
+    ``errors=``, ``fix_imports=``: a checkpoint of Python 2's days asked for ``encoding="latin1"``).
+    A file ``save`` did not write is a ``SnapshotError`` that names what it is when its first bytes
+    say so: a file PyTorch's ``torch.save`` wrote (never unpickled here) comes with the way across,
+    its state dict saved as NumPy arrays (``np.savez``) and loaded by ``load_state_dict(np.load(...))``."""
     del weights_only, mmap, pickle_module
     unknown = sorted(set(pickle_load_args) - _UNPICKLER_KEYWORDS)
     if unknown:
@@ -92,14 +96,55 @@ def load(f: str | os.PathLike | Any, map_location: Any = None, pickle_module: An
         with tempfile.TemporaryDirectory() as tmp:
             copy = Path(tmp) / "object.mgsnap"
             copy.write_bytes(f.read())
-            return load(copy, map_location)
-    snap = Snapshot.load(f)
+            return _load_path(copy, map_location, "the file object")
+    return _load_path(f, map_location, f)
+
+
+def _load_path(path: str | os.PathLike, map_location: Any, name: Any) -> Any:
+    """:func:`load` of a path; ``name`` is what its messages call the file."""
+    try:
+        snap = Snapshot.load(path)
+    except SnapshotError as exc:
+        foreign = None if isinstance(exc, OSError) else _foreign_format(path)
+        if foreign is None:
+            raise
+        raise SnapshotError(f"{name}: {foreign}") from None
     objects = snap.state.get("objects")
     entry = objects.get(_KEY) if isinstance(objects, dict) else None
     if not isinstance(entry, dict) or entry.get("type") != "tree" or "state" not in entry:
-        raise SnapshotError(f"{f}: not a file written by mg.save (a training snapshot? load it with "
+        raise SnapshotError(f"{name}: not a file written by mg.save (a training snapshot? load it with "
                             f"Snapshot.load)")
     return decode(entry["state"], snap.tensors, _placement(map_location), 0, {})
+
+
+_NOT_READ = "; mg.load reads what mg.save writes, and never unpickles"
+_CONVERT = ("; convert a PyTorch state dict where PyTorch is installed -- np.savez('sd.npz', **{k: v.numpy() "
+            "for k, v in torch.load(path).items()}) -- and load the arrays: model.load_state_dict(np.load('sd.npz'))")
+
+
+def _foreign_format(path: str | os.PathLike) -> str | None:
+    """What a file that is not a snapshot is, when its first bytes say so, and what to do: a resume
+    written for PyTorch (``torch.load('ckpt.pth')``) reaches ``mg.load`` with PyTorch's own file, and
+    "not a snapshot" alone does not say why it cannot be read. Only the magic bytes and a zip's list
+    of names are read (never its pickle)."""
+    with open(path, "rb") as f:
+        magic = f.read(8)
+    if magic.startswith(b"PK\x03\x04"):
+        try:
+            with zipfile.ZipFile(path) as archive:
+                names = archive.namelist()
+        except (zipfile.BadZipFile, OSError):
+            return "a damaged zip archive" + _NOT_READ
+        if any(n == "data.pkl" or n.endswith("/data.pkl") for n in names):
+            return "a PyTorch file (torch.save's zip format: a pickle and its tensors' storages)" + _NOT_READ + _CONVERT
+        if names and all(n.endswith(".npy") for n in names):
+            return "a NumPy .npz archive: read it with np.load"
+        return "a zip archive" + _NOT_READ
+    if magic.startswith(b"\x93NUMPY"):
+        return "a NumPy .npy file: read it with np.load"
+    if magic[:1] == b"\x80" and magic[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        return "a pickle (PyTorch's legacy torch.save format, or pickle.dump's)" + _NOT_READ + _CONVERT
+    return None
 
 
 #: the keywords ``pickle.Unpickler`` takes beside the file, which ``torch.load`` hands on to it
