@@ -106,7 +106,9 @@ def int_argument(fn: str, name: str, position: int, v: Any) -> int:
 
 def _shape(args: tuple) -> tuple[int, ...]:
     if len(args) == 1 and not isinstance(args[0], (int, host_numpy.integer, Tensor)):
-        args = tuple(args[0])
+        # one size or a sequence of them: a lone float (``ones(n / 2)``) is a size, refused by
+        # _size_entry in PyTorch's words, not "'float' object is not iterable"
+        args = tuple(args[0]) if hasattr(args[0], "__iter__") else args
     shape = tuple(_size_entry(s) for s in args)
     if any(s < 0 for s in shape):  # (PyTorch's RuntimeError, NumPy's ValueError: InvalidShape is both)
         raise InvalidShape(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")

@@ -33,6 +33,22 @@ def test_a_shape_refuses_floats_and_bools(make, bad):
 
 
 @pytest.mark.parametrize("make", SHAPED, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("bad", [2.0, 2.5, np.float32(2)], ids=repr)
+def test_a_lone_float_size_is_refused_as_a_size(make, bad):
+    """``torch.ones(n / 2)`` is "argument 'size' must be tuple of ints, not float"; here it was
+    "'float' object is not iterable" (read as a sequence of sizes), and so was ``nn.BatchNorm2d(c / 2)``,
+    whose parameters are ``ones(num_features)`` (found porting kuangliu/pytorch-cifar's ShuffleNet,
+    ``mid_planes = out_planes/4``)."""
+    with pytest.raises(TypeError, match="tuple of ints, but found element of type float"):
+        make(bad)
+
+
+def test_a_module_given_a_float_width_names_the_size():
+    with pytest.raises(TypeError, match="tuple of ints, but found element of type float"):
+        mg.nn.BatchNorm2d(50.0)
+
+
+@pytest.mark.parametrize("make", SHAPED, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("device", ["cpu", "strict"])
 def test_a_one_element_integer_tensor_is_a_size(make, device):
     assert make(mg.tensor(2), device=device).shape == (2,)

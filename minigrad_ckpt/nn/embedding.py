@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..creation import int_argument
 from ..functional.errors import PaddingIdxOutOfRange
 from ..grad_mode import no_grad
 from ..tensor import Tensor
@@ -77,6 +78,14 @@ class _Table(Module):
                 self.weight[self.padding_idx] = 0.0
 
 
+def _table_size(cls: str, num_embeddings: Any, embedding_dim: Any) -> tuple[int, int]:
+    """The table's two lengths as PyTorch reads them: ints (a NumPy integer, a one-element integer
+    tensor), while a float is PyTorch's TypeError -- ``int()`` truncated ``Embedding(vocab / 2, 8)``'s
+    2.5 to a table of 2 rows, where PyTorch refuses the float."""
+    return (int_argument(cls, "num_embeddings", 1, num_embeddings),
+            int_argument(cls, "embedding_dim", 2, embedding_dim))
+
+
 class Embedding(_Table):
     """A lookup table: ``Embedding(num_embeddings, embedding_dim)(ids)``.
 
@@ -92,7 +101,7 @@ class Embedding(_Table):
         super().__init__()
         if sparse:
             raise ValueError("Embedding: sparse gradients are not supported")
-        self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
+        self.num_embeddings, self.embedding_dim = _table_size(type(self).__name__, num_embeddings, embedding_dim)
         padding_idx = self._row_index(padding_idx)
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, float(norm_type)
         self.scale_grad_by_freq, self.sparse = bool(scale_grad_by_freq), False  # (sparse=True is refused above)
@@ -122,7 +131,7 @@ class EmbeddingBag(_Table):
             raise ValueError(f"EmbeddingBag: {SCALE_GRAD_BY_FREQ_REFUSED}")
         if mode not in ("sum", "mean", "max"):
             raise ValueError(f"EmbeddingBag: mode must be 'sum', 'mean' or 'max', got {mode!r}")
-        self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
+        self.num_embeddings, self.embedding_dim = _table_size(type(self).__name__, num_embeddings, embedding_dim)
         self.max_norm, self.norm_type, self.mode = max_norm, float(norm_type), mode
         self.include_last_offset, self.padding_idx = include_last_offset, self._row_index(padding_idx)
         self.scale_grad_by_freq, self.sparse = False, sparse  # PyTorch's attributes
