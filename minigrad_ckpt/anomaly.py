@@ -48,6 +48,7 @@ from . import tape as _tape
 from .backend import cpu, host_numpy, to_host
 from .backward import BackwardPass
 from .tensor import Tensor
+from .user_frame import stacklevel_outside_the_engine
 
 __all__ = ["AnomalyError", "ArraySummary", "Source", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "is_anomaly_check_inf_enabled"]
@@ -504,10 +505,8 @@ class _Checks:
                  + (f"\n    {node.source.line}" if node.source.line else "")) if node.source is not None else \
             "  (not known: recorded while anomaly mode was off, or restored from a snapshot)"
         message = f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{where}"
-        frame, level = sys._getframe(0), 1  # the warning points at the user's line that ran backward
-        while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-            frame, level = frame.f_back, level + 1
-        warnings.warn(message, UserWarning, stacklevel=level)
+        # the warning points at the user's line that ran backward
+        warnings.warn(message, UserWarning, stacklevel=stacklevel_outside_the_engine())
         try:
             exc._anomaly_reported = True  # type: ignore[attr-defined]
         except AttributeError:  # an exception class with __slots__: it is reported again, no harm

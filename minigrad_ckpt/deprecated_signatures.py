@@ -32,6 +32,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from .user_frame import stacklevel_outside_the_engine
+
 #: ``name -> (the deprecated signature, the current one)``, as PyTorch's warning words them.
 _WORDING = {
     "alpha": ("Number alpha, Tensor other", "Tensor other, *, Number alpha = 1"),
@@ -58,7 +60,8 @@ def warn_deprecated(name: str, kind: str) -> None:
     _warned[0] = True
     old, new = _WORDING[kind]
     warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using one of the "
-                  f"following signatures instead:\n\t{name}({new})", UserWarning, stacklevel=4)
+                  f"following signatures instead:\n\t{name}({new})", UserWarning,
+                  stacklevel=stacklevel_outside_the_engine())
 
 
 def other_and_alpha(name: str, args: tuple, alpha: Any) -> tuple[Any, Any]:

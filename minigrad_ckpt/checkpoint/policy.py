@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
-import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..user_frame import stacklevel_outside_the_engine
 from .model import ChainProfile, simulate_peak
 from .nested import min_peak_bytes, plan_for_budget
 from .plans import Plan, budget_in_bytes, coarsen, layer_index, plan_from_starts, uniform_plan
@@ -32,19 +31,6 @@ __all__ = [
 
 class CheckpointCostWarning(UserWarning):
     """A checkpointed segment keeps more bytes to replay from than it drops."""
-
-
-_PACKAGE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")
-
-
-def _stacklevel_outside_the_engine() -> int:
-    """``warnings.warn``'s stacklevel, seen from the function calling this one, of the first frame
-    outside this package: the user's line that ran the segment -- ``checkpoint``, ``remat``, a
-    chain's block or a model's forward, each a different depth of the engine's own calls."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame, level = frame.f_back, level + 1
-    return level if frame is not None else 1
 
 
 class CheckpointPolicy:
@@ -297,7 +283,7 @@ class CheckpointStatistics:
             warnings.warn(CheckpointCostWarning(
                 f"checkpointed {name} costs memory: it keeps {seg.kept_bytes:,} bytes to replay from but "
                 f"drops only {seg.dropped_bytes:,}; run it without checkpoint(), or checkpoint a longer "
-                f"stretch of the model"), stacklevel=_stacklevel_outside_the_engine())
+                f"stretch of the model"), stacklevel=stacklevel_outside_the_engine())
         self.forward_time_us += seg.forward_time * 1e6
 
     def _held_by_the_tape(self, nbytes: int) -> None:

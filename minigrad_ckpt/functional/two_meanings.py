@@ -17,14 +17,13 @@ every line to look at.  Tensor's methods have PyTorch's meaning and never warn (
 from __future__ import annotations
 
 import functools
-import os
-import sys
 import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..backend import host_numpy
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 from .scatter import host
 
 __all__ = ["AmbiguousSpellingWarning", "said_out_loud", "TWO_MEANINGS"]
@@ -191,17 +190,5 @@ def _warn(call: str, m: TwoMeanings) -> None:
     warnings.warn(
         f"{call} reads this call as NumPy does: {m.numpy_answer}; {torch_call} would answer {m.torch_answer}. "
         f"Write {m.numpy_spelling.format(call=call)} for NumPy's answer or {m.torch_spelling.format(call=call)} "
-        f"for PyTorch's; either quiets this warning", AmbiguousSpellingWarning, stacklevel=_user_stacklevel())
-
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-def _user_stacklevel() -> int:
-    # The first frame outside the package, seen from _warn's caller: the call reaches these functions
-    # through one or two of the engine's wrappers (out=, keywords), whose number varies by name.
-    frame, level = sys._getframe(2), 2
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame, level = frame.f_back, level + 1
-    return level if frame is not None else 1
-
+        f"for PyTorch's; either quiets this warning", AmbiguousSpellingWarning,
+        stacklevel=stacklevel_outside_the_engine())

@@ -13,11 +13,11 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from ..checkpoint.policy import _stacklevel_outside_the_engine
 from ..executor import Executor
 from ..nn.uninitialized import is_lazy
 from ..optim.optimizer import Optimizer, gradients_since_step
 from ..tensor import memory_shown_outside
+from ..user_frame import stacklevel_outside_the_engine
 from . import sections as _sections
 from .config import SnapshotConfig, SnapshotMetadata
 from .format import SnapshotError
@@ -91,7 +91,7 @@ def _warn_of_pending_gradients(ex: Executor) -> None:
         warnings.warn(f"{len(pending)} parameters ({listed}) hold gradients accumulated since the optimizer's last "
                       f"step, and a snapshot does not save gradients: a resume from it would redo that step without "
                       f"them. Snapshot after optimizer.step() (or zero_grad()), not between micro-batches",
-                      UserWarning, stacklevel=_stacklevel_outside_the_engine())
+                      UserWarning, stacklevel=stacklevel_outside_the_engine())
 
 
 def check_unchanged(versions: dict[str, tuple[list, int]]) -> None:
