@@ -10,6 +10,8 @@ distribution (sum of probabilities <= 0)'), ``torch.zeros(3).masked_fill(torch.o
 """
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 import minigrad_ckpt as mg
@@ -33,14 +35,33 @@ def test_multinomial_refuses_with_pytorchs_runtime_error(call, message):
     assert isinstance(caught.value, ValueError)
 
 
-@pytest.mark.parametrize("call", [
-    lambda m: mg.zeros(3).masked_fill(m, 1.0),
-    lambda m: mg.zeros(3).masked_fill_(m, 1.0),
-    lambda m: mg.zeros(3).masked_select(m),
-    lambda m: mg.zeros(3).masked_scatter(m, mg.ones(3)),
+@pytest.mark.parametrize("call, message", [
+    (lambda m: mg.zeros(3).masked_fill(m, 1.0), "masked_fill_ only supports boolean masks"),
+    (lambda m: mg.zeros(3).masked_fill_(m, 1.0), "masked_fill_ only supports boolean masks"),
+    (lambda m: mg.zeros(3).masked_scatter(m, mg.ones(3)), "masked_scatter_ only supports boolean masks"),
+    # torch 2.13: 'masked_select: expected BoolTensor for mask' (there is no masked_select_ to name)
+    (lambda m: mg.zeros(3).masked_select(m), "^masked_select: expected BoolTensor for mask"),
+    (lambda m: mg.masked_select(mg.zeros(3), m), "^masked_select: expected BoolTensor for mask"),
 ])
 @pytest.mark.parametrize("dtype", [mg.uint8, mg.int64, mg.float32])
-def test_a_mask_that_is_not_bool_is_pytorchs_runtime_error(call, dtype):
-    with pytest.raises(RuntimeError, match="only supports boolean masks") as caught:
+def test_a_mask_that_is_not_bool_is_pytorchs_runtime_error(call, message, dtype):
+    with pytest.raises(RuntimeError, match=message) as caught:
         call(mg.ones(3, dtype=dtype))
     assert isinstance(caught.value, TypeError)
+
+
+def test_a_uint8_where_condition_warns_pytorchs_deprecation_and_answers_as_bool():
+    # torch 2.13: torch.where(torch.tensor([1, 0, 1], dtype=torch.uint8), x, y) warns 'where received a uint8
+    # condition tensor. This behavior is deprecated ...' and answers as the bool condition; the engine was silent
+    # (found porting graykode/nlp-tutorial's Transformer, whose subsequent mask is np.triu(...).byte()).
+    x, y = mg.tensor([1.0, 2.0, 3.0]), mg.tensor([-1.0, -2.0, -3.0])
+    m = mg.tensor([1, 0, 2], dtype=mg.uint8)
+    for call in (lambda: mg.where(m, x, y), lambda: x.where(m, y)):
+        with pytest.warns(UserWarning, match="where received a uint8 condition tensor") as caught:
+            assert call().tolist() == [1.0, -2.0, 3.0]
+        assert caught[0].filename == __file__  # the user's line, not the engine's
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert mg.where(m.bool(), x, y).tolist() == [1.0, -2.0, 3.0]
+        assert [i.tolist() for i in mg.where(m)] == [[0, 2]]  # where(condition) is nonzero: no warning in PyTorch
+        assert mg.where(m.numpy(), x, y).tolist() == [1.0, -2.0, 3.0]  # a NumPy array is NumPy's spelling

@@ -7,6 +7,7 @@ as weak scalars (see :mod:`~minigrad_ckpt.functional.arguments`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +17,7 @@ from ..ops import elementwise as _ew
 from ..ops import special as _sp
 from ..tape import apply
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 from .arguments import (
     as_index,
     as_tensor,
@@ -459,6 +461,14 @@ def _where_number(v: Any, other: Any) -> Any:
     return v
 
 
+def _warn_uint8_condition() -> None:
+    """A uint8 condition tensor is the mask spelling of PyTorch's byte-mask days: still read as
+    ``!= 0`` (the answer is PyTorch's), with its deprecation warning, as an indexing mask of uint8 is."""
+    warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+                  "a future version of PyTorch. Use a boolean condition instead.", UserWarning,
+                  stacklevel=stacklevel_outside_the_engine())
+
+
 def where(condition: Any, x: Any = None, y: Any = None) -> Any:
     """``x`` where ``condition`` is true, else ``y``; with the condition alone, NumPy's and
     PyTorch's ``where(condition)``: the indices where it is true, a tuple of index tensors.
@@ -474,6 +484,8 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
         return tuple(Tensor._wrap(xp.asarray(i.astype(host_numpy.int64)), None, cond.device) for i in found)
     if x is None or y is None:
         raise TypeError("where: pass both x and y, or the condition alone")
+    if isinstance(condition, Tensor) and condition.dtype == host_numpy.uint8:
+        _warn_uint8_condition()
     like = next((v for v in (condition, x, y) if isinstance(v, Tensor)), None)
     cond = as_tensor(condition, like)
     if cond.dtype != host_numpy.bool_:

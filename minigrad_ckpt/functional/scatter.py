@@ -555,11 +555,18 @@ def put(input: Any, index: Any, source: Any, accumulate: bool = False) -> Tensor
     return globals()["accumulate"](x, tgt, mf.ravel(s)) if accumulate else overwrite(x, tgt, mf.ravel(s))
 
 
+def _not_bool_mask(name: str, dtype: Any) -> str:
+    """PyTorch's words for a mask that is not bool: ``masked_select`` has its own sentence; ``masked_fill``
+    and ``masked_scatter`` name their in-place kernels (``masked_fill_``), as torch 2.13's do."""
+    if name == "masked_select":
+        return f"masked_select: expected BoolTensor for mask (got a mask of dtype {dtype})"
+    return f"{name}_ only supports boolean masks, but got mask with dtype {dtype} ({name}: mask must be a bool tensor)"
+
+
 def _mask(name: str, mask: Any, x: Tensor) -> Tensor:
     m = as_tensor(mask)
     if m.dtype.kind != "b":
-        raise BoolMaskRequired(f"{name}_ only supports boolean masks, but got mask with dtype {m.dtype} "
-                               f"({name}: mask must be a bool tensor)")
+        raise BoolMaskRequired(_not_bool_mask(name, m.dtype))
     if m.device is not x.device:
         raise RuntimeError(f"{name}: mask is on {m.device}, the tensor on {x.device}")
     return m
