@@ -64,18 +64,18 @@ def warn_deprecated(name: str, kind: str) -> None:
                   stacklevel=stacklevel_outside_the_engine())
 
 
-def other_and_alpha(name: str, args: tuple, alpha: Any) -> tuple[Any, Any]:
-    """``add_``'s and ``sub_``'s positional arguments after ``self``: ``(other,)``, or the
-    deprecated ``(alpha, other)``; anything else is PyTorch's TypeError."""
-    if len(args) == 1:
-        return args[0], (1 if alpha is UNSET else alpha)
-    if len(args) == 2 and alpha is UNSET and is_scale(args[0]):
+def other_and_alpha(name: str, other: Any, more: tuple, alpha: Any) -> tuple[Any, Any]:
+    """``add_``'s and ``sub_``'s ``other`` and ``alpha`` where more than ``other`` came positionally (or no
+    ``other`` at all): the deprecated ``(alpha, other)``; anything else is PyTorch's TypeError."""
+    if other is UNSET:
+        raise TypeError(f"{name}() missing 1 required positional argument: 'other'")
+    if len(more) == 1 and alpha is UNSET and is_scale(other):
         warn_deprecated(name, "alpha")
-        return args[1], args[0]
-    if len(args) == 2 and is_scale(args[0]):
+        return more[0], other
+    if len(more) == 1 and is_scale(other):
         raise TypeError(f"{name}() received an invalid combination of arguments - got unrecognized keyword "
                         f"arguments: alpha")
-    raise TypeError(f"{name}() takes 1 positional argument but {len(args)} were given")
+    raise TypeError(f"{name}() takes 1 positional argument but {1 + len(more)} were given")
 
 
 def alpha_first(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:

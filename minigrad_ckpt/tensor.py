@@ -2028,9 +2028,12 @@ class Tensor:
             raise BroadcastMismatch(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
                                     f"{list(wide)}")
 
-    def add_(self, *args: Any, alpha: Any = UNSET) -> Tensor:
+    def add_(self, other: Any = UNSET, *more: Any, alpha: Any = UNSET) -> Tensor:
         """``self += alpha * other`` (``x.add_(other, alpha=1)``; PyTorch's deprecated ``x.add_(alpha, other)`` too)."""
-        other, alpha = other_and_alpha("add_", args, alpha)
+        if more or other is UNSET:  # (PyTorch's deprecated add_(alpha, other), or no other)
+            other, alpha = other_and_alpha("add_", other, more, alpha)
+        elif alpha is UNSET:
+            alpha = 1
         if alpha.__class__ is not int:  # (an alpha of 1.0, 1+0j, True is checked too: PyTorch reads its type)
             alpha = self._refuse_alpha(other, alpha, "add_")
         if alpha != 1 or alpha is True:  # (alpha * other is already in the dtype PyTorch computes the sum in)
@@ -2073,9 +2076,12 @@ class Tensor:
             other = Tensor._wrap(self._device.xp.asarray(half(other), dtype=host_numpy.float32), None, self._device)
         return other.float() * float(half(alpha))
 
-    def sub_(self, *args: Any, alpha: Any = UNSET) -> Tensor:
+    def sub_(self, other: Any = UNSET, *more: Any, alpha: Any = UNSET) -> Tensor:
         """``self -= alpha * other`` (``x.sub_(other, alpha=1)``; PyTorch's deprecated ``x.sub_(alpha, other)`` too)."""
-        other, alpha = other_and_alpha("sub_", args, alpha)
+        if more or other is UNSET:  # (PyTorch's deprecated sub_(alpha, other), or no other)
+            other, alpha = other_and_alpha("sub_", other, more, alpha)
+        elif alpha is UNSET:
+            alpha = 1
         if self.dtype.kind == "b" or isinstance(other, bool) or (isinstance(other, Tensor) and other.dtype.kind == "b"):
             # mg.subtract's rule, in place: NumPy would subtract True as 1 from an integer tensor
             raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you "

@@ -140,3 +140,13 @@ def test_the_warning_points_at_the_callers_line(monkeypatch, call):
         warnings.simplefilter("always")
         call()
     assert [w.filename for w in caught] == [__file__]
+
+
+def test_other_by_keyword_stays_pytorchs_keyword():
+    """``x.add_(other=u)`` and ``x.sub_(other=u, alpha=2)`` are PyTorch's current signature spelled with
+    its keyword: reading the deprecated form positionally must not take the keyword away."""
+    assert t().add_(other=U).tolist() == [4.0, 7.0]
+    assert t().sub_(other=U, alpha=2).tolist() == [-5.0, -8.0]
+    assert t().add_(U, alpha=0.5).tolist() == [2.5, 4.5]
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'other'"):
+        t().sub_()
