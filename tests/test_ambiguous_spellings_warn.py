@@ -55,6 +55,10 @@ CASES = {
                  lambda: mg.var(_t(), dim=(0, 1))),
     "std dims": (lambda: mg.std(_t(), [1]), lambda: A.std((1,)), lambda: mg.std(_t(), axis=(1,)),
                  lambda: mg.std(_t(), dim=[1])),
+    "var none": (lambda: mg.var(_t(), None), lambda: A.var(None), lambda: mg.var(_t(), axis=None),
+                 lambda: mg.var(_t(), dim=None)),  # torch.var(x, None): correction=1
+    "std none": (lambda: mg.std(_t(), None, keepdims=True), lambda: A.std(None, keepdims=True),
+                 lambda: mg.std(_t(), None, ddof=0, keepdims=True), lambda: mg.std(_t(), None, keepdim=True)),
     "gradient": (lambda: mg.gradient(_t(A[0])), lambda: np.gradient(A[0]), lambda: mg.gradient(_t(A[0]), axis=0),
                  lambda: mg.gradient(_t(A[0]), spacing=1)),
     "histogram": (lambda: mg.histogram(_t()), lambda: np.histogram(A), lambda: mg.histogram(_t(), bins=10),

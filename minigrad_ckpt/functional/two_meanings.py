@@ -50,8 +50,9 @@ def _int_like(v: Any) -> bool:
 
 
 def _dims_like(v: Any) -> bool:
-    """An int, or a list or tuple of ints: a dim list, which PyTorch's reductions take positionally."""
-    return _int_like(v) or (isinstance(v, (list, tuple)) and all(_int_like(d) for d in v))
+    """An int, a list or tuple of ints, or None: a dim list, which PyTorch's reductions take positionally
+    (``torch.var(x, None)`` is ``var(x)``, divided by ``n - 1``)."""
+    return v is None or _int_like(v) or (isinstance(v, (list, tuple)) and all(_int_like(d) for d in v))
 
 
 def _axis_or_nothing(says: tuple[str, ...], axis: Callable[[Any], bool] = _int_like) -> Callable[[tuple, dict], bool]:
