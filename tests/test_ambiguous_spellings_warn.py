@@ -32,8 +32,12 @@ CASES = {
     "sort": (lambda: mg.sort(_t()), lambda: np.sort(A), lambda: mg.sort(_t(), axis=-1), lambda: mg.sort(_t(), dim=-1)),
     "sort axis": (lambda: mg.sort(_t(), 0), lambda: np.sort(A, 0), lambda: mg.sort(_t(), axis=0),
                   lambda: mg.sort(_t(), 0, descending=True)),
-    "median": (lambda: mg.median(_t()), lambda: np.median(A), lambda: mg.median(_t(), axis=None),
+    "median": (lambda: mg.median(_t(A[:2])), lambda: np.median(A[:2]), lambda: mg.median(_t(A[:2]), axis=None),
                lambda: mg.median(_t(), dim=0)),
+    "median ints": (lambda: mg.median(mg.tensor([3, 1, 2])), lambda: np.median([3, 1, 2]),  # 2.0, PyTorch's int 2
+                    lambda: mg.median(mg.tensor([3, 1, 2]), axis=0), lambda: mg.median(mg.tensor([3, 1, 2]), dim=0)),
+    "median axis": (lambda: mg.median(_t(), 1), lambda: np.median(A, 1), lambda: mg.median(_t(), axis=1),
+                    lambda: mg.median(_t(), dim=1)),
     "nanmedian": (lambda: mg.nanmedian(_t(), 1), lambda: np.nanmedian(A, 1), lambda: mg.nanmedian(_t(), axis=1),
                   lambda: mg.nanmedian(_t(), dim=1)),
     "var": (lambda: mg.var(_t()), lambda: A.var(), lambda: mg.var(_t(), ddof=0), lambda: mg.var(_t(), correction=1)),
@@ -132,6 +136,8 @@ def test_unambiguous_calls_are_quiet():
         lambda: mg.max(x, 1, out=(mg.empty(0, dtype=mg.float64), mg.empty(0, dtype=mg.int64))),
         lambda: mg.cross(x, x, -1), lambda: mg.cross(x, x, 1), lambda: mg.cross(x, x, 0, axisb=0),
         lambda: mg.var(x, (0, 1), ddof=0), lambda: mg.std(x, [1], correction=1),
+        # an odd count of floats: NumPy's mean of the two middle values and PyTorch's lower one are its middle one
+        lambda: mg.median(x), lambda: mg.median(x[0]),
         lambda: mg.gradient(x), lambda: mg.gradient(x[0], 2.0),  # 2-D: a list, a tuple (same values); a spacing
         lambda: mg.histogram(x, 10), lambda: mg.histogram(x, weights=x), lambda: mg.histogram(x, weight=x),
         lambda: mg.unique(x), lambda: mg.unique(x, False), lambda: mg.unique(_t(N[:3])),  # one NaN: one value

@@ -17,6 +17,7 @@ every line to look at.  Tensor's methods have PyTorch's meaning and never warn (
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -126,6 +127,19 @@ _PAIR = "the pair (values, indices)"
 _MAX_MIN_SAY = ("axis", "dim", "keepdim", "out")
 _SPREAD_SAY = ("axis", "ddof", "dim", "correction", "unbiased", "keepdim", "out", "dtype")
 _MEDIAN_SAY = ("axis", "dim", "keepdim", "out", "overwrite_input")
+_median_axis_or_nothing = _axis_or_nothing(_MEDIAN_SAY)
+
+
+def _median_ambiguous(args: tuple, kwargs: dict) -> bool:
+    """``median(x, d)``: one tensor, PyTorch's pair.  ``median(x)``: NumPy's mean of the two middle
+    values, PyTorch's lower one -- the same answer for an odd count of floats (not of ints: NumPy's
+    mean is a float, PyTorch's middle value keeps the int dtype)."""
+    if not (args and _median_axis_or_nothing(args, kwargs)):
+        return False
+    shape, kind = getattr(args[0], "shape", None), getattr(getattr(args[0], "dtype", None), "kind", None)
+    return len(args) == 2 or shape is None or kind != "f" or math.prod(shape) % 2 == 0
+
+
 TWO_MEANINGS: dict[str, TwoMeanings] = {
     "max": TwoMeanings(_positional_axis(_MAX_MIN_SAY), "the maximum over that axis, one tensor", _PAIR,
                        "{call}(x, axis=1)", "{call}(x, dim=1) or x.max(1)"),
@@ -133,7 +147,7 @@ TWO_MEANINGS: dict[str, TwoMeanings] = {
                        "{call}(x, axis=1)", "{call}(x, dim=1) or x.min(1)"),
     "sort": TwoMeanings(_axis_or_nothing(("axis", "kind", "order", "dim", "descending", "stable", "out")),
                         "the sorted values, one tensor", _PAIR, "{call}(x, axis=-1)", "{call}(x, dim=-1) or x.sort()"),
-    "median": TwoMeanings(_axis_or_nothing(_MEDIAN_SAY), "the mean of the two middle values (over an axis: one "
+    "median": TwoMeanings(_median_ambiguous, "the mean of the two middle values (over an axis: one "
                           "tensor)", f"the lower middle value (over a dim: {_PAIR})", "{call}(x, axis=...)",
                           "{call}(x, dim=...) or x.median()"),
     "nanmedian": TwoMeanings(_axis_or_nothing(_MEDIAN_SAY), "the mean of the two middle numbers (over an axis: "
