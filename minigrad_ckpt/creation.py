@@ -308,7 +308,7 @@ def inclusive_range(start: Any = None, end: Any = None, step: Any = 1, *, dtype:
     dt = _dtype_or_default(dtype)
     if dt.kind in "iu":  # read in the integer dtype first, as arange: range(0, 3, 1.5, dtype=int64) steps by 1
         start, end, step = int(start), int(end), int(step)
-    _check_range(start, end, step, dt)
+    _check_range(start, end, step, dt, "range_cpu")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RefusedArgument("upper bound and lower bound inconsistent with step sign")
     count = math.trunc((end - start) / step) + 1
@@ -320,12 +320,12 @@ def inclusive_range(start: Any = None, end: Any = None, step: Any = 1, *, dtype:
     return _make(dev.xp.asarray(host), dev, requires_grad)
 
 
-def _check_range(start: Any, stop: Any, step: Any, dt: Any) -> None:
+def _check_range(start: Any, stop: Any, step: Any, dt: Any, kernel: str = "arange_cpu") -> None:
     """PyTorch's refusals of an ``arange`` before any value: a zero or NaN step, an infinite or NaN
     bound, more values than an int64 counts, and bools (it has no bool kernel; NumPy's bool arange
     stops at 2 values).  Each a ``RuntimeError``, as PyTorch's, and the ``ValueError`` NumPy raised."""
     if dt.kind == "b":
-        raise DtypeNotImplemented("\"arange_cpu\" not implemented for 'Bool'")
+        raise DtypeNotImplemented(f"\"{kernel}\" not implemented for 'Bool'")
     if not step or step != step:
         raise RefusedArgument("step must be nonzero")
     if not (math.isfinite(start) and math.isfinite(stop)):

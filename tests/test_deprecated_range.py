@@ -43,6 +43,8 @@ def test_refusals_are_pytorchs():
         rng(0, 1, 0)
     with pytest.raises(RuntimeError, match="inconsistent with step sign"):
         rng(2, 1)
+    with pytest.raises(NotImplementedError, match="^\"range_cpu\" not implemented for 'Bool'$"):
+        rng(0, 5, dtype=mg.bool)  # (PyTorch's kernel for range is range_cpu, not arange's)
 
 
 def test_requires_grad_and_out():
