@@ -542,7 +542,7 @@ class _EmptyRange(RuntimeError, ValueError):
     """``randint`` of an empty range: PyTorch's RuntimeError, a ValueError as before."""
 
 
-def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = "int64",
+def randint(low: int | None = None, high: int | None = None, size: Any = (), dtype: Any = "int64",
             device: Any = None, *, generator: _random.Generator | None = None, requires_grad: bool = False,
             layout: Any = None, pin_memory: bool = False) -> Tensor:
     """Uniform integers in ``[low, high)`` from the engine generator; ``randint(high, size)`` is
@@ -551,7 +551,11 @@ def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = "int
     if high is not None and not isinstance(high, (int, host_numpy.integer)) and size == ():
         high, size = None, high  # randint(5, (2, 3))
     if high is None:
+        if low is None:
+            raise TypeError('randint() missing 1 required positional arguments: "high"')
         low, high = 0, low
+    elif low is None:  # randint(high=5, size=...), randint_like(x, high=5): PyTorch's keyword spelling
+        low = 0
     low, high = _integer_bound("low", low), _integer_bound("high", high)
     if high <= low:  # PyTorch's RuntimeError and words, a ValueError as before
         raise _EmptyRange(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high} "
@@ -648,7 +652,7 @@ def randn_like(input: Any, *, dtype: Any = None, device: Any = None, requires_gr
     return made if pin_memory is False else pinned_as_asked("randn_like", made, pin_memory)
 
 
-def randint_like(input: Any, low: int, high: int | None = None, *, dtype: Any = None, device: Any = None,
+def randint_like(input: Any, low: int | None = None, high: int | None = None, *, dtype: Any = None, device: Any = None,
                  requires_grad: bool = False, memory_format: Any = None,
                  generator: _random.Generator | None = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """:func:`randint` with ``input``'s shape (``randint_like(input, high)`` draws from ``[0, high)``), and its

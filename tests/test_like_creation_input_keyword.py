@@ -20,7 +20,20 @@ def test_input_keyword(name, args):
 
 
 def _named(name, args):
-    return {"full_like": {"fill_value": 2}, "randint_like": {"low": 5}}.get(name, {})
+    # (randint_like's bound by keyword is high=, as PyTorch's: its low= alone is PyTorch's TypeError)
+    return {"full_like": {"fill_value": 2}, "randint_like": {"high": 5}}.get(name, {})
+
+
+def test_high_alone_by_keyword_draws_from_zero():
+    """``torch.randint_like(input=x, high=3)`` and ``torch.randint(high=3, size=(n,))``: PyTorch's keyword
+    spelling of the one-bound form, ``[0, high)``; a missing ``low`` was a TypeError here."""
+    mg.manual_seed(0)
+    x = mg.zeros(200)
+    for drawn in (mg.randint_like(input=x, high=3), mg.randint_like(x, high=3), mg.randint(high=3, size=(200,))):
+        assert drawn.shape == (200,) and set(drawn.tolist()) == {0, 1, 2}
+    assert set(mg.randint_like(x, low=1, high=3).tolist()) == {1, 2}
+    with pytest.raises(TypeError, match="high"):
+        mg.randint(size=(2,))
 
 
 def test_the_notebooks_spelling():
