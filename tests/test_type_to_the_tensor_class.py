@@ -32,3 +32,10 @@ def test_a_module_cast_to_the_tensor_class():
 def test_a_subclass_is_still_refused():
     with pytest.raises((TypeError, ValueError)):
         mg.ones(2).type(mg.nn.Parameter)
+
+
+def test_a_tensor_subclass_is_no_type():
+    """``x.type(nn.Parameter)``: a subclass of Tensor names no tensor type; PyTorch 2.13 says
+    "invalid type: 'Parameter'" (its dtype attribute is a property, which the cast was handed)."""
+    with pytest.raises(ValueError, match="^invalid type: 'Parameter'$"):
+        mg.ones(2).type(mg.nn.Parameter)

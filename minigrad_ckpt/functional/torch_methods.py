@@ -881,6 +881,8 @@ def type_method(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> 
         return f"minigrad_ckpt.{where}{_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
     if dtype is Tensor:  # torch.Tensor names the default tensor type, a CPU type as the legacy ones
         return self.to("cpu", get_default_dtype())
+    if isinstance(dtype, type) and issubclass(dtype, Tensor):  # its dtype is a property, no legacy type's
+        raise ValueError(f"invalid type: {dtype.__name__!r}")  # (x.type(nn.Parameter): PyTorch's words)
     if isinstance(dtype, type) and hasattr(dtype, "dtype"):  # a legacy type: x.type(mg.LongTensor)
         return self.to("cpu", dtype.dtype)
     if isinstance(dtype, str) and dtype.endswith("Tensor"):
