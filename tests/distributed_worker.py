@@ -1431,6 +1431,62 @@ def scenario_ddp_autograd_grad() -> None:
     result(out)
 
 
+def _lazy_net():
+    return nn.Sequential(nn.LazyConv2d(3, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.LazyLinear(4))
+
+
+def _refusal(make) -> str:
+    try:
+        make()
+    except RuntimeError as exc:
+        return str(exc)
+    return "no error"
+
+
+def scenario_lazy_ddp(out_dir: str, mode: str) -> None:
+    """Lazy layers and DDP.  ``fresh``: DDP of a lazy model before its first call is refused on every
+    rank (also where only one rank ran its dummy batch, and with ``init_sync=False``); after the dummy
+    batch, 4 steps equal one process on the whole batch, with a snapshot after step 2.  ``resume``:
+    a fresh lazy model (other draws), its dummy batch, DDP, the snapshot, the last 2 steps."""
+    from minigrad_ckpt.snapshot import SnapshotManager
+
+    mg.set_default_dtype("float64")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    refused = {}
+    if mode == "fresh":
+        refused["lazy"] = _refusal(lambda: DDP(_lazy_net()))
+        refused["no_init_sync"] = _refusal(lambda: DDP(_lazy_net(), init_sync=False))
+        one = _lazy_net()
+        if rank == 1:
+            one(mg.zeros(1, 2, 4, 4))
+        refused["rank0_only"] = _refusal(lambda: DDP(one))
+    dist.manual_seed_per_rank(5 if mode == "fresh" else 77)
+    lazy = _lazy_net()
+    lazy(mg.zeros(1, 2, 4, 4))  # the dummy batch: a different init on every rank, DDP broadcasts rank 0's
+    model = DDP(lazy)
+    opt = optim.Adam(model.parameters(), lr=0.01)
+    ex = mg.Executor(model, opt)
+    manager = SnapshotManager(os.path.join(out_dir, "snapshots"))
+    if mode == "resume":
+        manager.load_latest().restore_into(ex)
+    start = {n: p.numpy().tolist() for n, p in lazy.named_parameters()}
+    per = 4 // world
+    while ex.iteration < 4:
+        rng = np.random.default_rng(ex.iteration)
+        x, y = rng.standard_normal((4, 2, 4, 4)), rng.integers(0, 4, 4)
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(mg.tensor(x[rank * per:(rank + 1) * per])),
+                                    mg.tensor(y[rank * per:(rank + 1) * per])).backward()
+        opt.step()
+        ex.step()
+        if mode == "fresh" and ex.iteration == 2:
+            manager.save_snapshot(ex)
+            start = {n: p.numpy().tolist() for n, p in lazy.named_parameters()}  # what a resume starts from
+    assert_same_on_all_ranks(model, "lazy model")
+    result({"refused": refused, "start": start, "end": {n: p.numpy().tolist() for n, p in lazy.named_parameters()},
+            "types": [type(m).__name__ for m in lazy]})
+
+
 if __name__ == "__main__":
     name, *args = sys.argv[1:]
     if name not in ("single", "nccl", "elastic", "torch_api"):

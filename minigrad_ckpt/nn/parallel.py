@@ -46,6 +46,7 @@ from ..tensor import Tensor
 from .data_parallel import DataParallel
 from .module import Module
 from .scatter_gather import gather, scatter, scatter_kwargs
+from .uninitialized import is_lazy
 
 __all__ = ["DistributedDataParallel", "DataParallel", "gather", "scatter", "scatter_kwargs"]
 
@@ -200,6 +201,8 @@ class DistributedDataParallel(Module):
             object.__setattr__(self, name, value)
         if init_sync:  # (first: a rank whose flags differ is named on every rank)
             self._verify_same_model(group)
+        else:
+            _refuse_uninitialized([n for n, t in _named_tensors(module) if is_lazy(t)], None)
         params = [p for _, p in module.named_parameters() if p.requires_grad]
         if not params:  # PyTorch's refusal: there would be nothing to average
             raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter "
@@ -247,10 +250,11 @@ class DistributedDataParallel(Module):
 
     # --------------------------------------------------------- construction
     def _verify_same_model(self, group: Any) -> None:
-        mine = [("parameter", n, tuple(p.shape), str(p.dtype), bool(p.requires_grad))
-                for n, p in self.module.named_parameters()]
-        mine += [("buffer", n, tuple(b.shape), str(b.dtype), False) for n, b in self.module.named_buffers()]
+        mine = [(kind, n, None if is_lazy(t) else tuple(t.shape), str(t.dtype), kind == "parameter" and
+                 bool(t.requires_grad)) for n, t, kind in _named_tensors(self.module, kinds=True)]
         every = group.allgather_object(mine)  # every rank sees every rank's signature: all raise alike
+        for rank, sig in enumerate(every):  # (a lazy layer on one rank only is refused on every rank too)
+            _refuse_uninitialized([entry[1] for entry in sig if entry[2] is None], rank)
         ref = every[0]
         for rank, sig in enumerate(every[1:], start=1):
             problem = _first_difference(ref, sig, rank)
@@ -899,6 +903,25 @@ def _tensors_in(out: Any) -> list[Tensor]:
     if isinstance(out, dict):
         return [t for x in out.values() for t in _tensors_in(x)]
     return []
+
+
+def _named_tensors(module: Module, kinds: bool = False) -> Iterator[tuple]:
+    """``(name, tensor)`` of the module's parameters, then its buffers (``(name, tensor, kind)``)."""
+    for kind, named in (("parameter", module.named_parameters()), ("buffer", module.named_buffers())):
+        for name, t in named:
+            yield (name, t, kind) if kinds else (name, t)
+
+
+def _refuse_uninitialized(lazy: list[str], rank: int | None) -> None:
+    """PyTorch's refusal of a lazy layer before its first input: its weights have no shape yet, so
+    no bucket can be laid out for them (and the layer's first call would make new arrays the buckets
+    never see).  Raised before the first collective, or on every rank from the gathered signatures."""
+    if lazy:
+        where = "" if rank is None else f" on rank {rank}"
+        raise RuntimeError(
+            "Modules with uninitialized parameters can't be used with `DistributedDataParallel`. Run a dummy "
+            f"forward pass to correctly initialize the modules (uninitialized{where}: {', '.join(lazy[:4])}"
+            f"{', ...' if len(lazy) > 4 else ''})")
 
 
 def _first_difference(ref: list, sig: list, rank: int) -> str | None:
