@@ -1487,6 +1487,47 @@ def scenario_lazy_ddp(out_dir: str, mode: str) -> None:
             "types": [type(m).__name__ for m in lazy]})
 
 
+def scenario_pending_gradients(out_dir: str) -> None:
+    """Collective saves between no_sync() micro-batches (each rank's own gradients), after the synced
+    backward, after the step, and where only rank 1's micro-batch left a gradient: what each rank is
+    warned of, and from which file (the user's line)."""
+    import warnings
+
+    from minigrad_ckpt.snapshot import SnapshotManager
+
+    rank = dist.get_rank()
+    mg.manual_seed(0)
+    model = DDP(nn.Linear(3, 2))
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    ex = mg.Executor(model, opt)
+    manager = SnapshotManager(os.path.join(out_dir, "snapshots"), max_snapshots=10)
+    said = {}
+
+    def save(what: str, blocking: bool = True) -> None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            handle = manager.save_snapshot(ex, blocking=blocking)
+            if not blocking:
+                handle.result()
+        said[what] = [(str(w.message), os.path.basename(w.filename)) for w in caught if "gradient" in str(w.message)]
+        ex.step()
+
+    x = mg.ones(2, 3) * (rank + 1)
+    with model.no_sync():
+        model(x).sum().backward()
+    save("no_sync")
+    save("no_sync_async", blocking=False)
+    model(x).sum().backward()
+    save("synced")
+    opt.step()
+    save("stepped")
+    opt.zero_grad()
+    with model.no_sync():
+        (model(x).sum() * rank).backward()  # rank 0's gradients stay zeros
+    save("rank1_only")
+    result(said)
+
+
 if __name__ == "__main__":
     name, *args = sys.argv[1:]
     if name not in ("single", "nccl", "elastic", "torch_api"):

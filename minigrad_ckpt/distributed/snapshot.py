@@ -89,9 +89,10 @@ class CollectiveSnapshots:
         if refuse is not None:
             refuse("save_snapshot")
         self._agree("the previous asynchronous save", manager._writer.raise_failure)
-        fingerprint = self._agree("preparing the snapshot", lambda: _fingerprint(ex, config or manager.config))
+        fingerprint = self._agree("preparing the snapshot", lambda: (*_fingerprint(ex, config or manager.config),
+                                                                     manager._pending_gradients(ex)))
         it = int(ex.iteration if iteration is None else iteration)
-        prints = g.allgather_object((*fingerprint, it))
+        prints = g.allgather_object((*fingerprint[:2], it, fingerprint[2]))
         differ = [r for r, f in enumerate(prints) if f[0] != prints[0][0]]
         from . import DistributedError
 
@@ -104,13 +105,17 @@ class CollectiveSnapshots:
             raise DistributedError(
                 f"save_snapshot: the ranks save different iterations {[f[2] for f in prints]}; after an "
                 f"uneven epoch, ddp.join(executor=ex) gives every rank the iteration of one that ran to the end")
+        # Each rank's own gradients (no_sync() accumulates them rank by rank) are lost on a resume: every
+        # rank is told which ranks hold some, and rank 0's capture does not check its own again.
+        manager._warn_of_pending_gradients(prints)
         # Rank 0 claims the save before anyone knows its token: until it commits or fails, its
         # rank files are not orphans (snapshot/claims.py); the commit ends the claim.
         claim = self._agree("claiming the save", lambda: manager._claim_save() if g.rank == 0 else None)
         token = g.bcast_object(claim, root=0)
         own_tensors = prints[g.rank][1] != prints[0][1]  # this rank's statistics are its own: keep them
         try:
-            return self._save_claimed(manager, ex, it, token, config, metadata, blocking, own_tensors)
+            with manager._pending_gradients_checked():
+                return self._save_claimed(manager, ex, it, token, config, metadata, blocking, own_tensors)
         except BaseException:
             if g.rank == 0:
                 manager._end_claim(token)

@@ -8,8 +8,11 @@ changed in place.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +26,11 @@ from .config import SnapshotConfig, SnapshotMetadata
 from .format import SnapshotError
 from .layout import copy_keeping_layout
 
-__all__ = ["Capture", "capture", "check_unchanged"]
+__all__ = ["Capture", "capture", "check_unchanged", "pending_gradient_names", "warn_of_pending_gradients",
+           "pending_gradients_checked"]
+
+# set while a collective save captures rank 0's state: every rank has checked its own gradients already
+_checked = threading.local()
 
 
 @dataclass
@@ -42,8 +49,9 @@ def capture(ex: Executor, iteration: int | None, config: SnapshotConfig, *, copy
         raise TypeError(f"from_executor needs an Executor, got {type(ex).__name__}")
     _refuse_uninitialized(ex)
     it = ex.iteration if iteration is None else int(iteration)
-    if not config.include_tape:  # a stored tape's backward gives its gradients again after a restore
-        _warn_of_pending_gradients(ex)
+    if not config.include_tape and not getattr(_checked, "on", False):
+        # (a stored tape's backward gives its gradients again after a restore)
+        warn_of_pending_gradients(pending_gradient_names(ex))
     tensors: dict[str, Any] = {}
     versions = {}
     for name, t in sorted(ex.tensors.items()):
@@ -78,20 +86,39 @@ def _refuse_uninitialized(ex: Executor) -> None:
                             "with a dummy batch to initialize them before taking a snapshot")
 
 
-def _warn_of_pending_gradients(ex: Executor) -> None:
-    """Warn if the parameters hold gradients no optimizer step has used yet: a snapshot between the
-    micro-batches of an accumulating step.  It saves no gradients, so a resume would redo that step
-    with part of its gradient and differ from the run that never stopped -- without a word."""
+def pending_gradient_names(ex: Executor) -> list[str]:
+    """The names of the parameters holding gradients no optimizer step has used yet: a snapshot taken
+    between the micro-batches of an accumulating step.  It saves no gradients, so a resume would redo
+    that step with part of its gradient and differ from the run that never stopped -- without a word."""
     if not isinstance(ex.optimizer, Optimizer):
+        return []
+    names = ex._param_names()
+    return [names[id(p)] for p in gradients_since_step(ex.optimizer)]
+
+
+def warn_of_pending_gradients(pending: list[str], ranks: list[int] | None = None) -> None:
+    """Warn, at the user's line, that the parameters named in ``pending`` lose their gradients (on
+    ``ranks``, in a data-parallel save: each rank accumulates its own inside ``no_sync()``)."""
+    if not pending:
         return
-    pending = gradients_since_step(ex.optimizer)
-    if pending:
-        names = ex._param_names()
-        listed = ", ".join(repr(names[id(p)]) for p in pending[:5]) + (", ..." if len(pending) > 5 else "")
-        warnings.warn(f"{len(pending)} parameters ({listed}) hold gradients accumulated since the optimizer's last "
-                      f"step, and a snapshot does not save gradients: a resume from it would redo that step without "
-                      f"them. Snapshot after optimizer.step() (or zero_grad()), not between micro-batches",
-                      UserWarning, stacklevel=stacklevel_outside_the_engine())
+    listed = ", ".join(repr(n) for n in pending[:5]) + (", ..." if len(pending) > 5 else "")
+    where = "" if ranks is None else f" on rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))}"
+    warnings.warn(f"{len(pending)} parameters ({listed}) hold gradients accumulated since the optimizer's last "
+                  f"step{where}, and a snapshot does not save gradients: a resume from it would redo that step "
+                  f"without them. Snapshot after optimizer.step() (or zero_grad()), not between micro-batches",
+                  UserWarning, stacklevel=stacklevel_outside_the_engine())
+
+
+@contextlib.contextmanager
+def pending_gradients_checked() -> Iterator[None]:
+    """Inside, a capture does not check for pending gradients: a collective save checked every rank's
+    and warned on every rank before rank 0 captures the replicated state."""
+    old = getattr(_checked, "on", False)
+    _checked.on = True
+    try:
+        yield
+    finally:
+        _checked.on = old
 
 
 def check_unchanged(versions: dict[str, tuple[list, int]]) -> None:

@@ -547,6 +547,23 @@ class SnapshotManager:
 
         self._remove_rank_files([rank_file_name(iteration, token, rank, world)])
 
+    @staticmethod
+    def _pending_gradients(ex: Executor) -> list[str]:
+        """A collective save's question to each rank: its parameters holding gradients no step used."""
+        return _capture.pending_gradient_names(ex)
+
+    @staticmethod
+    def _warn_of_pending_gradients(prints: list[tuple]) -> None:
+        """A collective save's warning, on every rank, of the ranks whose gradients it loses (the
+        fourth field of each rank's fingerprint: its pending names)."""
+        ranks = [r for r, f in enumerate(prints) if f[3]]
+        if ranks:
+            _capture.warn_of_pending_gradients(prints[ranks[0]][3], ranks)
+
+    @staticmethod
+    def _pending_gradients_checked() -> Any:
+        return _capture.pending_gradients_checked()
+
     def _write_rank_state(self, ex: Executor, iteration: int, token: str, rank: int, world: int,
                           own_tensors: bool = False) -> tuple[str, int]:
         """This rank's file of a collective save: ``(name, CRC-32)``; with ``own_tensors`` it holds
