@@ -128,6 +128,8 @@ FIXTURES: dict[str, tuple[str, ...]] = {
 
 #: public name -> a function of one complex tensor (3, 2) that calls it, for gradcheck
 GRADCHECKED = {
+    # PyTorch's names of subtract, a function of their own since they read its deprecated sub(x, alpha, y)
+    "sub": lambda z: mg.sub(z, z[::-1], alpha=0.5 - 1j),
     "linalg.matmul": lambda z: mg.linalg.matmul(z, z.T * 0.5 + 1j),  # torch.linalg's matmul (its own refusals of bools)
     "cdist": lambda z: mg.cdist(z, z[:2] * 1.5 + 1.0),  # distances of complex vectors: sqrt(sum |x - y|^2)
     "erf": mg.erf,  # PyTorch's erf refuses complex input (SciPy's values: tests/test_special_complex.py)
@@ -182,6 +184,7 @@ Z = np.array([[1.5 - 2.0j, 0.0 + 0.0j, -0.5 + 1.0j], [2.0 + 0.0j, 0.0 - 3.0j, 1.
 #: public name -> (what it does with ``z``, the same with NumPy) for the non-differentiable functions
 FORWARD_ONLY = {
     "equal": (lambda z: mg.equal(z, z[0]), lambda a: a == a[0]),
+    "eq": (lambda z: mg.eq(z, z[0]), lambda a: a == a[0]),  # (mg.equal warns its two meanings; eq does not)
     "not_equal": (lambda z: mg.not_equal(z, z[0]), lambda a: a != a[0]),
     "isnan": (mg.isnan, np.isnan), "isfinite": (mg.isfinite, np.isfinite), "isinf": (mg.isinf, np.isinf),
     "logical_and": (lambda z: mg.logical_and(z, z[::-1]), lambda a: np.logical_and(a, a[::-1])),
