@@ -31,6 +31,7 @@ from .backend import BFLOAT16, HALF, cuda_device_count, host_numpy
 from .grad_mode import no_grad
 from .nn.parallel import note_grad_scaler
 from .optim.optimizer import Optimizer, note_gradients_used
+from .submodule_paths import install as _install_submodules
 from .tensor import Tensor
 
 __all__ = ["GradScaler", "autocast", "custom_fwd", "custom_bwd", "is_autocast_available"]
@@ -392,3 +393,8 @@ def deprecated_device_spellings(device: str, default_dtype: str) -> tuple[type, 
     for cls, name in ((DeviceAutocast, "autocast"), (DeviceGradScaler, "GradScaler")):
         cls.__name__, cls.__qualname__, cls.__module__ = name, name, module
     return DeviceAutocast, DeviceGradScaler
+
+
+# PyTorch's torch.amp is a package: ``from torch.amp.grad_scaler import GradScaler`` imports after the rename
+_install_submodules(globals(), {"grad_scaler": ("GradScaler",),
+                                "autocast_mode": ("autocast", "is_autocast_available", "custom_fwd", "custom_bwd")})

@@ -42,6 +42,7 @@ from typing import Any
 from ..backward import current_backward, queue_callback
 from ..distributed.algorithms.join import Joinable
 from ..grad_mode import is_grad_enabled, no_grad
+from ..submodule_paths import install as _install_submodules
 from ..tensor import Tensor
 from .data_parallel import DataParallel
 from .module import Module
@@ -940,3 +941,9 @@ def _first_difference(ref: list, sig: list, rank: int) -> str | None:
         extra = longer[min(len(ref), len(sig))]
         return f"{extra[0]} {extra[1]!r} exists on rank {which} only"
     return None
+
+
+# PyTorch's torch.nn.parallel is a package: ``from torch.nn.parallel.distributed import
+# DistributedDataParallel`` (guided-diffusion's train_util) imports after the rename too
+_install_submodules(globals(), {"distributed": ("DistributedDataParallel",), "data_parallel": ("DataParallel",),
+                                "scatter_gather": ("scatter", "gather", "scatter_kwargs")})
