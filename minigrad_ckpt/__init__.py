@@ -100,6 +100,7 @@ def from_numpy(array: Any) -> Tensor:
     return Tensor.sharing(array, backend.cpu)
 
 
+from . import __future__  # noqa: E402, F401  (PyTorch's torch.__future__: how nn.Module puts converted tensors)
 from . import (  # noqa: E402  (need the names above)
     accelerator, amp, autograd, backends, checkpoint, cpu, cuda, distributed, distributions, fft, func, jit, linalg,
     memory, multiprocessing, nn, onnx, optim, profiler, return_types, snapshot, special, testing, utils, viz,

@@ -1448,6 +1448,18 @@ class Tensor:
         t._dual_lineage = (None, self._dual_lineage)  # nor the tangents: forward mode's writes stay its own
         return t
 
+    def module_load(self, other: Tensor, assign: bool = False) -> Tensor:
+        """PyTorch's extension point of ``load_state_dict`` when
+        ``mg.__future__.set_swap_module_params_on_conversion(True)``: ``self`` is the module's parameter
+        or buffer, ``other`` the state dict's value, and what this returns is swapped into ``self``'s
+        place -- ``self.copy_(other).detach()`` (the module's dtype and device, the given values), or with
+        ``assign`` ``other.detach()`` (the state dict's tensor itself).  It must return a new object.
+        A Tensor subclass overrides it to transform what it loads (PyTorch reaches such a transform
+        through ``__torch_function__``, which the engine does not have)."""
+        if assign:
+            return other.detach()
+        return self.copy_(other).detach()
+
     def detach_(self) -> Tensor:
         """Cut this tensor off from the tape in place: it becomes a leaf that does not require grad
         (PyTorch's ``detach_``, which ``zero_grad(set_to_none=False)`` uses on a gradient made with

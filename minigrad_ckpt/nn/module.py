@@ -14,9 +14,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
+from .. import __future__ as future
 from ..backend import as_dtype, check_memory_format, device_or_dtype, get_device, laid_out
 from ..creation import zeros
 from ..grad_mode import no_grad
+from ..swap import swap_tensors
 from ..tensor import Tensor, requires_grad_flag
 from .backward_hooks import call_with_backward_hooks, hook_output_node
 
@@ -859,7 +861,7 @@ class Module:
                     t._grad._hold(converted(t._grad))  # (._grad: a non-leaf buffer's .grad would warn)
 
         with no_grad():
-            self._convert_tree(convert, converted)
+            self._convert_tree(convert, converted, converted)
         return self
 
     def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
@@ -879,26 +881,65 @@ class Module:
 
         with no_grad():
             if recurse:
-                self._convert_tree(convert, converted)
+                self._convert_tree(convert, converted, None)
             else:
-                for t in (*self._parameters.values(), *self._buffers.values()):
-                    if t is not None:
-                        convert(t)
+                self._convert_own(convert, converted, None)
         return self
 
-    def _convert_tree(self, convert: Callable[[Tensor], None], converted: Callable[[Tensor], Tensor]) -> None:
+    def _convert_tree(self, convert: Callable[[Tensor], None], converted: Callable[[Tensor], Tensor],
+                      grad_converted: Callable[[Tensor], Tensor] | None) -> None:
         """``convert`` every parameter and buffer in place, keeping each one's identity -- except in a
         subtree whose module overrides :meth:`_apply` (to convert tensors of its own too), which gets
         ``_apply(converted)`` as PyTorch's ``to`` gives it."""
         if type(self)._apply is not Module._apply:
             self._apply(converted)
             return
-        for store in (self._parameters, self._buffers):
-            for t in store.values():
-                if t is not None:
-                    convert(t)
+        self._convert_own(convert, converted, grad_converted)
         for child in self.children():
-            child._convert_tree(convert, converted)
+            child._convert_tree(convert, converted, grad_converted)
+
+    def _convert_own(self, convert: Callable[[Tensor], None], converted: Callable[[Tensor], Tensor],
+                     grad_converted: Callable[[Tensor], Tensor] | None) -> None:
+        """This module's own parameters and buffers: ``convert`` in place, or a parameter replaced as
+        ``mg.__future__``'s switches ask (its gradient through ``grad_converted``; None drops it)."""
+        for store in (self._parameters, self._buffers):
+            for key, t in list(store.items()):
+                if t is not None and not (store is self._parameters and
+                                          self._replace_parameter(key, t, converted, grad_converted)):
+                    convert(t)
+
+    def _replace_parameter(self, key: str, param: Tensor, converted: Callable[[Tensor], Tensor],
+                           grad_converted: Callable[[Tensor], Tensor] | None) -> bool:
+        """Put ``converted(param)`` in the place of parameter ``key`` as ``mg.__future__`` asks: swapped
+        into ``param`` (it keeps its identity and takes the new contents whole, PyTorch's
+        ``swap_tensors`` path) or a new ``Parameter`` object (the overwrite switch); its gradient, if
+        ``grad_converted``, likewise (a swapped one keeps its identity too).  False, having done
+        nothing, when neither switch is on: the caller gives ``param`` its new values in place."""
+        swap = future.get_swap_module_params_on_conversion()
+        if not swap and not future.get_overwrite_module_params_on_conversion():
+            return False
+        new, grad = converted(param), param.grad
+        new_grad = None if grad is None or grad_converted is None else grad_converted(grad)
+        if new is param and new_grad is grad:
+            return True  # (already what was asked: nothing to put in its place)
+        new = Parameter(new, requires_grad=param.requires_grad)
+        if not swap:
+            self._parameters[key] = new
+            new.grad = new_grad
+            return True
+        param.grad = None  # (the swapped-in contents come without a gradient; the old one is put back)
+        try:
+            swap_tensors(param, new)
+        except Exception as e:
+            param.grad = grad
+            raise RuntimeError(f"_apply(): Couldn't swap {self._get_name()}.{key}") from e
+        if new_grad is not None:
+            try:
+                swap_tensors(grad, new_grad)
+            except Exception as e:
+                raise RuntimeError(f"_apply(): Couldn't swap {self._get_name()}.{key}.grad") from e
+            param.grad = grad
+        return True
 
     def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
         """PyTorch's ``_apply``: ``fn`` on every parameter, its gradient and every buffer (the children's
@@ -909,8 +950,8 @@ class Module:
             for child in self.children():
                 child._apply(fn)
         with no_grad():
-            for p in self._parameters.values():
-                if p is None:
+            for key, p in list(self._parameters.items()):
+                if p is None or self._replace_parameter(key, p, fn, fn):
                     continue
                 new = fn(p)
                 if new is not p:
@@ -1184,6 +1225,9 @@ class Module:
                           "in the state dictionary to their corresponding key in the module instead of copying "
                           "them in place?)", UserWarning, stacklevel=2)
         with no_grad():
+            if future.get_swap_module_params_on_conversion():
+                self._swap_loaded(target, value, assign)
+                return
             if assign:
                 if isinstance(target, Parameter):
                     value = (value.requires_grad_(target.requires_grad) if isinstance(value, Parameter)
@@ -1191,6 +1235,20 @@ class Module:
                 setattr(self, name, value)
                 return
             target.copy_(value if value.device is target.device else Tensor._from_data(value, device=target.device))
+
+    @staticmethod
+    def _swap_loaded(target: Tensor, value: Tensor, assign: bool) -> None:
+        """PyTorch's ``swap_tensors`` path of loading (``mg.__future__``'s switch): what
+        ``target.module_load(value, assign=assign)`` returns, a ``Parameter`` where ``target`` is one
+        (with its ``requires_grad``), is swapped into ``target``, which keeps its identity."""
+        new = target.module_load(value, assign=assign)
+        if new is value or new is target:
+            raise RuntimeError("module_load returned one of self or other, please .detach() the result if "
+                               "returning one of the inputs in module_load")
+        if isinstance(target, Parameter):
+            new = (new.requires_grad_(target.requires_grad) if isinstance(new, Parameter)
+                   else Parameter(new, requires_grad=target.requires_grad))
+        swap_tensors(target, new)
 
     def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, local_metadata: dict[str, Any],
                               strict: bool, missing_keys: list[str], unexpected_keys: list[str],

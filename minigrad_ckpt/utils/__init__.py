@@ -3,7 +3,7 @@
 ``utils.benchmark`` (PyTorch's ``Timer``: statements timed, and their ``Measurement``), ``utils.hooks``
 (PyTorch's ``RemovableHandle``) and ``utils.swap_tensors`` (two tensor objects trade their contents)."""
 
+from ..swap import swap_tensors
 from . import benchmark, checkpoint, data, hooks
-from .swap import swap_tensors
 
 __all__ = ["benchmark", "checkpoint", "data", "hooks", "swap_tensors"]

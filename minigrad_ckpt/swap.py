@@ -15,6 +15,9 @@ the backward first, or swap before the forward.  The engine's own weak reference
 tensors that share memory, the finalizer that clears a leaf's post-accumulate-grad hooks when it
 dies -- are no obstacle: they are re-pointed to follow the contents.  (A plain
 ``weakref.ref(t)`` of yours is the same object as the engine's and cannot be told apart from it.)
+
+It lives below ``nn`` because ``Module``'s conversions and ``load_state_dict`` swap with it when
+``mg.__future__.set_swap_module_params_on_conversion(True)`` asks them to.
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ import copyreg
 import gc
 import weakref
 
-from ..tape import FREED, Node
-from ..tensor import Tensor
+from .tape import FREED, Node
+from .tensor import Tensor
 
 __all__ = ["swap_tensors"]
 
