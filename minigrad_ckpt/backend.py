@@ -1162,7 +1162,12 @@ def device_or_dtype(target: Any) -> tuple[Device | None, numpy.dtype | None]:
 
 
 def set_default_device(spec: Any) -> None:
-    """Make ``spec`` the device new tensors are created on (per thread)."""
+    """Make ``spec`` the device new tensors are created on (per thread); ``None`` puts back the CPU,
+    as PyTorch's ``torch.set_default_device(None)`` does (it does not mean "the current default")."""
+    if spec is None:
+        if hasattr(_default, "device"):
+            del _default.device
+        return
     _default.device = get_device(spec)
 
 

@@ -87,3 +87,17 @@ def test_a_model_built_in_the_block_trains_as_on_the_cpu(name, dtype):
             return model[0].weight.grad.to("cpu").numpy()
 
     np.testing.assert_array_equal(grads(name), grads("cpu"))
+
+
+@pytest.mark.parametrize("name", ["strict", "meta"])
+def test_set_default_device_none_puts_the_cpu_back(name):
+    # the changing_default_device recipe's global form; torch 2.13: set_default_device(None) resets the
+    # default to the CPU.  It was read as "the current default" and changed nothing: every tensor after
+    # stayed on the device set before
+    mg.set_default_device(name)
+    assert mg.zeros(1).device == name
+    mg.set_default_device(None)
+    assert mg.get_default_device() == "cpu" and mg.zeros(1).device == "cpu"
+    assert mg.nn.Linear(2, 2).weight.device == "cpu"
+    mg.set_default_device(None)  # and again, with nothing set
+    assert mg.get_default_device() == "cpu"
