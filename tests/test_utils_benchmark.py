@@ -71,3 +71,15 @@ def test_what_torchs_timer_refuses():
         Timer().repeat()
     with pytest.raises(NotImplementedError, match="blocked_autorange"):
         Timer().autorange()
+
+
+def test_language_is_pytorchs_enum_and_python_is_what_is_timed():
+    # timer_quick_start: ``from torch.utils.benchmark import Language, Timer`` -- the import failed here
+    # (ImportError); torch 2.13: [Language.PYTHON: 0, Language.CPP: 1]
+    from minigrad_ckpt.utils.benchmark import Language, Timer
+
+    assert [(lang.name, lang.value) for lang in Language] == [("PYTHON", 0), ("CPP", 1)]
+    m = Timer("x * y", "x = mg.ones((128,))\ny = mg.ones((1,))", language=Language.PYTHON).timeit(5)
+    assert m.number_per_run == 5
+    with pytest.raises(ValueError, match="only Python statements"):
+        Timer("x * y;", "auto x = torch::ones({128});", language=Language.CPP)

@@ -12,12 +12,15 @@ are Python source; ``mg`` is in its globals, as ``torch`` is in PyTorch's), ``ti
 of ``number // 100`` runs first), ``blocked_autorange`` and ``adaptive_autorange``.  The measurement is
 PyTorch's: ``times`` (seconds per run), ``raw_times``, ``number_per_run``, ``mean``, ``median``, ``iqr``
 and the same printed summary.  ``num_threads`` is set with :func:`mg.set_num_threads` for the measurement,
-as PyTorch's.  Not offered: ``Compare``, ``Fuzzer``, C++ statements and ``collect_callgrind``.
+as PyTorch's.  ``Language`` is PyTorch's enum, so ``from torch.utils.benchmark import Language, Timer``
+ports as written; ``language=Language.PYTHON`` is the one timed here.  Not offered: ``Compare``,
+``Fuzzer``, C++ statements (``Language.CPP`` is a ValueError) and ``collect_callgrind``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
 import sys
 import textwrap
@@ -27,10 +30,17 @@ from typing import Any
 
 from ..settings import get_num_threads, set_num_threads
 
-__all__ = ["Timer", "Measurement", "TaskSpec", "select_unit"]
+__all__ = ["Timer", "Measurement", "TaskSpec", "Language", "select_unit"]
 
 _IQR_WARN = 0.1         # PyTorch's thresholds for "fluctuation" and "environmental influence"
 _IQR_GROSS_WARN = 0.5
+
+
+class Language(enum.Enum):
+    """PyTorch's languages of a timed statement; only ``PYTHON`` is timed here."""
+
+    PYTHON = 0
+    CPP = 1
 
 
 @dataclasses.dataclass(frozen=True)
