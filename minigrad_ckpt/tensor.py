@@ -1103,6 +1103,12 @@ class Tensor:
         self._device = source._device
         self._tell_segment()
         self._bump_version()
+        if _forward.active:
+            # From now on the two share memory, as a view and its base do: forward mode's writes find
+            # the tensors a write reaches in the version box (func/inplace.py), so this one joins the
+            # source's -- else a write through either left the other's tangent stale.
+            self._version_box = shared_version(source, self)
+            self._dual_lineage = source._dual_lineage  # an alias of the source: its tangent chain too
         if tangents is not None:
             self._take_tangents(tangents)
         return self

@@ -71,9 +71,8 @@ def tangents_after_write(target: Tensor, kind: str, operand: Any = None, index: 
     sharers = _sharers(target, mine.keys() | theirs.keys())
     if sharers is None or (sharers and kind == "set"):
         _refuse(kind)
-    if kind == "set":
-        same = isinstance(operand, Tensor) and operand.shape == target.shape and operand.dtype == target.dtype
-        return dict(theirs) if same else {}
+    if kind == "set":  # the target holds the source's array from now on, of whatever shape: its tangents too
+        return {**{k: _F.zeros_like(operand) for k in mine}, **theirs}  # (a constant's: zero, as fill_'s)
     old = Tensor._wrap(target._data.copy(), None, target._device)
     old._tangents = mine or None
     new = _TWINS[kind](old, operand, index)
