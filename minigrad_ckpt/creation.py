@@ -52,6 +52,7 @@ from .ops import elementwise as _elementwise
 from .out_arguments import CREATION, RANGE, SPACED, can_cast, rule, with_out
 from .tape import apply
 from .tensor import Tensor, check_tensor_number, numbers, requires_grad_flag
+from .user_frame import stacklevel_outside_the_engine
 
 __all__ = [
     "tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "zeros_like",
@@ -292,13 +293,13 @@ RANGE_DEPRECATION = ("torch.range is deprecated and will be removed in a future 
 
 
 def inclusive_range(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
-                    requires_grad: bool = False, layout: Any = None) -> Tensor:
+                    requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """PyTorch's deprecated ``torch.range`` (``mg.range``): ``start`` to ``end`` *inclusive*, by ``step``
     -- ``trunc((end - start) / step) + 1`` values -- in the default float dtype whatever the numbers'
     kind (``mg.range(0, 10)`` is eleven float32 values; ``mg.arange(0, 11)`` is the int64 spelling), with
     PyTorch's deprecation warning.  Tutorials still call it; answering it as ``arange`` would drop the
     last value silently, and a missing name stops the program."""
-    warnings.warn(RANGE_DEPRECATION, UserWarning, stacklevel=3)  # (with_out's wrapper is one frame)
+    warnings.warn(RANGE_DEPRECATION, UserWarning, stacklevel=stacklevel_outside_the_engine())
     check_layout("range", layout)
     if start is None or end is None:
         raise TypeError('range() missing 1 required positional arguments: "end"')
@@ -317,7 +318,8 @@ def inclusive_range(start: Any = None, end: Any = None, step: Any = 1, *, dtype:
     else:
         host = (start + host_numpy.arange(count, dtype=host_numpy.int64) * step).astype(dt)
     dev = get_device(device)
-    return _make(dev.xp.asarray(host), dev, requires_grad)
+    made = _make(dev.xp.asarray(host), dev, requires_grad)
+    return made if pin_memory is False else pinned_as_asked("range", made, pin_memory)
 
 
 def _check_range(start: Any, stop: Any, step: Any, dt: Any, kernel: str = "arange_cpu") -> None:

@@ -32,6 +32,7 @@ X = mg.arange(6.0).reshape(2, 3)
 #: each function that takes ``layout=``, by PyTorch's name, called with ``layout=L``
 CALLS = {
     "arange": lambda L: mg.arange(1, 7, 2, layout=L),
+    "range": lambda L: mg.range(1, 7, 2, layout=L),
     "bartlett_window": lambda L: mg.bartlett_window(5, layout=L),
     "blackman_window": lambda L: mg.blackman_window(5, layout=L),
     "empty": lambda L: mg.empty(2, 3, layout=L),
@@ -66,7 +67,7 @@ CALLS = {
     "Tensor.new_ones": lambda L: X.new_ones(2, 3, layout=L),
     "Tensor.new_zeros": lambda L: X.new_zeros((2, 3), layout=L),
 }
-NOT_OFFERED = {"empty_permuted", "empty_quantized", "empty_strided", "from_file", "range", "Tensor.new_empty_strided",
+NOT_OFFERED = {"empty_permuted", "empty_quantized", "empty_strided", "from_file", "Tensor.new_empty_strided",
                "sparse_bsc_tensor", "sparse_bsr_tensor", "sparse_compressed_tensor", "sparse_coo_tensor",
                "sparse_csc_tensor", "sparse_csr_tensor"}
 

@@ -28,8 +28,8 @@ TORCH_TAKES_PIN_MEMORY = (
     "tensor", "tril_indices", "triu_indices", "zeros", "zeros_like",
     "Tensor.new_empty", "Tensor.new_empty_strided", "Tensor.new_full", "Tensor.new_ones", "Tensor.new_zeros",
 )
-#: offered here, without the keyword (``range`` is NumPy's ``arange``-like spelling, not PyTorch's)
-NOT_OFFERED = {"empty_permuted", "empty_quantized", "empty_strided", "from_file", "range", "Tensor.new_empty_strided",
+#: offered here, without the keyword
+NOT_OFFERED = {"empty_permuted", "empty_quantized", "empty_strided", "from_file", "Tensor.new_empty_strided",
                "sparse_bsc_tensor", "sparse_bsr_tensor", "sparse_compressed_tensor", "sparse_coo_tensor",
                "sparse_csc_tensor", "sparse_csr_tensor"}
 
@@ -43,6 +43,7 @@ def _seeded() -> mg.Generator:
 #: each function that takes ``pin_memory=``, by PyTorch's name, called with ``pin_memory=P`` (left out: ...)
 CALLS = {
     "arange": lambda **P: mg.arange(1, 7, 2, **P),
+    "range": lambda **P: mg.range(1, 7, 2, **P),
     "bartlett_window": lambda **P: mg.bartlett_window(5, **P),
     "blackman_window": lambda **P: mg.blackman_window(5, **P),
     "empty": lambda **P: mg.empty(2, 3, **P),
