@@ -81,9 +81,22 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
             return mf.astype(out, "float16")
         mask = mf.astype(mask, q.dtype)  # a float32 mask beside a float64 query: exact, the query's dtype kept
     attn = _attention_weights(mf.matmul(q, mf.swapaxes(k, -1, -2)), s, bool(is_causal), mask)
-    if dropout_p > 0.0 and training:
+    dropping = dropout_p > 0.0 and training
+    if dropping:
         attn = dropout(attn, dropout_p)
-    return mf.matmul(attn, v)
+    return _laid_out_as_query(mf.matmul(attn, v), q, dropping)
+
+
+def _laid_out_as_query(out: Tensor, q: Tensor, dropping: bool) -> Tensor:
+    """``out`` in the memory order PyTorch's CPU kernel gives it: a 4-d query whose heads lie
+    closer in memory than its positions (``x.view(B, L, H, E).transpose(1, 2)``, how a multi-head
+    layer splits its heads, ``x`` a chunk of a projection or not) gives an output laid out
+    ``(B, L, H, E)`` in memory, so the usual
+    ``y.transpose(1, 2).view(B, L, H * E)`` that merges the heads is a view, as there; with dropout
+    PyTorch computes step by step and the output is row-major."""
+    if dropping or q.ndim != 4 or q.shape[1] == 1 or q.shape[2] == 1 or q.stride(1) >= q.stride(2):
+        return out
+    return out.transpose(1, 2).contiguous().transpose(1, 2)
 
 
 def _check_sdpa_inputs(q: Tensor, k: Tensor, v: Tensor) -> None:
