@@ -4,8 +4,8 @@
 tensor; PyTorch's ``(values, indices)``.  A function of this package keeps NumPy's meaning
 (``docs/from-pytorch.md``), so a program ported from PyTorch by renaming ``torch`` to ``mg`` got NumPy's
 answer -- often with no error after it: ``_, predicted = mg.max(logits, 1)`` unpacks a batch of two
-rows, ``mg.sort(p)[0]`` is the smallest value, ``mg.var(x)`` divides by ``n``, not ``n - 1``.  Every
-program ported from PyTorch met one of these.
+rows, ``mg.sort(p)[0]`` is the smallest value, ``mg.var(x)`` divides by ``n``, not ``n - 1``.  Most
+programs ported from PyTorch's tutorials and courses met one of these.
 
 Such a call warns (:class:`AmbiguousSpellingWarning`, once per line, as Python shows a warning) and
 answers NumPy's way; the warning names the two spellings that say which answer is meant: NumPy's
