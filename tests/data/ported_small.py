@@ -110,10 +110,11 @@ def check_run(name: str, argv: list[str], ref: Any, run: str, seed: int, float64
 
 
 def small_program_test(program: str, runs: dict[str, list[str]], seed: int, keep: tuple[str, ...] = (),
-                       whole: tuple[str, ...] = ()) -> Any:
+                       whole: tuple[str, ...] = (), excused: dict[str, slice] | None = None) -> Any:
     """A test, one case a run of ``runs`` (name: argv): :func:`check_run` of ``program`` against its
     fixture ``ported_<program>_reference.npz`` (float64 where the run passed ``--double``), as
-    ``ported_small_torch.write_fixture`` wrote it with the same ``seed``, ``keep`` and ``whole``."""
+    ``ported_small_torch.write_fixture`` wrote it with the same ``seed``, ``keep``, ``whole`` and
+    ``excused``."""
     from pathlib import Path
 
     import pytest
@@ -123,7 +124,8 @@ def small_program_test(program: str, runs: dict[str, list[str]], seed: int, keep
     @pytest.mark.parametrize("run", list(runs))
     def test(run: str) -> None:
         argv = runs[run]
-        check_run(program, argv, ref, run, seed=seed, float64="--double" in argv, keep=keep, whole=whole)
+        check_run(program, argv, ref, run, seed=seed, float64="--double" in argv, keep=keep, whole=whole,
+                  excused=excused)
 
     return test
 
