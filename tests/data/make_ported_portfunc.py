@@ -29,8 +29,9 @@ SMALL = {
              ("linear3.", "lora")),
     "unet": ({"unet_f64": ["--double"], "unet_bilinear_f64": ["--double", "--bilinear"], "unet": []}, 61,
              ("zzz",), ("outc.",)),
-    # (the darknet's BatchNorm shifts: each feeds a LeakyReLU, then a convolution and BatchNorm that take a
-    # shift of a channel almost wholly away, so their gradients are round-off that Adam moves by its steps)
+    # (the darknet's BatchNorm shifts are left out: all but the last feed a LeakyReLU, then a convolution and
+    # BatchNorm that take a shift of a channel almost wholly away, so their gradients are round-off that Adam
+    # moves by whole steps; the last, whose gradient is not, is left out with them by the one name)
     "yolo_v1": ({"yolo_f64": ["--double"], "yolo": []}, 67, (), ("fcs.4.bias",),
                 {"batchnorm.bias": slice(None)}),
 }
