@@ -517,6 +517,7 @@ def cross(input: Any, other: Any, *, dim: int = -1) -> Tensor:  # noqa: A002
         raise InputMismatch(f"linalg.cross: inputs must have the same number of dimensions, got {a.ndim} and {b.ndim}")
     if a.dtype.kind == "b":  # PyTorch has no bool kernel
         raise DtypeNotImplemented("\"cross\" not implemented for 'Bool'")
+    ti.one_cross_dtype(a, b)
     return _products.cross(a, b, axis=dim)
 
 

@@ -689,7 +689,16 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axi
         return mf.cross(a, b, axisa, axisb, axisc, axis)
     if (axisa, axisb, axisc, axis) != (-1, -1, -1, None):
         raise TypeError("cross: pass either axis= or dim=, not both (they are the same argument)")
+    one_cross_dtype(a, b)
     return _numpy_cross(a, b, dim=first_dim_of_size_3(a, b, stacklevel=3) if dim is None else dim)
+
+
+def one_cross_dtype(a: Any, b: Any) -> None:
+    """Refuse two tensors of different dtypes in PyTorch's cross product (``x.cross(y)``,
+    ``torch.cross(x, y, dim=)``, ``torch.linalg.cross``), in its words: its kernel computes in the
+    first's dtype, where NumPy's ``cross`` promotes (float32 with int64 was float32 here)."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype != b.dtype:
+        raise InputMismatch(f"expected scalar type {scalar_type_name(a.dtype)} but found {scalar_type_name(b.dtype)}")
 
 
 def first_dim_of_size_3(a: Any, b: Any, stacklevel: int) -> int:
