@@ -1435,7 +1435,8 @@ def _lazy_net():
     return nn.Sequential(nn.LazyConv2d(3, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.LazyLinear(4))
 
 
-def _refusal(make) -> str:
+def _runtime_refusal(make) -> str:
+    # (the whole message of a RuntimeError; _refusal above gives any exception's type and start)
     try:
         make()
     except RuntimeError as exc:
@@ -1454,12 +1455,12 @@ def scenario_lazy_ddp(out_dir: str, mode: str) -> None:
     rank, world = dist.get_rank(), dist.get_world_size()
     refused = {}
     if mode == "fresh":
-        refused["lazy"] = _refusal(lambda: DDP(_lazy_net()))
-        refused["no_init_sync"] = _refusal(lambda: DDP(_lazy_net(), init_sync=False))
+        refused["lazy"] = _runtime_refusal(lambda: DDP(_lazy_net()))
+        refused["no_init_sync"] = _runtime_refusal(lambda: DDP(_lazy_net(), init_sync=False))
         one = _lazy_net()
         if rank == 1:
             one(mg.zeros(1, 2, 4, 4))
-        refused["rank0_only"] = _refusal(lambda: DDP(one))
+        refused["rank0_only"] = _runtime_refusal(lambda: DDP(one))
     dist.manual_seed_per_rank(5 if mode == "fresh" else 77)
     lazy = _lazy_net()
     lazy(mg.zeros(1, 2, 4, 4))  # the dummy batch: a different init on every rank, DDP broadcasts rank 0's

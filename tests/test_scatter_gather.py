@@ -202,7 +202,7 @@ def test_errors_name_the_problem():
         mg.index_add(x, 0, [3], mg.tensor(np.ones((1, 4))))
     with pytest.raises(RuntimeError, match="source has shape"):
         mg.index_copy(x, 0, [0], mg.tensor(np.ones((2, 4))))
-    with pytest.raises(TypeError, match="bool"):
+    with pytest.raises(TypeError, match="expected BoolTensor for mask"):  # PyTorch's words
         mg.masked_select(x, np.ones((3, 4)))
     with pytest.raises(RuntimeError, match="masked_scatter: the mask selects 12 positions"):
         mg.masked_scatter(x, mg.tensor(np.ones((3, 4), bool)), mg.tensor([1.0], dtype="float64"))
