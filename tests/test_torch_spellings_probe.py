@@ -190,7 +190,8 @@ def test_softmax_without_a_dim_takes_pytorchs_implicit_dim_and_warns():
 # -------------------------------------------------- cross, sign, take, clamp
 def test_the_cross_method_reads_its_second_argument_as_pytorchs_dim():
     a = mg.tensor(np.arange(9.0).reshape(3, 3))
-    b = mg.tensor([[1.0, 0.0, 2.0], [0.0, 1.0, 3.0], [1.0, 1.0, 0.0]])
+    # (both float64: PyTorch's cross refuses two dtypes, "expected scalar type Double but found Float")
+    b = mg.tensor([[1.0, 0.0, 2.0], [0.0, 1.0, 3.0], [1.0, 1.0, 0.0]], dtype=mg.float64)
     torch_dim0 = [[3.0, -3.0, -24.0], [6.0, -1.0, 16.0], [-3.0, 1.0, -4.0]]   # torch.cross(a, b, 0)
     assert a.cross(b, 0).tolist() == torch_dim0 and a.cross(b, dim=0).tolist() == torch_dim0
     with pytest.warns(UserWarning, match="first dim of size 3"):
