@@ -138,3 +138,24 @@ def test_the_overwrite_switch_makes_new_parameter_objects(overwriting):
     # torch: False torch.float32 torch.float64 False torch.float64
     assert m.weight is not w and w.dtype == mg.float32 and m.weight.dtype == mg.float64
     assert m.weight.grad is not g and m.weight.grad.dtype == mg.float64 and type(m.weight) is nn.Parameter
+
+
+def test_module_type_goes_through_the_switches_as_the_other_conversions(swapping):
+    """``Module.type`` cast in place whatever the switches said (found by a cold review of the swap
+    path: PyTorch's ``type`` is an ``_apply`` like ``double``).  torch 2.13, swap: True float64, the
+    attribute gone; overwrite: False, the old object float32."""
+    m = nn.Linear(2, 2)
+    m(mg.ones(1, 2)).sum().backward()
+    w, g = m.weight, m.weight.grad
+    w.note = "mine"
+    m.type(mg.float64)
+    assert m.weight is w and m.weight.grad is g and w.dtype == mg.float64 and g.dtype == mg.float64
+    assert not hasattr(w, "note") and type(m.weight) is nn.Parameter
+    mg.__future__.set_swap_module_params_on_conversion(False)
+    mg.__future__.set_overwrite_module_params_on_conversion(True)
+    try:
+        m.type("torch.FloatTensor")
+    finally:
+        mg.__future__.set_overwrite_module_params_on_conversion(False)
+    assert m.weight is not w and w.dtype == mg.float64 and m.weight.dtype == mg.float32
+    assert m.weight.grad.dtype == mg.float32 and m.bias.dtype == mg.float32

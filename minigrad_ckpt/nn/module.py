@@ -994,18 +994,27 @@ class Module:
         ``'torch.DoubleTensor'``), in place, as PyTorch's ``Module.type``: integer buffers too
         (``num_batches_tracked``), unlike :meth:`to`. A parameter that requires grad cannot become an
         integer tensor (PyTorch's RuntimeError, raised before anything changes)."""
-        pairs = [(t, t.type(dst_type)) for m in self.modules() for store in (m._parameters, m._buffers)
-                 for t in store.values() if t is not None]
+        with no_grad():  # (a cast recorded on the tape would hold the parameter: no swap could take it)
+            pairs = [(t, t.type(dst_type)) for m in self.modules() for store in (m._parameters, m._buffers)
+                     for t in store.values() if t is not None]
         for t, new in pairs:
             if t.requires_grad and new.dtype.kind not in "fc":
                 raise RuntimeError("data set to a tensor that requires gradients must be floating point or "
                                    "complex dtype")
-        with no_grad():
-            for t, new in pairs:
-                if new is not t:
-                    t._hold(new)
-                    if t._grad is not None:  # (._grad: a non-leaf buffer's .grad would warn)
-                        t._grad._hold(t._grad.type(dst_type))
+        made = {id(t): new for t, new in pairs}
+
+        def converted(t: Tensor) -> Tensor:
+            return made[id(t)] if id(t) in made else t.type(dst_type)
+
+        def convert(t: Tensor) -> None:
+            new = converted(t)
+            if new is not t:
+                t._hold(new)
+                if t._grad is not None:  # (._grad: a non-leaf buffer's .grad would warn)
+                    t._grad._hold(t._grad.type(dst_type))
+
+        with no_grad():  # (through mg.__future__'s switches, as PyTorch's type goes through its _apply)
+            self._convert_tree(convert, converted, converted)
         return self
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
