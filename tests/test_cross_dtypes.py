@@ -43,3 +43,15 @@ def test_one_dtype_still_crosses_and_numpys_function_still_promotes():
     assert mg.linalg.cross(a, b).tolist() == [[0.0, 0.0, 1.0]]
     assert a.cross(b, dim=1).dtype == mg.float32
     assert mg.cross(a, b.double()).dtype == mg.float64  # NumPy's np.cross promotes
+
+
+def test_numpys_cross_promotes_whatever_the_operands_ranks():
+    """``mg.cross`` of a float32 ``(2, 3)`` and a float64 ``(3,)`` was float32 (NumPy's: float64): the
+    1-d operand's components were 0-d tensors, which do not promote a vector (found by a cold review
+    probing every cross spelling with mixed dtypes and ranks)."""
+    a = mg.tensor([[1.0, 2.0, 3.0], [0.0, 1.0, 0.0]])
+    b = mg.tensor([4.0, 5.0, 7.0], dtype=mg.float64)
+    got = mg.cross(a, b)
+    assert got.dtype == mg.float64 and mg.cross(b, a).dtype == mg.float64
+    assert got.tolist() == [[-1.0, 5.0, -3.0], [7.0, 0.0, -4.0]]  # np.cross's
+    assert mg.cross(b, b).dtype == mg.float64 and mg.cross(a[0], b).dtype == mg.float64

@@ -19,7 +19,7 @@ from .arguments import as_tensor, broadcast_shapes, one_axis, paired_axes
 from .einsum_subscripts import explicit_einsum
 from .elementwise import multiply
 from .errors import InputMismatch, TooFewDims
-from .shape import broadcast_to, moveaxis, reshape, stack, transpose
+from .shape import broadcast_to, concatenate, moveaxis, reshape, transpose
 
 __all__ = ["matmul", "einsum", "tensordot", "dot", "inner", "outer", "kron", "cross"]
 
@@ -238,7 +238,9 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     if a.shape[-1] != 3 or b.shape[-1] != 3:
         raise InputMismatch(f"cross: vectors must have 3 components, got {a.shape[-1]} and {b.shape[-1]} "
                             f"(2-component cross products are deprecated in NumPy 2 and not supported)")
-    a0, a1, a2 = (a[..., i] for i in range(3))
-    b0, b1, b2 = (b[..., i] for i in range(3))
-    c = stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    # components as slices, not a[..., i]: a 1-d operand's would be 0-d, and a 0-d float64 does not
+    # promote a float32 vector (PyTorch's rule), so the dtype would depend on the operands' ranks
+    a0, a1, a2 = (a[..., i:i + 1] for i in range(3))
+    b0, b1, b2 = (b[..., i:i + 1] for i in range(3))
+    c = concatenate([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
     return fresh_result(moveaxis(c, -1, one_axis(axisc, c.ndim)), a, b)  # (of the stacked parts: new)
