@@ -159,3 +159,13 @@ def test_module_type_goes_through_the_switches_as_the_other_conversions(swapping
         mg.__future__.set_overwrite_module_params_on_conversion(False)
     assert m.weight is not w and w.dtype == mg.float64 and m.weight.dtype == mg.float32
     assert m.weight.grad.dtype == mg.float32 and m.bias.dtype == mg.float32
+
+
+def test_to_empty_makes_the_gradient_anew_as_pytorchs_apply():
+    """``to_empty`` keeps a parameter's gradient, made anew on the device with its shape and dtype (values
+    unspecified: zeros here), as torch 2.13's (its ``_apply`` gives the gradient ``empty_like`` too)."""
+    m = mg.nn.Linear(2, 3)
+    m(mg.ones(1, 2)).sum().backward()
+    m.to_empty(device="cpu")
+    assert m.weight.grad is not None and m.weight.grad.shape == (3, 2) and m.weight.grad.dtype == m.weight.dtype
+    assert m.bias.grad is not None and m.bias.grad.shape == (3,)

@@ -876,8 +876,8 @@ class Module:
 
         def convert(t: Tensor) -> None:
             t.set_(converted(t))
-            if t._grad is not None:
-                t._grad = None  # (PyTorch's empty_like leaves no gradient behind either)
+            if t._grad is not None:  # PyTorch's _apply makes the gradient anew too (empty_like: its values
+                t._grad = converted(t._grad)  # unspecified, zeros here), on the device, of its shape and dtype
 
         with no_grad():
             if recurse:
@@ -902,9 +902,11 @@ class Module:
                      grad_converted: Callable[[Tensor], Tensor] | None) -> None:
         """This module's own parameters and buffers: ``convert`` in place, or a parameter replaced as
         ``mg.__future__``'s switches ask (its gradient through ``grad_converted``; None drops it)."""
+        switched = (future.get_swap_module_params_on_conversion()
+                    or future.get_overwrite_module_params_on_conversion())  # (read once: a no-op to() is per tensor)
         for store in (self._parameters, self._buffers):
-            for key, t in list(store.items()):
-                if t is not None and not (store is self._parameters and
+            for key, t in (list(store.items()) if switched else store.items()):
+                if t is not None and not (switched and store is self._parameters and
                                           self._replace_parameter(key, t, converted, grad_converted)):
                     convert(t)
 
