@@ -37,7 +37,17 @@ from . import special as sp
 from . import special_extended as spx
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
-from .arguments import as_tensor, check_nonempty, in_default_float, normalize_axis, number, numpy_keywords, one_device
+from .arguments import (
+    as_tensor,
+    check_nonempty,
+    in_default_float,
+    in_float32_if_half,
+    is_half_tensor,
+    normalize_axis,
+    number,
+    numpy_keywords,
+    one_device,
+)
 from .conversion import clone
 from .errors import (
     DtypeNotImplemented,
@@ -256,6 +266,17 @@ def _scaled_sum(name: str, input: Any, product: Tensor, beta: Any, alpha: Any,  
     return (x if beta == 1 else beta * x) + product
 
 
+@in_float32_if_half
+def _scaled_sum_in_float32(name: str, input: Any, a: Tensor, b: Tensor, product: Any, beta: Any,  # noqa: A002
+                           alpha: Any) -> Tensor:
+    """:func:`_scaled_sum` of float16 tensors as PyTorch's half ``addmm``, ``addmv`` and ``baddbmm``
+    compute it: ``beta * input + alpha * product`` in float32, rounded to float16 once.  The product
+    rounded first, then the sum, was 1.2 units in the last place off (PyTorch's: 0.5), and hundreds
+    where the input cancels the product.  (Its half kernels read the operands whatever ``alpha``:
+    no skipped dtypes.)"""
+    return _scaled_sum(name, input, product(a, b), beta, alpha)
+
+
 def _logical_sum(x: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:
     """A fused form of bools stays bool, as PyTorch's ``addr``: ``(beta and input) or (alpha and
     product)`` (``beta=3`` is true; it made an int64 sum of 3s).  A float coefficient is refused."""
@@ -345,11 +366,12 @@ def _fused_signature(names: tuple[str, str]) -> inspect.Signature:
 
 
 def _fused_form(name: str, names: tuple[str, str], ranks: tuple[int, int], product: Any, doc: str,
-                skips: tuple[str, ...] = (), operands: Any = None) -> Any:
+                skips: tuple[str, ...] = (), operands: Any = None, half_once: bool = False) -> Any:
     """PyTorch's ``torch.<name>(input, a, b, *, beta=1, alpha=1)``: ``beta * input + alpha * product(a, b)``
     of operands of the given ranks and one dtype, ``a`` and ``b`` also by PyTorch's ``names`` for them
     (``addmm(input=c, mat1=a, mat2=b)``; the product unread at ``alpha=0`` in the dtypes ``skips``;
-    ``operands(input, a, b)``, where given, puts them in the dtype the form computes in)."""
+    ``operands(input, a, b)``, where given, puts them in the dtype the form computes in; ``half_once``:
+    float16 in float32, rounded once, as :func:`_scaled_sum_in_float32`)."""
     def fn(input: Any, *given: Any, beta: Any = 1, alpha: Any = 1, **named: Any) -> Tensor:  # noqa: A002
         a, b = _two_operands(name, names, given, named)
         a, b = _ranks(name, (a, ranks[0]), (b, ranks[1]))
@@ -358,6 +380,8 @@ def _fused_form(name: str, names: tuple[str, str], ranks: tuple[int, int], produ
             same_batches(a, b)
         if operands is not None:
             input, a, b = operands(input, a, b)  # noqa: A001
+        if half_once and is_half_tensor(a):
+            return _scaled_sum_in_float32(name, input, a, b, product, beta, alpha)
         return _scaled_sum(name, input, product(a, b), beta, alpha, skips)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
@@ -366,14 +390,15 @@ def _fused_form(name: str, names: tuple[str, str], ranks: tuple[int, int], produ
 
 
 addmm = _fused_form("addmm", ("mat1", "mat2"), (2, 2), mf.matmul,
-                    "``beta * input + alpha * (mat1 @ mat2)`` of 2-D ``mat1``, ``mat2``.", _BLAS_DTYPES)
+                    "``beta * input + alpha * (mat1 @ mat2)`` of 2-D ``mat1``, ``mat2``.", _BLAS_DTYPES, half_once=True)
 addmv = _fused_form("addmv", ("mat", "vec"), (2, 1), mf.matmul,
-                    "``beta * input + alpha * (mat @ vec)``, a 2-D ``mat``, 1-D ``vec``.", _BLAS_REAL_DTYPES)
+                    "``beta * input + alpha * (mat @ vec)``, a 2-D ``mat``, 1-D ``vec``.", _BLAS_REAL_DTYPES,
+                    half_once=True)
 addr = _fused_form("addr", ("vec1", "vec2"), (1, 1), mf.outer,
                    "``beta * input + alpha * outer(vec1, vec2)`` of 1-D vectors.",
                    operands=_addr_operands)  # (an outer product: PyTorch's promotes, the input a full-shape operand)
 baddbmm = _fused_form("baddbmm", ("batch1", "batch2"), (3, 3), mf.matmul,
-                      "``beta * input + alpha * (batch1 @ batch2)``, matrix by matrix of 3-D batches.")
+                      "``beta * input + alpha * (batch1 @ batch2)``, matrix by matrix of 3-D batches.", half_once=True)
 addbmm = _fused_form("addbmm", ("batch1", "batch2"), (3, 3),
                      lambda a, b: ti.sum(mf.matmul(a, b), dim=0, dtype=a.dtype),  # (ints: int64)
                      "``beta * input + alpha * sum_b (batch1[b] @ batch2[b])``: the batch's products summed.",

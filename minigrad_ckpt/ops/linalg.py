@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..backend import half_in_float32
+from ..backend import HALF, half_in_float32, rounded_to_half
 from .base import Op, add_tangents
 
 
@@ -230,9 +230,16 @@ class Linear(Op):
     grad_reads = ((1,), (0,), ())  # x's gradient reads w, w's reads x, b's reads neither
 
     def forward(self, xp, x, w, b):
-        out = _matmul(xp, x, w.T)
         if b is None:
-            return out
+            return _matmul(xp, x, w.T)
+        if x.dtype is HALF and b.dtype is HALF:
+            # PyTorch's half addmm adds the bias to the float product and rounds once: the product
+            # rounded to float16 first, then the sum, was 1.2 units in the last place off (its: 0.5),
+            # and hundreds where the bias cancels the product
+            out = _matmul(xp, x.astype(xp.float32), w.T.astype(xp.float32))
+            out += b
+            return rounded_to_half(out)
+        out = _matmul(xp, x, w.T)
         if b.ndim == 1 and out.dtype == b.dtype and b.shape[0] == out.shape[-1]:  # into the product (new memory
             # no one else has): one array fewer, the same bits (a bias that broadcasts the product: a new array)
             out += b

@@ -15,7 +15,7 @@ from typing import Any
 
 from ... import functional as mf
 from ...functional import _tensor
-from ...functional.arguments import number
+from ...functional.arguments import in_float32_if_half, number
 from ...functional.errors import InputMismatch
 from ...tensor import Tensor
 from .conv import _batched, _conv_transpose, _ntuple, conv2d, conv_batched, string_padding
@@ -50,6 +50,23 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
         pd = _triple(padding, "padding")
     check_convolution("conv3d", input.shape, w.shape, groups, st, pd, dl)
     _check_input_dtype("conv3d", input, w, "weight")
+    b = None
+    if bias is not None:
+        b = _tensor(bias, input)
+        _check_input_dtype("conv3d", input, b, "bias")
+        if b.shape != (w.shape[0],):
+            raise InputMismatch(f"conv3d: bias must have shape ({w.shape[0]},), got {b.shape}")
+    out = _depth_sum(input, w, b, st, pd, dl, groups)
+    return mf.squeeze(out, 0) if unbatched else out
+
+
+@in_float32_if_half
+def _depth_sum(input: Tensor, w: Tensor, b: Tensor | None, st: tuple[int, int, int], pd: tuple[int, int, int],  # noqa: A002
+               dl: tuple[int, int, int], groups: int) -> Tensor:
+    """The convolution of checked arguments: a sum of ``conv2d`` calls over the kernel's depth,
+    plus the bias.  Float16 is summed in float32 and rounded once, as PyTorch's half convolution:
+    each depth's products rounded to float16 and added there, then the bias, were hundreds of
+    units in the last place off where the terms cancelled (PyTorch's: 0.5)."""
     if max(pd):  # (all three axes padded here: the 2-D convolutions below pad nothing)
         input = mf.pad(input, [(0, 0), (0, 0)] + [(p, p) for p in pd])
     n, c, d = input.shape[:3]
@@ -64,13 +81,7 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
         out = part if out is None else out + part
     # (N, O, Do, Ho, Wo), row-major as PyTorch's result: view() reads the layout
     out = mf.moveaxis(mf.reshape(out, (n, depth) + out.shape[1:]), 1, 2).contiguous()
-    if bias is not None:
-        b = _tensor(bias, input)
-        _check_input_dtype("conv3d", input, b, "bias")
-        if b.shape != (w.shape[0],):
-            raise InputMismatch(f"conv3d: bias must have shape ({w.shape[0]},), got {b.shape}")
-        out = out + mf.reshape(b, (1, -1, 1, 1, 1))
-    return mf.squeeze(out, 0) if unbatched else out
+    return out if b is None else out + mf.reshape(b, (1, -1, 1, 1, 1))
 
 
 def conv_transpose3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
