@@ -206,3 +206,19 @@ def test_an_error_filter_finds_the_line():
         warnings.simplefilter("error", UserWarning)  # (-W error::UserWarning finds every ambiguous line)
         with pytest.raises(mg.AmbiguousSpellingWarning, match=r"mg\.var\(x, ddof=0\)"):
             mg.var(mg.tensor(A))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: mg.cross(mg.ones(3, 3), mg.ones(3, 3), dim=None), lambda: mg.ones(3, 3).cross(mg.ones(3, 3)),
+    lambda: mg.meshgrid([mg.ones(2), mg.ones(3)]), lambda: mg.var(mg.ones(1), dim=0),
+    lambda: mg.ones(1).std(0), lambda: mg.cov(mg.ones(1, 1)),
+], ids=["cross dim=None", "cross method", "meshgrid list", "var dim", "std method", "cov"])
+def test_the_functions_own_warnings_still_point_at_the_callers_line(call):
+    """PyTorch's own warnings of these calls (cross's default dim, meshgrid's indexing, no degrees of
+    freedom) took a fixed stacklevel, which the wrapper that warns of two meanings moved into the engine
+    (mg.cross(a, b, dim=None)'s pointed at two_meanings.py); they count the engine's frames now."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    assert caught and [w.filename for w in caught] == [__file__] * len(caught), [(w.filename, str(w.message)[:40])
+                                                                                  for w in caught]

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from ..backend import host_numpy, scalar_type_name
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 from . import linalg
 from . import math as mf
 from . import torch_idioms as ti
@@ -222,7 +223,7 @@ def _degrees_of_freedom(fact: Any) -> Any:
         return mf.clip(fact, 0, None)
     if fact <= 0:
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                      "number of observations.", UserWarning, stacklevel=3)
+                      "number of observations.", UserWarning, stacklevel=stacklevel_outside_the_engine())
         return 0
     return fact
 

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from ..backend import as_dtype, host_numpy, scalar_type_name
 from ..tensor import Tensor, fresh_result
+from ..user_frame import stacklevel_outside_the_engine
 from . import math as mf
 from .arguments import (
     as_index,
@@ -266,7 +267,8 @@ def warn_without_degrees_of_freedom(name: str, x: Any, axis: Any, correction: An
         kept *= 1 if i in axes else n
     if (x.size // kept if kept else 0) - correction <= 0:
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+                      "reduction factor (input numel divided by output numel).", UserWarning,
+                      stacklevel=stacklevel_outside_the_engine())
 
 
 def floating(name: str, x: Any) -> Any:
@@ -580,7 +582,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None, **kwargs: Any) -> tuple
         if indexing is None:
             warnings.warn("meshgrid: in an upcoming release, it will be required to pass the indexing argument "
                           "(PyTorch's warning; operands in one list take PyTorch's default, 'ij')", UserWarning,
-                          stacklevel=2)
+                          stacklevel=stacklevel_outside_the_engine())
             indexing = "ij"
         tensors = tuple(tensors[0])
     return mf.meshgrid(*tensors, indexing="xy" if indexing is None else indexing, **kwargs)
@@ -690,7 +692,7 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axi
     if (axisa, axisb, axisc, axis) != (-1, -1, -1, None):
         raise TypeError("cross: pass either axis= or dim=, not both (they are the same argument)")
     one_cross_dtype(a, b)
-    return _numpy_cross(a, b, dim=first_dim_of_size_3(a, b, stacklevel=3) if dim is None else dim)
+    return _numpy_cross(a, b, dim=first_dim_of_size_3(a, b) if dim is None else dim)
 
 
 def one_cross_dtype(a: Any, b: Any) -> None:
@@ -701,7 +703,7 @@ def one_cross_dtype(a: Any, b: Any) -> None:
         raise InputMismatch(f"expected scalar type {scalar_type_name(a.dtype)} but found {scalar_type_name(b.dtype)}")
 
 
-def first_dim_of_size_3(a: Any, b: Any, stacklevel: int) -> int:
+def first_dim_of_size_3(a: Any, b: Any) -> int:
     """The dim PyTorch's ``cross`` takes without one (``x.cross(y)``, ``torch.cross(x, y)``): the first
     of size 3 in the broadcast shape (counted from the end, for the broadcast), with its deprecation
     warning; none is PyTorch's RuntimeError, as are inputs of two ranks or shapes that do not
@@ -720,7 +722,7 @@ def first_dim_of_size_3(a: Any, b: Any, stacklevel: int) -> int:
         raise InputMismatch(f"no dimension of size 3 in input (cross of the shape {shape})")
     warnings.warn("Using cross without specifying the dim arg is deprecated (PyTorch): it takes the first dim "
                   "of size 3; pass dim= or use mg.linalg.cross(x, y) for the last", UserWarning,
-                  stacklevel=stacklevel)
+                  stacklevel=stacklevel_outside_the_engine())
     return sizes3[0] - len(shape)
 
 

@@ -605,7 +605,7 @@ def cross_method(self: Tensor, other: Any, dim: Any = None) -> Tensor:
     along the last)."""
     if dim is None:
         other = as_tensor(other, self)
-        dim = ti.first_dim_of_size_3(self, other, stacklevel=3)
+        dim = ti.first_dim_of_size_3(self, other)
     return ti.cross(self, other, dim=dim)
 
 
