@@ -222,3 +222,20 @@ def test_the_functions_own_warnings_still_point_at_the_callers_line(call):
         call()
     assert caught and [w.filename for w in caught] == [__file__] * len(caught), [(w.filename, str(w.message)[:40])
                                                                                   for w in caught]
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_on_the_strict_devices_the_same_calls_warn_and_answer_alike(device):
+    """The predicates read argument kinds and shapes only (nothing copied to the host): on the strict
+    stand-in devices the ambiguous calls warn and answer as on the CPU, and the spellings stay quiet."""
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+    x = mg.tensor(A, dtype=mg.float32, device=device)
+    for ambiguous, numpys in [(lambda: mg.max(x, 1), lambda: A.astype(np.float32).max(1)),
+                              (lambda: mg.sort(x), lambda: np.sort(A.astype(np.float32))),
+                              (lambda: mg.var(x), lambda: A.astype(np.float32).var())]:
+        result, caught = _ambiguous_warnings(ambiguous)
+        assert len(caught) == 1 and result.device == x.device
+        np.testing.assert_allclose(result.cpu().numpy(), numpys(), rtol=1e-6)
+    for quiet in (lambda: mg.max(x, dim=1), lambda: mg.sort(x, axis=-1), lambda: mg.var(x, ddof=0)):
+        assert _ambiguous_warnings(quiet)[1] == []
