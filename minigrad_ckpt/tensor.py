@@ -540,6 +540,19 @@ def _leaf_views(leaf: Tensor) -> tuple:
     return _A_PARAMETERS if leaf._alias_group is None else (leaf._alias_group,)
 
 
+def _is_first(ref: weakref.ref, t: Tensor) -> bool:
+    """Whether ``ref``, the first of a list of the tensors that share a memory, is to ``t``.
+
+    The cycle collector clears every weak reference to its garbage before it runs a finalizer, so
+    a ``__del__`` that calls ``detach_()`` on a tensor it holds (pytorch-grad-cam's ``BaseCAM``
+    does) finds the first entry gone though ``t`` is alive.  ``t`` with no weak reference left is
+    such garbage (a tensor in a list of sharers always has one): it is answered as the first, which
+    of the dead entries it was being unknowable -- a view in the same garbage then detaches too,
+    where PyTorch, whose view holds its base, refuses; nothing reads either again."""
+    first = ref()
+    return first is t or (first is None and weakref.getweakrefcount(t) == 0)
+
+
 def _shares_memory(t: Tensor) -> bool:
     """Whether another live tensor shares ``t``'s memory (see :func:`shared_version`)."""
     box = t._version_box
@@ -1485,10 +1498,10 @@ class Tensor:
         under no_grad): it shows memory another tensor first held (its box's first entry), and is
         not a detached alias (``detach()``, ``.data``, which head their own group)."""
         box = self._version_box
-        if len(box) == 1 or box[1].__class__ is not list or box[1][0]() is self:
+        if len(box) == 1 or box[1].__class__ is not list or _is_first(box[1][0], self):
             return False
         group = self._alias_group
-        return group is None or group.members[0]() is not self
+        return group is None or not _is_first(group.members[0], self)
 
     def _become_view(self, view: Tensor, what: str) -> Tensor:
         """``x.unsqueeze_(0)``, ``x.t_()``, ...: this tensor takes ``view``'s shape and strides and,
