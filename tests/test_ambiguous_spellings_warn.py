@@ -239,3 +239,18 @@ def test_on_the_strict_devices_the_same_calls_warn_and_answer_alike(device):
         np.testing.assert_allclose(result.cpu().numpy(), numpys(), rtol=1e-6)
     for quiet in (lambda: mg.max(x, dim=1), lambda: mg.sort(x, axis=-1), lambda: mg.var(x, ddof=0)):
         assert _ambiguous_warnings(quiet)[1] == []
+
+
+def test_a_pytorch_keyword_at_its_default_value_still_picks_pytorchs_answer():
+    """``descending=`` and ``stable=`` are PyTorch's keywords (NumPy's ``sort`` has neither), so writing
+    one says PyTorch's meaning whatever its value.  ``torch.sort(dist, 1, descending=False)[1]`` (the
+    indices, in a quantile-regression DQN) read as NumPy's sort gave the second row of sorted values,
+    silently, without a warning: the keyword's value, not its presence, chose the meaning."""
+    x = _t()
+    for call in (lambda: mg.sort(x, 1, descending=False), lambda: mg.sort(x, descending=False),
+                 lambda: mg.sort(x, dim=1, stable=False), lambda: mg.sort(x, stable=True)):
+        answer, caught = _ambiguous_warnings(call)
+        assert caught == []
+        values, indices = answer
+        np.testing.assert_array_equal(values.numpy(), np.sort(A, -1))
+        np.testing.assert_array_equal(indices.numpy(), np.argsort(A, -1, kind="stable"))

@@ -436,16 +436,19 @@ def unbind(input: Any, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
 
 
 def sort(x: Any, axis: Any = -1, kind: str | None = None, order: Any = None, *, dim: Any = _UNSET,
-         descending: bool = False, stable: bool = False) -> Any:
-    """NumPy's ``sort`` (the sorted values) along ``axis``; with PyTorch's ``dim=`` (or
-    ``descending=``, or ``stable=True``: keywords NumPy's ``sort`` here does not take), PyTorch's
-    ``(values, indices)``; so is a bool third argument, PyTorch's ``descending`` (NumPy's ``kind`` is a
-    string): ``mg.sort(x, 1, True)``.  Always stable."""
+         descending: Any = _UNSET, stable: Any = _UNSET) -> Any:
+    """NumPy's ``sort`` (the sorted values) along ``axis``; with PyTorch's ``dim=``, ``descending=`` or
+    ``stable=`` (keywords NumPy's ``sort`` does not take), PyTorch's ``(values, indices)``; so is a bool
+    third argument, PyTorch's ``descending`` (NumPy's ``kind`` is a string): ``mg.sort(x, 1, True)``.
+    The keyword's presence picks the meaning, not its value: ``mg.sort(x, 1, descending=False)`` is
+    PyTorch's spelling, and answers PyTorch's pair.  Always stable."""
+    pytorchs = dim is not _UNSET or descending is not _UNSET or stable is not _UNSET
+    descending = False if descending is _UNSET else descending
     if isinstance(kind, bool):
-        kind, descending = None, descending or kind
+        kind, descending, pytorchs = None, descending or kind, True
         if dim is _UNSET:
             dim, axis = axis, -1
-    if dim is _UNSET and not descending and not stable:
+    if not pytorchs:
         return mf.sort(x, axis, kind, order)
     if dim is not _UNSET and axis != -1:
         raise TypeError("sort: pass either axis= or dim=, not both")
