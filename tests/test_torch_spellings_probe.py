@@ -187,6 +187,22 @@ def test_softmax_without_a_dim_takes_pytorchs_implicit_dim_and_warns():
     _same(F.softmax(mg.tensor([[1.0, 2.0]]), 1, dtype=mg.float64), [[0.2689414, 0.7310586]], "float64")
 
 
+def test_softmax_of_a_0d_tensor_without_a_dim_warns_as_pytorchs():
+    """A 0-d input is its own one-element slice (the answer is 1, 0 for log_softmax), and PyTorch's
+    deprecation warning still asks for a dim; the engine's 0-d shortcut skipped the warning. Found
+    porting RL-Adventure's distributional DQNs, which call ``F.softmax(x)`` without a dim."""
+    import warnings
+
+    import minigrad_ckpt.nn.functional as F
+    for fn, name, answer in ((F.softmax, "softmax", 1.0), (F.log_softmax, "log_softmax", 0.0),
+                             (F.softmin, "softmin", 1.0)):
+        with pytest.warns(UserWarning, match=f"Implicit dimension choice for {name} "):
+            assert fn(mg.tensor(2.0)).item() == answer
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert fn(mg.tensor(2.0), dim=0).item() == answer   # a dim given: quiet
+
+
 # -------------------------------------------------- cross, sign, take, clamp
 def test_the_cross_method_reads_its_second_argument_as_pytorchs_dim():
     a = mg.tensor(np.arange(9.0).reshape(3, 3))

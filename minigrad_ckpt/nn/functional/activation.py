@@ -146,7 +146,9 @@ def softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: An
     implicit choice, see :func:`_softmax_axis`, whose warning ``_stacklevel`` frames up, as PyTorch's);
     ``dtype`` casts the input first. PyTorch's positions: ``softmax(x, 1, 3, "float64")``."""
     input = _softmax_input(input, dtype, "softmax", axis, dim)
-    if input.ndim == 0:  # PyTorch: a 0-d tensor is its own (one-element) slice
+    if input.ndim == 0:  # PyTorch: a 0-d tensor is its own (one-element) slice; no dim still warns
+        if axis is None and dim is None:
+            _softmax_axis("softmax", input, axis, dim, _stacklevel)
         return mf.reshape(softmax(mf.reshape(input, (1,)), 0), ())
     return apply(_act.Softmax(axis=_softmax_axis("softmax", input, axis, dim, _stacklevel)), input)
 
@@ -155,7 +157,9 @@ def log_softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype
                 dim: int | None = None) -> Tensor:
     """``x - logsumexp(x)`` along ``axis`` (as :func:`softmax`), stable for huge logits."""
     input = _softmax_input(input, dtype, "log_softmax", axis, dim)
-    if input.ndim == 0:
+    if input.ndim == 0:  # PyTorch: a 0-d tensor is its own (one-element) slice; no dim still warns
+        if axis is None and dim is None:
+            _softmax_axis("log_softmax", input, axis, dim, _stacklevel)
         return mf.reshape(log_softmax(mf.reshape(input, (1,)), 0), ())
     return apply(_act.LogSoftmax(axis=_softmax_axis("log_softmax", input, axis, dim, _stacklevel)), input)
 
@@ -276,7 +280,7 @@ def softmin(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: An
     """``softmax(-x)`` along ``axis`` (as :func:`softmax`), negated in the input's dtype before
     ``dtype`` casts, as PyTorch's (a bool input is its negation error, a uint8 one wraps)."""
     input = refuse_complex_input("softmin", _tensor(input))
-    if input.ndim and axis is None and dim is None:
+    if axis is None and dim is None:  # (a 0-d input too: PyTorch warns for it, naming softmin)
         axis = _softmax_axis("softmin", input, None, None, _stacklevel)[0]
     return softmax(-input, axis, dtype=dtype, dim=dim)
 
