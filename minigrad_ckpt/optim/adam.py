@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..backend import host_numpy
 from ..tensor import Tensor
 from ._common import (
     as_number,
@@ -84,6 +85,27 @@ class Adam(Optimizer):
             denom = xp.sqrt(v) / bc2_sqrt + eps
         p.sub_(as_number(step_size) * (m / denom))  # (a tensor lr as its number: a 0-d m / denom is a
         # NumPy scalar, which a float32 0-d tensor would narrow to float32; PyTorch passes it as a double)
+
+    def piecewise_rule(self, state: dict[str, Any], group: dict[str, Any]) -> Any:
+        """:meth:`update_one` on arrays (see :meth:`Optimizer.piecewise_rule`), for number hyper-parameters."""
+        lr, eps, t = group["lr"], group["eps"], state["step"]
+        b1, b2 = group["betas"]
+        if not all(x.__class__ is float or x.__class__ is int for x in (lr, eps, b1, b2)):
+            return None
+        step_size, bc2_sqrt = lr / (1 - b1**t), (1 - b2**t) ** 0.5
+        tensors = (state["exp_avg"], state["exp_avg_sq"])
+        amsgrad = group["amsgrad"]
+
+        def rule(p: Any, m: Any, v: Any, *rest: Any) -> None:
+            m += (1 - b1) * (rest[-1] - m)
+            v *= b2
+            v += (1 - b2) * (rest[-1] * rest[-1])
+            if amsgrad:
+                host_numpy.maximum(rest[0], v, out=rest[0])
+                v = rest[0]
+            p -= step_size * (m / (host_numpy.sqrt(v) / bc2_sqrt + eps))
+
+        return rule, tensors + ((state["max_exp_avg_sq"],) if amsgrad else ())
 
 
 def _check_tensor_lr(lr: Any, foreach: bool | None, capturable: bool) -> None:

@@ -35,7 +35,7 @@ from typing import Any
 from ..backend import host_numpy, laid_out, to_host
 from ..grad_mode import enable_grad, no_grad
 from ..nn.module import _HookHandle, zero_gradient_in_place
-from ..tensor import Tensor
+from ..tensor import Tensor, update_in_chunks
 from ._common import as_one_value, complex_of_real, real_view, scalar_tensor
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook", "required"]
@@ -219,17 +219,18 @@ class Optimizer:
         work = st if stateless else self._as_the_rule_reads(st, key)
         given = None if stateless else dict(work)
         g = p._grad._data  # (step() asked p.grad, with its warning for a non-leaf: set, here)
-        if group.get("maximize"):  # PyTorch's order: negate first, then weight decay
-            g = -g
         # only an optimizer with a weight_decay hyper-parameter applies it: a stray group key is ignored
         # by PyTorch's Rprop, so it is here
         wd = group.get("weight_decay", 0) if "weight_decay" in self.defaults and not self.decays_in_rule else 0
-        if wd:
-            if self.decouples_weight_decay(group):
-                p.mul_(as_one_value(1 - group["lr"] * wd))  # AdamW's rule: decay the parameter, not the gradient
-            else:
-                g = g + wd * p._data
-        self.update_one(p, g, work, group)
+        if stateless or not self._stepped_in_pieces(p, g, wd, work, group):
+            if group.get("maximize"):  # PyTorch's order: negate first, then weight decay
+                g = -g
+            if wd:
+                if self.decouples_weight_decay(group):
+                    p.mul_(as_one_value(1 - group["lr"] * wd))  # AdamW's rule: decay the parameter, not the gradient
+                else:
+                    g = g + wd * p._data
+            self.update_one(p, g, work, group)
         if not stateless:
             self._file_rule_changes(st, given, work, key)
         if key is not p:  # a complex parameter was updated through its real view
@@ -301,6 +302,41 @@ class Optimizer:
         """Update ``p`` in place from ``g`` (its gradient's array, weight decay applied),
         its ``state`` and its ``group``'s hyper-parameters."""
         raise NotImplementedError(f"{type(self).__name__} defines neither update_one nor step")
+
+    def piecewise_rule(self, state: dict[str, Any], group: dict[str, Any]) -> tuple[Callable[..., None],
+                                                                                   tuple[Tensor, ...]] | None:
+        """:meth:`update_one`'s arithmetic on plain arrays, for a large CPU parameter stepped a piece at a
+        time (:func:`minigrad_ckpt.tensor.update_in_chunks`): ``(rule, tensors)``, where ``rule(p, *arrays,
+        g)`` updates ``p`` and the arrays of the state ``tensors`` in place from ``g`` (the gradient, weight
+        decay applied) -- the same operations in the same order and dtypes as :meth:`update_one`, so the
+        same bits.  None: no such rule for this state and group (the default; tensor hyper-parameters,
+        a state still to be made), and :meth:`update_one` steps the whole arrays."""
+        return None
+
+    def _stepped_in_pieces(self, p: Tensor, g: Any, wd: Any, work: dict[str, Any], group: dict[str, Any]) -> bool:
+        """Step ``p`` with :meth:`piecewise_rule`'s rule a piece at a time, the shared negation and weight
+        decay of :meth:`_step_parameter` inside each piece; False, having done nothing, where there is no
+        such rule or the arrays do not allow pieces."""
+        made = self.piecewise_rule(work, group) if _plain_number(wd) else None
+        if made is None:
+            return False
+        rule, tensors = made
+        maximize, decoupled = group.get("maximize"), wd and self.decouples_weight_decay(group)
+        decay = 1 - group["lr"] * wd if decoupled else None
+        if decoupled and not _plain_number(decay):
+            return False  # (a tensor lr: p.mul_'s conversions of a 0-d tensor, on the whole array)
+
+        def piece(p_piece: Any, *arrays: Any) -> None:
+            *state, g_piece = arrays
+            if maximize:
+                g_piece = -g_piece
+            if decoupled:
+                p_piece *= decay
+            elif wd:
+                g_piece = g_piece + wd * p_piece
+            rule(p_piece, *state, g_piece)
+
+        return update_in_chunks(piece, (p, *tensors), (g,))
 
     # ------------------------------------------------------------ state dicts
     def state_dict(self) -> dict[str, Any]:
@@ -598,6 +634,13 @@ def _loaded_scalar(key: str, v: Any, p: Tensor) -> Tensor:
         raise ValueError(f"state {key!r} is a scalar, but the loaded value has shape {t.shape}")
     dtype = p.dtype if key != "step" and p.dtype.kind == "f" else t.dtype
     return Tensor.constant(host_numpy.array(to_host(t._data), dtype=dtype))  # a copy: the dict stays as it was
+
+
+def _plain_number(x: Any) -> bool:
+    """Whether a hyper-parameter is a Python int or float: NumPy's rules make it weak (a float32 array
+    times it stays float32) on whole arrays and pieces alike.  A tensor one goes through the in-place
+    methods' conversions, on the whole arrays."""
+    return x.__class__ is float or x.__class__ is int
 
 
 def _counted(step: Any) -> Tensor:

@@ -1,0 +1,175 @@
+"""Optimizers step a large CPU parameter a piece at a time (``Optimizer.piecewise_rule``,
+``tensor.update_in_chunks``), with the same bits as the whole-array rule they stand in for.
+
+Each case runs the same steps twice: with pieces, and with the pieces switched off (the piece size
+made larger than any array, so every parameter takes ``update_one`` on its whole arrays), and
+compares parameters and state byte for byte.  A counter checks the pieces were really taken."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict device)
+from minigrad_ckpt import nn, optim
+from minigrad_ckpt.snapshot import Snapshot, SnapshotManager
+
+tensor_module = sys.modules["minigrad_ckpt.tensor"]
+optimizer_module = sys.modules["minigrad_ckpt.optim.optimizer"]
+SHAPES = [(600, 500), (270_000,), (5,), (3, 7)]  # two large (pieces), two small (whole arrays)
+
+
+@pytest.fixture
+def pieces_taken(monkeypatch):
+    counted = []
+    real = optimizer_module.update_in_chunks
+
+    def counting(rule, written, read):
+        took = real(rule, written, read)
+        counted.append(took)
+        return took
+
+    monkeypatch.setattr(optimizer_module, "update_in_chunks", counting)
+    return counted
+
+
+def _steps(make, dtype, pieces, monkeypatch, shapes=SHAPES, steps=4, complex_too=False):
+    rs = np.random.RandomState(0)
+    params = [nn.Parameter(mg.tensor(rs.randn(*s).astype(dtype))) for s in shapes]
+    if complex_too:
+        params.append(nn.Parameter(mg.tensor((rs.randn(300, 300) + 1j * rs.randn(300, 300)).astype(np.complex128))))
+    opt = make(params)
+    with monkeypatch.context() as m:
+        if not pieces:
+            m.setattr(tensor_module, "_CHUNK_BYTES", 1 << 50)
+        for _ in range(steps):
+            for p in params:
+                p.grad = mg.tensor(rs.randn(*p.shape).astype(p.dtype) if p.dtype.kind != "c" else
+                                   (rs.randn(*p.shape) + 1j * rs.randn(*p.shape)).astype(p.dtype))
+            opt.step()
+    state = [v.numpy().tobytes() for s in opt.state.values() for v in s.values() if isinstance(v, mg.Tensor)]
+    return [p.detach().numpy().tobytes() for p in params] + state
+
+
+ADAMS = [dict(cls=cls, amsgrad=a, maximize=m, weight_decay=w)
+         for cls, a, m, w in itertools.product((optim.Adam, optim.AdamW), (False, True), (False, True), (0, 0.1))]
+SGDS = [dict(cls=optim.SGD, momentum=0.9, nesterov=n, dampening=d, maximize=m, weight_decay=w)
+        for n, d, m, w in itertools.product((False, True), (0.0, 0.25), (False, True), (0, 0.01)) if not (n and d)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("config", ADAMS + SGDS, ids=lambda c: "-".join(f"{k}={v}" if k != "cls" else v.__name__
+                                                                         for k, v in c.items()))
+def test_pieces_step_the_same_bits_as_whole_arrays(config, dtype, monkeypatch, pieces_taken):
+    kw = dict(config)
+    cls = kw.pop("cls")
+
+    def make(ps):
+        return cls(ps, lr=0.01, **kw)
+
+    assert _steps(make, dtype, True, monkeypatch) == _steps(make, dtype, False, monkeypatch)
+    assert any(pieces_taken), "no parameter was stepped in pieces"
+
+
+def test_a_complex_parameter_steps_through_its_real_view_in_pieces(monkeypatch, pieces_taken):
+    def make(ps):
+        return optim.Adam(ps, lr=0.01, weight_decay=0.1, amsgrad=True)
+
+    assert _steps(make, np.float64, True, monkeypatch, complex_too=True) == _steps(
+        make, np.float64, False, monkeypatch, complex_too=True)
+    assert sum(pieces_taken) == 3 * 4  # the two large real ones and the complex one, each step
+
+
+def test_tensor_hyper_parameters_take_the_whole_arrays(monkeypatch, pieces_taken):
+    def make(ps):
+        return optim.Adam(ps, lr=mg.tensor(0.01), betas=(mg.tensor(0.9), mg.tensor(0.999)))
+
+    assert _steps(make, np.float32, True, monkeypatch) == _steps(make, np.float32, False, monkeypatch)
+    assert not any(pieces_taken)
+
+
+def test_a_gradient_of_other_strides_takes_the_whole_arrays(pieces_taken):
+    w = np.random.RandomState(2).randn(600, 500).astype(np.float32)
+    out = []
+    for transposed in (False, True):
+        p = nn.Parameter(mg.tensor(w))
+        opt = optim.Adam([p], lr=0.1)
+        for _ in range(2):
+            p.grad = mg.tensor(w.T.copy()).T if transposed else mg.tensor(w)
+            opt.step()
+        out.append(p.numpy().tobytes())
+    assert pieces_taken == [True, True, False, False] and out[0] == out[1]
+
+
+def test_a_step_in_pieces_restamps_every_written_tensor():
+    p = nn.Parameter(mg.ones(600, 500))
+    opt = optim.Adam([p], lr=0.1)
+    p.grad = mg.ones(600, 500)
+    opt.step()  # (makes the state)
+    st = opt.state[p]
+    before = (p._version, st["exp_avg"]._version, st["exp_avg_sq"]._version)
+    y = (p * p).sum()  # saves p for backward
+    opt.step()
+    after = (p._version, st["exp_avg"]._version, st["exp_avg_sq"]._version)
+    assert all(a != b for a, b in zip(after, before))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+
+
+def test_overlapping_state_takes_the_whole_arrays(pieces_taken):
+    p = nn.Parameter(mg.ones(600, 500))
+    opt = optim.SGD([p], lr=0.1, momentum=0.9)
+    p.grad = mg.ones(600, 500)
+    opt.step()
+    opt.state[p]["momentum_buffer"] = p.grad  # (a user's state that is the gradient itself)
+    opt.step()
+    assert pieces_taken[-1] is False
+
+
+def test_an_asynchronous_snapshot_keeps_the_values_before_a_step_in_pieces(tmp_path, pieces_taken):
+    """The copy-on-write guard of an asynchronous snapshot sees each tensor a step in pieces writes
+    (the parameter and the optimizer's moments): the writer thread is held busy, the step writes,
+    the snapshot still has the values of the call."""
+    mg.manual_seed(0)
+    model = nn.Linear(600, 500)
+    opt = optim.Adam(model.parameters(), lr=0.5)
+    ex = mg.Executor(model, opt)
+    for p in model.parameters():
+        p.grad = mg.ones_like(p)
+    opt.step()  # (makes the state: the next step is in pieces)
+    before = model.weight.numpy().copy()
+    moment = opt.state[model.weight]["exp_avg"].numpy().copy()
+    manager = SnapshotManager(tmp_path / "async")
+    gate = threading.Event()
+    manager._writer.submit(lambda: gate.wait(60), -1)
+    handle = manager.save_snapshot(ex, blocking=False)
+    try:
+        opt.step()
+    finally:
+        gate.set()
+    saved = Snapshot.load(handle.result()).tensors
+    manager.wait()
+    assert pieces_taken[-2:] == [True, False]  # the weight in pieces, the bias whole
+    assert not np.array_equal(model.weight.numpy(), before)
+    weight = next(v for k, v in saved.items() if k.endswith("weight") and "model" in k)
+    np.testing.assert_array_equal(weight, before)
+    assert any(v.shape == moment.shape and np.array_equal(v, moment) for k, v in saved.items() if "optim" in k)
+
+
+def test_the_strict_device_steps_as_the_cpu():
+    rs = np.random.RandomState(1)
+    w, gs = rs.randn(600, 500).astype(np.float32), [rs.randn(600, 500).astype(np.float32) for _ in range(3)]
+    out = []
+    for device in ("cpu", "strict"):
+        p = nn.Parameter(mg.tensor(w, device=device))
+        opt = optim.AdamW([p], lr=0.01, amsgrad=True)
+        for g in gs:
+            p.grad = mg.tensor(g, device=device)
+            opt.step()
+        out.append(p.detach().cpu().numpy())
+    assert out[0].tobytes() == out[1].tobytes()
