@@ -93,10 +93,13 @@ def replay_draws(monkeypatch, ref, run: str) -> list[str]:
 
 def _torchs_sampler_order(sampler):
     """torch's RandomSampler orders an epoch by torch.randperm (mg's draws from its own generator):
-    one permutation per whole pass, then one more of which it keeps the first ``num_samples % n``."""
+    one permutation per whole pass, then one more of which it keeps the first ``num_samples % n``.
+    A generator, as torch's: each permutation is drawn when the loader reaches it -- the last one once
+    the epoch's last batch is out -- so the draws a training step makes in between keep torch's order."""
     n = len(sampler.data_source)
-    whole = [i for _ in range(sampler.num_samples // n) for i in mg.randperm(n).tolist()]
-    return iter(whole + mg.randperm(n).tolist()[:sampler.num_samples % n])
+    for _ in range(sampler.num_samples // n):
+        yield from mg.randperm(n).tolist()
+    yield from mg.randperm(n).tolist()[:sampler.num_samples % n]
 
 
 def _names(part: str, name: str) -> bool:
