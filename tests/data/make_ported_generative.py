@@ -1,6 +1,6 @@
 """Regenerate ``tests/data/ported_<program>_reference.npz`` for the generative-model ports of
 ``examples/ported/`` (``ddpm``, ``realnvp``, ``pixelcnn``, ``vqvae``, ``wgan_gp``, ``glow``,
-``pixelcnn_pp``, ``ncsn``): each program run as torch from its ported source with the rename undone, as
+``pixelcnn_pp``, ``ncsn``, ``munit``): each program run as torch from its ported source with the rename undone, as
 ``make_ported_reference.py`` runs its ``RUN_AS_TORCH`` programs, once a command line below
 (``ported_record.py``), into the program's own fixture; ``tests/test_ported_<program>.py`` replays it.
 
@@ -37,6 +37,7 @@ PROGRAMS = {  # program: ({run name: argv}, runs whose final weights are kept)
     "glow": ({"glow": [], "glow_affine": ["--affine"], "glow_affine_no_lu": ["--affine", "--no_lu"]},
              ("glow_affine",)),
     "pixelcnn_pp": ({"pixelcnn_pp": ["--dropout", "0"]}, ("pixelcnn_pp",)),
+    "munit": ({"munit_f64": ["--double"], "munit": ["--n_epochs", "1", "--decay_epoch", "0"]}, ()),
     "ncsn": ({"ncsn_anneal_dsm_f64": ["--double"], "ncsn_anneal_dsm": [], "ncsn_dsm_f64": ["--loss", "dsm", "--double"],
               "ncsn_ssm_f64": ["--loss", "ssm", "--double"], "ncsn_ssm_vr_f64": ["--loss", "ssm_vr", "--double"],
               "ncsn_ssm_vr": ["--loss", "ssm_vr"]},
