@@ -127,3 +127,33 @@ def test_a_loader_dropped_with_every_batch_handed_out_ends_its_epoch():
     b = DataLoader(list(range(10)), sampler=DrawsEachItem(4), batch_size=2)
     assert len(list(zip(a, b))) == 2
     assert a.state_dict()["epoch"] is None and b.state_dict()["epoch"] is None
+
+
+class TorchsRandomSamplerShape(Sampler):
+    """Drawn as torch's ``RandomSampler`` is: one permutation per whole pass, then a trailing one of which
+    it keeps the first ``num_samples % n`` -- drawn once the loader asks past the last item."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self):
+        yield from mg.randperm(self.n).tolist()
+        yield from mg.randperm(self.n).tolist()[:0]
+
+
+def test_a_loader_dropped_after_its_last_batch_asks_the_sampler_for_nothing_more():
+    # torch 2.13: next(iter(loader)) of a loader whose epoch is that one batch (a validation peek, as
+    # PyTorch-GAN's sample_images does) asks the sampler for the batch's 2 items and no more: the trailing
+    # permutation is never drawn. The engine's dropped iterator asked for one more item to learn whether
+    # the epoch was over, which ran the sampler on past its last item and moved the generator.
+    mg.manual_seed(0)
+    loader = DataLoader(list(range(2)), sampler=TorchsRandomSamplerShape(2), batch_size=2)
+    next(iter(loader))
+    after_peek = mg.rand(()).item()
+    mg.manual_seed(0)
+    mg.randperm(2)
+    assert after_peek == mg.rand(()).item()
+    assert loader.state_dict()["epoch"] is None  # every batch was handed out: the epoch is over

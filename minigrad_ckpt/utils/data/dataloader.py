@@ -386,11 +386,13 @@ class _DrawnEpoch:
         return self.drawn[i]
 
     def is_spent(self) -> bool:
-        """Whether every item was handed out, asked when the loop dropped its iterator: short of the
-        sampler's length the answer is no without drawing -- a ``break`` mid-epoch must not ask the
-        sampler for an item the loop never sees (PyTorch's loader asks for none; a sampler drawing
-        from the engine's generator would move it on)."""
-        return self.position >= self.length and not self.has(self.position)
+        """Whether every item was handed out, asked when the loop dropped its iterator; the sampler's
+        length answers, without drawing: the loop must not make the sampler run on past what it saw
+        (PyTorch's loader asks for nothing more) -- neither mid-epoch, after a ``break``, nor at the
+        end, where a sampler shaped as PyTorch's ``RandomSampler`` would draw its trailing permutation
+        from the engine's generator and move it on.  (A sampler yielding more than its ``len()``, dropped
+        there, ends its epoch too, as PyTorch's next ``iter()`` starts a new one.)"""
+        return self.position >= self.length
 
     def state(self) -> dict[str, Any]:
         if self.listed is None:
