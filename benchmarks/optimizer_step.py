@@ -35,6 +35,8 @@ OPTIMIZERS = {
     "AdamW, amsgrad": lambda lib, ps: lib.optim.AdamW(ps, lr=1e-5, amsgrad=True),
     "SGD, momentum, weight decay": lambda lib, ps: lib.optim.SGD(ps, lr=1e-3, momentum=0.9, weight_decay=1e-4),
     "SGD, momentum": lambda lib, ps: lib.optim.SGD(ps, lr=1e-3, momentum=0.9),
+    "RMSprop, centered, momentum": lambda lib, ps: lib.optim.RMSprop(ps, lr=1e-3, centered=True, momentum=0.9),
+    "Adagrad": lambda lib, ps: lib.optim.Adagrad(ps, lr=1e-3),
 }
 
 

@@ -60,10 +60,14 @@ ADAMS = [dict(cls=cls, amsgrad=a, maximize=m, weight_decay=w)
          for cls, a, m, w in itertools.product((optim.Adam, optim.AdamW), (False, True), (False, True), (0, 0.1))]
 SGDS = [dict(cls=optim.SGD, momentum=0.9, nesterov=n, dampening=d, maximize=m, weight_decay=w)
         for n, d, m, w in itertools.product((False, True), (0.0, 0.25), (False, True), (0, 0.01)) if not (n and d)]
+RMSPROPS = [dict(cls=optim.RMSprop, centered=c, momentum=mo, maximize=m, weight_decay=w)
+            for c, mo, m, w in itertools.product((False, True), (0, 0.9), (False, True), (0, 0.01))]
+ADAGRADS = [dict(cls=optim.Adagrad, lr_decay=d, maximize=m, weight_decay=w, initial_accumulator_value=a)
+            for d, m, w, a in itertools.product((0, 0.01), (False, True), (0, 0.01), (0, 0.1))]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("config", ADAMS + SGDS, ids=lambda c: "-".join(f"{k}={v}" if k != "cls" else v.__name__
+@pytest.mark.parametrize("config", ADAMS + SGDS + RMSPROPS + ADAGRADS, ids=lambda c: "-".join(f"{k}={v}" if k != "cls" else v.__name__
                                                                          for k, v in c.items()))
 def test_pieces_step_the_same_bits_as_whole_arrays(config, dtype, monkeypatch, pieces_taken):
     kw = dict(config)
