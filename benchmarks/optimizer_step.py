@@ -33,8 +33,6 @@ OPTIMIZERS = {
     "Adam, weight decay": lambda lib, ps: lib.optim.Adam(ps, lr=1e-5, weight_decay=5e-4, eps=5e-9),
     "Adam": lambda lib, ps: lib.optim.Adam(ps, lr=1e-5),
     "AdamW, amsgrad": lambda lib, ps: lib.optim.AdamW(ps, lr=1e-5, amsgrad=True),
-    "SGD, momentum, weight decay": lambda lib, ps: lib.optim.SGD(ps, lr=1e-3, momentum=0.9, weight_decay=1e-4),
-    "SGD, momentum": lambda lib, ps: lib.optim.SGD(ps, lr=1e-3, momentum=0.9),
     "RMSprop, centered, momentum": lambda lib, ps: lib.optim.RMSprop(ps, lr=1e-3, centered=True, momentum=0.9),
     "Adagrad": lambda lib, ps: lib.optim.Adagrad(ps, lr=1e-3),
 }

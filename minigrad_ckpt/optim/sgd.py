@@ -54,22 +54,9 @@ class SGD(Optimizer):
                 state["momentum_buffer"] = buf = p.grad.detach().clone()
                 buf.copy_(g)
             else:
-                buf.mul_(mom).add_((1 - group["dampening"]) * g)
+                dampening = group["dampening"]  # (none: g itself, as x * 1 is x -- one pass and temporary fewer)
+                buf.mul_(mom).add_((1 - dampening) * g if dampening else g)
             g = g + mom * buf._data if group["nesterov"] else buf._data
         p._sub_scaled_(g, as_number(group["lr"]))  # in place (under no_grad): same array, new version stamp
         # (a tensor lr as its number, as PyTorch's: a (1,)-shaped one would widen a 0-d parameter)
 
-    def piecewise_rule(self, state: dict[str, Any], group: dict[str, Any]) -> Any:
-        """:meth:`update_one` with a momentum buffer, on arrays (see :meth:`Optimizer.piecewise_rule`),
-        for number hyper-parameters (the first step makes the buffer: the whole-array path)."""
-        mom, lr, dampening, buf = group["momentum"], group["lr"], group["dampening"], state.get("momentum_buffer")
-        if buf is None or not all(x.__class__ is float or x.__class__ is int for x in (mom, lr, dampening)):
-            return None
-        nesterov = group["nesterov"]
-
-        def rule(p: Any, buf: Any, g: Any) -> None:
-            buf *= mom
-            buf += (1 - dampening) * g
-            p -= lr * (g + mom * buf if nesterov else buf)
-
-        return rule, (buf,)
