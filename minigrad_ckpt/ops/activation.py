@@ -303,7 +303,8 @@ class Softmax(Op):
     def forward(self, xp, x):
         if x.size == 0:  # an empty axis: nothing to normalize (the max would have no value)
             return x + 0
-        e = x - xp.max(x, axis=self.axis, keepdims=True)  # one new array, written in place
+        with xp.errstate(invalid="ignore"):  # a row of -inf (masked out) or with +inf: NaN, silently
+            e = x - xp.max(x, axis=self.axis, keepdims=True)  # one new array, written in place
         if e.dtype.kind in "fc":
             xp.exp(e, out=e)
         else:  # integers: the exponential is a float array (NumPy's)
@@ -400,7 +401,8 @@ class ScaledSoftmax(Op):
 
 
 def _log_softmax(xp, x, axis):
-    shifted = x - xp.max(x, axis=axis, keepdims=True)
+    with xp.errstate(invalid="ignore"):  # a row of -inf (masked out) or with +inf: NaN, silently
+        shifted = x - xp.max(x, axis=axis, keepdims=True)
     return shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
 
 

@@ -25,7 +25,8 @@ class SoftmaxCrossEntropy(Op):
     reduction: str
 
     def forward(self, xp, x):
-        shifted = x - x.max(axis=1, keepdims=True)
+        with xp.errstate(invalid="ignore"):  # a row of -inf (masked out) or with +inf: NaN, silently
+            shifted = x - x.max(axis=1, keepdims=True)
         lse = xp.log(xp.exp(shifted).sum(axis=1))
         return self._reduce(xp, lse - shifted[self.rows, self.target])
 
@@ -47,7 +48,8 @@ class SoftmaxCrossEntropy(Op):
 
     def backward(self, xp, g, out, x):
         n = x.shape[0]
-        p = xp.exp(x - x.max(axis=1, keepdims=True))
+        with xp.errstate(invalid="ignore"):  # (as forward)
+            p = xp.exp(x - x.max(axis=1, keepdims=True))
         p = p / p.sum(axis=1, keepdims=True)
         # scale: d(loss)/d(loss_i), one per sample (or one for all)
         if self.reduction == "none":
