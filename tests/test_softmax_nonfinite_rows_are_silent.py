@@ -5,6 +5,9 @@ or ``inf - inf`` there), forward and backward, as the activations are silent
 (``test_activation_infinite_input_is_silent.py``).  Found porting minimalRL's policy networks: a
 softmax over fully masked logits printed a warning PyTorch never prints.
 
+``nn.MultiheadAttention`` returning its weights, with every key of a sequence padded, is NaN there
+silently too (its fused scaled softmax keeps such a row NaN, as PyTorch's).
+
 Expected: torch 2.13's NaN rows (the whole row, values and gradients); the finite rows are the
 NumPy formulas, which PyTorch's agree with.
 """
@@ -76,3 +79,17 @@ def test_cross_entropy_of_masked_rows_is_nan_silently(reduction):
     p = (_softmax(np.array(ROWS)[[1, 3]]) - np.eye(3)[[0, 2]]) / (1 if reduction == "none" else 4)
     np.testing.assert_allclose(g.numpy()[[1, 3]], p, rtol=1e-5, atol=1e-7)
     assert np.isnan(g.numpy()[NAN_ROWS]).all()
+
+
+def test_attention_weights_of_a_fully_padded_sequence_are_nan_silently():
+    # torch 2.13: output and weights of the padded sequence all NaN, the other sequence finite
+    mg.manual_seed(0)
+    q = mg.randn(2, 3, 4, requires_grad=True)
+    attention = mg.nn.MultiheadAttention(4, 1, batch_first=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        out, weights = attention(q, q, q, key_padding_mask=mg.tensor([[True] * 3, [False] * 3]))
+        out[1].sum().backward()
+    assert np.isnan(out[0].detach().numpy()).all() and np.isnan(weights[0].detach().numpy()).all()
+    assert np.isfinite(out[1].detach().numpy()).all() and np.isfinite(weights[1].detach().numpy()).all()
+    np.testing.assert_allclose(weights[1].detach().numpy().sum(-1), 1.0, rtol=1e-6)

@@ -371,7 +371,8 @@ class ScaledSoftmax(Op):
             # a row of -inf only is shifted by 0, so it is exp(-inf) = 0 and not 0/0; divided
             # by 1: every other row's sum is already >= 1 (exp(0) at its max), kept as it is
             top = xp.where(top == -math.inf, top.dtype.type(0), top)
-        s -= top
+        with xp.errstate(invalid="ignore"):  # a row of -inf kept as NaN (or holding +inf): silently
+            s -= top
         xp.exp(s, out=s)
         total = xp.sum(s, axis=-1, keepdims=True)
         s /= xp.maximum(total, total.dtype.type(1)) if self.zero_empty_rows else total
