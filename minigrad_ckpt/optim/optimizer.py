@@ -192,7 +192,9 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        with no_grad():
+        # a diverged gradient (+-inf) gives PyTorch's NaN or inf parameters without a word: NumPy would
+        # warn of inf / inf and inf * 0 (CuPy never warns); one errstate for the whole step
+        with no_grad(), host_numpy.errstate(invalid="ignore", divide="ignore", over="ignore"):
             for group in self.param_groups:
                 hyper = _with_python_numbers(group)
                 for p in group["params"]:

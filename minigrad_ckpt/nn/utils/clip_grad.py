@@ -10,6 +10,7 @@ import warnings
 from collections.abc import Iterable
 from typing import Any
 
+from ...backend import host_numpy
 from ...grad_mode import no_grad
 from ...tensor import Tensor
 
@@ -87,7 +88,9 @@ def clip_grads_with_norm_(parameters: Iterable[Tensor] | Tensor, max_norm: float
     grads = [p.grad for p in params if p.grad is not None]
     if not grads:
         return
-    with no_grad():
+    # an infinite total norm makes the coefficient 0, and an infinite gradient times 0 PyTorch's NaN,
+    # silently (NumPy would warn; CuPy never does)
+    with no_grad(), host_numpy.errstate(invalid="ignore"):
         # always multiplied (by 1 when not clipping), as PyTorch: no device-to-host read to decide
         coef = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
         for g in grads:  # the coefficient goes to each gradient's device (they may differ)
