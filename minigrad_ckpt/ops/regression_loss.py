@@ -60,13 +60,18 @@ class _DifferenceLoss(Op):
     def times_derivative(self, xp, v, d):
         raise NotImplementedError
 
+    # Each pass runs under errstate(invalid, over): an input and a target both inf (a diverged
+    # critic against a diverged target) differ by inf - inf, and a huge difference's square
+    # overflows; PyTorch answers NaN and inf there without a word, where NumPy would warn.
     def forward(self, xp, x, y):
-        return _reduce(xp, self.pointwise(xp, x - y), self.reduction)
+        with xp.errstate(invalid="ignore", over="ignore"):
+            return _reduce(xp, self.pointwise(xp, x - y), self.reduction)
 
     def backward(self, xp, g, out, x, y):
-        d = x - y
-        gd = self.gradient(xp, g, d)
-        return gd, -gd
+        with xp.errstate(invalid="ignore", over="ignore"):
+            d = x - y
+            gd = self.gradient(xp, g, d)
+            return gd, -gd
 
     def gradient(self, xp, g, d):
         """The gradient at ``d`` of the reduced loss: ``g`` spread by the reduction, times the
@@ -85,7 +90,8 @@ class _DifferenceLoss(Op):
         if tx is None and ty is None:
             return None
         td = -ty if tx is None else tx if ty is None else tx - ty
-        return _reduce(xp, self.times_derivative(xp, td, x - y), self.reduction, mean_tangent)
+        with xp.errstate(invalid="ignore", over="ignore"):  # (as forward)
+            return _reduce(xp, self.times_derivative(xp, td, x - y), self.reduction, mean_tangent)
 
     def reference(self, np, x, y):
         loss = self.pointwise(np, np.subtract(x, y))
