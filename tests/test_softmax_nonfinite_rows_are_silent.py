@@ -93,3 +93,16 @@ def test_attention_weights_of_a_fully_padded_sequence_are_nan_silently():
     assert np.isnan(out[0].detach().numpy()).all() and np.isnan(weights[0].detach().numpy()).all()
     assert np.isfinite(out[1].detach().numpy()).all() and np.isfinite(weights[1].detach().numpy()).all()
     np.testing.assert_allclose(weights[1].detach().numpy().sum(-1), 1.0, rtol=1e-6)
+
+
+def test_logsumexp_gradient_of_a_slice_holding_inf_is_nan_silently():
+    # torch 2.13: logsumexp([inf, 1]) = inf, its gradient [nan, 0]; forward mode alike
+    x = mg.tensor([INF, 1.0], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        y = mg.logsumexp(x, 0)
+        (g,) = mg.autograd.grad(y, x)
+        _, tangent = mg.func.jvp(lambda a: mg.logsumexp(a, 0), (x.detach(),), (mg.tensor([0.0, 1.0]),))
+    assert y.item() == INF
+    np.testing.assert_array_equal(g.numpy(), [np.nan, 0.0])
+    assert np.isnan(tangent.item())

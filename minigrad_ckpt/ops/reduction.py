@@ -384,10 +384,12 @@ class LogSumExp(_Reduction):
         """The slice's softmax, ``d out / d x``: normalized from the max-shifted exponentials, not
         ``exp(x - out)``, which loses ``out``'s rounding -- at x = (1e300, 1e300) (float32: 3e7)
         ``out`` rounds to ``x`` and each weight came out 1, not 1/2 (the gradient doubled).  An
-        all ``-inf`` slice has weights 0 (its shift is 0 and every exponential 0)."""
-        e = xp.exp(x - _shift(xp, x, self.axes))
-        s = xp.pairwise_sum(e, self.axes, True)
-        return e / xp.where(s == 0, 1, s)
+        all ``-inf`` slice has weights 0 (its shift is 0 and every exponential 0).  A slice holding
+        ``+inf`` has NaN weights, as PyTorch's, silently (NumPy would warn of ``inf - inf``)."""
+        with xp.errstate(invalid="ignore"):
+            e = xp.exp(x - _shift(xp, x, self.axes))
+            s = xp.pairwise_sum(e, self.axes, True)
+            return e / xp.where(s == 0, 1, s)
 
     def reference(self, np, x):
         x64 = x.astype(np.result_type(x.dtype, np.float64))  # complex stays complex
