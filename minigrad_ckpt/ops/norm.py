@@ -86,10 +86,13 @@ def _normalized(xp, x, axes, eps):
         # squares overflow float16, and every normalized value came out 0
         xhat, rstd = _normalized(xp, x.astype(xp.float32), axes, eps)
         return xhat.astype(x.dtype), rstd.astype(x.dtype)
-    mu = xp.mean(x, axis=axes, keepdims=True)
-    d = x - mu
-    rstd = 1 / xp.sqrt(xp.mean(d * d, axis=axes, keepdims=True) + eps)
-    return d * rstd, rstd
+    # a slice holding +-inf: its mean is inf (or NaN) and x - mean is inf - inf, PyTorch's NaN slice,
+    # silently (NumPy would warn 'invalid value encountered in subtract')
+    with xp.errstate(invalid="ignore", over="ignore"):
+        mu = xp.mean(x, axis=axes, keepdims=True)
+        d = x - mu
+        rstd = 1 / xp.sqrt(xp.mean(d * d, axis=axes, keepdims=True) + eps)
+        return d * rstd, rstd
 
 
 def _rstd(xp, x, axes, eps):
@@ -101,7 +104,8 @@ def _rstd(xp, x, axes, eps):
     if _is_half(x):  # in float32, as the forward's (:func:`_normalized`)
         return _rstd(xp, x.astype(xp.float32), axes, eps).astype(x.dtype)
     if x.dtype.kind != "c":  # the same numbers (and, with create_graph, the same second derivatives)
-        return 1 / xp.sqrt(xp.var(x, axis=axes, keepdims=True) + eps)
+        with xp.errstate(invalid="ignore", over="ignore"):  # (as _normalized: a slice holding +-inf)
+            return 1 / xp.sqrt(xp.var(x, axis=axes, keepdims=True) + eps)
     return _normalized(xp, x, axes, eps)[1]
 
 
