@@ -74,6 +74,7 @@ from .backend import (
     host_numpy,
     is_array,
     is_floating,
+    laid_out,
     layout_axes,
     number_beside_half,
     numpy_namespace,
@@ -2410,14 +2411,18 @@ def _legacy_source(args: tuple, dtype: Any, device: Any) -> Any:
 
 
 def _copy_of(t: Tensor, dtype: Any, device: Any) -> tuple[Any, Device]:
-    """``Tensor(t)``: a copy of ``t``'s array, moved to ``device`` and cast to ``dtype`` if given."""
+    """``Tensor(t)``: a copy of ``t``'s array, moved to ``device`` and cast to ``dtype`` if given, in
+    ``t``'s layout as PyTorch's ``preserve_format`` copy keeps it (``mg.tensor(x)`` and ``Module.to``'s
+    casts and moves of a channels-last or transposed tensor stay so; ``ndarray.copy()`` alone is
+    row-major)."""
     dev = get_device(device) if device is not None else t._device
     arr = t._data
     if dev is not t._device:
         arr = dev.xp.asarray(to_host(arr))
-    if dtype is not None:
-        return dev.xp.asarray(arr, dtype=as_dtype(dtype)).copy(), dev
-    return arr.copy(), dev
+    cast = arr if dtype is None else arr.astype(as_dtype(dtype), copy=False)
+    if isinstance(cast, MetaArray):  # (no values to lay out: a meta tensor's strides are row-major)
+        return cast.copy(), dev
+    return laid_out(cast, None, like=t._data, copy=cast is arr), dev  # (astype made a new one: no copy)
 
 
 # ---------------------------------------------------------------------------
