@@ -31,7 +31,7 @@ See ``docs/distributed.md`` for how DistributedDataParallel works.
 from __future__ import annotations
 
 from . import algorithms  # noqa: F401 (dist.algorithms.join.Join, as torch.distributed's)
-from ._group import DEFAULT_TIMEOUT, DistributedError, ProcessGroup, ReduceOp, Work
+from ._group import DEFAULT_TIMEOUT, DistributedError, ProcessGroup, ReduceOp, Work, reduce_op
 from .collectives import (
     all_gather,
     all_gather_into_tensor,
@@ -86,5 +86,5 @@ __all__ = [
     "get_process_group_ranks", "get_global_rank", "get_group_rank", "get_node_local_rank", "is_torchelastic_launched",
     "all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list",
     "destroy_process_group", "manual_seed_per_rank", "launched_by_mpi", "abort", "print0", "group",
-    "ProcessGroup", "ReduceOp", "Work", "GradBucket", "DistributedError", "DEFAULT_TIMEOUT",
+    "ProcessGroup", "ReduceOp", "reduce_op", "Work", "GradBucket", "DistributedError", "DEFAULT_TIMEOUT",
 ]

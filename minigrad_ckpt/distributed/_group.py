@@ -33,6 +33,7 @@ import sys
 import threading
 import time
 import traceback
+import warnings
 import zlib
 from typing import Any
 
@@ -63,6 +64,28 @@ class ReduceOp(str, enum.Enum):
     BAND = "band"  # bitwise and, or, exclusive or: integer and bool tensors (PyTorch's)
     BOR = "bor"
     BXOR = "bxor"
+
+
+class _DeprecatedReduceOp:
+    """PyTorch's deprecated ``dist.reduce_op`` (older tutorials write ``op=dist.reduce_op.SUM``): the
+    members of :class:`ReduceOp` under the old name, each look-up a ``FutureWarning`` pointing at
+    ``ReduceOp``, as PyTorch's."""
+
+    def __getattr__(self, name: str) -> ReduceOp:
+        if name.startswith("__"):  # (copy, pickle and inspect probe dunders: not a member look-up)
+            raise AttributeError(name)
+        warnings.warn("`mg.distributed.reduce_op` is deprecated, please use `mg.distributed.ReduceOp` instead",
+                      FutureWarning, stacklevel=2)
+        try:
+            return ReduceOp[name]
+        except KeyError:
+            raise AttributeError(f"'reduce_op' object has no attribute '{name}'") from None
+
+    def __dir__(self) -> list[str]:
+        return list(ReduceOp.__members__)
+
+
+reduce_op = _DeprecatedReduceOp()
 
 
 def _import_mpi() -> Any:

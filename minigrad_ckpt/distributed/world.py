@@ -13,6 +13,7 @@ import datetime
 import multiprocessing
 import os
 import sys
+import warnings
 from typing import Any
 
 from .. import random as _random
@@ -84,7 +85,10 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     PyTorch's rendezvous arguments are accepted so that its scripts run unchanged:
     ``init_method`` (``"env://"``, ``"tcp://..."``, ``"file://..."``) is not needed, the
     launcher having started the world; ``rank`` and ``world_size``, when given, must
-    be the launcher's (a ``ValueError`` says what the launcher started otherwise).  A
+    be the launcher's (a ``ValueError`` says what the launcher started otherwise) -- except
+    with ``backend="mpi"``, where PyTorch ignores them with a warning (its MPI backend, too,
+    takes the world from the launcher: the tutorials write ``init_process_group("mpi", rank=0,
+    world_size=0)`` under ``mpirun``).  A
     ``store``, ``pg_options`` or ``device_id`` has nothing to configure here and is refused.
 
     ``timeout`` (seconds, or a ``datetime.timedelta``; default
@@ -106,7 +110,11 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     group.timeout = seconds
     if group.size > 1:  # an error left uncaught on one rank ends every rank's wait
         group.install_abort_on_exception()
-    _check_launcher_world(group, rank, world_size)
+    if isinstance(backend, str) and backend.lower() == "mpi" and (world_size != -1 or rank != -1):
+        warnings.warn(f"For MPI backend, world_size ({world_size}) and rank ({rank}) are ignored since they are "
+                      "assigned by the MPI runtime.", stacklevel=2)
+    else:
+        _check_launcher_world(group, rank, world_size)
     _group, _handle = group, WorldGroup(group)
     return group
 
