@@ -8,7 +8,9 @@ Run it as the tutorial's MPI section does (``init_process(0, 0, run, backend='mp
 
     mpiexec -n 2 python examples/ported/dist_tuto.py
 
-Each rank prints ``RESULT <rank> <json>``: what the tutorial prints, as numbers.
+Each rank prints ``RESULT <rank> <json>``: what the tutorial prints, as numbers (with
+``DIST_TUTO_RESULTS=<folder>`` set, it writes ``<folder>/rank<rank>.json`` instead: two ranks'
+prints may interleave mid-line on a shared stdout).
 ``tests/test_ported_dist_tuto.py`` compares them with torch 2.13's (gloo, two processes started by
 ``torch.multiprocessing.Process``, as the tutorial's template starts them), which
 ``tests/data/make_ported_dist_tuto.py`` recorded from this source with the rename undone.
@@ -234,7 +236,12 @@ def run(rank, size):
         warnings.simplefilter("ignore", FutureWarning)
         for part in (blocking_p2p, immediate_p2p, all_reduce_example, collectives, ring, synchronous_sgd):
             part(rank, size, out)
-    print(f"RESULT {rank} {json.dumps(out)}", flush=True)
+    folder = os.environ.get("DIST_TUTO_RESULTS")
+    if folder:
+        with open(os.path.join(folder, f"rank{rank}.json"), "w") as f:
+            json.dump(out, f)
+    else:
+        print(f"RESULT {rank} {json.dumps(out)}", flush=True)
     return out
 
 
