@@ -15,6 +15,7 @@ the order in which to read the package.
 from __future__ import annotations
 
 import math as _math
+import sys as _sys
 from typing import Any
 
 __version__ = "0.1.0"
@@ -190,3 +191,18 @@ __all__ = [
     "autocast_decrement_nesting", "is_autocast_cpu_enabled", "set_autocast_cpu_enabled", "get_autocast_cpu_dtype",
     "set_autocast_cpu_dtype", "get_autocast_gpu_dtype", "set_autocast_gpu_dtype",
 ]
+
+#: PyTorch's top-level functions of a tensor's storage and strides, absent for the reason the Tensor methods
+#: of the same names are (``tensor._NO_STORAGE``)
+_STORAGE_LEVEL_FUNCTIONS = ("as_strided", "as_strided_", "as_strided_scatter", "as_strided_copy", "resize_as_")
+
+
+def __getattr__(name: str) -> Any:
+    """``mg.as_strided`` and its kin raise AttributeError with the reason (``hasattr`` answers False), as
+    ``x.as_strided`` does: ported code (torchdiffeq's adjoint calls ``torch.as_strided(t, (), ())``) reads a
+    decision with its way around, not Python's "Did you mean: 'strided'?".  Any other miss is Python's own."""
+    from .tensor import _NO_STORAGE
+
+    if name in _STORAGE_LEVEL_FUNCTIONS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}: {_NO_STORAGE}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}", name=name, obj=_sys.modules[__name__])

@@ -26,6 +26,7 @@ NOT_OFFERED = [
     ("from-pytorch.md", "`CrossMapLRN2d`", "minigrad_ckpt.nn", "CrossMapLRN2d"),
     ("from-pytorch.md", "the deprecated `NLLLoss2d`", "minigrad_ckpt.nn", "NLLLoss2d"),
     ("from-pytorch.md", "(`as_strided` is not offered.)", "minigrad_ckpt.Tensor", "as_strided"),
+    ("from-pytorch.md", "nor `mg.as_strided`", "minigrad_ckpt", "as_strided"),
     ("distributed.md", "`bf16_compress_hook` is not offered",
      "minigrad_ckpt.distributed.algorithms.ddp_comm_hooks.default_hooks", "bf16_compress_hook"),
 ]

@@ -491,3 +491,17 @@ def test_a_storage_level_name_is_refused_with_the_reason_and_what_to_use():
     assert mg.nn.Parameter(x).__class__.__name__ == "Parameter"
     with pytest.raises(AttributeError, match="^'Parameter' object has no attribute 'no_such_name'$"):
         mg.nn.Parameter(x).no_such_name  # noqa: B018
+
+
+def test_a_storage_level_function_is_refused_at_the_top_level_with_the_reason():
+    # torchdiffeq's adjoint calls torch.as_strided(t, (), ()) (a workaround for a PyTorch bug): run on the
+    # engine it read Python's bare "module 'minigrad_ckpt' has no attribute 'as_strided'. Did you mean:
+    # 'strided'?" -- a gap to fill, pointing at an unrelated name -- where x.as_strided says why it is absent.
+    for name in ("as_strided", "as_strided_", "as_strided_scatter", "as_strided_copy", "resize_as_"):
+        with pytest.raises(AttributeError, match="one dense NumPy/CuPy array.*stride\\(\\)") as info:
+            getattr(mg, name)
+        assert f"'{name}'" in str(info.value)
+        assert not hasattr(mg, name)
+    with pytest.raises(AttributeError, match="^module 'minigrad_ckpt' has no attribute 'no_such_name'$") as info:
+        mg.no_such_name  # noqa: B018 -- any other miss reads as Python's own, its suggestion included
+    assert (info.value.name, info.value.obj) == ("no_such_name", mg)
