@@ -93,11 +93,25 @@ def uniform_(self: Tensor, *args: float, generator: _random.Generator | None = N
     if self.device.type == "meta":
         return _nothing_drawn(self, "uniform_")
     u = creation.rand(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
-    value = u * (high - low) + _location(self, low)
     top = _below(high, self.dtype) if self.dtype.kind == "f" else None
+    if u._data.__class__ is host_numpy.ndarray and self.dtype in _SCALED_IN_PLACE:
+        # the fresh draws scaled in place, the clamp only where it changes something: the same bits as
+        # the tensor arithmetic below, without three temporaries of the tensor's size (a 2048x512
+        # float32 weight's uniform_ took 16.4 ms against torch's 2.9; rand alone 3.3)
+        value = u._data
+        host_numpy.multiply(value, high - low, out=value)
+        host_numpy.add(value, low, out=value)
+        if top is not None and top >= low and bool((value > top).any()):
+            u = u.clamp(max=top)
+        return self._write_drawn(u, "uniform_")
+    value = u * (high - low) + _location(self, low)
     if top is not None and top >= low:  # rounding to the dtype reached ``to`` (float32's uniform_(1000, 1001)
         value = value.clamp(max=top)  # drew 1001.0): PyTorch's draws stay below it
     return self._write_drawn(value, "uniform_")
+
+
+#: the dtypes whose scaling by a number is NumPy's on the array (float16's rounds through float32)
+_SCALED_IN_PLACE = (host_numpy.dtype(host_numpy.float32), host_numpy.dtype(host_numpy.float64))
 
 
 def _check_uniform_bounds(low: float, high: float, dtype: Any) -> None:
