@@ -165,3 +165,27 @@ def test_the_strict_device_steps_as_the_cpu():
             opt.step()
         out.append(p.detach().cpu().numpy())
     assert out[0].tobytes() == out[1].tobytes()
+
+
+@pytest.mark.parametrize("base", [optim.Adam, optim.AdamW, optim.RMSprop, optim.Adagrad])
+def test_a_subclass_with_its_own_update_one_takes_the_whole_arrays(base, pieces_taken):
+    """``update_one`` is the extension point: a subclass that overrides it (a clipped gradient, here)
+    inherits its base's ``piecewise_rule``, which knows nothing of the override -- a large parameter
+    takes the subclass's rule, as a small one does (the pieces skipped the override)."""
+    class Clipped(base):
+        def update_one(self, p, g, state, group):
+            super().update_one(p, np.clip(g, -0.1, 0.1), state, group)
+
+    rs = np.random.RandomState(4)
+    w = rs.randn(600, 500).astype(np.float32)
+    gs = [rs.randn(600, 500).astype(np.float32) for _ in range(3)]
+    out = []
+    for opt_class in (Clipped, base):
+        p = nn.Parameter(mg.tensor(w))
+        opt = opt_class([p], lr=0.01)
+        for g in gs:
+            p.grad = mg.tensor(np.clip(g, -0.1, 0.1) if opt_class is base else g)
+            opt.step()
+        out.append(p.detach().numpy().tobytes())
+    assert out[0] == out[1]
+    assert pieces_taken == [True] * 3  # (the base in pieces; the subclass never asked for them)

@@ -319,7 +319,7 @@ class Optimizer:
         """Step ``p`` with :meth:`piecewise_rule`'s rule a piece at a time, the shared negation and weight
         decay of :meth:`_step_parameter` inside each piece; False, having done nothing, where there is no
         such rule or the arrays do not allow pieces."""
-        made = self.piecewise_rule(work, group) if _plain_number(wd) else None
+        made = self.piecewise_rule(work, group) if _plain_number(wd) and _pieces_follow_the_rule(type(self)) else None
         if made is None:
             return False
         rule, tensors = made
@@ -636,6 +636,22 @@ def _loaded_scalar(key: str, v: Any, p: Tensor) -> Tensor:
         raise ValueError(f"state {key!r} is a scalar, but the loaded value has shape {t.shape}")
     dtype = p.dtype if key != "step" and p.dtype.kind == "f" else t.dtype
     return Tensor.constant(host_numpy.array(to_host(t._data), dtype=dtype))  # a copy: the dict stays as it was
+
+
+def _pieces_follow_the_rule(cls: type) -> bool:
+    """Whether ``cls``'s :meth:`~Optimizer.piecewise_rule` was written for its :meth:`~Optimizer.update_one`:
+    one class of its MRO defines both.  A subclass that overrides ``update_one`` alone (a clipped gradient,
+    another rule: the documented extension point) inherits a ``piecewise_rule`` that knows nothing of the
+    override, so its parameters step on whole arrays -- the pieces stepped a large one by the base's rule."""
+    known = _PIECES_FOLLOW_THE_RULE.get(cls)
+    if known is None:
+        def owner(name: str) -> type:
+            return next(k for k in cls.__mro__ if name in k.__dict__)
+        known = _PIECES_FOLLOW_THE_RULE[cls] = owner("piecewise_rule") is owner("update_one")
+    return known
+
+
+_PIECES_FOLLOW_THE_RULE: weakref.WeakKeyDictionary[type, bool] = weakref.WeakKeyDictionary()  # (one MRO walk a class)
 
 
 def _plain_number(x: Any) -> bool:
