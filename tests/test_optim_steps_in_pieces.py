@@ -189,3 +189,56 @@ def test_a_subclass_with_its_own_update_one_takes_the_whole_arrays(base, pieces_
         out.append(p.detach().numpy().tobytes())
     assert out[0] == out[1]
     assert pieces_taken == [True] * 3  # (the base in pieces; the subclass never asked for them)
+
+
+def test_a_rule_raising_after_some_pieces_restamps_every_written_tensor():
+    """``update_in_chunks``'s rule can raise after some pieces are written (a Ctrl-C between two of them,
+    an extension's rule): the tensors' memory changed, so their versions must too -- a value saved for
+    backward before the call is stale, and backward must refuse it (it ran on the half-updated array)."""
+    p, m = nn.Parameter(mg.ones(600, 500)), mg.zeros(600, 500)
+    g = np.ones((600, 500), np.float32)
+    calls = []
+
+    def rule(p_piece, m_piece, g_piece):
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        calls.append(1)
+        m_piece += g_piece
+        p_piece -= g_piece
+
+    y = (p * p).sum()  # saves p
+    before = p._version, m._version
+    with mg.no_grad(), pytest.raises(KeyboardInterrupt):
+        tensor_module.update_in_chunks(rule, (p, m), (g,))
+    assert p.detach().numpy().reshape(-1)[0] == 0  # (the first pieces were written)
+    assert p._version != before[0] and m._version != before[1]
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+
+
+def test_an_optimizer_step_interrupted_between_pieces_restamps_the_parameter(monkeypatch):
+    """The same through ``opt.step()``: Adam's rule interrupted after two pieces of the weight."""
+    p = nn.Parameter(mg.ones(600, 500))
+    opt = optim.Adam([p], lr=0.1)
+    real = optim.Adam.piecewise_rule
+    calls = []
+
+    def interrupted(self, state, group):
+        rule, tensors = real(self, state, group)
+
+        def after_two(*arrays):
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+            calls.append(1)
+            rule(*arrays)
+
+        return after_two, tensors
+
+    monkeypatch.setattr(optim.Adam, "piecewise_rule", interrupted)
+    p.grad = mg.ones(600, 500)
+    y = (p * p).sum()
+    with pytest.raises(KeyboardInterrupt):
+        opt.step()
+    assert p.detach().numpy().reshape(-1)[0] != 1  # (the first pieces were stepped)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
