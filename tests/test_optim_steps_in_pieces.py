@@ -242,3 +242,24 @@ def test_an_optimizer_step_interrupted_between_pieces_restamps_the_parameter(mon
     assert p.detach().numpy().reshape(-1)[0] != 1  # (the first pieces were stepped)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.backward()
+
+
+def test_state_sharing_memory_with_the_gradient_takes_the_whole_arrays(monkeypatch, pieces_taken):
+    """A moment that is the gradient's own array (a user's state) is read at one offset while written
+    at another if stepped in pieces: the whole arrays then, with the whole path's values."""
+    def steps(pieces):
+        rs = np.random.RandomState(5)
+        p = nn.Parameter(mg.tensor(rs.randn(600, 500).astype(np.float32)))
+        opt = optim.Adam([p], lr=0.1)
+        with monkeypatch.context() as m:
+            if not pieces:
+                m.setattr(tensor_module, "_CHUNK_BYTES", 1 << 50)
+            p.grad = mg.tensor(rs.randn(600, 500).astype(np.float32))
+            opt.step()
+            p.grad = mg.tensor(rs.randn(600, 500).astype(np.float32))
+            opt.state[p]["exp_avg"] = p.grad
+            opt.step()
+        return p.detach().numpy().tobytes()
+
+    assert steps(True) == steps(False)
+    assert pieces_taken[:2] == [True, False]  # (with pieces: the first step in them, the second whole)
