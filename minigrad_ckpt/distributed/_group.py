@@ -84,6 +84,9 @@ class _DeprecatedReduceOp:
     def __dir__(self) -> list[str]:
         return list(ReduceOp.__members__)
 
+    def __repr__(self) -> str:  # (no address: docs/api.md lists it, and would change each generation)
+        return "reduce_op (PyTorch's deprecated name of ReduceOp)"
+
 
 reduce_op = _DeprecatedReduceOp()
 

@@ -95,6 +95,13 @@ def as_number(x: Any) -> Any:
     return x.item() if isinstance(x, Tensor) else x
 
 
+def plain_number(x: Any) -> bool:
+    """Whether a hyper-parameter is a Python int or float: NumPy's rules make it weak (a float32 array
+    times it stays float32) on whole arrays and pieces alike (``Optimizer.piecewise_rule``).  A tensor or
+    NumPy one goes through the in-place methods' conversions, on the whole arrays."""
+    return x.__class__ is float or x.__class__ is int
+
+
 def as_one_value(x: Any) -> Any:
     """A hyper-parameter's derived scalar that stays a tensor (computed in a tensor lr's dtype, as
     PyTorch computes it) as a 0-d one: an lr of shape (1,) is one value, never wider than a 0-d

@@ -14,6 +14,7 @@ from ._common import (
     check_hyper,
     check_lr_elements,
     kernel_flags,
+    plain_number,
     refuse_complex_when_fused,
     update_moments,
     zeros_state,
@@ -90,22 +91,22 @@ class Adam(Optimizer):
         """:meth:`update_one` on arrays (see :meth:`Optimizer.piecewise_rule`), for number hyper-parameters."""
         lr, eps, t = group["lr"], group["eps"], state["step"]
         b1, b2 = group["betas"]
-        if not all(x.__class__ is float or x.__class__ is int for x in (lr, eps, b1, b2)):
+        if not all(plain_number(x) for x in (lr, eps, b1, b2)):
             return None
         step_size, bc2_sqrt = lr / (1 - b1**t), (1 - b2**t) ** 0.5
-        tensors = (state["exp_avg"], state["exp_avg_sq"])
         amsgrad = group["amsgrad"]
 
-        def rule(p: Any, m: Any, v: Any, *rest: Any) -> None:
-            m += (1 - b1) * (rest[-1] - m)
+        def rule(g: Any, p: Any, state: dict[str, Any]) -> None:
+            m, v = state["exp_avg"], state["exp_avg_sq"]
+            m += (1 - b1) * (g - m)
             v *= b2
-            v += (1 - b2) * (rest[-1] * rest[-1])
+            v += (1 - b2) * (g * g)
             if amsgrad:
-                host_numpy.maximum(rest[0], v, out=rest[0])
-                v = rest[0]
+                v = host_numpy.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
             p -= step_size * (m / (host_numpy.sqrt(v) / bc2_sqrt + eps))
 
-        return rule, tensors + ((state["max_exp_avg_sq"],) if amsgrad else ())
+        keys = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
+        return rule, {k: state[k] for k in keys}
 
 
 def _check_tensor_lr(lr: Any, foreach: bool | None, capturable: bool) -> None:

@@ -36,7 +36,7 @@ from ..backend import host_numpy, laid_out, to_host
 from ..grad_mode import enable_grad, no_grad
 from ..nn.module import _HookHandle, zero_gradient_in_place
 from ..tensor import Tensor, update_in_chunks
-from ._common import as_one_value, complex_of_real, real_view, scalar_tensor
+from ._common import as_one_value, complex_of_real, plain_number, real_view, scalar_tensor
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook", "required"]
 
@@ -224,7 +224,7 @@ class Optimizer:
         # only an optimizer with a weight_decay hyper-parameter applies it: a stray group key is ignored
         # by PyTorch's Rprop, so it is here
         wd = group.get("weight_decay", 0) if "weight_decay" in self.defaults and not self.decays_in_rule else 0
-        if stateless or not self._stepped_in_pieces(p, g, wd, work, group):
+        if stateless or not self._step_in_pieces(p, g, wd, work, group):
             if group.get("maximize"):  # PyTorch's order: negate first, then weight decay
                 g = -g
             if wd:
@@ -306,26 +306,30 @@ class Optimizer:
         raise NotImplementedError(f"{type(self).__name__} defines neither update_one nor step")
 
     def piecewise_rule(self, state: dict[str, Any], group: dict[str, Any]) -> tuple[Callable[..., None],
-                                                                                   tuple[Tensor, ...]] | None:
+                                                                                   dict[str, Tensor]] | None:
         """:meth:`update_one`'s arithmetic on plain arrays, for a large CPU parameter stepped a piece at a
-        time (:func:`minigrad_ckpt.tensor.update_in_chunks`): ``(rule, tensors)``, where ``rule(p, *arrays,
-        g)`` updates ``p`` and the arrays of the state ``tensors`` in place from ``g`` (the gradient, weight
-        decay applied) -- the same operations in the same order and dtypes as :meth:`update_one`, so the
-        same bits.  None: no such rule for this state and group (the default; tensor hyper-parameters,
-        a state still to be made), and :meth:`update_one` steps the whole arrays."""
+        time (:func:`minigrad_ckpt.tensor.update_in_chunks`): ``(rule, tensors)``, where ``tensors`` are the
+        state tensors it writes by name and ``rule(g, p, arrays)`` updates the piece ``p`` and the pieces
+        ``arrays[name]`` in place from ``g`` (the gradient, weight decay applied) -- the same operations in
+        the same order and dtypes as :meth:`update_one`, so the same values (a NaN's sign aside: NumPy's
+        loops may pick either of two NaNs meeting in a sum).  None: no such rule for this state and group
+        (the default; tensor hyper-parameters, a state still to be made), and :meth:`update_one` steps the
+        whole arrays.  Define the two together: a subclass overriding ``update_one`` alone steps whole
+        arrays."""
         return None
 
-    def _stepped_in_pieces(self, p: Tensor, g: Any, wd: Any, work: dict[str, Any], group: dict[str, Any]) -> bool:
+    def _step_in_pieces(self, p: Tensor, g: Any, wd: Any, work: dict[str, Any], group: dict[str, Any]) -> bool:
         """Step ``p`` with :meth:`piecewise_rule`'s rule a piece at a time, the shared negation and weight
         decay of :meth:`_step_parameter` inside each piece; False, having done nothing, where there is no
         such rule or the arrays do not allow pieces."""
-        made = self.piecewise_rule(work, group) if _plain_number(wd) and _pieces_follow_the_rule(type(self)) else None
+        made = self.piecewise_rule(work, group) if plain_number(wd) and _pieces_follow_the_rule(type(self)) else None
         if made is None:
             return False
         rule, tensors = made
+        names = tuple(tensors)
         maximize, decoupled = group.get("maximize"), wd and self.decouples_weight_decay(group)
         decay = 1 - group["lr"] * wd if decoupled else None
-        if decoupled and not _plain_number(decay):
+        if decoupled and not plain_number(decay):
             return False  # (a tensor lr: p.mul_'s conversions of a 0-d tensor, on the whole array)
 
         def piece(p_piece: Any, *arrays: Any) -> None:
@@ -336,9 +340,9 @@ class Optimizer:
                 p_piece *= decay
             elif wd:
                 g_piece = g_piece + wd * p_piece
-            rule(p_piece, *state, g_piece)
+            rule(g_piece, p_piece, dict(zip(names, state)))
 
-        return update_in_chunks(piece, (p, *tensors), (g,))
+        return update_in_chunks(piece, (p, *tensors.values()), (g,))
 
     # ------------------------------------------------------------ state dicts
     def state_dict(self) -> dict[str, Any]:
@@ -652,13 +656,6 @@ def _pieces_follow_the_rule(cls: type) -> bool:
 
 
 _PIECES_FOLLOW_THE_RULE: weakref.WeakKeyDictionary[type, bool] = weakref.WeakKeyDictionary()  # (one MRO walk a class)
-
-
-def _plain_number(x: Any) -> bool:
-    """Whether a hyper-parameter is a Python int or float: NumPy's rules make it weak (a float32 array
-    times it stays float32) on whole arrays and pieces alike.  A tensor one goes through the in-place
-    methods' conversions, on the whole arrays."""
-    return x.__class__ is float or x.__class__ is int
 
 
 def _counted(step: Any) -> Tensor:

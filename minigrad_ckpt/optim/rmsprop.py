@@ -7,7 +7,7 @@ from typing import Any
 
 from ..backend import host_numpy
 from ..tensor import Tensor
-from ._common import as_number, check_hyper, kernel_flags, zeros_state
+from ._common import as_number, check_hyper, kernel_flags, plain_number, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["RMSprop"]
@@ -66,29 +66,29 @@ class RMSprop(Optimizer):
     def piecewise_rule(self, state: dict[str, Any], group: dict[str, Any]) -> Any:
         """:meth:`update_one` on arrays (see :meth:`Optimizer.piecewise_rule`), for number hyper-parameters."""
         alpha, mom, lr, eps, centered = group["alpha"], group["momentum"], group["lr"], group["eps"], group["centered"]
-        if not all(x.__class__ is float or x.__class__ is int for x in (alpha, mom, lr, eps)):
+        if not all(plain_number(x) for x in (alpha, mom, lr, eps)):
             return None
         keys = ("square_avg",) + (("grad_avg",) if centered else ()) + (("momentum_buffer",) if mom > 0 else ())
         if any(state.get(k) is None for k in keys):
             return None
 
-        def rule(p: Any, v: Any, *rest: Any) -> None:
-            g = rest[-1]
+        def rule(g: Any, p: Any, state: dict[str, Any]) -> None:
+            v = state["square_avg"]
             v *= alpha
             v += (1 - alpha) * (g * g)
             if centered:
-                ga = rest[0]
+                ga = state["grad_avg"]
                 ga += (1 - alpha) * (g - ga)
                 avg = host_numpy.sqrt(v - ga * ga)
             else:
                 avg = host_numpy.sqrt(v)
             avg += eps
             if mom > 0:
-                buf = rest[-2]
+                buf = state["momentum_buffer"]
                 buf *= mom
                 buf += g / avg
                 p -= lr * buf
             else:
                 p -= lr * (g / avg)
 
-        return rule, tuple(state[k] for k in keys)
+        return rule, {k: state[k] for k in keys}
