@@ -858,8 +858,14 @@ def _slots(op: Any, args: tuple, arrays: Sequence[Any], which: Any, out_saved: A
             versions = [versions[constant_at]] if len(versions) == 2 else []
     else:
         saved = _saved_by_rule(which, out_saved, arrays)
-        if op.grad_reads is not None and None in edges:  # (every input needs its gradient: all are read)
-            versions = _read_by_a_needed_gradient(op.grad_reads, args, edges)
+        if op.grad_reads is not None:  # what no needed gradient reads may change (Linear's bias)
+            if None in edges:
+                versions = _read_by_a_needed_gradient(op.grad_reads, args, edges)
+            else:
+                read = op.read_by_every_gradient
+                read = frozenset().union(*op.grad_reads) if read is None else read
+                if len(read) < len(versions):
+                    versions = [a._version_box for i, a in enumerate(args) if i in read and isinstance(a, Tensor)]
     return tuple(edges), saved, tuple(versions), out_saved
 
 

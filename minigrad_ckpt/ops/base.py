@@ -156,6 +156,9 @@ class Op:
     #: nothing backward computes, as PyTorch's (``load_state_dict`` between forward and backward).
     #: None: every saved input is checked.
     grad_reads: ClassVar[tuple[tuple[int, ...], ...] | None] = None
+    #: The union of ``grad_reads`` (made from it for each op class whose ``grad_reads`` is a tuple):
+    #: what backward reads when every input needs its gradient.
+    read_by_every_gradient: ClassVar[frozenset[int] | None] = None
     #: False for ops with no derivative (comparisons, argmax): never recorded.
     differentiable: ClassVar[bool] = True
     #: The output may be a view of input 0, so it shares its version stamp.
@@ -199,6 +202,10 @@ class Op:
         _declare_fields(cls)
         cls.contract_checks_left = CONTRACT_CHECKS
         cls.backward_inline = not cls.uses_needs_input_grad and not cls.places_gradient_at_index
+        # the inputs some gradient reads when every one is needed (``Linear``: x and w, not b); an op
+        # whose grad_reads is a property (einsum's, by its subscripts) has it made at each record
+        reads = cls.grad_reads
+        cls.read_by_every_gradient = frozenset().union(*reads) if isinstance(reads, tuple) else None
         if cls.__dict__.get("abstract", False):
             return
         cls.abstract = False

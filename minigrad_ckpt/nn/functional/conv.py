@@ -17,7 +17,7 @@ from ...functional import _tensor
 from ...functional.arguments import number
 from ...functional.errors import InputMismatch
 from ...ops import conv as _conv
-from ...tape import apply
+from ...tape import apply, watch_versions
 from ...tensor import Tensor
 from .conv_checks import check_convolution, refuse_groups, refuse_rank, refuse_transposed_output
 from .inputs import _check_input_dtype
@@ -244,11 +244,14 @@ def _conv_transpose(name: str, conv: Any, x: Any, weight: Any, bias: Any, stride
     cin, kernel = x.shape[1], tuple(w.shape[2:])
     refuse_transposed_output(name, x.shape[2:], st, pd, dl, op, kernel)
     reach = [d * (k - 1) - p for k, d, p in zip(kernel, dl, pd)]
-    x = _pad_or_crop(_spread(x, st), [(r, r + o) for r, o in zip(reach, op)])
+    x_given, x = x, _pad_or_crop(_spread(x, st), [(r, r + o) for r, o in zip(reach, op)])
     cog = w.shape[1]
     wg = mf.swapaxes(mf.reshape(w, (groups, cin // groups, cog) + kernel), 1, 2)
     wf = mf.flip(mf.reshape(wg, (groups * cog, cin // groups) + kernel), axis=tuple(range(2, 2 + spatial)))
-    out = conv(x, wf, bias, 1, 0, dl, groups)
+    # The convolution saves copies (the spread input, the flipped kernel): a write into the input or
+    # the weight after this call would go unnoticed, where PyTorch's one op saves both and refuses
+    # (an optimizer's step before a generator's backward); their versions are watched instead.
+    out = watch_versions(conv(x, wf, bias, 1, 0, dl, groups), (x_given, w))
     return mf.squeeze(out, 0) if unbatched else out
 
 

@@ -1,0 +1,92 @@
+"""A write into a layer's parameter (or input) between forward and backward is refused exactly when
+backward reads what was written, as PyTorch refuses it where its op saved the tensor.
+
+Two seams the engine had wrong: a transposed convolution saved *copies* (the spread input, the
+flipped kernel), so an optimizer step before the generator's backward went unnoticed where PyTorch
+refuses; and an op whose inputs all need gradients watched every input, so a bias -- which no
+gradient reads -- could not be changed between forward and backward (``Linear``, attention's and
+GRU's biases), where PyTorch allows it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import nn
+
+MODIFIED = "modified by an inplace operation"
+
+
+def _loss_and_grads(make, shape, write=None, watch_input=False, **forward):
+    mg.manual_seed(0)
+    m = make()
+    x = mg.randn(*shape, requires_grad=True)
+    y = m(x, x, x)[0] if isinstance(m, nn.MultiheadAttention) else m(x)
+    y = y[0] if isinstance(y, tuple) else y
+    loss = (y * y).sum()
+    if write is not None:
+        with mg.no_grad():
+            (x if write == "input" else dict(m.named_parameters())[write]).mul_(1.5)
+    loss.backward()
+    return x.grad.numpy().copy(), {k: p.grad.numpy().copy() for k, p in m.named_parameters()}
+
+
+@pytest.mark.parametrize("make, shape, bias", [
+    (lambda: nn.Linear(4, 3), (2, 4), "bias"),
+    (lambda: nn.Conv2d(2, 3, 3), (1, 2, 5, 5), "bias"),
+    (lambda: nn.MultiheadAttention(4, 2), (3, 2, 4), "in_proj_bias"),
+    (lambda: nn.MultiheadAttention(4, 2), (3, 2, 4), "out_proj.bias"),
+    (lambda: nn.GRU(4, 3), (5, 2, 4), "bias_ih_l0"),
+    (lambda: nn.RNN(4, 3), (5, 2, 4), "bias_hh_l0"),
+])
+def test_a_bias_written_after_forward_is_allowed_and_changes_no_gradient(make, shape, bias):
+    """No gradient reads a bias (PyTorch's ops do not save it either): the write is allowed, and the
+    gradients are the ones without it."""
+    want_x, want = _loss_and_grads(make, shape)
+    got_x, got = _loss_and_grads(make, shape, write=bias)
+    np.testing.assert_array_equal(got_x, want_x)
+    for k in want:
+        np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda: nn.ConvTranspose1d(2, 3, 3), (1, 2, 5)),
+    (lambda: nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1, output_padding=1), (1, 2, 4, 4)),
+    (lambda: nn.ConvTranspose2d(4, 2, 3, groups=2), (2, 4, 3, 3)),
+    (lambda: nn.ConvTranspose3d(2, 3, 2), (1, 2, 3, 3, 3)),
+])
+@pytest.mark.parametrize("write", ["weight", "input"])
+def test_a_transposed_convolution_refuses_a_write_into_what_it_saved(make, shape, write):
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        _loss_and_grads(make, shape, write=write)
+    _loss_and_grads(make, shape, write="bias")  # (the bias, which no gradient reads, may change)
+
+
+def test_a_generator_stepped_before_its_backward_is_refused_as_in_pytorch():
+    """The GAN mistake PyTorch reports: the generator's optimizer steps, then its loss's backward."""
+    mg.manual_seed(1)
+    g = nn.Sequential(nn.ConvTranspose2d(4, 2, 4, 2, 1), nn.Tanh())
+    opt = mg.optim.Adam(g.parameters(), lr=0.1)
+    loss = g(mg.randn(2, 4, 3, 3)).pow(2).mean()
+    opt.zero_grad()
+    (g[0].weight.sum() * 0).backward()  # (some gradient, so that the step writes)
+    opt.step()
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        loss.backward()
+
+
+def test_a_linear_weight_written_after_forward_is_still_refused():
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        _loss_and_grads(lambda: nn.Linear(4, 3), (2, 4), write="weight")
+
+
+def test_a_transposed_convolution_under_checkpoint_refuses_the_write_too():
+    mg.manual_seed(2)
+    m = nn.ConvTranspose2d(2, 3, 3)
+    x = mg.randn(1, 2, 4, 4, requires_grad=True)
+    loss = mg.checkpoint.checkpoint(m, x, use_reentrant=False).pow(2).sum()
+    with mg.no_grad():
+        m.weight.mul_(2)
+    with pytest.raises(RuntimeError, match="modified in place"):  # (the replay refuses, in its words)
+        loss.backward()
