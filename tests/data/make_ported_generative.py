@@ -1,8 +1,9 @@
 """Regenerate ``tests/data/ported_<program>_reference.npz`` for the generative-model ports of
 ``examples/ported/`` (``ddpm``, ``realnvp``, ``pixelcnn``, ``vqvae``, ``wgan_gp``, ``glow``,
-``pixelcnn_pp``, ``ncsn``, ``munit``): each program run as torch from its ported source with the rename undone, as
-``make_ported_reference.py`` runs its ``RUN_AS_TORCH`` programs, once a command line below
-(``ported_record.py``), into the program's own fixture; ``tests/test_ported_<program>.py`` replays it.
+``pixelcnn_pp``, ``ncsn``, ``munit``, ``stable_diffusion``): each program run as torch from its ported
+source with the rename undone, as ``make_ported_reference.py`` runs its ``RUN_AS_TORCH`` programs, once a
+command line below (``ported_record.py``), into the program's own fixture; ``tests/test_ported_<program>.py``
+replays it.
 
     python tests/data/make_ported_generative.py [program ...]        # needs torch; the tests do not
 
@@ -43,6 +44,12 @@ PROGRAMS = {  # program: ({run name: argv}, runs whose final weights are kept)
               "ncsn_ssm_vr": ["--loss", "ssm_vr"]},
              ("ncsn_anneal_dsm_f64", "ncsn_anneal_dsm", "ncsn_dsm_f64", "ncsn_ssm_f64", "ncsn_ssm_vr_f64",
               "ncsn_ssm_vr")),
+    # inference only: the weights end as they start, so none are kept
+    "stable_diffusion": ({"sd_k_lms_f64": ["--double"], "sd_k_lms": [],
+                          "sd_k_euler_f64": ["--sampler", "k_euler", "--double"],
+                          "sd_k_euler_ancestral_f64": ["--sampler", "k_euler_ancestral", "--double"],
+                          "sd_img2img_k_lms_f64": ["--img2img", "--double"],
+                          "sd_no_cfg_k_euler_f64": ["--no-cfg", "--sampler", "k_euler", "--double"]}, ()),
 }
 
 if __name__ == "__main__":
