@@ -109,3 +109,33 @@ def test_jit_annotations_are_typings_names():
 
     assert List is typing.List and Tuple is typing.Tuple and Optional is typing.Optional and Dict is typing.Dict  # noqa: UP006
     assert BroadcastingList2[int] == typing.List[int]  # noqa: UP006
+
+
+def _clip_load(model_path, jit=False):
+    """openai/CLIP's ``clip.load`` (open_clip's ``load_openai_model`` has the same shape): try the file
+    as a TorchScript archive and fall back on ``torch.load`` when that raises ``RuntimeError``."""
+    with open(model_path, "rb") as opened_file:
+        try:
+            model = torch.jit.load(opened_file, map_location="cpu").eval()
+            state_dict = None
+        except RuntimeError:
+            state_dict = torch.load(opened_file, map_location="cpu")
+    return state_dict or model.state_dict()
+
+
+def test_jit_load_of_a_state_dict_file_is_the_runtime_error_loaders_fall_back_on(tmp_path):
+    # mg.jit had no ``load``: the AttributeError escaped CLIP's ``except RuntimeError`` fallback, so a
+    # state dict saved with mg.save could not be loaded by the ported ``clip.load``.
+    path = tmp_path / "RN.pt"
+    weights = {"visual.proj": torch.arange(6.0).reshape(2, 3)}
+    torch.save(weights, path)
+    with pytest.raises(RuntimeError, match="TorchScript"):
+        torch.jit.load(str(path))
+    loaded = _clip_load(path)
+    np.testing.assert_array_equal(loaded["visual.proj"].numpy(), weights["visual.proj"].numpy())
+    with open(path, "rb") as f:  # the file object is left where it was, for the fallback to read
+        with pytest.raises(RuntimeError):
+            torch.jit.load(f)
+        assert f.tell() == 0
+    with pytest.raises(ValueError, match="does not exist"):  # PyTorch's words and type for a missing path
+        torch.jit.load(str(tmp_path / "missing.pt"))

@@ -8,7 +8,9 @@ unchanged. ``script`` and ``trace`` return what they are given, as :func:`minigr
 does: TorchScript promises the same results as the eager program, and the eager program is what
 runs here (a traced function's control flow is therefore *not* frozen at the example input).
 Saving and loading TorchScript archives (``torch.jit.save`` / ``load``) is not offered: there is no
-TorchScript program to save -- save the weights with ``mg.save(model.state_dict(), path)``.
+TorchScript program to save -- save the weights with ``mg.save(model.state_dict(), path)``. ``load``
+exists only to refuse with PyTorch's ``RuntimeError`` (its answer to a file holding no TorchScript
+program), which the loaders that try TorchScript first catch to fall back on ``torch.load``.
 
 Beside them, the two assertions such code writes so that it stays traceable, ``torch._assert``
 and ``torch._check``, are :func:`_assert` and :func:`_check` here (``mg._assert``, ``mg._check``);
@@ -17,12 +19,14 @@ and ``torch._check``, are :func:`_assert` and :func:`_check` here (``mg._assert`
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any, Final, TypeVar  # Final: PyTorch's torch.jit.Final is typing's
 
 from . import annotations  # noqa: F401  (torch.jit.annotations)
 
-__all__ = ["Final", "annotate", "export", "ignore", "is_scripting", "is_tracing", "script", "trace", "unused"]
+__all__ = ["Final", "annotate", "export", "ignore", "is_scripting", "is_tracing", "load", "script", "trace",
+           "unused"]
 
 F = TypeVar("F")
 
@@ -91,6 +95,22 @@ def trace(func: Callable[..., Any], example_inputs: Any = None, *args: Any, **kw
         raise TypeError(f"jit.trace: expected a Module or a function, got {type(func).__name__}")
     return func
 
+
+def load(f: Any, map_location: Any = None, _extra_files: Any = None, _restore_shapes: bool = False) -> Any:
+    """A ``RuntimeError``: no file holds a TorchScript program this engine could run.
+
+    It is PyTorch's type for a file that is not a TorchScript archive (a ``torch.save`` state dict),
+    and the type that loaders written for PyTorch catch to fall back on ``torch.load`` -- openai/CLIP's
+    ``clip.load`` and open_clip's ``load_openai_model`` try ``torch.jit.load`` first -- so such a loader
+    reads a state dict saved with ``mg.save`` unchanged.  A path that does not exist is PyTorch's
+    ``ValueError``.  A file object is left where it was (PyTorch's reader leaves it at its end, where
+    the fallback's ``torch.load`` of the same object finds nothing), so that the fallback reads it.
+    """
+    if isinstance(f, (str, os.PathLike)) and not os.path.exists(f):
+        raise ValueError(f"The provided filename {os.fspath(f)} does not exist")
+    raise RuntimeError("jit.load: nothing is TorchScript here, so no TorchScript archive can be loaded; "
+                       "a state dict saved with mg.save(model.state_dict(), path) loads with "
+                       "model.load_state_dict(mg.load(path))")
 
 
 def _assert(condition: Any, message: str) -> None:
