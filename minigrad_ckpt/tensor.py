@@ -311,6 +311,12 @@ _CHUNKED_FROM_PIECES = 16
 _CHUNKED_DTYPES = (host_numpy.dtype(host_numpy.float32), host_numpy.dtype(host_numpy.float64))
 
 
+def large_enough_for_chunks(t: Tensor) -> bool:
+    """Whether ``t``'s array is large enough for :func:`update_in_chunks` to take it (a check its callers
+    make first, before building a rule they would not need)."""
+    return t._data.nbytes >= _CHUNKED_FROM_PIECES * _CHUNK_BYTES
+
+
 def update_in_chunks(rule: Callable[..., None], written: Sequence[Tensor], read: Sequence[Any]) -> bool:
     """An elementwise in-place update of large CPU tensors, a 64 KiB piece of each at a time (an
     optimizer's step: ``Optimizer.piecewise_rule``).
@@ -327,7 +333,7 @@ def update_in_chunks(rule: Callable[..., None], written: Sequence[Tensor], read:
     float32) and C-contiguous, arrays overlapping, under forward mode or grad mode, or smaller than
     :data:`_CHUNKED_FROM_PIECES` pieces -- the caller then runs its rule on the whole arrays."""
     first = written[0]._data
-    if (first.__class__ is not host_numpy.ndarray or first.nbytes < _CHUNKED_FROM_PIECES * _CHUNK_BYTES
+    if (first.__class__ is not host_numpy.ndarray or not large_enough_for_chunks(written[0])
             or _forward.active or _grad_state.enabled or first.dtype not in _CHUNKED_DTYPES):
         return False
     arrays = [t._data for t in written] + list(read)

@@ -35,7 +35,7 @@ from typing import Any
 from ..backend import host_numpy, laid_out, to_host
 from ..grad_mode import enable_grad, no_grad
 from ..nn.module import _HookHandle, zero_gradient_in_place
-from ..tensor import Tensor, update_in_chunks
+from ..tensor import Tensor, large_enough_for_chunks, update_in_chunks
 from ._common import as_one_value, complex_of_real, plain_number, real_view, scalar_tensor
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook", "required"]
@@ -322,7 +322,9 @@ class Optimizer:
         """Step ``p`` with :meth:`piecewise_rule`'s rule a piece at a time, the shared negation and weight
         decay of :meth:`_step_parameter` inside each piece; False, having done nothing, where there is no
         such rule or the arrays do not allow pieces."""
-        made = self.piecewise_rule(work, group) if plain_number(wd) and _pieces_follow_the_rule(type(self)) else None
+        if not (large_enough_for_chunks(p) and plain_number(wd) and _pieces_follow_the_rule(type(self))):
+            return False  # (a small parameter, the common case, builds no rule)
+        made = self.piecewise_rule(work, group)
         if made is None:
             return False
         rule, tensors = made
