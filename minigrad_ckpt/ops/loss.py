@@ -24,11 +24,17 @@ class SoftmaxCrossEntropy(Op):
     valid: Array | None
     reduction: str
 
+    # The logits are a language model's largest arrays (1024 positions x 50257 classes: 206 MB of
+    # float32), so forward and backward each make one array of their size and work in it in place:
+    # the same operations in the same order as ``exp(x - max)`` etc. written as new arrays, the same
+    # bits (tests/test_cross_entropy_in_place.py), where those made two (forward) and five (backward).
     def forward(self, xp, x):
         with xp.errstate(invalid="ignore"):  # a row of -inf (masked out) or with +inf: NaN, silently
             shifted = x - x.max(axis=1, keepdims=True)
-        lse = xp.log(xp.exp(shifted).sum(axis=1))
-        return self._reduce(xp, lse - shifted[self.rows, self.target])
+        picked = shifted[self.rows, self.target]  # (read before the exponential overwrites it)
+        xp.exp(shifted, out=shifted)
+        lse = xp.log(shifted.sum(axis=1))
+        return self._reduce(xp, lse - picked)
 
     def _reduce(self, xp, per_sample):
         """The reduction of per-sample values (losses, or their tangents: it is linear)."""
@@ -49,9 +55,23 @@ class SoftmaxCrossEntropy(Op):
     def backward(self, xp, g, out, x):
         n = x.shape[0]
         with xp.errstate(invalid="ignore"):  # (as forward)
-            p = xp.exp(x - x.max(axis=1, keepdims=True))
-        p = p / p.sum(axis=1, keepdims=True)
-        # scale: d(loss)/d(loss_i), one per sample (or one for all)
+            p = x - x.max(axis=1, keepdims=True)
+        scale = self._scale(xp, g, n)
+        if getattr(p, "flags", None) is None or xp.result_type(p, scale) != p.dtype:
+            # Tensors (a gradient of the gradient), or a scale that widens the product: new arrays
+            return self._gradient_of_new_arrays(xp, scale, n, xp.exp(p))
+        xp.exp(p, out=p)
+        p /= p.sum(axis=1, keepdims=True)
+        p *= scale if scale.ndim == 0 else scale.reshape((n, 1))
+        # minus the one-hot target: 0 off the targets (p - 0 is p, bit for bit), each row's scale at its
+        # target -- one position per row, so the subtraction in place meets no position twice
+        p[self.rows, self.target] -= scale
+        if self.valid is not None:
+            p[self.valid == 0] = 0  # an ignored row is exactly 0
+        return p
+
+    def _scale(self, xp, g, n):
+        """d(loss)/d(loss_i), one per sample (or one for all)."""
         if self.reduction == "none":
             scale = g if self.valid is None else g * self.valid
         elif self.valid is None:
@@ -65,9 +85,14 @@ class SoftmaxCrossEntropy(Op):
                 # 0 there, as for the loss: the final select hides a NaN from this gradient, but
                 # not from its derivative (d/dx of p * scale is 0 * NaN under create_graph)
                 scale = g * xp.where(self.valid != 0, self.valid * weight, 0)
+        return scale
+
+    def _gradient_of_new_arrays(self, xp, scale, n, e):
+        """The gradient from ``e = exp(x - max)`` as new arrays (what works on Tensors too)."""
+        p = e / e.sum(axis=1, keepdims=True)
         # minus the one-hot target; each row has exactly one target, so the
         # scatter is a plain assignment (unique=True), not an accumulation
-        onehot = xp.index_add(x.shape, (self.rows, self.target), scale, unique=True)
+        onehot = xp.index_add(p.shape, (self.rows, self.target), scale, unique=True)
         grad = p * (scale if scale.ndim == 0 else scale.reshape((n, 1))) - onehot
         if self.valid is None:
             return grad

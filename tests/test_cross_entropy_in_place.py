@@ -1,0 +1,145 @@
+"""The fused ``cross_entropy`` (class indices, no weights, no smoothing) writes its softmax into one
+array of the logits' size, in place, forward and backward, and keeps its values bit for bit: each
+step below is the op's arithmetic before it worked in place, as NumPy expressions, one new array
+each.  The logits of a language model are the largest arrays of its step (1024 positions x 50257
+classes: 206 MB of float32), so every temporary of their size counts; ``tracemalloc`` (which sees
+NumPy's array memory) measures them."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.nn import functional as F
+
+
+def _loss_by_expressions(x, t, valid, reduction):
+    with np.errstate(invalid="ignore"):
+        shifted = x - x.max(axis=1, keepdims=True)
+    per_sample = np.log(np.exp(shifted).sum(axis=1)) - shifted[np.arange(len(t)), t]
+    if valid is not None:
+        per_sample = np.where(valid != 0, per_sample * valid, 0)
+    if reduction == "none":
+        return per_sample
+    total = per_sample.sum()
+    if reduction == "sum":
+        return total
+    if valid is None:
+        return total * (1.0 / len(t) if len(t) else float("nan"))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return total / valid.sum()
+
+
+def _gradient_by_expressions(g, x, t, valid, reduction):
+    n = x.shape[0]
+    with np.errstate(invalid="ignore"):
+        p = np.exp(x - x.max(axis=1, keepdims=True))
+    p = p / p.sum(axis=1, keepdims=True)
+    if reduction == "none":
+        scale = g if valid is None else g * valid
+    elif valid is None:
+        scale = g if reduction == "sum" else g * ((1.0 / n) if n else 0.0)
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            weight = 1.0 if reduction == "sum" else 1.0 / valid.sum()
+            scale = g * np.where(valid != 0, valid * weight, 0)
+    onehot = np.zeros(x.shape, dtype=scale.dtype)
+    onehot[np.arange(n), t] = scale
+    grad = p * (scale if scale.ndim == 0 else scale.reshape((n, 1))) - onehot
+    if valid is None:
+        return grad
+    return np.where((valid != 0).reshape((n, 1)), grad, 0)
+
+
+def _case(dtype, n=37, c=53, seed=0, nonfinite=False):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((n, c)) * 4).astype(dtype)
+    t = rng.integers(0, c, n)
+    if nonfinite and n >= 4:
+        x[0, 3] = np.inf
+        x[1, :] = -np.inf
+        x[2, 5] = np.nan
+        x[3, t[3]] = -np.inf
+    return x, t
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("ignore", [False, True])
+@pytest.mark.parametrize("nonfinite", [False, True])
+def test_loss_and_gradient_are_the_expressions_bit_for_bit(dtype, reduction, ignore, nonfinite):
+    x, t = _case(dtype, nonfinite=nonfinite)
+    target = t.copy()
+    valid = None
+    if ignore:
+        target[::5] = -1
+        valid = (target != -1).astype(dtype)
+    logits = mg.tensor(x, requires_grad=True)
+    loss = F.cross_entropy(logits, mg.tensor(target), ignore_index=-1, reduction=reduction)
+    t_safe = np.where(target == -1, 0, target)
+    want = _loss_by_expressions(x, t_safe, valid, reduction)
+    assert loss.numpy().tobytes() == np.asarray(want, dtype=loss.numpy().dtype).tobytes()
+    g = np.random.default_rng(1).standard_normal(loss.shape).astype(dtype)
+    loss.backward(mg.tensor(g))
+    got = logits.grad.numpy()
+    want = _gradient_by_expressions(g, x, t_safe, valid, reduction)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+def test_an_empty_batch_is_the_expressions_too():
+    x = np.zeros((0, 7), np.float32)
+    logits = mg.tensor(x, requires_grad=True)
+    loss = F.cross_entropy(logits, mg.tensor(np.zeros(0, np.int64)))
+    assert np.isnan(loss.item())
+    loss.backward()
+    assert logits.grad.shape == (0, 7)
+
+
+def test_the_gradient_of_the_gradient_is_unchanged():
+    """Under ``create_graph`` the backward runs on Tensors: no writes in place there."""
+    x, t = _case("float64", n=5, c=4)
+    logits = mg.tensor(x, requires_grad=True)
+    (gx,) = mg.autograd.grad(F.cross_entropy(logits, mg.tensor(t)), logits, create_graph=True)
+    assert gx.numpy().tobytes() == _gradient_by_expressions(np.float64(1.0), x, t, None, "mean").tobytes()
+    assert mg.autograd.gradcheck(lambda z: F.cross_entropy(z, mg.tensor(t)), (mg.tensor(x, requires_grad=True),))
+    assert mg.autograd.gradgradcheck(lambda z: F.cross_entropy(z, mg.tensor(t)), (mg.tensor(x, requires_grad=True),))
+
+
+def _peak_bytes(fn):
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+BIG = (256, 4096)  # 4 MiB of float32 logits: far above anything else the calls allocate
+
+
+def _big_logits():
+    x, t = _case("float32", *BIG, seed=2)
+    return mg.tensor(x, requires_grad=True), mg.tensor(t)
+
+
+def test_the_loss_makes_one_array_of_the_logits_size():
+    """``x - max`` then ``exp`` of it: two arrays of the logits' size, where one is enough."""
+    logits, t = _big_logits()
+    F.cross_entropy(logits, t)  # (warm)
+    assert _peak_bytes(lambda: F.cross_entropy(logits, t)) < 1.5 * logits.numpy().nbytes
+
+
+@pytest.mark.parametrize("ignore", [False, True])
+def test_the_gradient_is_the_one_array_it_returns(ignore):
+    """The softmax, the one-hot target and the products were five arrays of the logits' size,
+    four of them alive at once; the gradient is written into the softmax's."""
+    logits, t = _big_logits()
+    if ignore:
+        t = mg.where(mg.arange(BIG[0]) % 3 == 0, -100, t)
+    F.cross_entropy(logits, t).backward()  # (warm)
+    logits.grad = None
+    loss = F.cross_entropy(logits, t)
+    assert _peak_bytes(loss.backward) < 1.5 * logits.numpy().nbytes
