@@ -140,10 +140,25 @@ def gradient_where(xp, mask, v):
 
 def horner(coeffs: tuple[float, ...], x: Any) -> Any:
     """The polynomial ``coeffs[0] x^k + ... + coeffs[k]`` (highest power first) at ``x``,
-    by Horner's rule; the result has ``x``'s type and dtype."""
-    r = x * 0 + coeffs[0]
+    by Horner's rule; the result has ``x``'s type and dtype.
+
+    Each step writes into the one array the first made: ``r * x + c`` as new arrays, the same
+    operations in the same order (``r`` already has their dtype: ``x``'s, or what a Python float
+    beside it makes), cost two arrays of ``x``'s size a step, most of GELU's time in erf's four
+    polynomials.  Tensors (a derivative taken twice) make new ones: the product saves ``r``."""
+    r = x * 0
+    if getattr(r, "flags", None) is None:  # a Tensor (NumPy's scalars have flags and rebind in place)
+        r = r + coeffs[0]
+        for c in coeffs[1:]:
+            r = r * x + c
+        return r
+    if r.dtype.kind in "fc":
+        r += coeffs[0]
+    else:  # integers and booleans: + a float makes the float array
+        r = r + coeffs[0]
     for c in coeffs[1:]:
-        r = r * x + c
+        r *= x
+        r += c
     return r
 
 
