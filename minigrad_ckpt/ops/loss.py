@@ -24,17 +24,28 @@ class SoftmaxCrossEntropy(Op):
     valid: Array | None
     reduction: str
 
+    #: The rows of ``exp(x - max)`` the forward holds at once: about this many bytes.
+    chunk_bytes = 1 << 22
+
     # The logits are a language model's largest arrays (1024 positions x 50257 classes: 206 MB of
-    # float32), so forward and backward each make one array of their size and work in it in place:
-    # the same operations in the same order as ``exp(x - max)`` etc. written as new arrays, the same
-    # bits (tests/test_cross_entropy_in_place.py), where those made two (forward) and five (backward).
+    # float32).  The forward needs only each row's sum of exp(x - max), so it forms a few rows at a
+    # time in one small array; the backward's gradient is itself of the logits' size, and is written
+    # in place in the one array.  The same operations on each element, and each row summed whole, as
+    # ``exp(x - max)`` written as new arrays: the same bits (tests/test_cross_entropy_in_place.py).
     def forward(self, xp, x):
+        n = x.shape[0]
+        top = x.max(axis=1, keepdims=True)
+        sums = xp.empty((n,), dtype=x.dtype)
+        step = max(1, self.chunk_bytes // max(1, x[:1].nbytes))
+        rows = xp.empty((min(step, n),) + x.shape[1:], dtype=x.dtype)  # exp(x - max) of a few rows
         with xp.errstate(invalid="ignore"):  # a row of -inf (masked out) or with +inf: NaN, silently
-            shifted = x - x.max(axis=1, keepdims=True)
-        picked = shifted[self.rows, self.target]  # (read before the exponential overwrites it)
-        xp.exp(shifted, out=shifted)
-        lse = xp.log(shifted.sum(axis=1))
-        return self._reduce(xp, lse - picked)
+            picked = x[self.rows, self.target] - top[self.rows, 0]
+            for start in range(0, n, step):
+                shifted = rows[:min(step, n - start)]
+                xp.subtract(x[start:start + step], top[start:start + step], out=shifted)
+                xp.exp(shifted, out=shifted)
+                sums[start:start + step] = shifted.sum(axis=1)
+        return self._reduce(xp, xp.log(sums) - picked)
 
     def _reduce(self, xp, per_sample):
         """The reduction of per-sample values (losses, or their tangents: it is linear)."""
