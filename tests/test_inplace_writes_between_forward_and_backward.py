@@ -90,3 +90,23 @@ def test_a_transposed_convolution_under_checkpoint_refuses_the_write_too():
         m.weight.mul_(2)
     with pytest.raises(RuntimeError, match="modified in place"):  # (the replay refuses, in its words)
         loss.backward()
+
+
+def test_an_lstm_cell_from_zeros_lets_its_recurrent_weight_change_and_a_later_step_does_not():
+    """A first step from a zero state needs no gradient of ``h``, so nothing reads ``W_hh`` (PyTorch
+    saves nothing and allows the write); a second step's ``h`` needs one, which reads ``W_hh``."""
+    want_x, want = _loss_and_grads(lambda: nn.LSTMCell(4, 3), (2, 4))
+    got_x, got = _loss_and_grads(lambda: nn.LSTMCell(4, 3), (2, 4), write="weight_hh")
+    np.testing.assert_array_equal(got_x, want_x)
+    for k in want:
+        np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+    mg.manual_seed(0)
+    cell = nn.LSTMCell(4, 3)
+    x = mg.randn(2, 4, requires_grad=True)
+    h, c = cell(x)
+    h, c = cell(x, (h, c))
+    loss = (h * h).sum()
+    with mg.no_grad():
+        cell.weight_hh.mul_(1.5)
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        loss.backward()

@@ -159,6 +159,10 @@ class LSTMCellStep(Op):
     save_inputs = (0, 1, 2, 3, 4)
     save_output = True
     uses_needs_input_grad = True
+    # every gradient reads c (the gates' from the record and c); x's reads W_ih, h's W_hh, W_ih's x,
+    # W_hh's h: a cell's first step from zeros needs no h gradient, so W_hh may change before
+    # backward, as in PyTorch
+    grad_reads = ((2, 3), (2, 4), (2,), (0, 2), (1, 2), (2,), (2,))
 
     def forward(self, xp, x, h, c, w_ih, w_hh, b_ih, b_hh):
         return _lstm_record(xp, _projection(xp, x, w_ih, b_ih), _projection(xp, h, w_hh, b_hh), c)
