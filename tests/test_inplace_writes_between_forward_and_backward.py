@@ -110,3 +110,25 @@ def test_an_lstm_cell_from_zeros_lets_its_recurrent_weight_change_and_a_later_st
         cell.weight_hh.mul_(1.5)
     with pytest.raises(RuntimeError, match=MODIFIED):
         loss.backward()
+
+
+@pytest.mark.parametrize("loss_fn, target", [
+    (lambda x, t: nn.functional.multi_margin_loss(x, t, reduction="sum"), [1, 0, 3]),
+    (lambda x, t: nn.functional.multilabel_margin_loss(x, t, reduction="sum"),
+     [[1, 2, -1, 0], [0, -1, 0, 0], [3, 1, 2, -1]]),
+])
+def test_a_class_target_written_after_forward_leaves_the_gradient_as_it_was(loss_fn, target):
+    """The margin losses' backward picks the target classes' entries: the classes read at forward,
+    not the target tensor's memory (once a view of it, so a reused target buffer filled with the next
+    batch's labels between forward and backward moved the gradient to other classes, silently)."""
+    x0 = np.random.default_rng(0).standard_normal((3, 4))
+
+    def grad(write):
+        x, t = mg.tensor(x0, requires_grad=True), mg.tensor(target)
+        loss = loss_fn(x, t)
+        if write:
+            t.fill_(0)
+        loss.backward()
+        return x.grad.numpy()
+
+    np.testing.assert_array_equal(grad(write=True), grad(write=False))

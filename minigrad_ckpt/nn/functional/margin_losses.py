@@ -125,11 +125,12 @@ def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = None, siz
 
 def _host_indices(t: Tensor, x: Tensor) -> Any:
     """Integer class targets as a host array (one device-to-host read).  Judged after the shapes, as
-    PyTorch's kernel judges the dtype (its RuntimeError; a TypeError too, which the engine raised before)."""
+    PyTorch's kernel judges the dtype (its RuntimeError; a TypeError too, which the engine raised before).
+    A copy: backward picks the classes read now, not whatever a write into the target leaves there later."""
     if t.dtype.kind not in "iu":
         raise WrongTensorKind(f"expected scalar type Long but found {scalar_type_name(t.dtype)}")
     check_index_dtype("target", t, ("int64",), "expected scalar type Long (int64)")
-    return host_numpy.asarray(x.device.xp.to_host(t._data), dtype=host_numpy.int64)
+    return host_numpy.array(x.device.xp.to_host(t._data), dtype=host_numpy.int64)
 
 
 def _class_rows(name: str, x: Tensor) -> Tensor:
