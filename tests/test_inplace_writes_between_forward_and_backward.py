@@ -132,3 +132,25 @@ def test_a_class_target_written_after_forward_leaves_the_gradient_as_it_was(loss
         return x.grad.numpy()
 
     np.testing.assert_array_equal(grad(write=True), grad(write=False))
+
+
+def test_a_tall_matrix_written_after_its_qr_leaves_the_gradient_as_it_was():
+    """QR's gradient for a tall or square A is written with Q and R alone (the saved output): a write
+    into A after forward changes nothing backward computes, so it is allowed, as in PyTorch. A wide
+    A's gradient reads A's right block, and a write into it is refused."""
+    a0 = np.random.default_rng(1).standard_normal((4, 3))
+
+    def grads(shape, write):
+        a = mg.tensor(a0[:shape[0], :shape[1]], requires_grad=True)
+        q, r = mg.linalg.qr(a)
+        loss = (q * mg.tensor(np.arange(q.numel()).reshape(q.shape) / 7.0)).sum() + (r * r).sum()
+        if write:
+            with mg.no_grad():
+                a.mul_(-2.0)
+        loss.backward()
+        return a.grad.numpy()
+
+    for shape in [(4, 3), (3, 3)]:
+        np.testing.assert_array_equal(grads(shape, write=True), grads(shape, write=False))
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        grads((2, 3), write=True)

@@ -732,6 +732,13 @@ class Qr(Op):
     complete: bool = False
     r_only: bool = False
 
+    @property
+    def save_inputs(self) -> bool:  # type: ignore[override]
+        """A tall or square ``A``'s gradient is written with ``Q`` and ``R`` alone, so ``A`` may change
+        between forward and backward (as PyTorch's); a wide one's reads ``A``'s right block ``Y``."""
+        m, n = self.in_shape[-2:]
+        return m < n
+
     def forward(self, xp, a):
         q, r = xp.linalg.qr(a, mode="complete" if self.complete else "reduced")
         # LAPACK's signs jump where a Householder reflector is the identity (a zero
