@@ -154,3 +154,54 @@ def test_a_tall_matrix_written_after_its_qr_leaves_the_gradient_as_it_was():
         np.testing.assert_array_equal(grads(shape, write=True), grads(shape, write=False))
     with pytest.raises(RuntimeError, match=MODIFIED):
         grads((2, 3), write=True)
+
+
+def _write_after_forward(f, inputs, write, needs_grad):
+    """``f(*inputs)`` summed against fixed weights, ``inputs[write]`` changed in place under no_grad, then
+    backward: the gradients of the inputs that need one."""
+    ts = [mg.tensor(a, requires_grad=i in needs_grad) for i, a in enumerate(inputs)]
+    y = f(*ts)
+    loss = (y * mg.tensor(np.linspace(-1, 2, y.numel()).reshape(y.shape))).sum()
+    if write is not None:
+        with mg.no_grad():
+            ts[write].mul_(-1.5)
+    loss.backward()
+    return [ts[i].grad.numpy().copy() for i in needs_grad]
+
+
+_rng = np.random.default_rng(3)
+_WATCHED = {  # a composite whose recorded ops save copies (differences, rows taken, tap weights)
+    "cdist": (lambda a, b: mg.cdist(a, b), [_rng.standard_normal((3, 4)), _rng.standard_normal((5, 4))]),
+    "pdist": (lambda a: nn.functional.pdist(a), [_rng.standard_normal((4, 3))]),
+    "dist": (lambda a, b: mg.dist(a, b), [_rng.standard_normal((3, 4)), _rng.standard_normal((3, 4))]),
+    "grid_sample": (lambda x, g: nn.functional.grid_sample(x, g, align_corners=False),
+                    [_rng.standard_normal((1, 2, 4, 4)), _rng.uniform(-0.9, 0.9, (1, 3, 3, 2))]),
+    "embedding_bag": (lambda w, p: nn.functional.embedding_bag(mg.tensor([1, 2, 3, 1, 4]), w, mg.tensor([0, 2]),
+                                                                 mode="sum", per_sample_weights=p),
+                      [_rng.standard_normal((5, 3)), _rng.standard_normal(5)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_WATCHED))
+def test_a_composite_refuses_a_write_into_an_input_its_gradients_read_through_a_copy(name):
+    """Learned centroids (cdist), a learned feature volume (grid_sample), an embedding table with per-sample
+    weights: an optimizer's step before the loss's backward is refused, as PyTorch's one op refuses it --
+    the composite's recorded ops saved copies, so the write once went unnoticed."""
+    f, inputs = _WATCHED[name]
+    everything = tuple(range(len(inputs)))
+    for written in everything:
+        with pytest.raises(RuntimeError, match=MODIFIED):
+            _write_after_forward(f, inputs, written, everything)
+
+
+@pytest.mark.parametrize("name, written, needs_grad", [
+    ("grid_sample", 0, (0,)),  # the input's gradient reads the grid only
+    ("embedding_bag", 1, (1,)),  # the weights' gradient reads the table's rows, not the weights
+    ("embedding_bag", 0, (0,)),  # the table's gradient reads the weights, not the table
+])
+def test_a_composite_allows_a_write_no_needed_gradient_reads(name, written, needs_grad):
+    f, inputs = _WATCHED[name]
+    got = _write_after_forward(f, inputs, written, needs_grad)
+    want = _write_after_forward(f, inputs, None, needs_grad)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)

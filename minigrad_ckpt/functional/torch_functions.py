@@ -27,7 +27,7 @@ from ..backend import (
 )
 from ..backend import get_device as _resolve_device
 from ..ops import pointwise as _pw
-from ..tape import apply
+from ..tape import apply, watch_versions
 from ..tensor import Tensor
 from . import linalg as la
 from . import linalg_derived as lad
@@ -476,7 +476,9 @@ def dist(input: Any, other: Any, p: float = 2) -> Tensor:  # noqa: A002
     if diff.dtype.kind in "biu":  # PyTorch's own words (its linalg's say "linalg.vector_norm: ...")
         raise NeedsFloatingInput("norm(): input dtype should be either floating point or complex. Got "
                                  f"{scalar_type_name(diff.dtype)} instead.")
-    return la.norm(mf.ravel(diff), None if p == 2 else p)
+    # backward reads the difference, a copy: the operands' versions are watched, as PyTorch's op saves them
+    return watch_versions(la.norm(mf.ravel(diff), None if p == 2 else p),
+                          [t for t in (input, other) if isinstance(t, Tensor)])
 
 
 def fliplr(input: Any) -> Tensor:  # noqa: A002

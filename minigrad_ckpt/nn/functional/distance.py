@@ -24,6 +24,7 @@ from ...functional.errors import (
 )
 from ...functional.linalg_derived import vector_norm
 from ...functional.promotion import promoted
+from ...tape import watch_versions
 from ...tensor import Tensor
 from .inputs import _axis
 
@@ -113,7 +114,8 @@ def pdist(input: Any, p: float = 2.0) -> Tensor:
         raise InputMismatch(f"pdist: p must be >= 0, got {p}")
     n = input.shape[0]
     i, j = (a.tolist() for a in host_numpy.triu_indices(n, 1))
-    return _p_norm(mf.take(input, i, axis=0) - mf.take(input, j, axis=0), p, -1)
+    # backward reads the differences, a copy: the input's own version is watched (see cdist)
+    return watch_versions(_p_norm(mf.take(input, i, axis=0) - mf.take(input, j, axis=0), p, -1), (input,))
 
 
 def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
@@ -138,4 +140,8 @@ def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_eucl
                             "donot_use_mm_for_euclid_dist"):
         raise ValueError(f"cdist: unknown compute_mode {compute_mode!r}")
     # rows of no entries are 0 apart in every norm, as PyTorch's (the inf norm refuses an empty axis)
-    return _p_norm(mf.expand_dims(a, -2) - mf.expand_dims(b, -3), p if a.shape[-1] else 2.0, -1)
+    d = _p_norm(mf.expand_dims(a, -2) - mf.expand_dims(b, -3), p if a.shape[-1] else 2.0, -1)
+    # backward reads the differences, a copy of both inputs: a write into either after this call (an
+    # optimizer's step on learned centroids before the loss's backward) would go unnoticed, where
+    # PyTorch's one op saves both and refuses; their versions are watched instead
+    return watch_versions(d, (a, b))

@@ -14,6 +14,7 @@ from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
 from ...functional.errors import IndexOutOfBounds, InputMismatch, ModeNotImplemented, WrongTensorKind
+from ...tape import watch_versions
 from ...tensor import Tensor
 from .embedding import embedding
 
@@ -118,7 +119,14 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: float 
         scale = 1.0 / np.maximum(counts, 1)[bag_of]
         rows = rows * Tensor.constant(xp.asarray(scale.astype(w.dtype).reshape(-1, 1)), w.device)
     where = Tensor.constant(xp.asarray(bag_of), w.device)
-    return mf.index_add((n_bags, w.shape[1]), (where,), rows)
+    bags = mf.index_add((n_bags, w.shape[1]), (where,), rows)
+    if per_sample_weights is None:
+        return bags
+    # the weights' gradient reads the rows taken from the table, the table's reads the weights: copies
+    # both, so each one's version is watched where the other's gradient is needed (an optimizer's step on
+    # the table before the loss's backward), as PyTorch's one op saves both
+    scaled = _tensor(per_sample_weights, w)
+    return watch_versions(bags, [t for t, other in ((scaled, w), (w, scaled)) if other.requires_grad])
 
 
 def _bag_maxima(rows: Tensor, bag_of: Any, keep: Any, n_bags: int) -> Tensor:

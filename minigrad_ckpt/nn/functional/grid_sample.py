@@ -40,6 +40,7 @@ from ...creation import linspace
 from ...functional import _tensor
 from ...functional.indexing import take_along_axis_in_range
 from ...functional.torch_methods import scalar_type_name
+from ...tape import watch_versions
 from ...tensor import Tensor
 from .interpolation import cubic_weights
 
@@ -278,4 +279,8 @@ def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str
             if k == 3:  # PyTorch's 3-D kernel adds in-bound taps only: a NaN weight outside adds nothing
                 term = mf.where(inside, term, 0.0)
         out = term if out is None else out + term
-    return mf.reshape(out, (n, c) + out_sizes)
+    # backward reads copies -- the taps' weights (made from the grid), the values read (from the input,
+    # for the grid's gradient) -- so a write into the grid, or into the input when the grid needs its
+    # gradient (a learned feature volume stepped before the loss's backward), is watched, as PyTorch's
+    # one op saves both; the input alone is not read by the input's gradient
+    return watch_versions(mf.reshape(out, (n, c) + out_sizes), (g, x) if g.requires_grad else (g,))
