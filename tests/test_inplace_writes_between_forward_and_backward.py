@@ -205,3 +205,26 @@ def test_a_composite_allows_a_write_no_needed_gradient_reads(name, written, need
     want = _write_after_forward(f, inputs, None, needs_grad)
     for a, b in zip(got, want):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("fn", [mg.logaddexp, mg.logaddexp2])
+def test_logaddexps_output_may_change_before_backward(fn):
+    """logaddexp's gradients are the operands' softmax weights, 0 where both are -inf: read from the
+    operands, not the output (once kept for that -inf test alone), so a write into the output between
+    forward and backward is allowed and changes nothing, as in PyTorch."""
+    a0 = np.array([0.5, -np.inf, 3.0, -np.inf, 1e20])
+    b0 = np.array([-1.0, 2.0, 3.0, -np.inf, 1e20])
+
+    def grads(write):
+        a, b = mg.tensor(a0, requires_grad=True), mg.tensor(b0, requires_grad=True)
+        y = fn(a, b)
+        loss = (y * mg.tensor([1.0, -2.0, 0.5, 1.0, 1.0])).sum()
+        if write:
+            with mg.no_grad():
+                y.fill_(-np.inf)
+        loss.backward()
+        return a.grad.numpy(), b.grad.numpy()
+
+    for got, want in zip(grads(write=True), grads(write=False)):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(grads(write=False)[0][3:], [0.0, 0.5])  # both -inf: 0; the same value: 1/2

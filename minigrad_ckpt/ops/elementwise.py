@@ -1343,17 +1343,18 @@ def _times_over_hypot(xp: Any, v: Any, part: Any, out: Any) -> Any:
 
 
 
-def _weight(xp: Any, a: Any, b: Any, out: Any, scale: float) -> Any:
+def _weight(xp: Any, a: Any, b: Any, scale: float) -> Any:
     """``a``'s softmax weight in ``logaddexp(a, b)``, ``sigmoid((a - b) * scale)``: exact at any
     magnitude (``exp(a - out)`` loses ``out``'s rounding: at a = b = 1e20 it gave 1, not 1/2), 1/2
-    where both are the same infinity, 0 where both are ``-inf``."""
+    where both are the same infinity, 0 where both are ``-inf`` (where the result is ``-inf``: told
+    from the operands, so the output is not kept and may change before backward, as PyTorch's)."""
     with xp.errstate(invalid="ignore"):
         d = a - b
         # the same infinity twice: an even split (inf - inf is NaN); a NaN operand keeps its NaN,
         # as PyTorch's (d != d alone sent softplus(nan) and logsigmoid(nan) the gradient 1/2); a
         # finite tie keeps d itself, whose derivative the second derivatives need
         d = xp.where(xp.logical_and(d != d, a == b), 0, d) * scale
-    return xp.where(out == -xp.inf, 0, xp.sigmoid(d))
+    return xp.where(xp.logical_and(a == -xp.inf, b == -xp.inf), 0, xp.sigmoid(d))
 
 
 class _LogAddExp(BinaryElementwise):
@@ -1362,15 +1363,14 @@ class _LogAddExp(BinaryElementwise):
     (the result is ``-inf`` there)."""
 
     abstract = True
-    save_output = True
     ignore = ("invalid",)  # a NaN operand: NaN, silently, as PyTorch's (softplus(nan), logsigmoid(nan))
     ln_base = 1.0
 
     def d_first(self, xp, out, x, y):
-        return _weight(xp, x, y, out, self.ln_base)
+        return _weight(xp, x, y, self.ln_base)
 
     def d_second(self, xp, out, x, y):
-        return _weight(xp, y, x, out, self.ln_base)
+        return _weight(xp, y, x, self.ln_base)
 
 
 class LogAddExp(_LogAddExp):
