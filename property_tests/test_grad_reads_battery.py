@@ -118,14 +118,17 @@ def refused_writes(sample: Sample, needed: tuple[int, ...], g: np.ndarray) -> se
 
 
 def declared_refusals(sample: Sample, needed: tuple[int, ...]) -> set[int]:
-    """The tensor operands ``grad_reads`` says are read by the gradients ``needed`` (all saved
-    ones where every input needs its gradient, as the tape checks then)."""
+    """The tensor operands ``grad_reads`` says are read by the gradients ``needed`` -- where every input
+    needs its gradient, the saved ones, and of two or more inputs only those some gradient reads
+    (``Op.read_by_every_gradient``: ``Linear``'s bias may change), as the tape checks then."""
     op, n = sample.op, len(sample.inputs)
     tensors = {j for j, v in enumerate(sample.inputs) if isinstance(v, np.ndarray)}
+    read = {j for i in needed for j in op.grad_reads[i]} & tensors
     if tensors == set(needed) == set(range(n)):
         which = type(op).save_inputs
-        return tensors if which is True else set() if which is False else tensors & set(which)
-    return {j for i in needed for j in op.grad_reads[i]} & tensors
+        saved = tensors if which is True else set() if which is False else tensors & set(which)
+        return saved if n == 1 else saved & read
+    return read
 
 
 @pytest.mark.parametrize("name", OPS)
