@@ -5,30 +5,25 @@ are measured with ``tracemalloc``, which sees NumPy's array memory."""
 
 from __future__ import annotations
 
-import tracemalloc
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import minigrad_ckpt as mg
 
+sys.path.insert(0, str(Path(__file__).parent))
+from traced_memory import peak_bytes  # noqa: E402  (tests/traced_memory.py)
+
 SIZE = 1 << 18  # 1 MiB of float32: far above anything else the call allocates
-
-
-def _peak_bytes(fn):
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def test_a_two_norm_allocates_only_the_squares():
     """|x| was formed beside x * x though p = 2 never reads it: two temporaries of x's size."""
     x = mg.tensor(np.random.default_rng(0).standard_normal(SIZE).astype(np.float32))
     mg.linalg.vector_norm(x)  # (warm: the op's first call builds its caches)
-    assert _peak_bytes(lambda: mg.linalg.vector_norm(x)) < 1.5 * x.numpy().nbytes
+    assert peak_bytes(lambda: mg.linalg.vector_norm(x)) < 1.5 * x.numpy().nbytes
 
 
 @pytest.mark.parametrize("shape", [(2048, 512), (300, 7), (5,)])

@@ -7,7 +7,8 @@ NumPy's array memory) measures them."""
 
 from __future__ import annotations
 
-import tracemalloc
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +16,9 @@ import pytest
 import minigrad_ckpt as mg
 from minigrad_ckpt.nn import functional as F
 from minigrad_ckpt.ops.loss import SoftmaxCrossEntropy
+
+sys.path.insert(0, str(Path(__file__).parent))
+from traced_memory import peak_bytes  # noqa: E402  (tests/traced_memory.py)
 
 
 def _loss_by_expressions(x, t, valid, reduction):
@@ -123,15 +127,6 @@ def test_the_gradient_of_the_gradient_is_unchanged():
     assert mg.autograd.gradgradcheck(lambda z: F.cross_entropy(z, mg.tensor(t)), (mg.tensor(x, requires_grad=True),))
 
 
-def _peak_bytes(fn):
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 BIG = (1024, 4096)  # 16 MiB of float32 logits: far above anything else the calls allocate
 
 
@@ -144,7 +139,7 @@ def test_the_loss_makes_no_array_of_the_logits_size():
     """``x - max`` then ``exp`` of it were two arrays of the logits' size; only each row's sum is read."""
     logits, t = _big_logits()
     F.cross_entropy(logits, t)  # (warm)
-    assert _peak_bytes(lambda: F.cross_entropy(logits, t)) < SoftmaxCrossEntropy.chunk_bytes + (1 << 20)
+    assert peak_bytes(lambda: F.cross_entropy(logits, t)) < SoftmaxCrossEntropy.chunk_bytes + (1 << 20)
 
 
 @pytest.mark.parametrize("ignore", [False, True])
@@ -157,4 +152,4 @@ def test_the_gradient_is_the_one_array_it_returns(ignore):
     F.cross_entropy(logits, t).backward()  # (warm)
     logits.grad = None
     loss = F.cross_entropy(logits, t)
-    assert _peak_bytes(loss.backward) < 1.5 * logits.numpy().nbytes
+    assert peak_bytes(loss.backward) < 1.5 * logits.numpy().nbytes
