@@ -291,7 +291,6 @@ class BinaryElementwise(FunctionOp):
     _plain: ClassVar[bool] = True  # as for UnaryElementwise
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
         cls._plain = not (cls.singular or cls.quiet) and (
             cls.times_d_first is BinaryElementwise.times_d_first
             and cls.times_d_second is BinaryElementwise.times_d_second)
@@ -301,6 +300,9 @@ class BinaryElementwise(FunctionOp):
             cls.reads_beside_number = {1: (cls.save_output and "out" in first, "x" in first),
                                         0: (cls.save_output and "out" in second, "y" in second)}
             cls.grad_reads = tuple(tuple(i for i, name in enumerate("xy") if name in part) for part in reads)
+        # after grad_reads is set: Op's makes read_by_every_gradient from it (before, it read the
+        # inherited None, and each record of a product whose inputs both need gradients made it again)
+        super().__init_subclass__(**kwargs)
 
     def d_first(self, xp: Any, out: Any, x: Any, y: Any) -> Any:
         """``df/dx``, the partial derivative with respect to the first input."""
