@@ -106,3 +106,22 @@ def test_logsumexp_gradient_of_a_slice_holding_inf_is_nan_silently():
     assert y.item() == INF
     np.testing.assert_array_equal(g.numpy(), [np.nan, 0.0])
     assert np.isnan(tangent.item())
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "cross_entropy"])
+def test_forward_mode_of_masked_rows_is_nan_silently(name):
+    """The tangents too: cross_entropy's forward-mode rule shifted by the row's max outside the
+    errstate its forward and backward had, and warned for the rows its forward answers silently."""
+    f = {"softmax": lambda a: F.softmax(a, dim=1), "log_softmax": lambda a: F.log_softmax(a, dim=1),
+         "cross_entropy": lambda a: F.cross_entropy(a, mg.tensor([0, 0, 1, 2]), reduction="none")}[name]
+    tangent = np.full((4, 3), 0.5, dtype=np.float32)
+    tangent[:, 0] = 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        _, t = mg.func.jvp(f, (mg.tensor(np.array(ROWS, dtype=np.float32)),), (mg.tensor(tangent),))
+    # torch 2.13's tangents of the finite rows
+    expected = {"softmax": [[0.1175, 0.0, -0.1175], [0.1051, -0.0499, -0.0552]],
+                "log_softmax": [[0.3112, -0.1888, -0.1888], [0.3497, -0.1503, -0.1503]],
+                "cross_entropy": [-0.3112, 0.1503]}[name]
+    assert np.isnan(t.numpy()[NAN_ROWS]).all()
+    np.testing.assert_allclose(t.numpy()[[1, 3]], expected, atol=1e-4)

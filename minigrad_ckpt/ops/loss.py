@@ -118,7 +118,8 @@ class SoftmaxCrossEntropy(Op):
     def jvp(self, xp, tangents, out, x):
         # d loss_i = <softmax(x_i), t_i> - t_i[target_i], then the reduction's weights
         t = tangents[0]
-        p = xp.exp(x - x.max(axis=1, keepdims=True))
+        with xp.errstate(invalid="ignore"):  # (as forward: a masked row's tangent is NaN, silently)
+            p = xp.exp(x - x.max(axis=1, keepdims=True))
         p = p / p.sum(axis=1, keepdims=True)
         return self._reduce(xp, (p * t).sum(axis=1) - t[self.rows, self.target])
 
