@@ -862,7 +862,7 @@ def _slots(op: Any, args: tuple, arrays: Sequence[Any], which: Any, out_saved: A
             if None in edges:
                 versions = _read_by_a_needed_gradient(op.grad_reads, args, edges)
             else:
-                read = op.read_by_every_gradient
+                read = op.read_by_some_gradient
                 read = frozenset().union(*op.grad_reads) if read is None else read
                 if len(read) < len(versions):
                     versions = [a._version_box for i, a in enumerate(args) if i in read and isinstance(a, Tensor)]
@@ -873,6 +873,7 @@ def _read_by_a_needed_gradient(grad_reads: tuple, args: tuple, edges: list) -> l
     """The version boxes of the inputs some gradient that is needed reads (``Op.grad_reads``)."""
     read = {i for reads, edge in zip(grad_reads, edges) if edge is not None for i in reads}  # (conv2d: b optional)
     return [a._version_box for i, a in enumerate(args) if i in read and isinstance(a, Tensor)]
+
 
 def watch_versions(out: Any, tensors: Iterable[Any]) -> Any:
     """Make the backward of ``out``'s node fail if any of ``tensors`` changes in place first.

@@ -120,7 +120,7 @@ def refused_writes(sample: Sample, needed: tuple[int, ...], g: np.ndarray) -> se
 def declared_refusals(sample: Sample, needed: tuple[int, ...]) -> set[int]:
     """The tensor operands ``grad_reads`` says are read by the gradients ``needed`` -- where every input
     needs its gradient, the saved ones, and of two or more inputs only those some gradient reads
-    (``Op.read_by_every_gradient``: ``Linear``'s bias may change), as the tape checks then."""
+    (``Op.read_by_some_gradient``: ``Linear``'s bias may change), as the tape checks then."""
     op, n = sample.op, len(sample.inputs)
     tensors = {j for j, v in enumerate(sample.inputs) if isinstance(v, np.ndarray)}
     read = {j for i in needed for j in op.grad_reads[i]} & tensors

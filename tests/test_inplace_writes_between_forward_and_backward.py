@@ -237,7 +237,7 @@ def _op_classes(cls):
 
 
 def test_every_op_class_knows_what_its_gradients_read_before_its_first_record():
-    """``Op.read_by_every_gradient`` is made once per class from ``grad_reads``.  A binary elementwise
+    """``Op.read_by_some_gradient`` is made once per class from ``grad_reads``.  A binary elementwise
     op derives its ``grad_reads`` from ``partials_read`` in its own ``__init_subclass__``, which ran
     after ``Op``'s had read the inherited None: Mul, Div, Pow, Hypot, PRelu, remainder and binary
     cross-entropy rebuilt the union at each record where both inputs need gradients (~0.3 us of
@@ -245,5 +245,5 @@ def test_every_op_class_knows_what_its_gradients_read_before_its_first_record():
     from minigrad_ckpt.ops.base import Op
 
     stale = {c.__name__ for c in _op_classes(Op) if isinstance(c.grad_reads, tuple)
-             and c.read_by_every_gradient != frozenset().union(*c.grad_reads)}
+             and c.read_by_some_gradient != frozenset().union(*c.grad_reads)}
     assert not stale

@@ -158,7 +158,7 @@ class Op:
     grad_reads: ClassVar[tuple[tuple[int, ...], ...] | None] = None
     #: The union of ``grad_reads`` (made from it for each op class whose ``grad_reads`` is a tuple):
     #: what backward reads when every input needs its gradient.
-    read_by_every_gradient: ClassVar[frozenset[int] | None] = None
+    read_by_some_gradient: ClassVar[frozenset[int] | None] = None
     #: False for ops with no derivative (comparisons, argmax): never recorded.
     differentiable: ClassVar[bool] = True
     #: The output may be a view of input 0, so it shares its version stamp.
@@ -205,7 +205,7 @@ class Op:
         # the inputs some gradient reads when every one is needed (``Linear``: x and w, not b); an op
         # whose grad_reads is a property (einsum's, by its subscripts) has it made at each record
         reads = cls.grad_reads
-        cls.read_by_every_gradient = frozenset().union(*reads) if isinstance(reads, tuple) else None
+        cls.read_by_some_gradient = frozenset().union(*reads) if isinstance(reads, tuple) else None
         if cls.__dict__.get("abstract", False):
             return
         cls.abstract = False

@@ -300,7 +300,7 @@ class BinaryElementwise(FunctionOp):
             cls.reads_beside_number = {1: (cls.save_output and "out" in first, "x" in first),
                                         0: (cls.save_output and "out" in second, "y" in second)}
             cls.grad_reads = tuple(tuple(i for i, name in enumerate("xy") if name in part) for part in reads)
-        # after grad_reads is set: Op's makes read_by_every_gradient from it (before, it read the
+        # after grad_reads is set: Op's makes read_by_some_gradient from it (before, it read the
         # inherited None, and each record of a product whose inputs both need gradients made it again)
         super().__init_subclass__(**kwargs)
 

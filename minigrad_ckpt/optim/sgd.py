@@ -59,4 +59,3 @@ class SGD(Optimizer):
             g = g + mom * buf._data if group["nesterov"] else buf._data
         p._sub_scaled_(g, as_number(group["lr"]))  # in place (under no_grad): same array, new version stamp
         # (a tensor lr as its number, as PyTorch's: a (1,)-shaped one would widen a 0-d parameter)
-
