@@ -1,6 +1,7 @@
 """Regenerate the fixtures of the torch.func tutorials and seam-heavy programs of ``examples/ported/``
 (``per_sample_grads``, ``ensembling``, ``neural_tangent_kernels``, ``jacobians_hessians``, ``lora``,
-``unet``, ``yolo_v1``, ``mixup``), each into ``tests/data/ported_<program>_reference.npz``: the program run as torch
+``unet``, ``yolo_v1``, ``hf_gpt2``, ``mixup``),
+each into ``tests/data/ported_<program>_reference.npz``: the program run as torch
 from its ported source with the rename undone, once a command line below.  ``mixup`` goes through
 ``ported_record.record`` (its ``torch.randperm`` draws are recorded for the test to replay; the weights
 start from ``ported_init.start_weights``); the others through ``ported_small_torch.write_fixture`` (they
@@ -35,6 +36,9 @@ SMALL = {
     "yolo_v1": ({"yolo_f64": ["--double"], "yolo": []}, 67, (), ("fcs.4.bias",),
                 {"batchnorm.bias": slice(None)}),
 }
+# (lm_head.weight is wte.weight, tied: the start is wte's)
+SMALL["hf_gpt2"] = ({"gpt2_f64": ["--double"], "gpt2_upcast": ["--upcast"], "gpt2_sdpa": ["--attn", "sdpa"]}, 71,
+                    ("lm_head.",), ("transformer.ln_f.",))
 RECORDED = {"mixup": ({"mixup_f64": ["--double"], "mixup": [], "cutmix_f64": ["--double", "--cutmix"],
                        "soft_f64": ["--double", "--soft"]}, ("mixup_f64", "cutmix_f64", "soft_f64"))}
 
