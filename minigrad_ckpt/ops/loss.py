@@ -33,6 +33,11 @@ class SoftmaxCrossEntropy(Op):
     # in place in the one array.  The same operations on each element, and each row summed whole, as
     # ``exp(x - max)`` written as new arrays: the same bits (tests/test_cross_entropy_in_place.py).
     def forward(self, xp, x):
+        if x.nbytes <= self.chunk_bytes:  # a usual batch: whole, in the fewest array calls (on a GPU,
+            with xp.errstate(invalid="ignore"):  # kernel launches); a row of -inf or with +inf: NaN, silently
+                shifted = x - x.max(axis=1, keepdims=True)
+            lse = xp.log(xp.exp(shifted).sum(axis=1))
+            return self._reduce(xp, lse - shifted[self.rows, self.target])
         n = x.shape[0]
         top = x.max(axis=1, keepdims=True)
         sums = xp.empty((n,), dtype=x.dtype)
