@@ -34,7 +34,6 @@ OPTIMIZERS = {
     "Adam": lambda lib, ps: lib.optim.Adam(ps, lr=1e-5),
     "AdamW, amsgrad": lambda lib, ps: lib.optim.AdamW(ps, lr=1e-5, amsgrad=True),
     "RMSprop, centered, momentum": lambda lib, ps: lib.optim.RMSprop(ps, lr=1e-3, centered=True, momentum=0.9),
-    "Adagrad": lambda lib, ps: lib.optim.Adagrad(ps, lr=1e-3),
 }
 
 

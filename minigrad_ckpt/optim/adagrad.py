@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..backend import host_numpy
 from ..nn.uninitialized import is_lazy
 from ..tensor import Tensor
-from ._common import as_number, check_hyper, kernel_flags, plain_number, refuse_complex_when_fused, zeros_state
+from ._common import as_number, check_hyper, kernel_flags, refuse_complex_when_fused, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["Adagrad"]
@@ -57,19 +56,3 @@ class Adagrad(Optimizer):
         std = p.device.xp.sqrt(state["sum"]._data)
         std += as_number(group["eps"])  # (a tensor eps as its number: NumPy takes no Tensor)
         p.sub_(as_number(clr) * (g / std))  # (a tensor lr as its number: see Adam)
-
-    def piecewise_rule(self, state: dict[str, Any], group: dict[str, Any]) -> Any:
-        """:meth:`update_one` on arrays (see :meth:`Optimizer.piecewise_rule`), for number hyper-parameters."""
-        lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
-        if not all(plain_number(x) for x in (lr, lr_decay, eps)):
-            return None
-        clr = lr / (1 + (state["step"] - 1) * lr_decay)
-
-        def rule(g: Any, p: Any, state: dict[str, Any]) -> None:
-            total = state["sum"]
-            total += g * g
-            std = host_numpy.sqrt(total)
-            std += eps
-            p -= clr * (g / std)
-
-        return rule, {"sum": state["sum"]}
