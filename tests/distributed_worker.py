@@ -526,6 +526,34 @@ def _a_hook_after_ddps_sees_its_own_gradient(dtype: str, rank: int) -> bool:
     return len(set(every)) == 1 and np.array_equal(seen[0], plain[2].weight.grad.numpy())
 
 
+def _adam_in_pieces_trains_as_one_process(dtype: str, rank: int) -> tuple[float, bool]:
+    """Adam with weight decay over the 1 MiB weights, which it steps a piece at a time
+    (``Optimizer.piecewise_rule``): each rank's replica equals the others' and the one-process run on
+    the whole batch.  Returns the error against that run and whether any step was taken in pieces."""
+    from minigrad_ckpt.optim import optimizer as optimizer_module
+
+    taken, real = [], optimizer_module.update_in_chunks
+
+    def counting(rule, written, read):
+        taken.append(real(rule, written, read))
+        return taken[-1]
+
+    optimizer_module.update_in_chunks = counting
+    try:
+        mg.manual_seed(0)
+        ref = WideNet(dtype)
+        train(ref, optim.Adam(ref.parameters(), lr=0.01, weight_decay=0.01), "mlp", 3, 8, slice(None))
+        mg.manual_seed(0)
+        model = DDP(WideNet(dtype))
+        train(model, optim.Adam(model.parameters(), lr=0.01, weight_decay=0.01), "mlp", 3, 8,
+              slice(rank * 4, rank * 4 + 4))
+    finally:
+        optimizer_module.update_in_chunks = real
+    assert_same_on_all_ranks(model, "Adam in pieces")
+    err = max(rel_err(p.numpy(), q.numpy()) for p, q in zip(model.module.parameters(), ref.parameters()))
+    return err, any(taken)
+
+
 def scenario_large_gradients(dtype: str) -> None:
     """Gradients of 1 MiB and more are all-reduced in place: the same training as one process on
     the whole batch, with no_sync accumulation and with uneven inputs under join()."""
@@ -554,6 +582,10 @@ def scenario_large_gradients(dtype: str) -> None:
         out["in_place"] = id(owner) in model._reduced_in_place  # its .grad was reduced where it lies
         assert out[f"err_{micro}"] <= tol, out
     out["hook_saw_its_own_gradient"] = _a_hook_after_ddps_sees_its_own_gradient(dtype, rank)
+    out["adam_err"], out["adam_in_pieces"] = _adam_in_pieces_trains_as_one_process(dtype, rank)
+    # (Adam divides by the gradient's own scale: a float32 rounding difference of a near-zero gradient
+    # entry between the averaged halves and the whole batch moves its parameter by up to lr)
+    assert out["adam_err"] <= (tol if dtype == "float64" else 1e-3), out
     mg.manual_seed(0)
     model = DDP(WideNet(dtype))
     opt = optim.SGD(model.parameters(), lr=0.1)

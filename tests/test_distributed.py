@@ -174,6 +174,7 @@ def test_large_gradients_are_reduced_in_place_and_train_as_one_process(dtype):
     assert r[0]["large"] == [2**20] * 3  # wide.weight, t and unused (nothing else): 1 MiB each
     assert r[0]["in_place"] and r[0]["joined"]
     assert r[0]["hook_saw_its_own_gradient"] and r[1]["hook_saw_its_own_gradient"]
+    assert r[0]["adam_in_pieces"] and r[1]["adam_in_pieces"]  # (each rank's Adam over the 1 MiB weights)
 
 
 def test_a_gradient_memory_shared_by_two_parameters_is_reduced_in_place_once():
