@@ -139,6 +139,24 @@ def test_differences_and_integrals_match_numpy_and_scipy():
     check_everywhere(lambda t, u: mg.cumulative_trapezoid(t, u), y, xs)
 
 
+def test_diff_edges_keep_their_value_beside_integers():
+    """A number or a lower-dim tensor as ``prepend``/``append`` (NumPy's reading; PyTorch refuses
+    them) joins in the dtype it and the input promote to, as ``x + value`` does: it was cast to
+    the input's dtype first, so ``prepend=0.5`` beside int32 became 0 and the first difference
+    came out 1 (NumPy: 0.5)."""
+    i = np.array([1, 2, 4], dtype=np.int32)
+    got = mg.diff(mg.tensor(i), prepend=0.5)
+    assert got.dtype == mg.float32 and got.tolist() == [0.5, 1.0, 2.0]             # a number: weak
+    assert mg.diff(mg.tensor(i), append=np.float64(7.5)).tolist() == [1.0, 2.0, 3.5]
+    assert mg.diff(mg.tensor(i), prepend=mg.tensor(0.5)).tolist() == [0.5, 1.0, 2.0]
+    assert mg.diff(mg.tensor(i), prepend=0).dtype == mg.int32                     # same kind: kept
+    assert mg.diff(mg.tensor([[1, 2], [3, 5]]), dim=0, prepend=mg.tensor([0.5, 0.5])).tolist() == [
+        [0.5, 1.5], [2.0, 3.0]]
+    b = np.array([True, False])
+    assert mg.diff(mg.tensor(b), prepend=2).tolist() == np.diff(b, prepend=2).tolist() == [-1, -1]
+    assert mg.diff(mg.tensor(b), prepend=True).tolist() == [False, True]         # bools stay bools
+
+
 def test_errors_name_the_problem():
     with pytest.raises(ValueError, match=r"dimension size to be at least edge_order\+1 \(3\), got 2"):
         mg.gradient(mg.tensor([1.0, 2.0]), edge_order=2)

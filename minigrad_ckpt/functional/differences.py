@@ -17,6 +17,7 @@ from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, in_default_float, in_float32_if_half, number, one_axis, operand
 from .errors import ArgumentCountMismatch, RefusedArgument, TooFewDims, WrongTensorKind
+from .promotion import result_type
 from .scatter import constant, host
 
 _UNSET: Any = object()
@@ -37,13 +38,17 @@ def _axis(name: str, x: Tensor, axis: Any, dim: Any, default: Any = -1) -> int:
 
 
 def _edge(value: Any, x: Tensor, axis: int) -> Tensor:
-    """``prepend``/``append``: a number becomes a slice of width 1 along ``axis``."""
+    """``prepend``/``append``: a number (or a tensor of fewer dims, NumPy's reading) becomes a
+    slice of width 1 along ``axis``, in the dtype it and ``x`` promote to -- a number weakly, as
+    in ``x + value`` -- so that ``concatenate`` keeps its value: ``prepend=0.5`` beside integers
+    is 0.5, not 0."""
     v = operand(value, x)
     if isinstance(v, Tensor) and v.ndim == x.ndim:
         return v
     shape = tuple(1 if i == axis else n for i, n in enumerate(x.shape))
+    dtype = result_type(x, v)
     v = as_tensor(v, x) if not isinstance(v, Tensor) else v
-    return mf.broadcast_to(mf.astype(v, x.dtype) if v.dtype != x.dtype else v, shape)
+    return mf.broadcast_to(mf.astype(v, dtype) if v.dtype != dtype else v, shape)
 
 
 def diff(a: Any, n: int = 1, axis: Any = _UNSET, prepend: Any = None, append: Any = None, *,
