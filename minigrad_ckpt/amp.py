@@ -346,22 +346,43 @@ def _check_device_type(device_type: Any) -> None:
 
 def custom_fwd(fwd: Callable[..., Any] | None = None, *, device_type: str, cast_inputs: Any = None) -> Any:
     """PyTorch's decorator for a custom Function's ``forward`` under autocast (``@custom_fwd(device_type=
-    "cuda")``, ``cast_inputs=``).  PyTorch casts the floating inputs to ``cast_inputs`` only inside an
-    enabled autocast region; ``autocast`` changes no dtype here (see the module docstring), so the
-    forward runs as written."""
+    "cuda")``, ``cast_inputs=``).  As PyTorch's, it notes on ``ctx`` whether autocast was on, for
+    :func:`custom_bwd`, and with ``cast_inputs`` runs the forward with autocast off inside an enabled
+    region (``is_autocast_enabled`` says so there).  PyTorch also casts the floating inputs to
+    ``cast_inputs`` then; ``autocast`` changes no dtype here (see the module docstring), so the inputs
+    reach the forward as given."""
     if fwd is None:
         return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
     _check_device_type(device_type)
-    return fwd
+
+    @functools.wraps(fwd)
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        ctx, on = args[0], _state.is_autocast_enabled(device_type)
+        ctx._dtype = _state.get_autocast_dtype(device_type)
+        ctx._fwd_used_autocast = on and cast_inputs is None
+        if on and cast_inputs is not None:
+            with autocast(device_type=device_type, enabled=False):
+                return fwd(*args, **kwargs)
+        return fwd(*args, **kwargs)
+    return forward
 
 
 def custom_bwd(bwd: Callable[..., Any] | None = None, *, device_type: str) -> Any:
-    """PyTorch's decorator for a custom Function's ``backward``: it runs under the autocast state of
-    its forward, which here changes no dtype, so the backward runs as written."""
+    """PyTorch's decorator for a custom Function's ``backward``: it runs under the autocast state its
+    forward ran in (noted by :func:`custom_fwd`; off where the forward was not decorated), whatever
+    the state where backward is called -- which here changes no dtype, only what
+    ``is_autocast_enabled`` answers inside."""
     if bwd is None:
         return functools.partial(custom_bwd, device_type=device_type)
     _check_device_type(device_type)
-    return bwd
+
+    @functools.wraps(bwd)
+    def backward(*args: Any, **kwargs: Any) -> Any:
+        ctx = args[0]
+        with autocast(device_type=device_type, enabled=getattr(ctx, "_fwd_used_autocast", False),
+                      dtype=getattr(ctx, "_dtype", None)):
+            return bwd(*args, **kwargs)
+    return backward
 
 
 def deprecated_device_spellings(device: str, default_dtype: str) -> tuple[type, type]:

@@ -69,6 +69,55 @@ def test_amp_custom_fwd_and_bwd_decorate_a_function_and_refuse_as_pytorch():
         mg.amp.is_autocast_available("xyz")
 
 
+
+def test_amp_custom_fwd_and_bwd_carry_the_autocast_state_as_pytorch():
+    """PyTorch's ``custom_bwd`` runs backward under the autocast state the forward ran in, and
+    ``custom_fwd(cast_inputs=...)`` runs the forward with autocast off inside an enabled region.
+    Both decorators returned the function unchanged, so ``is_autocast_enabled`` answered False in
+    a backward whose forward ran under autocast, and True inside a ``cast_inputs`` forward
+    (found porting the mixed-precision tutorial's custom-Function case against torch 2.13)."""
+    seen = []
+
+    class Twice(mg.autograd.Function):
+        @staticmethod
+        @mg.amp.custom_fwd(device_type="cpu")
+        def forward(ctx, x):
+            seen.append(("forward", mg.is_autocast_enabled("cpu")))
+            return x * 2
+
+        @staticmethod
+        @mg.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            seen.append(("backward", mg.is_autocast_enabled("cpu"), mg.get_autocast_dtype("cpu")))
+            return g * 2
+
+    class Cast(mg.autograd.Function):
+        @staticmethod
+        @mg.amp.custom_fwd(device_type="cpu", cast_inputs=mg.float32)
+        def forward(ctx, x):
+            seen.append(("cast forward", mg.is_autocast_enabled("cpu")))
+            return x * 3
+
+        @staticmethod
+        @mg.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            seen.append(("cast backward", mg.is_autocast_enabled("cpu")))
+            return g * 3
+
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    with mg.autocast("cpu"):
+        y = Twice.apply(x)
+        z = Cast.apply(x)
+    (y.sum() + z.sum()).backward()                   # outside autocast: each backward gets its forward's
+    assert x.grad.tolist() == [5.0, 5.0]
+    assert sorted(seen) == [("backward", True, mg.bfloat16), ("cast backward", False),
+                            ("cast forward", False), ("forward", True)]
+    seen.clear()
+    y = Twice.apply(x)                                # forward outside autocast, backward inside
+    with mg.autocast("cpu"):
+        y.sum().backward()
+    assert seen == [("forward", False), ("backward", False, mg.bfloat16)]
+
 def test_nn_init_sparse_and_the_deprecated_names():
     mg.manual_seed(1)
     w = mg.nn.init.sparse_(mg.empty(10, 300), sparsity=0.3, std=0.5)
