@@ -250,3 +250,15 @@ def test_the_gpu_benchmarks_phase_profile_runs_on_a_stand_in_device():
 
     phases = gpu_bench.mlp_phases_mg("strict-f32", steps=2, warmup=1)
     assert len(phases) == 4 and all(t > 0 for t in phases)
+
+
+def test_optimizer_step_benchmark_runs_each_optimizer_both_ways(capsys):
+    """benchmarks/optimizer_step.py, once, small: a row per optimizer, both paths timed."""
+    from benchmarks import optimizer_step
+
+    optimizer_step.main(["--shape", "512x512", "--count", "1", "--steps", "1"])
+    out = capsys.readouterr().out
+    for name in optimizer_step.OPTIMIZERS:
+        row = next(line for line in out.splitlines() if line[:30].rstrip() == name)
+        pieces, whole = (float(v) for v in row[30:].split()[:2])
+        assert pieces > 0 and whole > 0, row
