@@ -298,3 +298,23 @@ def test_a_run_resumed_from_the_state_dict_goes_on_in_pieces_bit_for_bit(cls, pi
         opt2.step()
     assert q.numpy().tobytes() == straight
     assert all(pieces_taken)
+
+
+def test_gradients_from_a_transform_step_in_pieces_as_those_of_backward(pieces_taken):
+    """The functional style: ``mg.func.grad`` of a loss over the parameters (a closure over the data),
+    the gradients set by hand, a step in pieces -- the same bytes as backward's gradients and step."""
+    rs = np.random.RandomState(6)
+    w0, x = rs.randn(600, 500).astype(np.float32), mg.tensor(rs.randn(3, 500).astype(np.float32))
+    out = []
+    for functional in (False, True):
+        p = nn.Parameter(mg.tensor(w0.copy()))
+        opt = optim.AdamW([p], lr=0.01, amsgrad=True)
+        for _ in range(3):
+            if functional:
+                p.grad = mg.func.grad(lambda w: (x @ w.T).tanh().pow(2).sum())(p.detach())
+            else:
+                opt.zero_grad()
+                (x @ p.T).tanh().pow(2).sum().backward()
+            opt.step()
+        out.append(p.detach().numpy().tobytes())
+    assert out[0] == out[1] and pieces_taken == [True] * 6

@@ -70,6 +70,7 @@ class Optimizer:
     # Whether update_one applies weight_decay itself (Adafactor reads the parameter's
     # norm before decaying it), so the shared step leaves it to the rule.
     decays_in_rule: bool = False
+    _pieces_follow_the_rule: bool = False  # (set for each subclass: see __init_subclass__)
     # PyTorch's order of the defaults (so of each group's keys, what state_dict()["param_groups"], a
     # saved checkpoint and ``for k, v in group.items()`` show), where it is not the order given
     group_keys: tuple[str, ...] = ()
@@ -98,6 +99,9 @@ class Optimizer:
         own = cls.__dict__.get("step")
         if callable(own) and not getattr(own, "_runs_step_hooks", False):
             cls.step = _with_step_hooks(own)
+        # A subclass that overrides update_one alone (a clipped gradient: the documented extension
+        # point) inherits a piecewise_rule that knows nothing of the override: it steps whole arrays.
+        cls._pieces_follow_the_rule = _owner(cls, "piecewise_rule") is _owner(cls, "update_one")
 
     # ------------------------------------------------------------ hooks (PyTorch's)
     def register_step_pre_hook(self, hook: Callable[..., Any]) -> _HookHandle:
@@ -322,7 +326,7 @@ class Optimizer:
         """Step ``p`` with :meth:`piecewise_rule`'s rule a piece at a time, the shared negation and weight
         decay of :meth:`_step_parameter` inside each piece; False, having done nothing, where there is no
         such rule or the arrays do not allow pieces."""
-        if not (large_enough_for_chunks(p) and plain_number(wd) and _pieces_follow_the_rule(type(self))):
+        if not (large_enough_for_chunks(p) and plain_number(wd) and self._pieces_follow_the_rule):
             return False  # (a small parameter, the common case, builds no rule)
         made = self.piecewise_rule(work, group)
         if made is None:
@@ -644,20 +648,9 @@ def _loaded_scalar(key: str, v: Any, p: Tensor) -> Tensor:
     return Tensor.constant(host_numpy.array(to_host(t._data), dtype=dtype))  # a copy: the dict stays as it was
 
 
-def _pieces_follow_the_rule(cls: type) -> bool:
-    """Whether ``cls``'s :meth:`~Optimizer.piecewise_rule` was written for its :meth:`~Optimizer.update_one`:
-    one class of its MRO defines both.  A subclass that overrides ``update_one`` alone (a clipped gradient,
-    another rule: the documented extension point) inherits a ``piecewise_rule`` that knows nothing of the
-    override, so its parameters step on whole arrays -- the pieces stepped a large one by the base's rule."""
-    known = _PIECES_FOLLOW_THE_RULE.get(cls)
-    if known is None:
-        def owner(name: str) -> type:
-            return next(k for k in cls.__mro__ if name in k.__dict__)
-        known = _PIECES_FOLLOW_THE_RULE[cls] = owner("piecewise_rule") is owner("update_one")
-    return known
-
-
-_PIECES_FOLLOW_THE_RULE: weakref.WeakKeyDictionary[type, bool] = weakref.WeakKeyDictionary()  # (one MRO walk a class)
+def _owner(cls: type, name: str) -> type:
+    """The class of ``cls``'s MRO that defines ``name``."""
+    return next(k for k in cls.__mro__ if name in k.__dict__)
 
 
 def _counted(step: Any) -> Tensor:
