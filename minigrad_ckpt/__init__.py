@@ -200,9 +200,13 @@ _STORAGE_LEVEL_FUNCTIONS = ("as_strided", "as_strided_", "as_strided_scatter", "
 def __getattr__(name: str) -> Any:
     """``mg.as_strided`` and its kin raise AttributeError with the reason (``hasattr`` answers False), as
     ``x.as_strided`` does: ported code (torchdiffeq's adjoint calls ``torch.as_strided(t, (), ())``) reads a
-    decision with its way around, not Python's "Did you mean: 'strided'?".  Any other miss is Python's own."""
-    from .tensor import _NO_STORAGE
+    decision with its way around, not Python's "Did you mean: 'strided'?".  So do the linear-algebra functions
+    PyTorch removed (``torch.symeig`` in ACKTR's K-FAC): the message names the ``mg.linalg`` call to use.
+    Any other miss is Python's own."""
+    from .tensor import _NO_STORAGE, _REMOVED_FROM_PYTORCH, removed_from_pytorch
 
     if name in _STORAGE_LEVEL_FUNCTIONS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}: {_NO_STORAGE}")
+    if name in _REMOVED_FROM_PYTORCH:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}: {removed_from_pytorch(name)}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}", name=name, obj=_sys.modules[__name__])

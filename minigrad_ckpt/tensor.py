@@ -854,6 +854,22 @@ _NO_STORAGE = ("a tensor here is one dense NumPy/CuPy array, with no storage obj
                "layout is x.stride(), x.is_contiguous() and x.data_ptr(), and x.clone() or x.contiguous() "
                "gives fresh memory")
 
+#: PyTorch's linear-algebra functions removed in PyTorch itself (since 1.9, each a RuntimeError there naming
+#: its replacement), with that replacement: a ported program that calls one reads the way across, not a gap
+_REMOVED_FROM_PYTORCH = {
+    "symeig": "L, V = mg.linalg.eigh(A, UPLO='U') for symeig(A, eigenvectors=True) (symeig read the upper "
+              "triangle, eigh reads the lower by default); mg.linalg.eigvalsh(A, UPLO='U') for the values alone",
+    "eig": "mg.linalg.eig(A) (complex eigenvalues and eigenvectors)",
+    "lstsq": "mg.linalg.lstsq(A, B).solution for lstsq(B, A) (the arguments are reversed)",
+    "solve": "mg.linalg.solve(A, B) for solve(B, A) (the arguments are reversed, no LU is returned)",
+    "matrix_rank": "mg.linalg.matrix_rank(A)",
+}
+
+
+def removed_from_pytorch(name: str) -> str:
+    """The reason a removed PyTorch function is absent, and what to call instead."""
+    return f"removed from PyTorch (1.9 deprecated it); use {_REMOVED_FROM_PYTORCH[name]}"
+
 
 class _NotOffered:
     """A name of PyTorch's ``Tensor`` that is absent here, with the reason: looked up on a tensor or on
@@ -1419,6 +1435,9 @@ class Tensor:
     (storage, untyped_storage, storage_offset, storage_type, as_strided, as_strided_, as_strided_scatter, resize,
      resize_, resize_as, resize_as_, is_set_to, is_shared, share_memory_, new_empty_strided) = (
         _NotOffered(name, _NO_STORAGE) for name in _STORAGE_LEVEL_NAMES)
+    # removed from PyTorch itself: the replacement is named (PyTorch's Tensor never had matrix_rank)
+    symeig, eig, lstsq, solve = (_NotOffered(name, removed_from_pytorch(name))
+                                 for name in ("symeig", "eig", "lstsq", "solve"))
 
     # -------------------------------------------------------------- autograd
     @property

@@ -505,3 +505,23 @@ def test_a_storage_level_function_is_refused_at_the_top_level_with_the_reason():
     with pytest.raises(AttributeError, match="^module 'minigrad_ckpt' has no attribute 'no_such_name'$") as info:
         mg.no_such_name  # noqa: B018 -- any other miss reads as Python's own, its suggestion included
     assert (info.value.name, info.value.obj) == ("no_such_name", mg)
+
+
+def test_a_linear_algebra_function_removed_from_pytorch_is_refused_with_its_replacement():
+    # ACKTR's K-FAC optimizer (pytorch-a2c-ppo-acktr-gail) calls torch.symeig(m_aa, eigenvectors=True):
+    # PyTorch 2.13 raises, naming linalg.eigh(A, UPLO='U') -- symeig read the upper triangle, eigh reads the
+    # lower -- where the engine's bare "no attribute 'symeig'" left the port to guess the replacement.
+    a = mg.tensor([[2.0, 1.0], [1.0, 3.0]])
+    expected = {"symeig": "linalg.eigh\\(A, UPLO='U'\\)", "eig": "linalg.eig\\(A\\)",
+                "lstsq": "linalg.lstsq\\(A, B\\)", "solve": "linalg.solve\\(A, B\\)"}
+    for name, replacement in expected.items():
+        for owner in (mg, a):
+            with pytest.raises(AttributeError, match=f"'{name}'.*removed from PyTorch.*{replacement}"):
+                getattr(owner, name)
+            assert not hasattr(owner, name)
+    with pytest.raises(AttributeError, match="removed from PyTorch.*linalg.matrix_rank\\(A\\)"):
+        mg.matrix_rank  # noqa: B018 -- PyTorch's Tensor never had it: only the module answers
+    with pytest.raises(AttributeError, match="^'Tensor' object has no attribute 'matrix_rank'$"):
+        a.matrix_rank  # noqa: B018
+    values, vectors = mg.linalg.eigh(a, UPLO="U")  # the replacement the message names runs
+    assert np.allclose(vectors.numpy() @ np.diag(values.numpy()) @ vectors.numpy().T, a.numpy())
