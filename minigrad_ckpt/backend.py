@@ -1129,6 +1129,19 @@ def get_device(spec: Any = None, index: int | None = None) -> Device:
     return _devices[key]
 
 
+def gpu_target(spec: Any) -> Any:
+    """Where ``x.cuda(spec)`` and ``model.cuda(spec)`` move: the current GPU for ``None``, else the
+    device named, which must be a GPU or a stand-in for one (``"strict"``).  A CPU or meta device
+    is PyTorch's RuntimeError, raised before any GPU is looked for: moving there instead would
+    leave ``z.cuda(current_device)`` with ``current_device = "cpu"`` on the CPU without a word."""
+    if spec is None:
+        return "cuda"
+    target = get_device(spec)
+    if target.type in ("cpu", "meta"):
+        raise RuntimeError("Invalid device, must be cuda device")
+    return target
+
+
 def set_current_device_index(kind: str, index: int) -> None:
     """Make ``index`` the device a bare ``kind`` (``"cuda"``) means (checked: the device must exist)."""
     get_device(f"{kind}:{int(index)}")

@@ -20,6 +20,7 @@ from ..backend import (
     check_memory_format,
     cuda_device_count,
     device_or_dtype,
+    gpu_target,
     has_layout,
     layout_axes,
     preserve_format,
@@ -292,9 +293,8 @@ def cpu_method(self: Tensor, memory_format: Any = None) -> Tensor:
 def cuda_method(self: Tensor, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Tensor:
     """This tensor on GPU ``device`` (an index or ``"cuda:i"``; default: the current GPU, as PyTorch's)
     (differentiable); ``non_blocking`` and ``memory_format`` as :func:`to_method`'s
-    (``images.cuda(gpu, non_blocking=True)``)."""
-    return to_method(self, "cuda" if device is None else device, non_blocking=non_blocking,
-                     memory_format=memory_format)
+    (``images.cuda(gpu, non_blocking=True)``).  A CPU device is refused, as PyTorch's."""
+    return to_method(self, gpu_target(device), non_blocking=non_blocking, memory_format=memory_format)
 
 
 def pin_memory_method(self: Tensor, device: Any = None) -> Tensor:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from .. import __future__ as future
-from ..backend import as_dtype, check_memory_format, device_or_dtype, get_device, laid_out
+from ..backend import as_dtype, check_memory_format, device_or_dtype, get_device, gpu_target, laid_out
 from ..creation import zeros
 from ..grad_mode import no_grad
 from ..swap import swap_tensors
@@ -1039,8 +1039,9 @@ class Module:
 
     def cuda(self, device: Any = None) -> Module:
         """The module on GPU ``device`` (an index or ``"cuda:i"``; default: the current GPU,
-        ``mg.cuda.set_device``'s)."""
-        return self.to("cuda" if device is None else device)
+        ``mg.cuda.set_device``'s).  A CPU device is refused, as PyTorch's ``t.cuda(device)`` refuses
+        it for each parameter (PyTorch lets a module without any pass)."""
+        return self.to(gpu_target(device))
 
     # ------------------------------------------------------------- state dict
     def _walk(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
