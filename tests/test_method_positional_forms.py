@@ -95,3 +95,26 @@ def test_pytorchs_keyword_names_of_swapaxes_swapdims_and_view(device):
     np.testing.assert_array_equal(bits.numpy(), A.view(np.int64))
     with pytest.raises(TypeError, match="size= or dtype="):
         x.view(3, size=(8,))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_pytorchs_keyword_names_of_size_arguments(device):
+    """torch 2.13's ``reshape(shape=)``, ``expand(size=)``, ``broadcast_to(size=)`` (method and
+    function), ``repeat(repeats=)``, ``sum_to_size(size=)``: each was an unexpected keyword, and
+    MAE's and DiT's ``x.reshape(shape=(n, h, w, p, p, c))`` stopped there."""
+    x = _x(device, requires_grad=True)
+    np.testing.assert_array_equal(x.reshape(shape=(4, 6)).numpy(), A.reshape(4, 6))
+    np.testing.assert_array_equal(x.reshape(shape=[-1]).numpy(), A.reshape(-1))
+    col = x[:, :1]
+    for y in (col.expand(size=(2, 5, 4)), col.expand(size=[2, -1, 4]).expand(2, 5, 4, implicit=False),
+              col.broadcast_to(size=(2, 5, 4)), mg.broadcast_to(col, size=(2, 5, 4))):
+        np.testing.assert_array_equal(y.numpy(), np.broadcast_to(A[:, :1], (2, 5, 4)))
+    np.testing.assert_array_equal(x.repeat(repeats=(1, 2, 1)).numpy(), np.tile(A, (1, 2, 1)))
+    np.testing.assert_array_equal(x.repeat(repeats=2, axis=0).numpy(), np.repeat(A, 2, axis=0))  # NumPy's
+    np.testing.assert_allclose(x.sum_to_size(size=(1, 3, 1)).numpy(), A.sum((0, 2), keepdims=True), rtol=1e-12)
+    x.reshape(shape=(4, 6)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones_like(A))
+    with pytest.raises(TypeError, match="multiple values for argument 'shape'"):
+        x.reshape(4, shape=(4, 6))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'sizes'"):
+        x.expand(sizes=(2, 3, 4))

@@ -300,7 +300,7 @@ SECTIONS: tuple[Section, ...] = (
         public("moveaxis", mf.moveaxis, shapes.movedim),  # (ndarray has no moveaxis: the method is PyTorch's)
         public("expand_dims", ti.expand_dims, AS_METHOD),
         public("squeeze", ti.squeeze, tmeth.squeeze_method),
-        public("broadcast_to", mf.broadcast_to, tmeth.expand_method),
+        public("broadcast_to", ti.torch_keywords(mf.broadcast_to, size="shape"), tmeth.expand_method),
         public("sum_to", mf.sum_to, AS_METHOD),
         public("concatenate", ti.concatenate),
         public("stack", ti.stack, out=CAT),

@@ -66,6 +66,20 @@ def _sizes(args: tuple) -> tuple[int, ...]:
     return tuple(int(a) for a in args)
 
 
+def _size_argument(method: str, keyword: str, args: tuple, kwargs: dict) -> tuple[int, ...]:
+    """PyTorch's three spellings of a method's size argument: ``f(2, 3)``, ``f((2, 3))`` and
+    ``f(<keyword>=(2, 3))`` -- its argument parser names the whole tuple (``reshape(shape=)``,
+    ``expand(size=)``, ``repeat(repeats=)``, ``sum_to_size(size=)``, ``tile(dims=)``), and ported
+    code spells it so (MAE's and DiT's ``x.reshape(shape=(n, h, w, p, p, c))``)."""
+    if keyword in kwargs:
+        if args:
+            raise TypeError(f"{method}() got multiple values for argument '{keyword}'")
+        args = (kwargs.pop(keyword),)
+    if kwargs:
+        raise TypeError(f"{method}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return _sizes(args)
+
+
 def view_in_place(name: str) -> Any:
     """PyTorch's in-place view changes (``x.unsqueeze_(0)``, ``squeeze_``, ``t_``, ``transpose_``,
     ``swapaxes_``, ``swapdims_``): ``x`` becomes its own view ``x.<name>(...)`` (the same memory,
@@ -96,9 +110,9 @@ def fill_diagonal_method(self: Tensor, fill_value: Any, wrap: bool = False) -> T
     return self
 
 
-def reshape_method(x: Tensor, *shape: Any) -> Tensor:
-    """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``."""
-    return mf.reshape(x, _sizes(shape))
+def reshape_method(x: Tensor, *shape: Any, **keyword: Any) -> Tensor:
+    """``x.reshape(2, 3)``, ``x.reshape((2, 3))`` or ``x.reshape(shape=(2, 3))``."""
+    return mf.reshape(x, _size_argument("reshape", "shape", shape, keyword))
 
 
 def view_method(x: Tensor, *shape: Any, **keyword: Any) -> Tensor:
@@ -306,23 +320,27 @@ def spread_method(name: str) -> Any:
     return method
 
 
-def repeat_method(x: Tensor, *sizes: Any, axis: Any = _UNSET) -> Tensor:
-    """PyTorch's ``x.repeat(2, 1)``: tile the tensor (NumPy's ``tile``); with ``axis=``,
-    NumPy's ``x.repeat(2, axis=0)``: repeat each element."""
+def repeat_method(x: Tensor, *sizes: Any, axis: Any = _UNSET, **keyword: Any) -> Tensor:
+    """PyTorch's ``x.repeat(2, 1)`` (or ``x.repeat(repeats=(2, 1))``): tile the tensor (NumPy's
+    ``tile``); with ``axis=``, NumPy's ``x.repeat(2, axis=0)``: repeat each element."""
     if axis is not _UNSET:
-        if len(sizes) != 1:
+        if "repeats" in keyword:  # NumPy's name for the count too
+            sizes = (*sizes, keyword.pop("repeats"))
+        if len(sizes) != 1 or keyword:
             raise TypeError("repeat(repeats, axis=) takes one count (or one per element)")
         return mf.repeat(x, sizes[0], axis)
-    reps = _sizes(sizes)
+    reps = _size_argument("repeat", "repeats", sizes, keyword)
     if len(reps) < x.ndim:
         raise RuntimeError(f"repeat: {len(reps)} repeat counts for a {x.ndim}-d tensor (PyTorch's repeat tiles; "
                            f"for NumPy's element repeat pass axis=, or use mg.repeat_interleave)")
     return mf.tile(x, reps)
 
 
-def expand_method(x: Tensor, *sizes: Any) -> Tensor:
-    """PyTorch's ``expand``: a broadcast view (writable where no dim repeats); ``-1`` keeps a dim's size."""
-    target = _sizes(sizes)
+def expand_method(x: Tensor, *sizes: Any, implicit: bool = False, **keyword: Any) -> Tensor:
+    """PyTorch's ``expand`` (``x.expand(2, -1)``, ``x.expand((2, -1))``, ``x.expand(size=(2, -1))``):
+    a broadcast view (writable where no dim repeats); ``-1`` keeps a dim's size.  ``implicit`` is
+    PyTorch's internal flag, which changes nothing a program sees."""
+    target = _size_argument("expand", "size", sizes, keyword)
     lead = len(target) - x.ndim
     if lead < 0:
         raise RuntimeError(f"expand(torch.{scalar_type_name(x.dtype)}Tensor{{{list(x.shape)}}}, size={list(target)}): "
@@ -340,11 +358,7 @@ def expand_method(x: Tensor, *sizes: Any) -> Tensor:
 def tile_method(x: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
     """PyTorch's ``x.tile(2, 1)``, ``x.tile((2, 1))`` or ``x.tile(dims=(2, 1))``: ``x`` repeated
     that many times along each dim (NumPy's ``tile``)."""
-    if "dims" in kwargs:
-        dims = (kwargs.pop("dims"),)
-    if kwargs:
-        raise TypeError(f"tile() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    return mf.tile(x, _sizes(dims))
+    return mf.tile(x, _size_argument("tile", "dims", dims, kwargs))
 
 
 @numpy_keywords
@@ -986,9 +1000,9 @@ def select_method(input: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
     return mf.getitem(input, (slice(None),) * one_axis(dim, input.ndim) + (index,))
 
 
-def sum_to_size_method(self: Tensor, *size: Any) -> Tensor:
-    """PyTorch's ``x.sum_to_size(*size)``: summed down to the broadcastable ``size``."""
-    out = mf.sum_to(self, tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size)
+def sum_to_size_method(self: Tensor, *size: Any, **keyword: Any) -> Tensor:
+    """PyTorch's ``x.sum_to_size(*size)`` (or ``size=``): summed down to the broadcastable ``size``."""
+    out = mf.sum_to(self, _size_argument("sum_to_size", "size", size, keyword))
     if out is not self and out.dtype.kind == "u":  # NumPy's sum of unsigned integers is uint64, PyTorch's int64
         out = mf.astype(out, "int64")  # (the same bits: both wrap modulo 2**64)
     return out
