@@ -1109,6 +1109,9 @@ def get_device(spec: Any = None, index: int | None = None) -> Device:
     if isinstance(spec, Device):
         return spec
     if isinstance(spec, int) and not isinstance(spec, bool):
+        if spec < 0:  # PyTorch's words; -1 is what get_device() says of a CPU tensor
+            raise UnknownDevice(f"Device index must not be negative (got {spec}; x.get_device() is -1 for a CPU "
+                                f"tensor: pass x.device to place a tensor beside x)")
         spec = f"cuda:{spec}"
     if not isinstance(spec, str):
         raise TypeError(f"device must be a string, an int or a Device, got {type(spec).__name__}")

@@ -250,6 +250,9 @@ def test_pytorchs_device_spellings(device):
         mg.device(f"{device}:0", 0)
     with pytest.raises(RuntimeError, match="must not be negative"):
         mg.device(device, -1)
+    cpu_norm = mg.tensor([3.0, 4.0]).norm()
+    with pytest.raises(RuntimeError, match="must not be negative.*x.device"):  # SimCLR's LARS on a CPU
+        mg.Tensor([1.0]).to(cpu_norm.get_device())  # (it said "Invalid device string: 'cuda:-1'")
     x = mg.tensor([1.0, 2.0], requires_grad=True)
     moved = x.cuda(device, non_blocking=True)                  # (a device argument names any device)
     assert moved.device == mg.device(device)
