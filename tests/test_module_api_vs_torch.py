@@ -183,6 +183,26 @@ def test_norms_without_bias_keep_pytorchs_keys_and_repr():
     assert out.shape == (2, 3, 2, 2) and bn.bias is None
 
 
+def test_an_int_probability_or_eps_is_shown_as_given():
+    """torch 2.13 keeps ``p`` and ``eps`` as given, so ``print(model)`` of DiT's timm ``Mlp(drop=0)``
+    shows ``Dropout(p=0, inplace=False)``; they were made floats here (``p=0.0``, ``eps=0.0``)."""
+    # torch: the reprs of the same constructions
+    assert repr(nn.Dropout(0)) == "Dropout(p=0, inplace=False)"
+    assert repr(nn.Dropout2d(1)) == "Dropout2d(p=1, inplace=False)"
+    assert repr(nn.AlphaDropout(0)) == "AlphaDropout(p=0, inplace=False)"
+    assert repr(nn.LayerNorm(4, eps=0)) == "LayerNorm((4,), eps=0, elementwise_affine=True, bias=True)"
+    assert repr(nn.BatchNorm1d(4, eps=1, momentum=0)) == \
+        "BatchNorm1d(4, eps=1, momentum=0, affine=True, bias=True, track_running_stats=True)"
+    assert repr(nn.InstanceNorm1d(4, eps=1)) == \
+        "InstanceNorm1d(4, eps=1, momentum=0.1, affine=False, bias=False, track_running_stats=False)"
+    x = mg.tensor(np.arange(8.0, dtype=np.float32).reshape(2, 4))
+    np.testing.assert_array_equal(nn.Dropout(0).train()(x).numpy(), x.numpy())  # the int still computes
+    assert not nn.Dropout(1).train()(x).numpy().any()
+    want = (x.numpy() - x.numpy().mean(1, keepdims=True)) / np.sqrt(x.numpy().var(1, keepdims=True) + 1)
+    np.testing.assert_allclose(nn.LayerNorm(4, eps=1)(x).detach().numpy(), want, rtol=1e-6)
+    assert nn.LayerNorm(4, eps=np.float64(0.5)).eps.__class__ is float  # a NumPy number read as Python's
+
+
 _LEGACY_LOSSES = ["BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyLoss", "HingeEmbeddingLoss",
                   "KLDivLoss", "L1Loss", "MSELoss", "MarginRankingLoss", "MultiLabelMarginLoss",
                   "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss",

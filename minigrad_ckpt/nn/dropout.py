@@ -23,7 +23,7 @@ class _Dropout(FunctionLayer):
         p = number(type(self).__name__, "p", p, "float")  # (float() read a tensor's value, its gradient lost)
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"{type(self).__name__}: p must be in [0, 1], got {p}")
-        super().__init__(p=float(p), inplace=bool(inplace))
+        super().__init__(p=p, inplace=bool(inplace))  # p kept as given: PyTorch's repr shows Dropout(p=0, ...)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"  # PyTorch's

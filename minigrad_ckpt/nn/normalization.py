@@ -27,7 +27,8 @@ class LayerNorm(Module):
                  bias: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-        self.normalized_shape, self.eps = shape, float(number(type(self).__name__, "eps", eps, "float"))
+        # eps kept as given, as PyTorch keeps it (its repr shows eps=0)
+        self.normalized_shape, self.eps = shape, number(type(self).__name__, "eps", eps, "float")
         self.elementwise_affine = elementwise_affine  # PyTorch's attribute
         self.weight = Parameter(ones(*shape, dtype=dtype, device=device)) if elementwise_affine else None
         self.bias = (Parameter(zeros(*shape, dtype=dtype, device=device))
@@ -72,7 +73,7 @@ class _NormBase(Module):
         PyTorch's ``_NormBase``: a subclass that overrides it is initialized by its own."""
         super().__init__()
         self.num_features, self.momentum = int(num_features), momentum
-        self.eps = float(number(type(self).__name__, "eps", eps, "float"))
+        self.eps = number(type(self).__name__, "eps", eps, "float")  # kept as given, as PyTorch (its repr shows eps=0)
         self.affine, self.track_running_stats = affine, track_running_stats
         self.weight = Parameter(ones(num_features, dtype=dtype, device=device)) if affine else None
         self.bias = Parameter(zeros(num_features, dtype=dtype, device=device)) if affine and bias else None
