@@ -927,12 +927,29 @@ def _tree_sum(a: Any, axis: int) -> Any:
 # --------------------------------------------------------------------------
 # Devices
 # --------------------------------------------------------------------------
-class Device:
-    """Where a tensor's array lives: ``cpu`` or ``cuda:N``.
+class _DeviceType(type):
+    """Calling ``Device`` names a device, as calling ``torch.device`` does: ``mg.device("cuda", 0)``
+    resolves the spelling to the process's one device of that name (:func:`get_device`).  A device is
+    a singleton per process, so the backend makes each once, with :meth:`Device.made`.  ``Device`` is
+    exported as ``mg.device`` too: PyTorch code spells it as a type -- ``device: torch.device | None``
+    in an annotation evaluated as the function is defined, ``isinstance(d, torch.device)``."""
+
+    def __call__(cls, type: Any = None, index: int | None = None) -> Device:  # noqa: A002  (PyTorch's keyword)
+        return get_device(type, index)
+
+
+class Device(metaclass=_DeviceType):
+    """Where a tensor's array lives: ``cpu`` or ``cuda:N``.  ``mg.device`` is this type, as
+    ``torch.device``: calling it, ``mg.device("cuda", 0)``, returns the one device of that name.
 
     Compare with strings freely: ``t.device == "cpu"``.  ``xp`` is the array
     namespace used for math on this device.
     """
+
+    @classmethod
+    def made(cls, kind: str, index: int | None, xp: ArrayNamespace) -> Device:
+        """A new device: only a device type's factory (:func:`register_device_type`) makes one."""
+        return type.__call__(cls, kind, index, xp)
 
     __slots__ = ("type", "index", "xp")
 
@@ -985,7 +1002,7 @@ class Device:
 
 
 numpy_namespace = ArrayNamespace(numpy, "numpy")
-cpu = Device("cpu", None, numpy_namespace)
+cpu = Device.made("cpu", None, numpy_namespace)
 
 
 class MetaArray:
@@ -1075,7 +1092,7 @@ class MetaNamespace(ArrayNamespace):
         return 0
 
 
-meta = Device("meta", None, MetaNamespace())
+meta = Device.made("meta", None, MetaNamespace())
 
 _devices: dict[str, Device] = {"cpu": cpu, "meta": meta}
 _extra_device_factories: dict[str, Any] = {}
@@ -1156,7 +1173,7 @@ def current_device_index(kind: str) -> int:
     return _current_index.get(kind, 0)
 
 
-device = get_device
+device = Device
 
 
 def device_or_dtype(target: Any) -> tuple[Device | None, numpy.dtype | None]:
@@ -1440,14 +1457,14 @@ class AbsentNamespace:
 def _cuda_device(index: int) -> Device:
     cupy = _cupy()
     if cupy is None:
-        return Device("cuda", index, AbsentNamespace(
+        return Device.made("cuda", index, AbsentNamespace(
             "device 'cuda' needs CuPy and a CUDA GPU: pip install 'minigrad-ckpt[gpu]' "
             "(CuPy for CUDA 12); mg.cuda.is_available() says whether one is usable"))
     n = cupy.cuda.runtime.getDeviceCount()
     if not 0 <= index < n:
         raise ValueError(f"device 'cuda:{index}' does not exist: {n} CUDA device(s) are visible")
     track_gpu_peaks(cupy)
-    return Device("cuda", index, CupyNamespace(cupy, index))
+    return Device.made("cuda", index, CupyNamespace(cupy, index))
 
 
 #: The most bytes CuPy's default pool has had in use and held, per GPU index, since the engine first

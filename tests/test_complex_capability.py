@@ -285,7 +285,7 @@ NO_TENSOR_INPUT = {
     "tril_indices", "triu_indices", "manual_seed", "initial_seed", "seed", "get_rng_state", "set_rng_state",
     "thread_safe_generator",
     "get_default_dtype",
-    "set_default_dtype", "get_default_device", "set_default_device", "device", "is_grad_enabled",
+    "set_default_dtype", "get_default_device", "set_default_device", "is_grad_enabled",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "is_anomaly_check_inf_enabled", "is_recomputing",
     "is_inference_mode_enabled",
     "save", "load", "grad", "vmap", "backward", "backward_steps", "fft.fftfreq", "fft.rfftfreq",

@@ -25,7 +25,7 @@ def two_gpus(monkeypatch):
     def factory(index):
         if not 0 <= index < 2:
             raise ValueError(f"device 'cuda:{index}' does not exist: 2 CUDA device(s) are visible")
-        return backend.Device("cuda", index, backend.numpy_namespace)
+        return backend.Device.made("cuda", index, backend.numpy_namespace)
 
     monkeypatch.setitem(backend._extra_device_factories, "cuda", factory)
     monkeypatch.setattr(mg.cuda, "cuda_device_count", lambda: 2)

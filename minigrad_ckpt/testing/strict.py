@@ -429,5 +429,5 @@ class StrictNamespace(ArrayNamespace):
 
 
 _namespaces = {False: StrictNamespace(False), True: StrictNamespace(True)}
-register_device_type("strict", lambda index: Device("strict", index, _namespaces[False]))
-register_device_type("strict-f32", lambda index: Device("strict-f32", index, _namespaces[True]))
+register_device_type("strict", lambda index: Device.made("strict", index, _namespaces[False]))
+register_device_type("strict-f32", lambda index: Device.made("strict-f32", index, _namespaces[True]))
