@@ -179,7 +179,8 @@ def expand_mismatch(in_shape: tuple[int, ...], shape: tuple[int, ...], target: A
     if lead < 0:
         return InvalidShape(f"expand: the number of sizes provided ({len(shape)}) must be greater or equal to the "
                             f"number of dimensions in the tensor ({len(in_shape)})")
-    dim = next(i for i, (n, s) in enumerate(zip(in_shape, shape[lead:])) if n not in (s, 1))
+    # PyTorch checks from the right, as it broadcasts, and names the last mismatching dim
+    dim = max(i for i, (n, s) in enumerate(zip(in_shape, shape[lead:])) if n not in (s, 1))
     return InvalidShape(f"The expanded size of the tensor ({shape[lead + dim]}) must match the existing size "
                         f"({in_shape[dim]}) at non-singleton dimension {lead + dim}.  Target sizes: "
                         f"{list(shape if target is None else target)}.  Tensor sizes: {list(in_shape)} (a tensor of "
