@@ -49,7 +49,8 @@ from ..backend import HALF, half_in_float32, host_numpy, register_kernel, rounde
 from .base import FunctionOp, Op, add_tangents
 from .complex_numbers import complex_from_parts
 
-__all__ = ["UnaryElementwise", "BinaryElementwise", "times_local", "divided_by_local", "horner"]
+__all__ = ["UnaryElementwise", "BinaryElementwise", "times_local", "divided_by_local", "horner",
+           "in_cache_sized_pieces"]
 
 _CONST = (int, float, bool)  # Python scalars: weakly typed constants, never differentiated
 #: What a ``quiet`` or ``singular`` op's derivative is evaluated under (infinities, overflow).
@@ -160,6 +161,38 @@ def horner(coeffs: tuple[float, ...], x: Any) -> Any:
         r *= x
         r += c
     return r
+
+
+#: A kernel of many passes over its array (erf's ~60) evaluates a large host array this many
+#: elements at a time, so its temporaries stay in the cache between passes: erf of 3M float32
+#: values 60 -> 50 ms, float64 120 -> 68 ms (16K elements; 4K and 64K measured slower or no faster).
+_CACHE_PIECE = 1 << 14
+
+
+def in_cache_sized_pieces(kernel: Any) -> Any:
+    """Run the elementwise kernel ``kernel(xp, x, *options)`` on a large C-contiguous host array ``x``
+    a piece at a time, each piece's values written into one result array.
+
+    Elementwise: every value goes through the same operations as on the whole array, so the
+    result is the same bits; only the memory the passes touch shrinks to a piece.  Anything else
+    -- a small array, another layout, a device's array (one kernel launch beats many), Tensors (a
+    derivative taken twice) -- is ``kernel`` itself."""
+
+    def pieced(xp: Any, x: Any, *options: Any) -> Any:
+        if x.__class__ is not host_numpy.ndarray or x.size < 4 * _CACHE_PIECE or not x.flags.c_contiguous:
+            return kernel(xp, x, *options)
+        flat = x.reshape(-1)
+        out = None
+        for start in range(0, flat.size, _CACHE_PIECE):
+            piece = kernel(xp, flat[start:start + _CACHE_PIECE], *options)
+            if out is None:
+                out = host_numpy.empty(flat.shape, piece.dtype)
+            out[start:start + _CACHE_PIECE] = piece
+        return out.reshape(x.shape)
+
+    pieced.__name__, pieced.__qualname__, pieced.__doc__ = kernel.__name__, kernel.__qualname__, kernel.__doc__
+    pieced.__wrapped__ = kernel
+    return pieced
 
 
 # ------------------------------------------------------------ the base classes

@@ -40,7 +40,7 @@ import math
 from typing import Any, ClassVar
 
 from ..backend import half_in_float32, host_numpy, register_kernel
-from .elementwise import _CONST, BinaryElementwise, UnaryElementwise, divided_by_local
+from .elementwise import _CONST, BinaryElementwise, UnaryElementwise, divided_by_local, in_cache_sized_pieces
 from .elementwise import horner as _horner
 
 _LS2PI = 0.5 * math.log(2 * math.pi)
@@ -337,6 +337,7 @@ _ERFC_S = (1.0, 2.26052863220117276590e0, 9.39603524938001434673e0, 1.2048953980
 
 @register_kernel
 @half_in_float32
+@in_cache_sized_pieces
 def erf(xp, x):
     """The error function (NumPy has none), within 3 ulp in float64 (``xp.erf``).
 
