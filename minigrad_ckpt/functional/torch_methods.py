@@ -112,7 +112,8 @@ def fill_diagonal_method(self: Tensor, fill_value: Any, wrap: bool = False) -> T
 
 def reshape_method(x: Tensor, *shape: Any, **keyword: Any) -> Tensor:
     """``x.reshape(2, 3)``, ``x.reshape((2, 3))`` or ``x.reshape(shape=(2, 3))``."""
-    return mf.reshape(x, _size_argument("reshape", "shape", shape, keyword))
+    # (the keyword's reading only when one is given: reshape is on models' forward paths)
+    return mf.reshape(x, _size_argument("reshape", "shape", shape, keyword) if keyword else _sizes(shape))
 
 
 def view_method(x: Tensor, *shape: Any, **keyword: Any) -> Tensor:
