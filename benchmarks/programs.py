@@ -22,6 +22,11 @@ Four programs of ``pytorch/examples`` and micrograd, rewritten step for step
 9. ``moons``: micrograd's ``demo.ipynb`` as tensors: MLP 2-16-16-1 (ReLU) on
    100 two-moons points, the SVM max-margin loss ``relu(1 - y * score).mean()``
    plus ``1e-4 * sum(p * p)``, one SGD step.
+10. ``gpt``: a character GPT as nanoGPT and karpathy's ng-video-lecture write it: token and
+   position embeddings, two pre-norm blocks (LayerNorm, causal ``scaled_dot_product_attention``
+   over 4 heads, an MLP of ``GELU()`` between Linear(256, 1024) and Linear(1024, 256)), a final
+   LayerNorm and head over 65 characters, ``cross_entropy``, AdamW; 8 sequences of 128, float32.
+   GELU over the MLP's activations is where the engine spent most beyond PyTorch.
 
 There is no hand-written NumPy floor for these: the reference engine is
 PyTorch (``"floor": "torch"``).  Where torch is not installed the harness
@@ -340,6 +345,91 @@ def moons_torch(params, x, y, lr=0.5):
     return step
 
 
+# ------------------------------------------------------------------ a character GPT
+GPT = dict(batch=8, block=128, width=256, heads=4, layers=2, vocab=65)
+
+
+def gpt_setup(seed: int = 10) -> tuple:
+    """The weights (in the models' parameter order), a batch of token ids and its next-token targets."""
+    rng = np.random.default_rng(seed)
+    d, v, t = GPT["width"], GPT["vocab"], GPT["block"]
+    u = lambda shape, fan_in: _uniform(rng, shape, fan_in, "float32")  # noqa: E731
+    params = [rng.standard_normal((v, d)).astype(np.float32), rng.standard_normal((t, d)).astype(np.float32)]
+    for _ in range(GPT["layers"]):
+        params += [np.ones(d, np.float32), np.zeros(d, np.float32), u((3 * d, d), d), u(3 * d, d),
+                   u((d, d), d), u(d, d), np.ones(d, np.float32), np.zeros(d, np.float32),
+                   u((4 * d, d), d), u(4 * d, d), u((d, 4 * d), 4 * d), u(d, 4 * d)]
+    params += [np.ones(d, np.float32), np.zeros(d, np.float32), u((v, d), d)]
+    ids = rng.integers(0, v, (GPT["batch"], t + 1))
+    return params, ids[:, :-1], ids[:, 1:]
+
+
+def _gpt_model(lib: Any, nn: Any, F: Any) -> Any:
+    """The model, written once for both engines (the same spellings in each)."""
+    b, t, d, h = GPT["batch"], GPT["block"], GPT["width"], GPT["heads"]
+
+    class Block(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ln1, self.attn, self.proj = nn.LayerNorm(d), nn.Linear(d, 3 * d), nn.Linear(d, d)
+            self.ln2 = nn.LayerNorm(d)
+            self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+        def forward(self, x):
+            q, k, v = self.attn(self.ln1(x)).split(d, dim=2)
+            q, k, v = (z.view(b, t, h, d // h).transpose(1, 2) for z in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.proj(y.transpose(1, 2).contiguous().view(b, t, d))
+            return x + self.mlp(self.ln2(x))
+
+    class GPTModel(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tok, self.pos = nn.Embedding(GPT["vocab"], d), nn.Embedding(t, d)
+            self.blocks = nn.Sequential(*[Block() for _ in range(GPT["layers"])])
+            self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, GPT["vocab"], bias=False)
+
+        def forward(self, ids, targets):
+            x = self.blocks(self.tok(ids) + self.pos(lib.arange(t)))
+            logits = self.head(self.ln(x))
+            return F.cross_entropy(logits.view(-1, GPT["vocab"]), targets.reshape(-1))
+
+    return GPTModel()
+
+
+def _gpt_step(lib: Any, model: Any, ids: Any, targets: Any, copy: bool) -> Any:
+    opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
+
+    def step():
+        opt.zero_grad()
+        loss = model(ids, targets)
+        loss.backward()
+        grads = [model.blocks[0].mlp[0].weight.grad.numpy(), model.tok.weight.grad.numpy()]
+        opt.step()
+        return loss.item(), [g.copy() for g in grads] if copy else grads
+    return step
+
+
+def gpt_minigrad(params, ids, targets):
+    import minigrad_ckpt as mg
+    from minigrad_ckpt import nn
+    from minigrad_ckpt.nn import functional as F
+
+    model = _gpt_model(mg, nn, F)
+    _load(list(model.parameters()), params)
+    return _gpt_step(mg, model, mg.tensor(ids), mg.tensor(targets), copy=False)
+
+
+def gpt_torch(params, ids, targets):
+    try:
+        import torch
+    except ImportError:
+        return None
+    model = _gpt_model(torch, torch.nn, torch.nn.functional)
+    _load(list(model.parameters()), params, torch)
+    return _gpt_step(torch, model, torch.from_numpy(ids), torch.from_numpy(targets), copy=True)
+
+
 def _program(setup: Any, mine: Any, theirs: Any, **extra: Any) -> dict[str, Any]:
     return {"setup": setup, "floor": "torch", "engines": {"minigrad_ckpt": mine, "torch": theirs},
             "unit": "ms/step", "scale": 1e3, **extra}
@@ -351,4 +441,5 @@ BENCHMARKS: dict[str, dict[str, Any]] = {
     "lstm_seq": _program(lstm_seq_setup, lstm_seq_minigrad, lstm_seq_torch),
     "regression": _program(regression_setup, regression_minigrad, regression_torch),
     "moons": _program(moons_setup, moons_minigrad, moons_torch),
+    "gpt": _program(gpt_setup, gpt_minigrad, gpt_torch),
 }

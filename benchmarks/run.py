@@ -33,7 +33,7 @@ import sys
 from pathlib import Path
 
 STEPS = ("per_op", "mlp", "deep", "cnn", "cnn64", "tchain", "cnn_shapes", "mnist", "lstm_seq", "regression",
-         "moons")
+         "moons", "gpt")
 EXTRA = ("mnist_rss", "ddp")
 ALL = STEPS + EXTRA
 
@@ -47,6 +47,7 @@ TABLE = (
     ("MLP 784-256-256-10, batch 128", "mlp", "torch", 1.0),
     ("MLP 784-256-256-10 vs the NumPy floor", "mlp", "numpy (by hand)", 1.10),
     ("micrograd's moons MLP", "moons", "torch", None),
+    ("character GPT (2 blocks, d=256, GELU MLP), 8 x 128 tokens, float32", "gpt", "torch", None),
     ("per-op overhead (200-op chain)", "per_op", "torch", 0.80),
 )
 

@@ -262,3 +262,19 @@ def test_optimizer_step_benchmark_runs_each_optimizer_both_ways(capsys):
         row = next(line for line in out.splitlines() if line[:30].rstrip() == name)
         pieces, whole = (float(v) for v in row[30:].split()[:2])
         assert pieces > 0 and whole > 0, row
+
+
+def test_the_gpt_program_steps_and_its_loss_falls():
+    """The character GPT of ``python -m benchmarks --only gpt`` builds, steps and learns (its PyTorch
+    twin is compared with it on the first step where torch is installed)."""
+    import numpy as np
+
+    from benchmarks import programs
+
+    params, ids, targets = programs.gpt_setup()
+    step = programs.gpt_minigrad(params, ids, targets)
+    first, grads = step()
+    second, _ = step()
+    assert np.isfinite(first) and second < first
+    assert [g.shape for g in grads] == [(4 * programs.GPT["width"], programs.GPT["width"]),
+                                        (programs.GPT["vocab"], programs.GPT["width"])]
