@@ -77,8 +77,10 @@ dtype = backend.host_numpy.dtype
 # PyTorch's dtypes NumPy lacks: named, so that a script naming them runs; computing in them is a TypeError
 bfloat16, complex32 = backend.BFLOAT16, backend.COMPLEX32
 chalf = complex32
-# PyTorch's memory formats, for memory_format= (every tensor here is row-major: see backend.MemoryFormat)
+# PyTorch's memory formats, for memory_format= (every tensor here is row-major: see backend.MemoryFormat);
+# mg.memory_format is their type, as torch.memory_format (``memory_format: torch.memory_format = ...``)
 contiguous_format, preserve_format = backend.contiguous_format, backend.preserve_format
+memory_format = backend.MemoryFormat
 channels_last, channels_last_3d = backend.channels_last, backend.channels_last_3d
 # PyTorch's layouts, for layout= and x.layout: one, as every tensor here is dense (see backend.Layout);
 # mg.layout is their type, for isinstance checks and annotations (``layout: torch.layout = torch.strided``)
@@ -162,7 +164,7 @@ __all__ = [
     "bfloat16", "complex32", "chalf",  # named only: computing in them is a TypeError (backend.DtypeNotOffered)
     "double", "half", "long", "short", "cfloat", "cdouble",  # mg.float, mg.int, mg.bool too, kept out of
     "dtype", "Size",                                          # ``import *`` (builtins)
-    "contiguous_format", "preserve_format", "channels_last", "channels_last_3d",
+    "contiguous_format", "preserve_format", "channels_last", "channels_last_3d", "memory_format",
     "layout", "strided",
     # devices and randomness
     "Device", "device", "get_device", "get_default_device", "set_default_device", "manual_seed",

@@ -935,6 +935,9 @@ class _DeviceType(type):
     in an annotation evaluated as the function is defined, ``isinstance(d, torch.device)``."""
 
     def __call__(cls, type: Any = None, index: int | None = None) -> Device:  # noqa: A002  (PyTorch's keyword)
+        if type is None:  # PyTorch's TypeError: a device is named (the default one is get_default_device())
+            raise TypeError("device() takes the device's type: mg.device('cpu'), mg.device('cuda', 0) (the default "
+                            "device is mg.get_default_device())")
         return get_device(type, index)
 
 

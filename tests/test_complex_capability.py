@@ -289,7 +289,7 @@ NO_TENSOR_INPUT = {
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "is_anomaly_check_inf_enabled", "is_recomputing",
     "is_inference_mode_enabled",
     "save", "load", "grad", "vmap", "backward", "backward_steps", "fft.fftfreq", "fft.rfftfreq",
-    "broadcast_shapes", "finfo", "iinfo", "logspace", "scalar_tensor", "hann_window", "hamming_window",
+    "broadcast_shapes", "logspace", "scalar_tensor", "hann_window", "hamming_window",
     "blackman_window", "bartlett_window", "kaiser_window",
     "unravel_index",  # its tensor holds integer indices
     "result_type", "promote_types", "can_cast",  # a dtype or a bool out, from dtypes (complex ones too)

@@ -30,5 +30,4 @@ def test_calling_it_resolves_as_get_device():
     assert mg.device("cpu") is mg.get_device("cpu")
     assert mg.device(mg.device("cpu")) is mg.device("cpu")
     assert mg.device("cpu", 0) is mg.device("cpu")
-    assert mg.device() is mg.get_default_device()
     assert str(mg.device("cpu")) == "cpu" and repr(mg.device("cpu")) == "device(type='cpu')"

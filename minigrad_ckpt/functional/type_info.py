@@ -2,6 +2,10 @@
 answer them -- Python numbers and the dtype's name as a string (NumPy's ``finfo``/``iinfo`` answer
 NumPy scalars and a dtype, and print on several lines).
 
+``mg.finfo`` and ``mg.iinfo`` are types, as PyTorch's are: calling one answers for a dtype, and the
+type stands where PyTorch code names it (``eps: torch.finfo | None = None`` in an annotation
+evaluated as a function is defined, ``isinstance(info, torch.finfo)``).
+
 A dtype of the wrong kind is PyTorch's ``TypeError`` (NumPy's is a ``ValueError``): ``finfo`` takes
 a float or complex dtype (a complex one's parts: ``finfo(complex64)`` is float32's), ``iinfo`` an
 integer one, bool neither.  A tensor is not a dtype (NumPy's ``dtype()`` would read its ``.dtype``).
@@ -10,14 +14,23 @@ integer one, bool neither.  A tensor is not a dtype (NumPy's ``dtype()`` would r
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from typing import Any
 
 from ..backend import as_dtype, get_default_dtype, host_numpy
 from ..tensor import Tensor
 
 
+class _AnsweredForADtype(type):
+    """Calling the type asks about a dtype (``mg.finfo(mg.float32)``: :meth:`for_dtype`), as calling
+    ``torch.finfo`` does; the answer itself is made with the fields by ``type.__call__``."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls.for_dtype(*args, **kwargs)
+
+
 @dataclasses.dataclass(frozen=True)
-class FloatInfo:
+class FloatInfo(metaclass=_AnsweredForADtype):
     """``torch.finfo``'s answer: Python numbers (NumPy's ``finfo`` gives NumPy scalars, which
     ``json.dumps`` refuses) and the dtype's name as a string."""
 
@@ -36,7 +49,7 @@ class FloatInfo:
 
 
 @dataclasses.dataclass(frozen=True)
-class IntInfo:
+class IntInfo(metaclass=_AnsweredForADtype):
     """``torch.iinfo``'s answer: ``bits``, ``min`` and ``max`` as Python ints, the dtype's name."""
 
     bits: int
@@ -48,7 +61,7 @@ class IntInfo:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
 
 
-def finfo(type: Any = None) -> FloatInfo:  # noqa: A002  (PyTorch's keyword)
+def _float_info(type: Any = None) -> FloatInfo:  # noqa: A002  (PyTorch's keyword)
     """Limits of a float dtype (the default dtype for None; a complex one's parts): ``eps``, ``max``,
     ``min``, ``tiny``, ``smallest_normal``, ``resolution``, ``bits`` (``torch.finfo``).
     ``resolution`` is ``10 ** -precision`` as a Python float (PyTorch's 1e-06 for float32, where
@@ -57,11 +70,11 @@ def finfo(type: Any = None) -> FloatInfo:  # noqa: A002  (PyTorch's keyword)
     if dt.kind not in "fc":
         raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
     f = host_numpy.finfo(dt)
-    return FloatInfo(int(f.bits), float(f.eps), float(f.max), float(f.min), float(f.tiny),
-                     float(f.smallest_normal), 10.0 ** -int(f.precision), f.dtype.name)
+    return _made(FloatInfo, int(f.bits), float(f.eps), float(f.max), float(f.min), float(f.tiny),
+                 float(f.smallest_normal), 10.0 ** -int(f.precision), f.dtype.name)
 
 
-def iinfo(type: Any) -> IntInfo:  # noqa: A002  (PyTorch's keyword)
+def _int_info(type: Any) -> IntInfo:  # noqa: A002  (PyTorch's keyword)
     """Limits of an integer dtype: ``bits``, ``min``, ``max`` and ``dtype`` (``torch.iinfo``)."""
     dt = _dtype_of("iinfo", type)
     if dt.kind == "b":
@@ -69,7 +82,22 @@ def iinfo(type: Any) -> IntInfo:  # noqa: A002  (PyTorch's keyword)
     if dt.kind not in "iu":
         raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
     i = host_numpy.iinfo(dt)
-    return IntInfo(int(i.bits), int(i.min), int(i.max), dt.name)
+    return _made(IntInfo, int(i.bits), int(i.min), int(i.max), dt.name)
+
+
+def _made(cls: type, *fields: Any) -> Any:
+    """An answer from its fields (the dataclass's own constructor, which calling the type bypasses)."""
+    return type.__call__(cls, *fields)
+
+
+FloatInfo.for_dtype = staticmethod(_float_info)
+IntInfo.for_dtype = staticmethod(_int_info)
+#: The public names: the types themselves (``mg.finfo(mg.float32)``; ``isinstance(x, mg.finfo)``).
+finfo, iinfo = FloatInfo, IntInfo
+finfo.__signature__ = inspect.signature(_float_info)  # (the call's, not the fields': for help() and the docs)
+iinfo.__signature__ = inspect.signature(_int_info)
+finfo.__doc__ = _float_info.__doc__ + "\n\n" + FloatInfo.__doc__
+iinfo.__doc__ = _int_info.__doc__ + "\n\n" + IntInfo.__doc__
 
 
 def _dtype_of(function: str, type: Any) -> Any:  # noqa: A002
