@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from ..backend import HALF, half_in_float32
+from ..backend import HALF, half_in_float32, is_array
 from .base import Op
 from .elementwise import BinaryElementwise, UnaryElementwise, horner, in_cache_sized_pieces
 from .shape import TrilFill, fill_above_diagonal
@@ -188,8 +188,13 @@ def _normal_cdf_float32(xp, x):
     place for ``x >= -3`` (float64 evaluation of the same formula: 3; the rest is float32's rounding of
     ``x^2 / 2`` and of the polynomial) and about 130 relatively below, against float64's erf;
     ``-x^2 / 2`` is formed from ``x`` itself, not from a rounded ``x / sqrt 2``.  Arrays or Tensors
-    (a derivative taken twice goes through the same operations, so the same values)."""
-    t = 1 / (1 + xp.abs(x) * (0.5 * _INV_SQRT_2))
+    (a derivative taken twice goes through the same operations, so the same values).
+
+    Differentiated (Tensors), ``|x|`` is ``where(x > 0, x, -x)``, the same bits: ``abs`` has slope 0 at
+    ``x = 0``, which made ``Phi'(0)`` 0 and GELU's second derivative there half its value; ``-x`` gives
+    the slope of the branch taken there.  (On arrays ``abs``: one pass where ``where`` took three.)"""
+    magnitude = xp.abs(x) if is_array(x) else xp.where(x > 0, x, -x)
+    t = 1 / (1 + magnitude * (0.5 * _INV_SQRT_2))
     lower_tail = xp.exp(horner(_ERFCC_P, t) * t - 1.26551223 - x * x * 0.5) * t * 0.5  # Phi(-|x|)
     return xp.where(x > 0, 1 - lower_tail, lower_tail)
 
