@@ -860,7 +860,8 @@ _REMOVED_FROM_PYTORCH = {
     "symeig": "L, V = mg.linalg.eigh(A, UPLO='U') for symeig(A, eigenvectors=True) (symeig read the upper "
               "triangle, eigh reads the lower by default); mg.linalg.eigvalsh(A, UPLO='U') for the values alone",
     "eig": "mg.linalg.eig(A) (complex eigenvalues and eigenvectors)",
-    "lstsq": "mg.linalg.lstsq(A, B).solution for lstsq(B, A) (the arguments are reversed)",
+    "lstsq": "mg.linalg.lstsq(A, B).solution for lstsq(B, A).solution[:A.size(1)] (the arguments are reversed, "
+             "and lstsq's solution of a tall A had A.size(0) rows, the residuals' below the first A.size(1))",
     "solve": "mg.linalg.solve(A, B) for solve(B, A) (the arguments are reversed, no LU is returned)",
     "matrix_rank": "mg.linalg.matrix_rank(A)",
 }

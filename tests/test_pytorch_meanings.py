@@ -525,3 +525,13 @@ def test_a_linear_algebra_function_removed_from_pytorch_is_refused_with_its_repl
         a.matrix_rank  # noqa: B018
     values, vectors = mg.linalg.eigh(a, UPLO="U")  # the replacement the message names runs
     assert np.allclose(vectors.numpy() @ np.diag(values.numpy()) @ vectors.numpy().T, a.numpy())
+
+
+def test_the_lstsq_replacement_names_the_rows_the_old_solution_had():
+    # torch.lstsq(B, A).solution of a tall (m, n) A had m rows -- the solution's n, then residual terms --
+    # and linalg.lstsq(A, B).solution has n: PyTorch's own message slices, [:A.size(1)]; the engine's said the
+    # two were the same
+    replacement = re.escape("linalg.lstsq(A, B).solution for lstsq(B, A).solution[:A.size(1)]")
+    for owner in (mg, mg.ones(3, 2)):
+        with pytest.raises(AttributeError, match=replacement):
+            owner.lstsq  # noqa: B018
