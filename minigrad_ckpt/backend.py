@@ -529,8 +529,10 @@ class ArrayNamespace:
 
     # ---- adapter: what differs between libraries --------------------------
     def scatter_add(self, target: Any, index: Any, values: Any) -> None:
-        """``target[index] += values`` in place, accumulating repeated indices."""
-        self.library.add.at(target, index, values)
+        """``target[index] += values`` in place, accumulating repeated indices (in the index's
+        order, as ``add.at``)."""
+        if self.library is not numpy or not _added_rank_by_rank(target, index, values):
+            self.library.add.at(target, index, values)
 
     def to_host(self, a: Any) -> numpy.ndarray:
         """A NumPy array with the contents of ``a`` (no copy on the CPU)."""
@@ -619,6 +621,42 @@ class ArrayNamespace:
         are read; ``Tensor.unfold``'s windows are PyTorch's writable view)."""
         return self.library.lib.stride_tricks.as_strided(a, shape, strides, writeable=writeable)
 
+
+
+#: The most rows one position of :func:`_added_rank_by_rank` may gather (a pass each); beyond, ``add.at``.
+_MOST_REPEATS = 256
+
+
+def _added_rank_by_rank(target: Any, index: Any, values: Any) -> bool:
+    """``numpy.add.at(target, index, values)`` for rows of ``target`` picked by one integer array
+    (an embedding's gradient: ``w[ids]``), with its values; False, having done nothing, elsewhere.
+
+    ``add.at`` adds one row at a time (an embedding of 65 characters over 1,024 tokens: 7.6 ms,
+    torch's whole backward 0.2).  Sorted stably by position, the rows of each position are added in
+    the index's order all the same, but a rank at a time: the first row of every position at once,
+    then every second one, ... -- ``target[positions] += rows`` with no position twice, so each sum is
+    ``add.at``'s, ``((t + r0) + r1) + ...``, bit for bit.  Taken for a same-dtype array index within
+    range and at most :data:`_MOST_REPEATS` rows a position (each rank is a pass in Python)."""
+    if index.__class__ is tuple and len(index) == 1:
+        index = index[0]
+    if (target.__class__ is not numpy.ndarray or index.__class__ is not numpy.ndarray or index.dtype.kind not in "iu"
+            or values.__class__ is not numpy.ndarray or values.dtype != target.dtype or target.ndim < 2
+            or values.shape != index.shape + target.shape[1:] or index.size < 2):
+        return False
+    flat = index.reshape(-1)
+    if flat.min() < 0 or flat.max() >= target.shape[0]:  # (add.at wraps negatives and raises past the end)
+        return False
+    order = numpy.argsort(flat, kind="stable")
+    positions = flat[order]
+    starts = numpy.flatnonzero(numpy.concatenate(([True], positions[1:] != positions[:-1])))
+    counts = numpy.diff(numpy.append(starts, flat.size))
+    if counts.max() > _MOST_REPEATS:
+        return False
+    rows = values.reshape((flat.size,) + target.shape[1:])
+    for rank in range(int(counts.max())):
+        live = starts[counts > rank] + rank
+        target[positions[live]] += rows[order[live]]
+    return True
 
 
 # dtype objects, so op code can write ``xp.float32`` as in NumPy
