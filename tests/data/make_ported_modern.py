@@ -1,8 +1,8 @@
 """Regenerate the fixtures of the modern small programs of ``examples/ported/`` (``fno``, ``s4d``,
-``moe_block``, ``clip_contrastive``, ``resnet_amp``), each into ``tests/data/ported_<program>_reference.npz``:
-the program run as torch from its ported source with the rename undone, once a command line below,
-through ``ported_small_torch.write_fixture`` (NumPy makes their data; the weights start from
-``ported_small.start_weights`` of the seed below, complex weights included).
+``moe_block``, ``clip_contrastive``, ``resnet_amp``, ``llama2c``), each into
+``tests/data/ported_<program>_reference.npz``: the program run as torch from its ported source with the
+rename undone, once a command line below, through ``ported_small_torch.write_fixture`` (NumPy makes their
+data; the weights start from ``ported_small.start_weights`` of the seed below, complex weights included).
 ``tests/test_ported_<program>.py`` replays them.
 
     python tests/data/make_ported_modern.py [program ...]        # needs torch; the tests do not
@@ -27,6 +27,8 @@ SMALL = {
     "clip_contrastive": ({"clip_f64": ["--double"], "clip_forward_f64": ["--double", "--clamp", "forward"]}, 83,
                          ("logit_scale", "visual.bn1.running"), ("logit_scale", "visual.bn1.")),
     "resnet_amp": ({"resnet_f64": ["--double"], "resnet": []}, 89, (), ("fc.", "bn1.")),
+    # (float32 alone: RMSNorm, the rotary embedding and the manual path's softmax compute in float32 by design)
+    "llama2c": ({"llama2c": [], "llama2c_manual": ["--manual-attention"]}, 97, (), ("norm.",)),
 }
 
 
