@@ -26,6 +26,7 @@ baddbmm, addbmm       method; the function takes ``beta``
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import numbers
 import warnings
@@ -44,6 +45,13 @@ _WORDING = {
 
 _warned = [False]  # PyTorch warns once a process, whichever overload comes first (TORCH_WARN_ONCE)
 
+#: The functions with a deprecated scale-first form whose in-place twin (``x.addcdiv_``) runs the
+#: out-of-place method: the twin is named in the warning by :func:`naming_the_twin`, as PyTorch's.
+SCALE_FIRST = frozenset({"addcmul", "addcdiv", "addmm", "addmv", "addr", "baddbmm", "addbmm"})
+
+#: The in-place twin being called, whose name the warning says rather than the method's it runs
+_twin: contextvars.ContextVar[str | None] = contextvars.ContextVar("deprecated_signature_twin", default=None)
+
 #: A keyword default that tells "not given" from any value the caller may pass.
 UNSET: Any = object()
 
@@ -58,10 +66,24 @@ def warn_deprecated(name: str, kind: str) -> None:
     if _warned[0]:
         return
     _warned[0] = True
+    name = _twin.get() or name
     old, new = _WORDING[kind]
     warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using one of the "
                   f"following signatures instead:\n\t{name}({new})", UserWarning,
                   stacklevel=stacklevel_outside_the_engine())
+
+
+def naming_the_twin(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` (``x.<name>_``, which runs ``x.<name>``), naming ``<name>_`` in a deprecated-form
+    warning: PyTorch's says ``This overload of addcdiv_`` for ``p.data.addcdiv_(-step_size, m, d)``."""
+    @functools.wraps(method)
+    def named(self: Any, *args: Any, **kwargs: Any) -> Any:
+        token = _twin.set(name + "_")
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            _twin.reset(token)
+    return named
 
 
 def other_and_alpha(name: str, other: Any, more: tuple, alpha: Any) -> tuple[Any, Any]:

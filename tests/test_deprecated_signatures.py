@@ -89,6 +89,32 @@ def test_one_warning_a_process_in_pytorchs_words(monkeypatch):
     assert str(caught[0].message).startswith("This overload of add_ is deprecated:\n\tadd_(Number alpha, Tensor other)")
 
 
+IN_PLACE_WARNINGS = [  # (the deprecated in-place call, the name PyTorch 2.13's warning gives it)
+    (lambda: t().addcmul_(0.5, U, U), "addcmul_"),
+    (lambda: t().addcdiv_(0.5, U, U), "addcdiv_"),
+    (lambda: M.clone().addmm_(2, 3, M1, M2), "addmm_"),
+    (lambda: M.clone().addmm_(2, M1, M2), "addmm_"),
+    (lambda: V.clone().addmv_(2, M, V), "addmv_"),
+    (lambda: M.clone().addr_(2, V, V), "addr_"),
+    (lambda: B.clone().baddbmm_(2, B, B), "baddbmm_"),
+    (lambda: t().addcmul(0.5, U, U), "addcmul"),
+    (lambda: mg.addcdiv(t(), 0.5, U, U), "addcdiv"),
+]
+
+
+@pytest.mark.parametrize("i", range(len(IN_PLACE_WARNINGS)))
+def test_the_warning_names_the_in_place_twin_that_was_called(monkeypatch, i):
+    # LoRA's NLG AdamW (p.data.addcdiv_(-step_size, exp_avg, denom)) was told "This overload of addcdiv"
+    call, name = IN_PLACE_WARNINGS[i]
+    monkeypatch.setattr(deprecated_signatures, "_warned", [False])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    message = str(caught[0].message)
+    assert message.startswith(f"This overload of {name} is deprecated:\n\t{name}(")
+    assert f"instead:\n\t{name}(" in message
+
+
 def test_the_gradient_goes_through_the_deprecated_form():
     x = mg.tensor([1.0, 2.0], requires_grad=True)
     y = mg.tensor([3.0, 4.0], requires_grad=True)

@@ -993,7 +993,8 @@ def methods() -> dict[str, Any]:
         if row.method is not None:
             table[row.name] = row.method
         if row.in_place:
-            table[row.name + "_"] = in_place(row.name)
+            twin = in_place(row.name)
+            table[row.name + "_"] = old.naming_the_twin(row.name, twin) if row.name in old.SCALE_FIRST else twin
     return table
 
 
