@@ -119,6 +119,7 @@ from .autocast_state import (  # noqa: E402  (PyTorch's top-level autocast state
 from .compiler import compile  # noqa: E402, A004  (PyTorch's torch.compile; kept out of ``import *``: a builtin)
 from .executor import Executor  # noqa: E402
 from .jit import _assert, _check  # noqa: E402, F401  (PyTorch's torch._assert / torch._check, which model code calls)
+from .functional.foreach import FUNCTIONS as _FOREACH_FUNCTIONS  # noqa: E402
 from .func import vmap  # noqa: E402  (PyTorch's torch.vmap, torch.func.vmap)
 from .nn.functional import (  # noqa: E402  (PyTorch's top-level names of these nn functions, same signatures)
     bilinear, celu, celu_, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, cosine_similarity,
@@ -131,6 +132,8 @@ from .nn.functional.top_level import (  # noqa: E402  (PyTorch's top-level nn na
     instance_norm, layer_norm, max_pool1d, max_pool2d, threshold,
 )
 from .snapshot.saveload import load, save  # noqa: E402
+
+globals().update(_FOREACH_FUNCTIONS)  # PyTorch's torch._foreach_* (optimizers' multi-tensor paths)
 from .printing import set_printoptions  # noqa: E402  (how tensors print; see printing.py)
 from .settings import (  # noqa: E402  (PyTorch's process-wide settings; see settings.py)
     are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
