@@ -200,6 +200,12 @@ __all__ = [
 #: PyTorch's top-level functions of a tensor's storage and strides, absent for the reason the Tensor methods
 #: of the same names are (``tensor._NO_STORAGE``)
 _STORAGE_LEVEL_FUNCTIONS = ("as_strided", "as_strided_", "as_strided_scatter", "as_strided_copy", "resize_as_")
+#: PyTorch's sparse constructors, layouts and products, absent as the sparse Tensor methods are
+#: (``tensor._NO_SPARSE_LAYOUT``)
+_SPARSE_LAYOUT_FUNCTIONS = (
+    "sparse", "sparse_coo_tensor", "sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor", "sparse_bsc_tensor",
+    "sparse_compressed_tensor", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "smm",
+    "sspaddmm", "hspmm")
 
 
 def __getattr__(name: str) -> Any:
@@ -207,11 +213,14 @@ def __getattr__(name: str) -> Any:
     ``x.as_strided`` does: ported code (torchdiffeq's adjoint calls ``torch.as_strided(t, (), ())``) reads a
     decision with its way around, not Python's "Did you mean: 'strided'?".  So do the linear-algebra functions
     PyTorch removed (``torch.symeig`` in ACKTR's K-FAC): the message names the ``mg.linalg`` call to use.
+    And so do the sparse constructors and layouts (``torch.sparse_coo_tensor``): there is no sparse layout.
     Any other miss is Python's own."""
-    from .tensor import _NO_STORAGE, _REMOVED_FROM_PYTORCH, removed_from_pytorch
+    from .tensor import _NO_SPARSE_LAYOUT, _NO_STORAGE, _REMOVED_FROM_PYTORCH, removed_from_pytorch
 
     if name in _STORAGE_LEVEL_FUNCTIONS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}: {_NO_STORAGE}")
+    if name in _SPARSE_LAYOUT_FUNCTIONS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}: {_NO_SPARSE_LAYOUT}")
     if name in _REMOVED_FROM_PYTORCH:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}: {removed_from_pytorch(name)}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}", name=name, obj=_sys.modules[__name__])

@@ -854,6 +854,17 @@ _NO_STORAGE = ("a tensor here is one dense NumPy/CuPy array, with no storage obj
                "layout is x.stride(), x.is_contiguous() and x.data_ptr(), and x.clone() or x.contiguous() "
                "gives fresh memory")
 
+#: PyTorch's names of its sparse layouts, absent here (every tensor is dense) and refused with the reason
+_SPARSE_LAYOUT_NAMES = (
+    "to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc", "to_dense",
+    "indices", "values", "coalesce", "is_coalesced", "sparse_dim", "dense_dim", "sparse_mask", "crow_indices",
+    "col_indices", "ccol_indices", "row_indices", "sparse_resize_", "sparse_resize_and_clear_", "smm", "sspaddmm",
+    "resize_as_sparse_")
+_NO_SPARSE_LAYOUT = ("there is no sparse layout: every tensor here is one dense NumPy/CuPy array (x.layout is "
+                     "mg.strided; docs/from-pytorch.md, \"Tensor methods not offered\"), so keep the dense tensor: "
+                     "a sparse tensor's indices() are the dense one's x.nonzero().T, its values() x[x != 0], "
+                     "to_dense() is x itself, and a sparse product is a dense one (x @ y)")
+
 #: PyTorch's linear-algebra functions removed in PyTorch itself (since 1.9, each a RuntimeError there naming
 #: its replacement), with that replacement: a ported program that calls one reads the way across, not a gap
 _REMOVED_FROM_PYTORCH = {
@@ -1436,6 +1447,11 @@ class Tensor:
     (storage, untyped_storage, storage_offset, storage_type, as_strided, as_strided_, as_strided_scatter, resize,
      resize_, resize_as, resize_as_, is_set_to, is_shared, share_memory_, new_empty_strided) = (
         _NotOffered(name, _NO_STORAGE) for name in _STORAGE_LEVEL_NAMES)
+    # PyTorch's sparse-layout names: absent here, each an AttributeError that says why and the dense way
+    (to_sparse, to_sparse_coo, to_sparse_csr, to_sparse_csc, to_sparse_bsr, to_sparse_bsc, to_dense, indices, values,
+     coalesce, is_coalesced, sparse_dim, dense_dim, sparse_mask, crow_indices, col_indices, ccol_indices, row_indices,
+     sparse_resize_, sparse_resize_and_clear_, smm, sspaddmm, resize_as_sparse_) = (
+        _NotOffered(name, _NO_SPARSE_LAYOUT) for name in _SPARSE_LAYOUT_NAMES)
     # removed from PyTorch itself: the replacement is named (PyTorch's Tensor never had matrix_rank)
     symeig, eig, lstsq, solve = (_NotOffered(name, removed_from_pytorch(name))
                                  for name in ("symeig", "eig", "lstsq", "solve"))
