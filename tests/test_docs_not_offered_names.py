@@ -22,7 +22,6 @@ NOT_OFFERED = [
     ("from-pytorch.md", "`positive_semidefinite` constraint", "minigrad_ckpt.distributions.constraints",
      "positive_semidefinite"),
     ("from-pytorch.md", "`rearrange` (einops) is not offered", "minigrad_ckpt.func", "rearrange"),
-    ("from-pytorch.md", "`SyncBatchNorm`", "minigrad_ckpt.nn", "SyncBatchNorm"),
     ("from-pytorch.md", "`CrossMapLRN2d`", "minigrad_ckpt.nn", "CrossMapLRN2d"),
     ("from-pytorch.md", "the deprecated `NLLLoss2d`", "minigrad_ckpt.nn", "NLLLoss2d"),
     ("from-pytorch.md", "(`as_strided` is not offered.)", "minigrad_ckpt.Tensor", "as_strided"),
@@ -36,7 +35,9 @@ MODULES_NOT_OFFERED = [("from-pytorch.md", "`torch.distributions.utils` and `wis
 OFFERED = [("from-pytorch.md", "`nn.DataParallel`", "minigrad_ckpt.nn", "DataParallel"),
            ("from-pytorch.md", "The lazy layers (`nn.LazyLinear`", "minigrad_ckpt.nn", "LazyLinear"),
            ("from-pytorch.md", "`LazyBatchNorm1d/2d/3d`", "minigrad_ckpt.nn", "LazyBatchNorm3d"),
-           ("from-pytorch.md", "`nn.UninitializedParameter`s", "minigrad_ckpt.nn.parameter", "is_lazy")]
+           ("from-pytorch.md", "`nn.UninitializedParameter`s", "minigrad_ckpt.nn.parameter", "is_lazy"),
+           ("from-pytorch.md", "`nn.SyncBatchNorm` and `SyncBatchNorm.convert_sync_batchnorm", "minigrad_ckpt.nn",
+            "SyncBatchNorm")]
 
 
 def _page(name: str) -> str:

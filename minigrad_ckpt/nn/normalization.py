@@ -114,16 +114,32 @@ class _BatchNorm(_NormBase):
 
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
         x = as_tensor(input)  # a list or an array works as it does for the functions
-        # the channels of the affine weight or the running statistics, which F.batch_norm checks (a pruned
-        # layer's may be resized through `.data`); with neither, any count, as PyTorch's
+        self._check_input_dim(x)
         weight = self.weight  # (read once: a parametrized weight is computed once per call)
-        channels = next((t.shape[0] for t in (weight, self.running_mean) if t is not None), None)
-        if x.ndim not in self._expected_ndim:  # PyTorch's words
+        running_mean, running_var = self._statistics_given()
+        self._check_channels(x, weight, running_mean, running_var)
+        momentum = self._count_batch()
+        return F.batch_norm(x, running_mean, running_var, weight, self.bias, self._uses_batch_statistics(),
+                            momentum, self.eps)
+
+    def _check_input_dim(self, x: Tensor) -> None:
+        """PyTorch's per-class check of the input's number of dims, in its words."""
+        if x.ndim not in self._expected_ndim:
             ranks = " or ".join(f"{n}D" for n in self._expected_ndim)
             raise InputMismatch(f"expected {ranks} input (got {x.ndim}D input): {self!r} was given input of "
                                 f"shape {tuple(x.shape)}")
-        stats = not self.training or self.track_running_stats  # (whether F.batch_norm is given them)
-        running_mean, running_var = (self.running_mean, self.running_var) if stats else (None, None)
+
+    def _statistics_given(self) -> tuple[Tensor | None, Tensor | None]:
+        """The running statistics F.batch_norm is given: in eval mode, and in training mode only
+        while track_running_stats is set (else they are not updated), as PyTorch's."""
+        stats = not self.training or self.track_running_stats
+        return (self.running_mean, self.running_var) if stats else (None, None)
+
+    def _check_channels(self, x: Tensor, weight: Tensor | None, running_mean: Tensor | None,
+                        running_var: Tensor | None) -> None:
+        """The channels of the affine weight or the running statistics, which F.batch_norm checks (a
+        pruned layer's may be resized through `.data`); with neither, any count, as PyTorch's."""
+        channels = next((t.shape[0] for t in (weight, self.running_mean) if t is not None), None)
         if channels is not None and x.shape[1] != channels:  # PyTorch's words (F.batch_norm's), where it refuses
             raise per_channel_refusal(repr(self), tuple(x.shape), (("running_mean", running_mean), ("running_var",
                                       running_var), ("weight", weight), ("bias", self.bias))) or InputMismatch(
@@ -131,11 +147,17 @@ class _BatchNorm(_NormBase):
                 f"{channels} (expected {' or '.join(f'{n}-D' for n in self._expected_ndim)} "
                 f"input with {channels} channels on axis 1)"
             )
-        # PyTorch's rules, read from the module's state at each call (a program may change the flags
-        # or drop the buffers after construction): batch statistics in training mode, and in eval mode
-        # only when there are no running statistics; the running ones are updated in training mode
-        # only while track_running_stats is set.
-        use_batch = self.training or (self.running_mean is None and self.running_var is None)
+
+    def _uses_batch_statistics(self) -> bool:
+        """PyTorch's rule, read from the module's state at each call (a program may change the flags or
+        drop the buffers after construction): batch statistics in training mode, and in eval mode only
+        when there are no running statistics."""
+        return self.training or (self.running_mean is None and self.running_var is None)
+
+    def _count_batch(self) -> float:
+        """Count this batch in ``num_batches_tracked`` where the running statistics are updated (training,
+        tracking), and the momentum of their update: ``momentum``, or with ``momentum=None`` the
+        cumulative average's ``1 / num_batches_tracked`` (PyTorch's ``exponential_average_factor``)."""
         momentum = self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             # Side effect: happens once per forward, never in a checkpoint replay
@@ -144,8 +166,7 @@ class _BatchNorm(_NormBase):
                 self.num_batches_tracked.add_(1)
             if momentum is None:  # cumulative moving average
                 momentum = 1.0 / int(self.num_batches_tracked.item())
-        return F.batch_norm(x, running_mean, running_var, weight, self.bias, use_batch,
-                            momentum if momentum is not None else 0.0, self.eps)
+        return momentum if momentum is not None else 0.0
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "

@@ -104,23 +104,10 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
     input = _real_input("batch_norm", input)
     if input.ndim < 2 and input.size == 0:  # PyTorch answers any empty input, with no channel axis to check
         return _empty_without_channels(input, weight, bias)
-    if input.ndim < 2:
-        raise ValueError(f"batch_norm: expected at least 2-D input (N, C, ...), got {input.shape}")
+    check_batch_norm_arguments(input, running_mean, running_var, weight, bias, training, eps)
     c = input.shape[1]
-    for t in (weight, running_mean):
-        _check_input_dtype("batch_norm", input, t if isinstance(t, Tensor) else None)
     axes = (0,) + tuple(range(2, input.ndim))
     bshape = (1, c) + (1,) * (input.ndim - 2)
-    if eps < 0.0 or (training and eps <= 0.0):  # PyTorch's checks (a constant batch over sqrt(0) was inf or NaN)
-        raise ValueError(f"batch_norm eps must be {'positive during training' if training else 'non-negative'}, "
-                         f"but got {eps}")
-    if training and (running_mean is None) is not (running_var is None):
-        raise missing_running_stats("batch_norm", running_mean, running_var, training)
-    per_channel = (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias))
-    if (not training and (running_mean is None or running_var is None)
-            or any(t is not None and _shape(t) != (c,) for _, t in per_channel)):
-        required = () if training else ("running_mean", "running_var")
-        raise per_channel_refusal("batch_norm", input.shape, per_channel, required)
     if training and input.size == 0:  # an empty batch (or no channels): empty out, running statistics kept (PyTorch's)
         return _per_channel_affine(input, input, weight, bias, bshape)
     if training:
@@ -138,6 +125,29 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
     else:
         out = _normalize_with(input, running_mean, running_var, eps, bshape)
     return _per_channel_affine(out, input, weight, bias, bshape)
+
+
+@floating_kernel("batch_norm")
+def check_batch_norm_arguments(input: Tensor, running_mean: Any, running_var: Any, weight: Any, bias: Any,
+                               training: bool, eps: float) -> None:
+    """F.batch_norm's refusals of its arguments, in PyTorch's order and words (``SyncBatchNorm``,
+    which normalizes by its own means when it synchronizes, makes them too)."""
+    _real_input("batch_norm", input)
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm: expected at least 2-D input (N, C, ...), got {input.shape}")
+    c = input.shape[1]
+    for t in (weight, running_mean):
+        _check_input_dtype("batch_norm", input, t if isinstance(t, Tensor) else None)
+    if eps < 0.0 or (training and eps <= 0.0):  # PyTorch's checks (a constant batch over sqrt(0) was inf or NaN)
+        raise ValueError(f"batch_norm eps must be {'positive during training' if training else 'non-negative'}, "
+                         f"but got {eps}")
+    if training and (running_mean is None) is not (running_var is None):
+        raise missing_running_stats("batch_norm", running_mean, running_var, training)
+    per_channel = (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias))
+    if (not training and (running_mean is None or running_var is None)
+            or any(t is not None and _shape(t) != (c,) for _, t in per_channel)):
+        required = () if training else ("running_mean", "running_var")
+        raise per_channel_refusal("batch_norm", input.shape, per_channel, required)
 
 
 @floating_kernel("GroupNormKernelImpl")

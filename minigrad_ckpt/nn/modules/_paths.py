@@ -28,6 +28,7 @@ from .. import (
     padding,
     pooling,
     recurrent,
+    sync_batchnorm,
     transformer,
     upsampling,
 )
@@ -45,7 +46,8 @@ PLACES: dict[str, dict[str, type]] = {
     "adaptive": _every(adaptive),
     "activation": {**_every(activation), **_named(attention, "MultiheadAttention")},
     "batchnorm": {**_named(normalization, "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "_BatchNorm"),
-                  **_named(lazy_layers, "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "_LazyNormBase")},
+                  **_named(lazy_layers, "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "_LazyNormBase"),
+                  **_named(sync_batchnorm, "SyncBatchNorm")},
     "channelshuffle": _named(distance, "ChannelShuffle"),
     "container": _every(containers),
     "conv": {**_every(conv), **_named(blocks, "Conv3d", "ConvTranspose1d"),
