@@ -156,7 +156,9 @@ def scenario_ddp(dtype: str) -> None:
     rank, world = dist.get_rank(), dist.get_world_size()
     ref = _net(dtype)
     _train(ref, optim.SGD(ref.parameters(), lr=0.05, momentum=0.9), 4, slice(None), 1)
-    model = DDP(nn.SyncBatchNorm.convert_sync_batchnorm(_net(dtype)))
+    # (process_group: new_group() of every rank, PyTorch's handle of the world)
+    model = DDP(nn.SyncBatchNorm.convert_sync_batchnorm(_net(dtype), dist.new_group()))
+    assert model.module[1].process_group is dist.group.WORLD
     _train(model, optim.SGD(model.parameters(), lr=0.05, momentum=0.9), 4, rows_of(rank, (5, 3)), world)
     errs = {"parameters": max(rel_err(p.numpy(), q.numpy()) for p, q in zip(model.module.parameters(),
                                                                               ref.parameters())),
