@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math as _math
 import sys as _sys
+import warnings as _warnings
+from importlib.util import find_spec as _find_spec
 from typing import Any
 
 __version__ = "0.1.0"
@@ -132,6 +134,13 @@ from .nn.functional.top_level import (  # noqa: E402  (PyTorch's top-level nn na
     instance_norm, layer_norm, max_pool1d, max_pool2d, threshold,
 )
 from .snapshot.saveload import load, save  # noqa: E402
+
+if _find_spec("einops") is not None:  # einops is optional: its backend for engine tensors, only where it is there
+    try:
+        from . import einops_backend  # noqa: F401  (defining the class is the registration einops looks for)
+    except ImportError as _exc:  # a broken einops must not take the engine down with it
+        _warnings.warn(f"einops is installed but did not import ({_exc}): engine tensors stay unknown to it",
+                       ImportWarning, stacklevel=2)
 
 globals().update(_FOREACH_FUNCTIONS)  # PyTorch's torch._foreach_* (optimizers' multi-tensor paths)
 from .printing import set_printoptions  # noqa: E402  (how tensors print; see printing.py)

@@ -21,7 +21,6 @@ NOT_OFFERED = [
     ("from-pytorch.md", "`Wishart`", "minigrad_ckpt.distributions", "Wishart"),
     ("from-pytorch.md", "`positive_semidefinite` constraint", "minigrad_ckpt.distributions.constraints",
      "positive_semidefinite"),
-    ("from-pytorch.md", "`rearrange` (einops) is not offered", "minigrad_ckpt.func", "rearrange"),
     ("from-pytorch.md", "`CrossMapLRN2d`", "minigrad_ckpt.nn", "CrossMapLRN2d"),
     ("from-pytorch.md", "the deprecated `NLLLoss2d`", "minigrad_ckpt.nn", "NLLLoss2d"),
     ("from-pytorch.md", "(`as_strided` is not offered.)", "minigrad_ckpt.Tensor", "as_strided"),
