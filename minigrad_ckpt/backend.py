@@ -106,6 +106,25 @@ def canonical_array(array: Any) -> Any:
     return array if array.dtype is dt else array.view(dt)
 
 
+def cast_may_warn(source: Any, target: Any) -> bool:
+    """Whether NumPy's ``astype`` from ``source`` to ``target`` can warn: a narrowing cast overflows
+    to inf ('overflow'), and a float or complex value that is inf, NaN or beyond an integer's range
+    is 'invalid' -- of any width, float32 to int64 too."""
+    return source.itemsize > target.itemsize or (source.kind in "fc" and target.kind in "iu")
+
+
+def cast_silently(xp: Any, array: Any, dtype: Any) -> Any:
+    """``array.astype(dtype)`` as PyTorch's cast: silent.  Beyond a narrower float's range is inf;
+    an integer takes what the hardware gives for inf, NaN or a value out of its range (the minimum
+    on x86), which is PyTorch's value too.  Model code meets it by design: T5's relative-position
+    buckets cast ``log(0) = -inf`` to long before ``where`` discards it."""
+    target = numpy.dtype(dtype)
+    if not cast_may_warn(array.dtype, target):
+        return array.astype(target)  # nothing to warn of, and errstate costs 3x the cast
+    with xp.errstate(over="ignore", invalid="ignore"):
+        return array.astype(target)
+
+
 class DtypeNotOffered:
     """A PyTorch dtype NumPy lacks (``bfloat16``, ``complex32``): the name exists so that a script
     that merely names it runs (nanoGPT builds ``{'float32': torch.float32, 'bfloat16':
@@ -1655,7 +1674,7 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
         # another device's array: an explicit move
         host = to_host(data)
         if dt is not None:
-            host = host.astype(dt)
+            host = cast_silently(numpy, host, dt)
         return dev.xp.asarray(host).copy(), dev
     host = numpy.array(data, copy=True)
     if host.dtype.byteorder not in ("=", "|") and host.dtype != host.dtype.newbyteorder("="):
@@ -1684,7 +1703,7 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
             dt = default_complex_dtype()
         else:
             dt = as_dtype(host.dtype)
-    host = host.astype(dt) if host.dtype != dt else canonical_array(host)
+    host = cast_silently(numpy, host, dt) if host.dtype != dt else canonical_array(host)
     if dev.xp.name == "numpy":
         return host, dev
     return dev.xp.asarray(host), dev
