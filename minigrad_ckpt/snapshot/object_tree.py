@@ -28,6 +28,7 @@ indices as ints -- what its ``load_state_dict`` needs to continue bit for bit.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter, OrderedDict
 from typing import Any
 
@@ -125,7 +126,8 @@ def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen:
         return {"t": "tuple" if isinstance(obj, tuple) else "list", "items": items}
     hint = ("; save its state instead: mg.save(obj.state_dict(), path), and load it back with "
             "obj.load_state_dict(mg.load(path))" if callable(getattr(obj, "state_dict", None)) else _subclass_hint(obj))
-    raise TypeError(f"mg.save cannot store a {type(obj).__name__}: it stores tensors, arrays, numbers, strings, "
+    place = f" at {''.join(f'[{k!r}]' for k in path)}" if path else ""  # which entry of a checkpoint dict
+    raise TypeError(f"mg.save cannot store a {type(obj).__name__}{place}: it stores tensors, arrays, numbers, strings, "
                     f"bytes, dtypes, shapes, None and dicts/lists/tuples/sets of them (never pickle){hint}")
 
 
@@ -168,9 +170,12 @@ def _set_attributes(t: Any, node: dict[str, Any], tensors: dict[str, Any], place
 
 
 def _subclass_hint(obj: Any) -> str:
-    """For a subclass of a container mg.save stores (a ``defaultdict``, a namedtuple): what to store
-    instead.  Its class is code -- a ``default_factory``, attribute names -- so it would load as
+    """For a dataclass, or a subclass of a container mg.save stores (a ``defaultdict``, a namedtuple):
+    what to store instead.  Its class is code -- a ``default_factory``, attribute names -- so it would load as
     the plain container, silently without its behaviour; PyTorch's ``weights_only`` load refuses it."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):  # a config (build-nanogpt saves its GPTConfig)
+        return ("; store its fields instead: dataclasses.asdict(obj), rebuilt after loading as "
+                f"{type(obj).__name__}(**fields)")
     for base in (dict, list, tuple, set, frozenset):
         if isinstance(obj, base):
             return (f" (a {base.__name__} subclass, whose class is code: it would load as a plain {base.__name__}); "
