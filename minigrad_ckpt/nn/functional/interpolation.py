@@ -40,6 +40,7 @@ from ...backend import host_numpy as np
 from ...functional import _tensor
 from ...functional.errors import DtypeNotImplemented, ModeNotImplemented, RefusedArgument
 from ...tensor import Tensor
+from .result_layout import as_pytorch_lays_out
 
 __all__ = [
     "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
@@ -251,8 +252,10 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
     ``align_corners=True`` maps the corner pixels' centres onto each other (interpolating
     modes only).  With ``scale_factor``, the source positions use ``1 / scale_factor``
     unless ``recompute_scale_factor=True`` (then the sizes' ratio), as in PyTorch.
+    The result is a new tensor laid out as PyTorch's: row-major, or channels-last for a
+    channels-last input (so ``y.permute(0, 2, 3, 1).view(n, -1, c)`` works where it works there).
     """
-    x = _tensor(input)
+    x = input = _tensor(input)
     if align_corners is not None and mode not in _SPATIAL:  # (PyTorch's first check)
         raise ValueError("interpolate: align_corners can only be set with the interpolating modes "
                          f"(linear, bilinear, bicubic, trilinear), not {mode!r}")
@@ -270,7 +273,7 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
         taps = _antialias_taps if antialias else _taps
         x = _resample_axis(x, 2 + k, taps(mode, n_in, n_out, bool(align_corners), f, len(spatial),
                                           _position_dtype(x.dtype)))
-    return x
+    return as_pytorch_lays_out(input, x)
 
 
 def _deprecated(name: str) -> None:

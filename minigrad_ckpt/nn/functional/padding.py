@@ -11,6 +11,7 @@ from ...functional import _tensor
 from ...functional.arguments import number
 from ...functional.errors import DtypeNotImplemented, InputMismatch, ModeNotImplemented
 from ...tensor import Tensor
+from .result_layout import as_pytorch_lays_out
 
 __all__ = [
     "pad",
@@ -26,6 +27,8 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: float | None = None
     ``mode``: ``"constant"`` (``value``, default 0), ``"reflect"`` (mirrored, the edge not
     repeated), ``"replicate"`` (the edge repeated) or ``"circular"`` (wrapped around).  A
     negative width crops.  The gradient of a repeated element is the sum over its copies.
+    The index modes' result is a new tensor laid out as PyTorch's (row-major; channels-last for a
+    channels-last input, but for ``"circular"``).
     """
     input = _tensor(input)
     if not isinstance(mode, str):  # pad(x, pad, 1.5): the value, as this function once took it third
@@ -47,17 +50,18 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: float | None = None
     for i in range(len(pad) // 2):
         widths[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
     if mode == "reflect":  # PyTorch mirrors about the edges of the uncropped input, then crops
-        return _reflect(input, widths)
+        return as_pytorch_lays_out(input, _reflect(input, widths))
     if mode == "replicate":
-        return _replicate(input, widths)
-    input = _crop(input, widths)
+        return as_pytorch_lays_out(input, _replicate(input, widths))
+    cropped = _crop(input, widths)
     grow = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
     if mode == "constant":
-        return mf.pad(input, grow, constant_values=0.0 if value is None else value)
+        return mf.pad(cropped, grow, constant_values=0.0 if value is None else value)
+    out = cropped
     for axis, (lo, hi) in enumerate(grow):
         if lo or hi:
-            input = mf.take(input, _indices(mode, input.shape[axis], lo, hi), axis=axis)
-    return input
+            out = mf.take(out, _indices(mode, out.shape[axis], lo, hi), axis=axis)
+    return as_pytorch_lays_out(input, out, keeps_channels_last=False)  # (PyTorch's circular pad: cat of slices)
 
 
 def _check_index_mode(mode: str, value: Any, size: int, ndim: int) -> None:
