@@ -67,3 +67,17 @@ def test_a_foreach_adam_step_is_the_per_tensor_step():
     mg._foreach_addcdiv_(params, mg._foreach_div(m, 0.1), denom, value=-0.01)
     for p, e in zip(params, expected):
         np.testing.assert_allclose(p.numpy(), e, rtol=1e-5, atol=1e-6)
+
+
+def test_in_place_forms_answer_the_very_sequence_given_and_a_scalar_base_has_nothing_to_write():
+    # torch 2.13: the in-place forms answer the object given, a tuple too; _foreach_pow_(2, tensors) is a
+    # TypeError (no tensor list to write), where it had answered new tensors and left the list as it was
+    a = (mg.ones(2), mg.ones(3))
+    for call in (lambda: mg._foreach_add_(a, 1), lambda: mg._foreach_sqrt_(a), lambda: mg._foreach_maximum_(a, 0.0),
+                 lambda: mg._foreach_addcmul_(a, a, a, 0.5), lambda: mg._foreach_zero_(a)):
+        assert call() is a
+    exponents = [mg.full((2,), 3.0)]
+    with pytest.raises(TypeError):
+        mg._foreach_pow_(2, exponents)
+    assert values(exponents) == [[3.0, 3.0]]
+    assert values(mg._foreach_pow(2, exponents)) == [[8.0, 8.0]]

@@ -8,7 +8,8 @@ into few kernels; here each is the same op applied tensor by tensor -- the same 
 PyTorch's argument forms are kept: a scalar or a single tensor applies to every tensor; a list (of
 scalars or of tensors) gives one per tensor, and must be as long as the first list; ``value=`` of
 ``addcmul``/``addcdiv`` may be a 1-D tensor of one scalar per tensor. The out-of-place forms answer a
-tuple, the in-place ones (trailing ``_``) write each tensor and answer the list they were given.
+tuple, the in-place ones (trailing ``_``) write each tensor and answer the list (or tuple) they were
+given, the same object.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def _per_tensor(arg: Any, count: int, scalars_as_tensor: bool = False) -> list[A
 def _tensors(self: Any, name: str) -> list[Tensor]:
     if not isinstance(self, (list, tuple)) or not all(isinstance(t, Tensor) for t in self):
         raise TypeError(f"_foreach_{name}: expected a list of tensors, got {type(self).__name__}")
-    return self if isinstance(self, list) else list(self)   # the in-place forms answer the list given
+    return list(self)
 
 
 def _apply(name: str, tensors: list[Tensor], rows: list[list[Any]], keyword_rows: dict[str, list[Any]],
@@ -62,22 +63,24 @@ def _apply(name: str, tensors: list[Tensor], rows: list[list[Any]], keyword_rows
             outs.append(t.copy_(getattr(t, method)(*args)))
         else:
             outs.append(getattr(t, method + "_" if inplace else method)(*args, **kwargs))
-    return tensors if inplace else tuple(outs)
+    return tuple(outs)
 
 
 def _unary(name: str, inplace: bool) -> Callable[..., Any]:
     def op(self: Sequence[Tensor]) -> Any:
-        return _apply(name, _tensors(self, name), [], {}, inplace)
+        out = _apply(name, _tensors(self, name), [], {}, inplace)
+        return self if inplace else out  # (PyTorch's in-place forms answer the very list or tuple given)
     return op
 
 
 def _binary(name: str, inplace: bool) -> Callable[..., Any]:
     def op(self: Any, other: Any, *, alpha: Any = None) -> Any:
-        if name == "pow" and not isinstance(self, (list, tuple)):   # _foreach_pow(scalar, exponents)
+        if name == "pow" and not inplace and not isinstance(self, (list, tuple)):  # _foreach_pow(scalar, exps)
             return tuple(Tensor.__rpow__(e, self) for e in _tensors(other, name))
-        tensors = _tensors(self, name)
+        tensors = _tensors(self, name)  # (_foreach_pow_(scalar, exps), with nothing to write, is refused here)
         keyword_rows = {} if alpha is None else {"alpha": [alpha] * len(tensors)}
-        return _apply(name, tensors, [_per_tensor(other, len(tensors))], keyword_rows, inplace)
+        out = _apply(name, tensors, [_per_tensor(other, len(tensors))], keyword_rows, inplace)
+        return self if inplace else out
     return op
 
 
@@ -86,7 +89,8 @@ def _ternary(name: str, inplace: bool) -> Callable[..., Any]:
         tensors = _tensors(self, name)
         rows = [_per_tensor(tensor1, len(tensors)), _per_tensor(tensor2_or_weight, len(tensors))]
         keyword_rows = {} if name == "lerp" else {"value": _per_tensor(value, len(tensors), scalars_as_tensor=True)}
-        return _apply(name, tensors, rows, keyword_rows, inplace)
+        out = _apply(name, tensors, rows, keyword_rows, inplace)
+        return self if inplace else out
     return op
 
 
