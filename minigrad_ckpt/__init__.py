@@ -138,7 +138,7 @@ from .snapshot.saveload import load, save  # noqa: E402
 if _find_spec("einops") is not None:  # einops is optional: its backend for engine tensors, only where it is there
     try:
         from . import einops_backend  # noqa: F401  (defining the class is the registration einops looks for)
-    except ImportError as _exc:  # a broken einops must not take the engine down with it
+    except Exception as _exc:  # a broken einops (any error as it imports) must not take the engine down with it
         _warnings.warn(f"einops is installed but did not import ({_exc}): engine tensors stay unknown to it",
                        ImportWarning, stacklevel=2)
 
