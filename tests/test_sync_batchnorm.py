@@ -116,3 +116,17 @@ def test_a_checkpointed_segment_replays_bitwise_and_counts_the_batch_once():
     for p, q in zip(plain.parameters(), ckpt.parameters()):
         assert np.array_equal(p.grad.numpy(), q.grad.numpy())
     assert int(ckpt[1].num_batches_tracked) == 1  # (PyTorch's checkpoint re-runs the module: 2)
+
+
+def test_one_value_in_the_whole_group_makes_an_infinite_running_variance_as_pytorchs():
+    """A group holding one value per channel (a rank of 1 row beside empty ones): PyTorch's kernel's
+    ``var * n / (n - 1)`` is inf (NaN at a zero variance), where Python's division raised."""
+    import warnings
+
+    from minigrad_ckpt.nn.sync_batchnorm import unbiased
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = unbiased(mg.tensor([0.0, 2.0]), 1.0).numpy()
+    assert np.isnan(out[0]) and out[1] == np.inf
+    assert unbiased(mg.tensor([1.0]), 3.0).item() == 1.5

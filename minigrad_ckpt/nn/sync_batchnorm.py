@@ -30,6 +30,7 @@ recomputes only this rank's elementwise math, bit for bit.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import distributed as dist
@@ -80,7 +81,7 @@ class SyncBatchNorm(_BatchNorm):
         mean, var, count = group_statistics(x, group)
         invstd = 1 / mf.sqrt(var + self.eps)
         if running_mean is not None and running_var is not None:
-            _update_running(running_mean, running_var, mean, var * (count / (count - 1)), momentum)
+            _update_running(running_mean, running_var, mean, unbiased(var, count), momentum)
         return _SyncBatchNormFunction.apply(x, weight, self.bias, mean.to(x.dtype), invstd.to(x.dtype), count, group)
 
     def _group_to_synchronize(self, use_batch: bool) -> Any:
@@ -138,6 +139,16 @@ def group_statistics(x: Tensor, group: Any) -> tuple[Tensor, Tensor, float]:
         mean = mf.sum(counts * means, 0) / total
         m2 = mf.sum(m2s, 0) + mf.sum(counts * (means - mean) ** 2, 0)
     return mean, m2 / total, total
+
+
+def unbiased(var: Tensor, count: float) -> Tensor:
+    """``var * count / (count - 1)``, the running variance's unbiased estimate; one value in the whole
+    group (a rank of 1 row beside empty ones) is PyTorch's inf -- NaN where the variance is 0 --, not
+    Python's ZeroDivisionError, silently as its kernel."""
+    if count != 1:
+        return var * (count / (count - 1))
+    with mf.errstate(invalid="ignore"):
+        return var * math.inf
 
 
 def _update_running(running_mean: Tensor, running_var: Tensor, mean: Tensor, unbiased_var: Tensor,
