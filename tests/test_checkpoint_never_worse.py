@@ -116,6 +116,7 @@ LAYERS = {
     "AdaptiveMaxPool3d": (lambda: nn.AdaptiveMaxPool3d(3), VOL),
     "MaxUnpool3d": (lambda: _PoolUnpool(nn.MaxPool3d(2, return_indices=True), nn.MaxUnpool3d(2)), VOL),
     "BatchNorm3d": (lambda: nn.BatchNorm3d(3), VOL),
+    "SyncBatchNorm": (lambda: nn.SyncBatchNorm(3), IMG),  # (one process: plain batch norm, as PyTorch's)
     "InstanceNorm3d": (lambda: nn.InstanceNorm3d(3), VOL),
     # a lazy layer's first call (the plain step's) makes it the eager layer: the checkpointed step runs that
     "LazyLinear": (lambda: nn.LazyLinear(5), (4, 6)),
