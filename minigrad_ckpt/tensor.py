@@ -856,14 +856,14 @@ _NO_STORAGE = ("a tensor here is one dense NumPy/CuPy array, with no storage obj
 
 #: PyTorch's names of its sparse layouts, absent here (every tensor is dense) and refused with the reason
 _SPARSE_LAYOUT_NAMES = (
-    "to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc", "to_dense",
+    "to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc",
     "indices", "values", "coalesce", "is_coalesced", "sparse_dim", "dense_dim", "sparse_mask", "crow_indices",
     "col_indices", "ccol_indices", "row_indices", "sparse_resize_", "sparse_resize_and_clear_", "smm", "sspaddmm",
     "resize_as_sparse_")
 _NO_SPARSE_LAYOUT = ("there is no sparse layout: every tensor here is one dense NumPy/CuPy array (x.layout is "
                      "mg.strided; docs/from-pytorch.md, \"Tensor methods not offered\"), so keep the dense tensor: "
                      "a sparse tensor's indices() are the dense one's x.nonzero().T, its values() x[x != 0], "
-                     "to_dense() is x itself, and a sparse product is a dense one (x @ y)")
+                     "and a sparse product is a dense one (x @ y)")
 
 #: PyTorch's linear-algebra functions removed in PyTorch itself (since 1.9, each a RuntimeError there naming
 #: its replacement), with that replacement: a ported program that calls one reads the way across, not a gap
@@ -1448,7 +1448,7 @@ class Tensor:
      resize_, resize_as, resize_as_, is_set_to, is_shared, share_memory_, new_empty_strided) = (
         _NotOffered(name, _NO_STORAGE) for name in _STORAGE_LEVEL_NAMES)
     # PyTorch's sparse-layout names: absent here, each an AttributeError that says why and the dense way
-    (to_sparse, to_sparse_coo, to_sparse_csr, to_sparse_csc, to_sparse_bsr, to_sparse_bsc, to_dense, indices, values,
+    (to_sparse, to_sparse_coo, to_sparse_csr, to_sparse_csc, to_sparse_bsr, to_sparse_bsc, indices, values,
      coalesce, is_coalesced, sparse_dim, dense_dim, sparse_mask, crow_indices, col_indices, ccol_indices, row_indices,
      sparse_resize_, sparse_resize_and_clear_, smm, sspaddmm, resize_as_sparse_) = (
         _NotOffered(name, _NO_SPARSE_LAYOUT) for name in _SPARSE_LAYOUT_NAMES)
@@ -1551,6 +1551,12 @@ class Tensor:
             return None
         shown = node.__dict__.get("output_of")
         return node if shown is None or shown[0] is None else shown[0]
+
+    def to_dense(self, dtype: Any = None, *, masked_grad: bool | None = None) -> Tensor:
+        """The tensor itself, as PyTorch's ``to_dense`` of a dense (strided) tensor answers -- every tensor
+        here is dense -- or, given another ``dtype``, its cast (``x.to(dtype)``).  ``masked_grad`` concerns
+        sparse inputs only."""
+        return self if dtype is None or as_dtype(dtype) == self._data.dtype else self.to(dtype)
 
     def detach(self) -> Tensor:
         """The same values (shared memory), cut off from the tape."""

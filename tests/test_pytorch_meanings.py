@@ -513,7 +513,7 @@ def test_a_sparse_layout_name_is_refused_with_the_reason_and_the_dense_way():
     # 'to_sparse'. Did you mean: 'is_sparse'?" -- a gap to fill, pointing at an unrelated name -- where the
     # docs list these names as a decision (every tensor is dense).  Each now says so, with the dense way.
     mask = mg.tensor([[False, True, False], [True, False, True]])
-    for name in ("to_sparse", "to_sparse_coo", "to_sparse_csr", "indices", "values", "to_dense", "coalesce",
+    for name in ("to_sparse", "to_sparse_coo", "to_sparse_csr", "indices", "values", "coalesce",
                  "is_coalesced", "sparse_dim", "crow_indices", "sparse_mask"):
         with pytest.raises(AttributeError, match=r"no sparse layout.*nonzero\(\)") as info:
             getattr(mask, name)
@@ -558,3 +558,14 @@ def test_the_lstsq_replacement_names_the_rows_the_old_solution_had():
     for owner in (mg, mg.ones(3, 2)):
         with pytest.raises(AttributeError, match=replacement):
             owner.lstsq  # noqa: B018
+
+
+def test_to_dense_of_a_dense_tensor_is_the_tensor_itself_as_pytorchs():
+    # PyTorch's x.to_dense() of a strided tensor returns x (the same object, its graph kept); given a dtype,
+    # the cast. Refused with the sparse names, it stopped code that densifies whatever it is handed.
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    assert x.to_dense() is x and x.to_dense(mg.float32) is x
+    y = x.to_dense(mg.float64)
+    assert y.dtype == mg.float64 and y.tolist() == [1.0, 2.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
