@@ -78,3 +78,15 @@ def test_norm_except_dim_of_a_vector_is_each_elements_magnitude_under_jvp_and_ch
     x = mg.tensor([1.5, -2.0, 0.5], dtype=dtype, requires_grad=True)
     mg.checkpoint.checkpoint(lambda a: norm_except_dim(a, 2, 0).sum(), x).backward()
     np.testing.assert_array_equal(x.grad.numpy(), [1.0, -1.0, 1.0])
+
+
+def test_the_hook_based_weight_norm_warns_as_pytorchs_with_the_callers_line():
+    # torch 2.13: FutureWarning "`torch.nn.utils.weight_norm` is deprecated in favor of
+    # `torch.nn.utils.parametrizations.weight_norm`." on every call (DINO's head, PixelCNN++)
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mg.nn.utils.weight_norm(mg.nn.Linear(3, 4))
+    (w,) = [c for c in caught if c.category is FutureWarning]
+    assert "parametrizations.weight_norm" in str(w.message) and w.filename == __file__

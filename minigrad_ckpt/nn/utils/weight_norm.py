@@ -10,12 +10,14 @@ and transformed (``mg.func.functional_call`` swaps ``weight_g``/``weight_v``) li
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, TypeVar
 
 from ...functional.arguments import one_axis
 from ...functional.linalg_derived import vector_norm
 from ...grad_mode import no_grad
 from ...tensor import Tensor
+from ...user_frame import stacklevel_outside_the_engine
 from ..module import Module, Parameter
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm", "norm_except_dim"]
@@ -99,7 +101,12 @@ def weight_norm(module: ModuleT, name: str = "weight", dim: int | None = 0) -> M
     """Reparameterize ``module.<name>`` as ``g * v / ||v||`` (Salimans & Kingma), PyTorch's
     deprecated hook-based form: ``dim`` is the dim that keeps one magnitude per slice (0: one per
     output unit of a Linear or Conv), ``None`` one magnitude for the whole tensor. Returns the
-    module, which now has parameters ``<name>_g`` and ``<name>_v`` in place of ``<name>``."""
+    module, which now has parameters ``<name>_g`` and ``<name>_v`` in place of ``<name>``.  Each call
+    warns as PyTorch 2.13's does (a FutureWarning naming ``parametrizations.weight_norm``, whose state
+    dict keys are ``parametrizations.<name>.original0``/``original1``)."""
+    warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
+                  "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning,  # (PyTorch's words)
+                  stacklevel=stacklevel_outside_the_engine())
     WeightNorm.apply(module, name, dim)
     return module
 
