@@ -39,6 +39,7 @@ a device (:func:`to_array`).
 from __future__ import annotations
 
 import contextlib
+import inspect
 import math
 import threading
 from collections.abc import Iterator
@@ -999,27 +1000,34 @@ def _tree_sum(a: Any, axis: int) -> Any:
 # --------------------------------------------------------------------------
 # Devices
 # --------------------------------------------------------------------------
-class _DeviceType(type):
-    """Calling ``Device`` names a device, as calling ``torch.device`` does: ``mg.device("cuda", 0)``
-    resolves the spelling to the process's one device of that name (:func:`get_device`).  A device is
-    a singleton per process, so the backend makes each once, with :meth:`Device.made`.  ``Device`` is
-    exported as ``mg.device`` too: PyTorch code spells it as a type -- ``device: torch.device | None``
-    in an annotation evaluated as the function is defined, ``isinstance(d, torch.device)``."""
+class AnsweringType(type):
+    """A type whose call answers a question instead of making an instance, as PyTorch's ``torch.device``
+    and ``torch.finfo`` do -- ``cls(...)`` is ``cls.answer(...)`` -- while the type itself stands where
+    PyTorch code names it: ``device: torch.device | None`` or ``eps: torch.finfo | None`` in an annotation
+    evaluated as a function is defined, ``isinstance(d, torch.device)``.  Instances are made with
+    ``type.__call__(cls, ...)`` (:meth:`Device.made`, ``type_info``'s answers)."""
 
-    def __call__(cls, type: Any = None, index: int | None = None) -> Device:  # noqa: A002  (PyTorch's keyword)
-        if type is None:  # PyTorch's TypeError: a device is named (the default one is get_default_device())
-            raise TypeError("device() takes the device's type: mg.device('cpu'), mg.device('cuda', 0) (the default "
-                            "device is mg.get_default_device())")
-        return get_device(type, index)
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls.answer(*args, **kwargs)
 
 
-class Device(metaclass=_DeviceType):
+def _named_device(type: Any = None, index: int | None = None) -> Device:  # noqa: A002  (PyTorch's keyword)
+    """``mg.device(type, index)``: the process's one device of that name (:func:`get_device`)."""
+    if type is None:  # PyTorch's TypeError: a device is named (the default one is get_default_device())
+        raise TypeError("device() takes the device's type: mg.device('cpu'), mg.device('cuda', 0) (the default "
+                        "device is mg.get_default_device())")
+    return get_device(type, index)
+
+
+class Device(metaclass=AnsweringType):
     """Where a tensor's array lives: ``cpu`` or ``cuda:N``.  ``mg.device`` is this type, as
     ``torch.device``: calling it, ``mg.device("cuda", 0)``, returns the one device of that name.
 
     Compare with strings freely: ``t.device == "cpu"``.  ``xp`` is the array
     namespace used for math on this device.
     """
+
+    answer = staticmethod(_named_device)  # (a device is a singleton per process: calling the type names one)
 
     @classmethod
     def made(cls, kind: str, index: int | None, xp: ArrayNamespace) -> Device:
@@ -1076,6 +1084,7 @@ class Device(metaclass=_DeviceType):
             _default.device = previous
 
 
+Device.__signature__ = inspect.signature(_named_device)  # (the call's, for help() and the docs)
 numpy_namespace = ArrayNamespace(numpy, "numpy")
 cpu = Device.made("cpu", None, numpy_namespace)
 

@@ -17,20 +17,12 @@ import dataclasses
 import inspect
 from typing import Any
 
-from ..backend import as_dtype, get_default_dtype, host_numpy
+from ..backend import AnsweringType, as_dtype, get_default_dtype, host_numpy
 from ..tensor import Tensor
 
 
-class _AnsweredForADtype(type):
-    """Calling the type asks about a dtype (``mg.finfo(mg.float32)``: :meth:`for_dtype`), as calling
-    ``torch.finfo`` does; the answer itself is made with the fields by ``type.__call__``."""
-
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        return cls.for_dtype(*args, **kwargs)
-
-
 @dataclasses.dataclass(frozen=True)
-class FloatInfo(metaclass=_AnsweredForADtype):
+class FloatInfo(metaclass=AnsweringType):
     """``torch.finfo``'s answer: Python numbers (NumPy's ``finfo`` gives NumPy scalars, which
     ``json.dumps`` refuses) and the dtype's name as a string."""
 
@@ -49,7 +41,7 @@ class FloatInfo(metaclass=_AnsweredForADtype):
 
 
 @dataclasses.dataclass(frozen=True)
-class IntInfo(metaclass=_AnsweredForADtype):
+class IntInfo(metaclass=AnsweringType):
     """``torch.iinfo``'s answer: ``bits``, ``min`` and ``max`` as Python ints, the dtype's name."""
 
     bits: int
@@ -90,8 +82,8 @@ def _made(cls: type, *fields: Any) -> Any:
     return type.__call__(cls, *fields)
 
 
-FloatInfo.for_dtype = staticmethod(_float_info)
-IntInfo.for_dtype = staticmethod(_int_info)
+FloatInfo.answer = staticmethod(_float_info)  # (calling the type asks about a dtype: AnsweringType)
+IntInfo.answer = staticmethod(_int_info)
 #: The public names: the types themselves (``mg.finfo(mg.float32)``; ``isinstance(x, mg.finfo)``).
 finfo, iinfo = FloatInfo, IntInfo
 finfo.__signature__ = inspect.signature(_float_info)  # (the call's, not the fields': for help() and the docs)

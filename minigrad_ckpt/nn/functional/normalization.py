@@ -104,7 +104,7 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
     input = _real_input("batch_norm", input)
     if input.ndim < 2 and input.size == 0:  # PyTorch answers any empty input, with no channel axis to check
         return _empty_without_channels(input, weight, bias)
-    check_batch_norm_arguments(input, running_mean, running_var, weight, bias, training, eps)
+    _check_arguments(input, running_mean, running_var, weight, bias, training, eps)
     c = input.shape[1]
     axes = (0,) + tuple(range(2, input.ndim))
     bshape = (1, c) + (1,) * (input.ndim - 2)
@@ -130,9 +130,16 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
 @floating_kernel("batch_norm")
 def check_batch_norm_arguments(input: Tensor, running_mean: Any, running_var: Any, weight: Any, bias: Any,
                                training: bool, eps: float) -> None:
-    """F.batch_norm's refusals of its arguments, in PyTorch's order and words (``SyncBatchNorm``,
-    which normalizes by its own means when it synchronizes, makes them too)."""
+    """F.batch_norm's refusals of its input's dtype and of its arguments, in PyTorch's order and words
+    (``SyncBatchNorm``, which normalizes by its own means when it synchronizes, makes them too)."""
     _real_input("batch_norm", input)
+    _check_arguments(input, running_mean, running_var, weight, bias, training, eps)
+
+
+def _check_arguments(input: Tensor, running_mean: Any, running_var: Any, weight: Any, bias: Any,  # noqa: A002
+                     training: bool, eps: float) -> None:
+    """F.batch_norm's refusals of its arguments (its input's dtype checked already, by its decorator and
+    ``_real_input``: once a call on the batch-norm path)."""
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected at least 2-D input (N, C, ...), got {input.shape}")
     c = input.shape[1]
