@@ -5,6 +5,7 @@ those of the plain run, bit for bit, at sizes where the pieces and ranks are tak
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import minigrad_ckpt as mg
 import minigrad_ckpt.nn.functional as F
@@ -71,3 +72,21 @@ def test_a_gelu_model_resumed_from_a_snapshot_steps_as_the_unbroken_run(tmp_path
     opt_c.load_state_dict(state["opt"])
     run(2, c, opt_c)
     assert all(p.numpy().tobytes() == q.numpy().tobytes() for p, q in zip(a.parameters(), c.parameters()))
+
+
+def test_per_sample_embedding_gradients_by_vmap_are_the_loops_and_an_in_place_write_of_the_ids_is_refused():
+    rs = np.random.RandomState(5)
+    w = mg.tensor(rs.randn(30, 32).astype(np.float32))
+    ids = mg.tensor(rs.randint(0, 30, (6, 40)))  # repeated ids within each sample: the ranks' case
+
+    def loss(w, i):
+        return (F.embedding(i, w) ** 2).sum()
+
+    batched = mg.func.vmap(mg.func.grad(loss), in_dims=(None, 0))(w, ids)
+    for k in range(6):
+        assert batched[k].numpy().tobytes() == mg.func.grad(loss)(w, ids[k]).numpy().tobytes()
+    weight = mg.tensor(w.numpy(), requires_grad=True)
+    out = F.embedding(ids, weight)
+    ids.add_(1)  # the op holds the ids' array: backward must not read the changed ones
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
