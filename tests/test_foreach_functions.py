@@ -1,6 +1,8 @@
 """PyTorch's ``torch._foreach_*``: timm's NAdamW, Lion, Adan and Muon take their multi-tensor path by default
 (``torch._foreach_mul_(exp_avgs, beta1)``), and stopped at the first step on the missing names. Each
 function is the elementwise op tensor by tensor, with PyTorch's argument forms; values from torch 2.13."""
+import math
+
 import numpy as np
 import pytest
 
@@ -81,3 +83,54 @@ def test_in_place_forms_answer_the_very_sequence_given_and_a_scalar_base_has_not
         mg._foreach_pow_(2, exponents)
     assert values(exponents) == [[3.0, 3.0]]
     assert values(mg._foreach_pow(2, exponents)) == [[8.0, 8.0]]
+
+
+# torch 2.13's answers, pasted (torch is not needed to run these)
+TORCH_FOREACH_NAMES_ABSENT_BEFORE = ("_foreach_clone", "_foreach_max", "_foreach_mm", "_foreach_powsum")
+
+
+def test_every_foreach_name_of_torch_2_13_is_here():
+    for name in TORCH_FOREACH_NAMES_ABSENT_BEFORE:
+        assert callable(getattr(mg, name)), name
+
+
+def test_powsum_is_the_literal_sum_of_powers_of_magnitudes():
+    a = [mg.tensor([-1.0, 2.0]), mg.tensor([[3.0, -4.0]])]
+    assert [t.item() for t in mg._foreach_powsum(a, 3)] == [9.0, 91.0]     # torch: (9., 91.)
+    assert [t.item() for t in mg._foreach_powsum(a, 1)] == [3.0, 7.0]
+    x = mg.tensor([0.0, -1.0, 2.0])
+    assert mg._foreach_powsum([x], 0)[0].item() == 3.0                      # 0 ** 0 counts: torch 3. (norm: 2)
+    assert mg._foreach_powsum([x], float("-inf"))[0].item() == float("inf")  # 0 ** -inf
+    assert mg._foreach_powsum([x], 0.5)[0].item() == pytest.approx(2.414213562373095)
+    assert mg._foreach_powsum([mg.tensor([1 + 1j, 2j])], 2)[0].item() == 6.0  # magnitudes: real
+    assert mg._foreach_powsum([mg.zeros(0)], 2)[0].item() == 0.0
+    with pytest.raises(NotImplementedError, match="\"powsum_cpu\" not implemented for 'Long'"):
+        mg._foreach_powsum([mg.tensor([1, 2])], 2)
+
+
+def test_max_clone_and_mm_answer_per_tensor_with_pytorchs_refusals():
+    m = mg._foreach_max([mg.tensor([[1, 5], [2, 3]]), mg.tensor([True, False]), mg.tensor([1.0, float("nan")])])
+    assert m[0].item() == 5 and m[1].item() is True and math.isnan(m[2].item())
+    with pytest.raises(RuntimeError, match="cannot compute the maximum of an empty tensor"):
+        mg._foreach_max([mg.ones(2), mg.zeros(0)])
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    mg._foreach_max([x])[0].backward()
+    assert x.grad.tolist() == [0.0, 1.0]
+    (c,) = mg._foreach_clone([x])
+    assert c is not x and c.tolist() == [1.0, 2.0] and c.requires_grad
+    a = mg.ones(2, 3, requires_grad=True)
+    (p,) = mg._foreach_mm([a], [mg.ones(3, 2)])
+    p.sum().backward()
+    assert p.tolist() == [[3.0, 3.0], [3.0, 3.0]] and a.grad.tolist() == [[2.0] * 3] * 2
+    with pytest.raises(RuntimeError, match="self and mat2 must have the same number of tensors"):
+        mg._foreach_mm([mg.ones(2, 3)], [mg.ones(3, 2)] * 2)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: mg._foreach_abs([]), lambda: mg._foreach_add_([], 1), lambda: mg._foreach_zero_([]),
+    lambda: mg._foreach_norm([]), lambda: mg._foreach_copy_([], []), lambda: mg._foreach_addcmul_([], [], []),
+    lambda: mg._foreach_lerp([], [], 0.5), lambda: mg._foreach_pow(2.0, []), lambda: mg._foreach_max([]),
+    lambda: mg._foreach_clone([]), lambda: mg._foreach_powsum([], 2), lambda: mg._foreach_mm([], [])])
+def test_an_empty_list_is_refused_as_pytorch_refuses_it(call):
+    with pytest.raises(RuntimeError, match="Tensor list must have at least one tensor."):
+        call()

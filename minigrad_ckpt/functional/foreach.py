@@ -47,6 +47,8 @@ def _per_tensor(arg: Any, count: int, scalars_as_tensor: bool = False) -> list[A
 def _tensors(self: Any, name: str) -> list[Tensor]:
     if not isinstance(self, (list, tuple)) or not all(isinstance(t, Tensor) for t in self):
         raise TypeError(f"_foreach_{name}: expected a list of tensors, got {type(self).__name__}")
+    if not self:  # PyTorch refuses an empty list in every _foreach function (an optimizer with no state yet)
+        raise RuntimeError("Tensor list must have at least one tensor.")
     return list(self)
 
 
@@ -113,9 +115,48 @@ def _norm(self: Sequence[Tensor], ord: Any = 2, dtype: Any = None) -> tuple[Tens
     return tuple(vector_norm(t, ord, dtype=dtype) for t in _tensors(self, "norm"))
 
 
+def _clone(self: Sequence[Tensor], *, memory_format: Any = None) -> tuple[Tensor, ...]:
+    return tuple(t.clone() if memory_format is None else t.clone(memory_format=memory_format)
+                 for t in _tensors(self, "clone"))
+
+
+def _max(self: Sequence[Tensor]) -> tuple[Tensor, ...]:
+    """The largest value of each tensor (NaN where it holds one), PyTorch's refusal of an empty one."""
+    tensors = _tensors(self, "max")
+    if any(t.numel() == 0 for t in tensors):
+        raise RuntimeError("_foreach_max cannot compute the maximum of an empty tensor; max over zero elements "
+                           "is undefined.")
+    return tuple(t.max() for t in tensors)
+
+
+def _mm(self: Sequence[Tensor], mat2: Sequence[Tensor]) -> tuple[Tensor, ...]:
+    tensors, others = _tensors(self, "mm"), _tensors(mat2, "mm")
+    if len(others) != len(tensors):
+        raise RuntimeError("_foreach_mm: self and mat2 must have the same number of tensors")
+    return tuple(a.mm(b) for a, b in zip(tensors, others))
+
+
+def _powsum(self: Sequence[Tensor], ord: Any = 2, dtype: Any = None) -> tuple[Tensor, ...]:  # noqa: A002
+    """``sum(|x| ** ord)`` of each tensor: a vector norm's sum before its root, literally -- ``ord = 0``
+    counts every element (``0 ** 0`` is 1) and ``+-inf`` gives inf, as PyTorch's; complex values give
+    their magnitudes' sum, real. Integer tensors are refused, as PyTorch's CPU kernel refuses them."""
+    tensors = _tensors(self, "powsum")
+    for t in tensors:
+        if not (t.is_floating_point() or t.is_complex()):
+            raise NotImplementedError(f'"powsum_cpu" not implemented for {_scalar_type_name(t.dtype)!r}')
+    return tuple((t.abs() ** ord).sum(dtype=dtype) for t in tensors)
+
+
+def _scalar_type_name(dtype: Any) -> str:
+    """PyTorch's C++ name of an integer or boolean dtype (``'Long'`` for int64), as its kernels' errors say."""
+    return {"int8": "Char", "uint8": "Byte", "int16": "Short", "int32": "Int", "int64": "Long",
+            "bool": "Bool"}.get(str(dtype).rsplit(".", 1)[-1], str(dtype))
+
+
 def _functions() -> dict[str, Callable[..., Any]]:
     made: dict[str, Callable[..., Any]] = {"_foreach_zero_": _zero_, "_foreach_copy_": _copy_,
-                                           "_foreach_norm": _norm}
+                                           "_foreach_norm": _norm, "_foreach_clone": _clone, "_foreach_max": _max,
+                                           "_foreach_mm": _mm, "_foreach_powsum": _powsum}
     for names, make in ((UNARY, _unary), (BINARY, _binary), (TERNARY, _ternary)):
         for name in names:
             for inplace in (False, True):
