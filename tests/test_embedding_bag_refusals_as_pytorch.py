@@ -65,3 +65,23 @@ def test_weights_outside_mode_sum_are_refused_in_pytorchs_words(mode: str) -> No
     with pytest.raises(NotImplementedError, match=rf"per_sample_weights is only supported for mode='sum' "
                                                   rf"\(got mode='{mode}'\)"):
         F.embedding_bag(mg.tensor([[1, 2]]), mg.ones(5, 3), mode=mode, per_sample_weights=mg.ones(1, 2))
+
+
+# mode="max" with sparse=True is PyTorch's ValueError: its max bags have no sparse backward. The engine
+# answered (nn.EmbeddingBag did not even pass its sparse flag on). Found porting facebookresearch/dlrm's
+# dlrm_s_pytorch.py, whose create_emb builds nn.EmbeddingBag(n, m, mode=..., sparse=True).
+def test_max_mode_with_sparse_weights_is_refused_as_pytorch() -> None:
+    ids, offsets = mg.tensor([1, 2, 3]), mg.tensor([0, 1])
+    bag = mg.nn.EmbeddingBag(5, 2, mode="max", sparse=True)
+    with pytest.raises(ValueError, match="^max mode does not support sparse weights$"):
+        bag(ids, offsets)
+    with pytest.raises(ValueError, match="^max mode does not support sparse weights$"):
+        F.embedding_bag(ids.view(1, 3), bag.weight, mode="max", sparse=True)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_sum_and_mean_with_sparse_weights_still_answer(mode: str) -> None:
+    table = mg.tensor(np.arange(10.0).reshape(5, 2))
+    bag = mg.nn.EmbeddingBag.from_pretrained(table, mode=mode, sparse=True)
+    out = bag(mg.tensor([1, 2, 3]), mg.tensor([0, 1]))
+    np.testing.assert_allclose(out.numpy(), [[2.0, 3.0], [10.0, 12.0]] if mode == "sum" else [[2.0, 3.0], [5.0, 6.0]])

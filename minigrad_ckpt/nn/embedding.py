@@ -139,7 +139,7 @@ class EmbeddingBag(_Table):
 
     def forward(self, input: Tensor, offsets: Tensor | None = None, per_sample_weights: Tensor | None = None) -> Tensor:
         ids = input  # PyTorch's argument name
-        return F.embedding_bag(ids, self.weight, offsets, self.max_norm, self.norm_type, False, self.mode, False,
+        return F.embedding_bag(ids, self.weight, offsets, self.max_norm, self.norm_type, False, self.mode, self.sparse,
                                per_sample_weights, self.include_last_offset, self.padding_idx)
 
     def extra_repr(self) -> str:

@@ -70,11 +70,13 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: float 
     """Per bag, the ``mode`` (``"sum"``, ``"mean"`` or ``"max"``) of ``weight``'s rows at its ids:
     (bags, dim).  ``per_sample_weights`` scales each row (``"sum"`` only); ids equal to
     ``padding_idx`` are left out of their bag (and of its mean's count); an empty bag is zeros.
-    ``sparse`` is accepted (the gradient is dense here)."""
+    ``sparse`` is accepted for sum and mean (the gradient is dense here); max refuses it, as PyTorch."""
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"embedding_bag: mode must be 'sum', 'mean' or 'max', got {mode!r}")
     if scale_grad_by_freq:
         raise ValueError(f"embedding_bag: {SCALE_GRAD_BY_FREQ_REFUSED}")
+    if mode == "max" and sparse:  # (torch 2.13's words: its max bags have no sparse backward)
+        raise ValueError("max mode does not support sparse weights")
     if per_sample_weights is not None and mode != "sum":
         raise ModeNotImplemented("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
