@@ -99,12 +99,12 @@ class Embedding(_Table):
                  sparse: bool = False, _weight: Tensor | None = None, _freeze: bool = False, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
-        if sparse:
-            raise ValueError("Embedding: sparse gradients are not supported")
         self.num_embeddings, self.embedding_dim = _table_size(type(self).__name__, num_embeddings, embedding_dim)
         padding_idx = self._row_index(padding_idx)
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, float(norm_type)
-        self.scale_grad_by_freq, self.sparse = bool(scale_grad_by_freq), False  # (sparse=True is refused above)
+        # sparse=True is kept (PyTorch's attribute) and means a dense gradient here: every optimizer that
+        # PyTorch lets step a sparse one (SGD with momentum, Adagrad) steps a dense one to the same numbers
+        self.scale_grad_by_freq, self.sparse = bool(scale_grad_by_freq), bool(sparse)
         self._set_weight((self.num_embeddings, self.embedding_dim), _weight, _freeze, dtype, device)
 
     def forward(self, input: Tensor) -> Tensor:
@@ -113,7 +113,8 @@ class Embedding(_Table):
                            self.scale_grad_by_freq)
 
     def extra_repr(self) -> str:
-        return self._options_repr("" if self.padding_idx is None else f", padding_idx={self.padding_idx}")
+        s = self._options_repr("" if self.padding_idx is None else f", padding_idx={self.padding_idx}")
+        return s + ", sparse=True" if self.sparse else s  # (PyTorch's Embedding shows it; its EmbeddingBag not)
 
 
 class EmbeddingBag(_Table):

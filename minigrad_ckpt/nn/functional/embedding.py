@@ -37,10 +37,11 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm:
     first rescaled **in place** (outside the tape) to norm ``max_norm``, as in
     PyTorch. ``scale_grad_by_freq`` divides the gradient each looked-up row sends back by how
     often its id occurs in ``input`` (PyTorch's; forward mode is not scaled, as PyTorch's is not).
+    ``sparse`` is accepted and the gradient is dense (there is no sparse layout): the rows not looked
+    up get zeros, so SGD (momentum included) and Adagrad -- the optimizers PyTorch steps with a sparse
+    gradient -- reach the same parameters.
     """
     padding_idx = number("embedding", "padding_idx", padding_idx, "SymInt")
-    if sparse:
-        raise ValueError("embedding: sparse gradients are not supported")
     w = _tensor(weight)
     if w.ndim != 2:  # a 1-D table would hand back scalars, a 3-D one matrices, where PyTorch refuses both
         raise WrongTensorKind(f"embedding: 'weight' must be 2-D (num_embeddings, dim), got shape {tuple(w.shape)}")
