@@ -108,7 +108,8 @@ def from_numpy(array: Any) -> Tensor:
 from . import __future__  # noqa: E402, F401  (PyTorch's torch.__future__: how nn.Module puts converted tensors)
 from . import (  # noqa: E402  (need the names above)
     accelerator, amp, autograd, backends, checkpoint, cpu, cuda, distributed, distributions, fft, func, fx, hub, jit,
-    linalg, memory, multiprocessing, nn, onnx, optim, profiler, return_types, snapshot, special, testing, utils, viz,
+    linalg, memory, multiprocessing, nn, onnx, optim, profiler, return_types, snapshot, special, testing, utils,
+    version, viz,
 )
 from .autograd import profiler as _autograd_profiler  # noqa: E402, F401  (mg.autograd.profiler, PyTorch's legacy API)
 from .amp import autocast  # noqa: E402  (PyTorch's torch.autocast)
@@ -199,7 +200,7 @@ __all__ = [
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",
     "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape", "anomaly", "autograd", "backends",
-    "distributions", "amp", "autocast", "fx", "hub", "jit", "onnx", "profiler", "return_types", "cpu",
+    "distributions", "amp", "autocast", "fx", "hub", "jit", "onnx", "profiler", "return_types", "cpu", "version",
     "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
     "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache", "autocast_increment_nesting",
     "autocast_decrement_nesting", "is_autocast_cpu_enabled", "set_autocast_cpu_enabled", "get_autocast_cpu_dtype",

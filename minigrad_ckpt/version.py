@@ -1,0 +1,40 @@
+"""``mg.version``: PyTorch's ``torch.version`` -- which engine this is and which GPU toolkit it runs on.
+
+Scripts print these at start-up (``print(f"CUDA version: {torch.version.cuda}")``) or branch on
+``torch.version.cuda is not None`` / ``torch.version.hip is not None`` to learn the GPU platform.
+PyTorch's ``cuda`` is the toolkit it was built with, ``None`` in a CPU build; here the GPU path is
+CuPy's, so ``cuda`` is the CUDA runtime CuPy runs on (``"12.4"``), or ``None`` where CuPy is not
+installed or sees no GPU -- the CPU build's answer.  ``hip`` is ``None``: the engine has no ROCm path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import __version__  # the package's one constant, set before its submodules are imported
+from .backend import _cupy
+
+__all__ = ["__version__", "cuda", "hip"]  # noqa: F822 (cuda: read by the module __getattr__ below)
+
+hip: str | None = None
+
+
+def _cuda_runtime_version() -> str | None:
+    """CuPy's CUDA runtime as PyTorch writes its toolkit, ``"major.minor"`` (12040 -> ``"12.4"``)."""
+    cupy = _cupy()
+    if cupy is None:
+        return None
+    try:
+        number = int(cupy.cuda.runtime.runtimeGetVersion())
+    except Exception:
+        return None
+    return f"{number // 1000}.{number % 1000 // 10}"
+
+
+def __getattr__(name: str) -> Any:
+    """``cuda`` is asked of CuPy when first read, not at ``import minigrad_ckpt`` (which never starts CuPy)."""
+    if name == "cuda":
+        value = _cuda_runtime_version()
+        globals()["cuda"] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
