@@ -1011,11 +1011,21 @@ class AnsweringType(type):
         return cls.answer(*args, **kwargs)
 
 
-def _named_device(type: Any = None, index: int | None = None) -> Device:  # noqa: A002  (PyTorch's keyword)
-    """``mg.device(type, index)``: the process's one device of that name (:func:`get_device`)."""
+def _named_device(type: Any = None, index: int | None = None, **device: Any) -> Device:  # noqa: A002
+    """``mg.device(type, index)`` or ``mg.device(device=...)`` (PyTorch's two signatures and keywords):
+    the process's one device of that name (:func:`get_device`)."""
+    if device:  # device(device='cuda:0'): PyTorch's one-argument signature, on its own
+        if set(device) != {"device"} or type is not None or index is not None:
+            extra = sorted(set(device) - {"device"}) or ["device"]
+            raise TypeError(f"device() got an unexpected keyword argument '{extra[0]}'")
+        type = device["device"]
     if type is None:  # PyTorch's TypeError: a device is named (the default one is get_default_device())
         raise TypeError("device() takes the device's type: mg.device('cpu'), mg.device('cuda', 0) (the default "
                         "device is mg.get_default_device())")
+    if index is not None:  # an int or what stands for one (a NumPy integer); 0.0 and True are refused
+        if isinstance(index, bool) or not hasattr(index, "__index__"):
+            raise TypeError(f"device(): argument 'index' (position 2) must be int, not {index.__class__.__name__}")
+        index = index.__index__()
     return get_device(type, index)
 
 

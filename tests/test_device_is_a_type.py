@@ -4,6 +4,9 @@ failed to load on that line), in ``isinstance`` checks and in ``typing`` unions,
 make a device."""
 import typing
 
+import numpy as np
+import pytest
+
 import minigrad_ckpt as mg
 
 
@@ -31,3 +34,15 @@ def test_calling_it_resolves_as_get_device():
     assert mg.device(mg.device("cpu")) is mg.device("cpu")
     assert mg.device("cpu", 0) is mg.device("cpu")
     assert str(mg.device("cpu")) == "cpu" and repr(mg.device("cpu")) == "device(type='cpu')"
+
+
+def test_pytorchs_two_signatures_and_the_type_of_the_index():
+    # torch 2.13: device(device='cpu') is the one-argument signature; a float or bool index is a TypeError
+    assert mg.device(device="cpu") is mg.device("cpu")
+    assert mg.device(device=mg.device("cpu")) is mg.device("cpu")
+    assert mg.device("cpu", np.int64(0)) is mg.device("cpu", 0)
+    for index, name in ((0.0, "float"), (True, "bool")):
+        with pytest.raises(TypeError, match=f"device\\(\\): argument 'index' \\(position 2\\) must be int, not {name}"):
+            mg.device("cpu", index)
+    with pytest.raises(TypeError, match="device\\(\\) got an unexpected keyword argument 'device'"):
+        mg.device("cpu", device="cpu")
