@@ -13,7 +13,7 @@ from ..functional.elementwise import erf, where
 from ..functional.special import erfinv
 from ..grad_mode import no_grad
 from ..nn import functional as F
-from ..tensor import Tensor
+from ..tensor import Size, Tensor
 from . import constraints
 
 __all__ = ["Distribution", "Categorical", "Normal", "Bernoulli", "Independent"]
@@ -76,8 +76,8 @@ def _icdf_draws(dist: Any, like: Tensor, sample_shape: Any) -> Tensor:
     return dist.icdf(creation.rand(*shape, dtype=like.dtype, device=like.device))
 
 
-def _shape(sample_shape: Any) -> tuple[int, ...]:
-    return tuple(sample_shape) if not isinstance(sample_shape, int) else (sample_shape,)
+def _shape(sample_shape: Any) -> Size:
+    return Size(sample_shape) if not isinstance(sample_shape, int) else Size((sample_shape,))
 
 
 class Distribution:
@@ -94,8 +94,8 @@ class Distribution:
     :meth:`set_default_validate_args`) skips both checks, as PyTorch's, and their host syncs.
     """
 
-    batch_shape: tuple[int, ...] = ()
-    event_shape: tuple[int, ...] = ()
+    _batch_shape: Size = Size()
+    _event_shape: Size = Size()
     has_enumerate_support = False
     arg_constraints: dict[str, constraints.Constraint] = {}
     #: the parameters this instance was given (of ``arg_constraints``): the ones checked and printed
@@ -115,9 +115,30 @@ class Distribution:
                           stacklevel=2)
         self._check_parameters(validate_args)
 
-    def _extended_shape(self, sample_shape: Any = ()) -> tuple[int, ...]:
+    # The two shapes are Sizes, as PyTorch's: a program reads ``d.batch_shape.numel()``, and
+    # ``mg.FloatTensor(d.batch_shape)`` must be a tensor of that shape, not the tuple's numbers as data.
+    # Every family assigns them (often a plain ``tuple(...)``), so the setters convert.
+    @property
+    def batch_shape(self) -> Size:
+        """The shape of the independent, differently parametrised draws (a ``Size``)."""
+        return self._batch_shape
+
+    @batch_shape.setter
+    def batch_shape(self, shape: Any) -> None:
+        self._batch_shape = _shape(shape)
+
+    @property
+    def event_shape(self) -> Size:
+        """The shape of one draw (a ``Size``): ``()`` for a scalar, ``(K,)`` for a vector."""
+        return self._event_shape
+
+    @event_shape.setter
+    def event_shape(self, shape: Any) -> None:
+        self._event_shape = _shape(shape)
+
+    def _extended_shape(self, sample_shape: Any = ()) -> Size:
         """``sample_shape + batch_shape + event_shape``: the shape of a sample (PyTorch's helper)."""
-        return _shape(sample_shape) + tuple(self.batch_shape) + tuple(self.event_shape)
+        return _shape(sample_shape) + self.batch_shape + self.event_shape
 
     def _parameter_names(self) -> tuple[str, ...]:
         return self._given or tuple(name for name in self.arg_constraints if name in vars(self))
