@@ -270,3 +270,13 @@ def test_expand_to_a_size_that_does_not_fit_is_pytorchs_runtime_error():
         mg.zeros(2).expand(3)
     assert mg.zeros(2, 1).expand(3, 2, -1).shape == (3, 2, 1)
     assert mg.zeros(2, 1).expand(3, 2, 4).shape == (3, 2, 4)
+
+
+def test_broadcast_shapes_answers_a_size_as_pytorchs():
+    # torch 2.13: torch.broadcast_shapes((2, 1), (3,)) is torch.Size([2, 3]), (5, (2, 1)) torch.Size([2, 5]),
+    # () torch.Size([]); a plain tuple here made mg.FloatTensor(shape) the 2 numbers [2., 3.] as data
+    shape = mg.broadcast_shapes((2, 1), (3,))
+    assert type(shape) is mg.Size and shape == (2, 3) and shape.numel() == 6
+    assert mg.FloatTensor(shape).shape == (2, 3)
+    assert type(mg.broadcast_shapes(5, (2, 1))) is mg.Size and mg.broadcast_shapes(5, (2, 1)) == (2, 5)
+    assert type(mg.broadcast_shapes()) is mg.Size and mg.broadcast_shapes() == ()

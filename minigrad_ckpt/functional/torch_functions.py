@@ -28,7 +28,7 @@ from ..backend import (
 from ..backend import get_device as _resolve_device
 from ..ops import pointwise as _pw
 from ..tape import apply, watch_versions
-from ..tensor import Tensor
+from ..tensor import Size, Tensor
 from . import linalg as la
 from . import linalg_derived as lad
 from . import math as mf
@@ -631,12 +631,13 @@ def _unravel_shape(shape: Any) -> tuple[int, ...]:
     return shape
 
 
-def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
-    """The shape the given shapes broadcast to (``torch.broadcast_shapes``); shapes that do not
-    broadcast are PyTorch's RuntimeError (and NumPy's ValueError, whose words follow)."""
+def broadcast_shapes(*shapes: Any) -> Size:
+    """The shape the given shapes broadcast to (``torch.broadcast_shapes``), a ``Size`` as PyTorch's
+    (a tuple still, as NumPy's: ``mg.FloatTensor(mg.broadcast_shapes(a, b))`` is a tensor of that shape);
+    shapes that do not broadcast are PyTorch's RuntimeError (and NumPy's ValueError, whose words follow)."""
     shapes = tuple((s,) if isinstance(s, int) else tuple(s) for s in shapes)
     try:
-        return tuple(host_numpy.broadcast_shapes(*shapes))
+        return Size(host_numpy.broadcast_shapes(*shapes))
     except ValueError as err:
         if [n for s in shapes for n in s if n < 0]:  # a negative size: NumPy's ValueError, as PyTorch's
             raise
