@@ -26,6 +26,7 @@ from ...ops import activation as _act
 from ...ops import dropout as _drop
 from ...tape import apply
 from ...tensor import Tensor
+from ...user_frame import stacklevel_outside_the_engine
 from .inputs import NO_COMPLEX, _axis, _check_input_dtype, floating_kernel, no_kernel, written_in_place
 
 __all__ = [
@@ -115,14 +116,16 @@ def tanh(input: Any) -> Tensor:
     return mf.tanh(input)
 
 
-def _softmax_axis(name: str, x: Tensor, axis: Any, dim: Any, stacklevel: int = 3) -> tuple[int, ...]:
+def _softmax_axis(name: str, x: Tensor, axis: Any, dim: Any) -> tuple[int, ...]:
     """The axis of ``softmax``/``log_softmax``/``softmin``: ``axis`` or PyTorch's ``dim``; given
     neither, PyTorch's implicit choice -- dim 0 for a 0-, 1- or 3-D input, else dim 1 (the
-    channels of ``(N, C, ...)``) -- with PyTorch's deprecation warning.  Not the last axis:
-    for a 3-D input that would be another answer under PyTorch's spelling."""
+    channels of ``(N, C, ...)``) -- with PyTorch's deprecation warning, at the user's line (also
+    when an ``nn.Softmax()`` layer's forward called it).  Not the last axis: for a 3-D input that would be another
+    answer under PyTorch's spelling."""
     if axis is None and dim is None:
         warnings.warn(f"Implicit dimension choice for {name} has been deprecated. "
-                      "Change the call to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+                      "Change the call to include dim=X as an argument.", UserWarning,
+                      stacklevel=stacklevel_outside_the_engine())
         return (0 if x.ndim in (0, 1, 3) else 1,)
     return normalize_axis(_axis(axis, dim), x.ndim)
 
@@ -143,14 +146,15 @@ def _softmax_input(x: Any, dtype: Any, name: str, axis: Any, dim: Any) -> Tensor
 def softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: Any = None, *,
             dim: int | None = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``axis`` (PyTorch: ``dim``; without either, PyTorch's
-    implicit choice, see :func:`_softmax_axis`, whose warning ``_stacklevel`` frames up, as PyTorch's);
+    implicit choice, see :func:`_softmax_axis`, whose warning points at the user's line:
+    ``_stacklevel``, PyTorch's frame count, is taken and not needed);
     ``dtype`` casts the input first. PyTorch's positions: ``softmax(x, 1, 3, "float64")``."""
     input = _softmax_input(input, dtype, "softmax", axis, dim)
     if input.ndim == 0:  # PyTorch: a 0-d tensor is its own (one-element) slice; no dim still warns
         if axis is None and dim is None:
-            _softmax_axis("softmax", input, axis, dim, _stacklevel)
+            _softmax_axis("softmax", input, axis, dim)
         return mf.reshape(softmax(mf.reshape(input, (1,)), 0), ())
-    return apply(_act.Softmax(axis=_softmax_axis("softmax", input, axis, dim, _stacklevel)), input)
+    return apply(_act.Softmax(axis=_softmax_axis("softmax", input, axis, dim)), input)
 
 
 def log_softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: Any = None, *,
@@ -159,9 +163,9 @@ def log_softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype
     input = _softmax_input(input, dtype, "log_softmax", axis, dim)
     if input.ndim == 0:  # PyTorch: a 0-d tensor is its own (one-element) slice; no dim still warns
         if axis is None and dim is None:
-            _softmax_axis("log_softmax", input, axis, dim, _stacklevel)
+            _softmax_axis("log_softmax", input, axis, dim)
         return mf.reshape(log_softmax(mf.reshape(input, (1,)), 0), ())
-    return apply(_act.LogSoftmax(axis=_softmax_axis("log_softmax", input, axis, dim, _stacklevel)), input)
+    return apply(_act.LogSoftmax(axis=_softmax_axis("log_softmax", input, axis, dim)), input)
 
 
 @floating_kernel("softplus_cpu", NO_COMPLEX)
@@ -281,7 +285,7 @@ def softmin(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: An
     ``dtype`` casts, as PyTorch's (a bool input is its negation error, a uint8 one wraps)."""
     input = refuse_complex_input("softmin", _tensor(input))
     if axis is None and dim is None:  # (a 0-d input too: PyTorch warns for it, naming softmin)
-        axis = _softmax_axis("softmin", input, None, None, _stacklevel)[0]
+        axis = _softmax_axis("softmin", input, None, None)[0]
     return softmax(-input, axis, dtype=dtype, dim=dim)
 
 

@@ -16,6 +16,7 @@ from ...functional.arguments import number
 from ...ops import dropout as _drop
 from ...tape import apply
 from ...tensor import Tensor
+from ...user_frame import stacklevel_outside_the_engine
 from .inputs import written_in_place
 
 __all__ = [
@@ -88,7 +89,7 @@ def _warn_dims(name: str, ndim: int, spatial: int) -> None:
         f"and silence this warning, please use dropout instead. Note that {name} "
         f"exists to provide channel-wise dropout on inputs with {spatial} spatial dimensions, "
         f"a channel dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).",
-        stacklevel=3,
+        stacklevel=stacklevel_outside_the_engine(),
     )
 
 
@@ -126,7 +127,7 @@ def dropout2d(input: Any, p: float = 0.5, training: bool = True, inplace: bool =
             "is the channel dim. This behavior will change in a future release to interpret the "
             "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
             "channel-wise dropout behavior, please switch to using dropout1d instead.",
-            stacklevel=2,
+            stacklevel=stacklevel_outside_the_engine(),
         )
     return _feature_dropout(x, p, training, batched=True)
 

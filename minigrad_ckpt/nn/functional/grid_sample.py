@@ -42,6 +42,7 @@ from ...functional.indexing import take_along_axis_in_range
 from ...functional.torch_methods import scalar_type_name
 from ...tape import watch_versions
 from ...tensor import Tensor
+from ...user_frame import stacklevel_outside_the_engine
 from .interpolation import cubic_weights
 
 __all__ = [
@@ -71,7 +72,8 @@ def _default_align_corners(align_corners: bool | None) -> bool:
     if align_corners is None:
         warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since "
                       "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
-                      "documentation of grid_sample for details.", UserWarning, stacklevel=3)
+                      "documentation of grid_sample for details.", UserWarning,
+                      stacklevel=stacklevel_outside_the_engine())
     return bool(align_corners)
 
 
@@ -89,7 +91,8 @@ def _check_affine(theta: Tensor, size: tuple[int, ...], ac: bool) -> None:
     if ac and min(size[2:]) == 1:
         warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
                       "align_corners=True. This is not an intended use case of affine_grid. See the "
-                      "documentation of affine_grid for details.", UserWarning, stacklevel=3)
+                      "documentation of affine_grid for details.", UserWarning,
+                      stacklevel=stacklevel_outside_the_engine())
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
     if theta.shape[0] != size[0]:

@@ -40,6 +40,7 @@ from ...backend import host_numpy as np
 from ...functional import _tensor
 from ...functional.errors import DtypeNotImplemented, ModeNotImplemented, RefusedArgument
 from ...tensor import Tensor
+from ...user_frame import stacklevel_outside_the_engine
 from .result_layout import as_pytorch_lays_out
 
 __all__ = [
@@ -279,7 +280,7 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
 def _deprecated(name: str) -> None:
     """PyTorch's warning for its older names of ``interpolate``."""
     warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", UserWarning,
-                  stacklevel=3)
+                  stacklevel=stacklevel_outside_the_engine())
 
 
 def upsample(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",

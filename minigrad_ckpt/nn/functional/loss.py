@@ -31,6 +31,7 @@ from ...ops import loss as _ce
 from ...ops import regression_loss as _regression
 from ...tape import apply, device_mismatch
 from ...tensor import Tensor
+from ...user_frame import stacklevel_outside_the_engine
 from .activation import log_softmax
 from .inputs import MEAN_OF_INTEGERS, NO_COMPLEX, _zeros_like, check_index_dtype, floating_kernel
 
@@ -132,7 +133,7 @@ def _shapes_differ(name: str, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     if name != "kl_div":
         warnings.warn(f"Using a target size {y.shape} that is different to the input size {x.shape}. "
                       "This will likely lead to incorrect results due to broadcasting. "
-                      "Please ensure they have the same size.", stacklevel=4)
+                      "Please ensure they have the same size.", stacklevel=stacklevel_outside_the_engine())
     try:
         shape = host_numpy.broadcast_shapes(x.shape, y.shape)
     except ValueError:
@@ -246,7 +247,7 @@ def _reduction_of(size_average: Any, reduce: Any, reduction: str) -> str:
     reduce = True if reduce is None else reduce
     legacy = "mean" if size_average and reduce else "sum" if reduce else "none"
     warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{legacy}' instead.",
-                  stacklevel=3)
+                  stacklevel=stacklevel_outside_the_engine())
     return legacy
 
 
@@ -584,7 +585,7 @@ def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
-                      stacklevel=2)
+                      stacklevel=stacklevel_outside_the_engine())
     reduction = _reduction_of(size_average, reduce, reduction)
     if reduction not in _REDUCTIONS + ("batchmean",):
         raise ValueError(f"{reduction} is not a valid value for reduction (one of {_REDUCTIONS + ('batchmean',)})")
