@@ -139,3 +139,50 @@ def test_jit_load_of_a_state_dict_file_is_the_runtime_error_loaders_fall_back_on
         assert f.tell() == 0
     with pytest.raises(ValueError, match="does not exist"):  # PyTorch's words and type for a missing path
         torch.jit.load(str(tmp_path / "missing.pt"))
+
+
+# RWKV-LM's model files (RWKV-v4neo/src/model.py, model_run.py) pick their base class and method marker at
+# import; with RWKV_JIT_ON=1 -- ChatRWKV's default -- they are TorchScript's older class API, which mg.jit lacked
+# (an AttributeError at ``MyModule = torch.jit.ScriptModule``).
+MyModule = torch.jit.ScriptModule
+MyFunction = torch.jit.script_method
+
+
+class ChannelMix(MyModule):
+    """RWKV-4's channel mix, as RWKV-v4neo/src/model.py writes it (sizes made small)."""
+
+    def __init__(self, n_embd: int, dim_ffn: int) -> None:
+        super().__init__()
+        self.time_shift = nn.ZeroPad2d((0, 0, 1, -1))
+        with torch.no_grad():
+            self.time_mix_k = nn.Parameter(torch.linspace(0.0, 1.0, n_embd).reshape(1, 1, n_embd))
+            self.time_mix_r = nn.Parameter(torch.linspace(1.0, 0.0, n_embd).reshape(1, 1, n_embd))
+        self.key = nn.Linear(n_embd, dim_ffn, bias=False)
+        self.receptance = nn.Linear(n_embd, n_embd, bias=False)
+        self.value = nn.Linear(dim_ffn, n_embd, bias=False)
+
+    @MyFunction
+    def forward(self, x):
+        xx = self.time_shift(x)
+        xk = x * self.time_mix_k + xx * (1 - self.time_mix_k)
+        xr = x * self.time_mix_r + xx * (1 - self.time_mix_r)
+        k = torch.relu(self.key(xk)) ** 2
+        return torch.sigmoid(self.receptance(xr)) * self.value(k)
+
+
+def test_a_script_module_with_script_methods_is_the_eager_module():
+    # PyTorch 2.13 compiles ChannelMix when it is built and gives, for these weights and input, the
+    # eager module's answer (float64, to round-off): out[0, 2] and d(sum out)/d(time_mix_k)[0, 0, 1].
+    assert MyFunction(len) is len and torch.jit.script_if_tracing(len) is len
+    layer = ChannelMix(3, 4).double()
+    assert isinstance(layer, nn.Module) and type(layer).__mro__[1] is torch.jit.ScriptModule
+    assert list(layer.state_dict()) == ["time_mix_k", "time_mix_r", "key.weight", "receptance.weight", "value.weight"]
+    with torch.no_grad():
+        for i, p in enumerate((layer.key.weight, layer.receptance.weight, layer.value.weight)):
+            p.copy_(torch.tensor(np.cos(np.arange(p.numel()) + i).reshape(p.shape)))
+    x = torch.tensor(np.sin(np.arange(12.0)).reshape(1, 4, 3), requires_grad=True)
+    out = layer(x)
+    out.sum().backward()
+    np.testing.assert_allclose(out[0, 2].detach().numpy(),
+                               [-0.02069720118279718, 0.007274492428711675, 8.819584675291138e-05], rtol=1e-12)
+    np.testing.assert_allclose(layer.time_mix_k.grad[0, 0, 1].item(), -0.15889978941882038, rtol=1e-12)

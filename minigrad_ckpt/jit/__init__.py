@@ -23,10 +23,11 @@ import os
 from collections.abc import Callable
 from typing import Any, Final, TypeVar  # Final: PyTorch's torch.jit.Final is typing's
 
+from ..nn import Module
 from . import annotations  # noqa: F401  (torch.jit.annotations)
 
-__all__ = ["Final", "annotate", "export", "ignore", "is_scripting", "is_tracing", "load", "script", "trace",
-           "unused"]
+__all__ = ["Final", "ScriptModule", "annotate", "export", "ignore", "is_scripting", "is_tracing", "load", "script",
+           "script_if_tracing", "script_method", "trace", "unused"]
 
 F = TypeVar("F")
 
@@ -62,9 +63,30 @@ def _overload_method(fn: F) -> F:
     return fn
 
 
-def _script_if_tracing(fn: F) -> F:
+def script_if_tracing(fn: F) -> F:
     """``fn`` itself: PyTorch scripts it only while tracing, and nothing traces here
-    (torchvision's ``batched_nms`` carries it)."""
+    (torchvision's ``batched_nms`` carries it, under its private name ``_script_if_tracing``)."""
+    return fn
+
+
+_script_if_tracing = script_if_tracing
+
+
+class ScriptModule(Module):
+    """PyTorch's base class for modules compiled by TorchScript as they are built; here an ordinary
+    :class:`~minigrad_ckpt.nn.Module`, since nothing is compiled.
+
+    Code of TorchScript's first years subclasses it and marks the methods to compile with
+    :func:`script_method`; RWKV's model files choose between it and ``nn.Module`` at import
+    (``MyModule = torch.jit.ScriptModule if os.environ["RWKV_JIT_ON"] == "1" else nn.Module``).
+    Such a subclass runs here as the eager module it describes: the same parameters, state-dict keys
+    and results (PyTorch's compiled one promises the eager results).
+    """
+
+
+def script_method(fn: F) -> F:
+    """``fn`` itself: the method of a :class:`ScriptModule` that TorchScript would compile when the
+    module is built (PyTorch's needs the method's source file; nothing is compiled here)."""
     return fn
 
 
