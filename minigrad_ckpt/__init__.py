@@ -20,7 +20,7 @@ import warnings as _warnings
 from importlib.util import find_spec as _find_spec
 from typing import Any
 
-__version__ = "0.1.0"
+from .version import __version__
 
 from . import anomaly, backend, ops, random, tape  # noqa: F401
 from .backend import Device, device, get_default_device, set_default_device

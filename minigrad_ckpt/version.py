@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import __version__  # the package's one constant, set before its submodules are imported
-from .backend import _cupy
+__version__ = "0.1.0"  # the package's one constant (``mg.__version__`` is this; pyproject.toml's names it too)
 
 __all__ = ["__version__", "cuda", "hip"]  # noqa: F822 (cuda: read by the module __getattr__ below)
 
@@ -21,6 +20,8 @@ hip: str | None = None
 
 def _cuda_runtime_version() -> str | None:
     """CuPy's CUDA runtime as PyTorch writes its toolkit, ``"major.minor"`` (12040 -> ``"12.4"``)."""
+    from .backend import _cupy  # (here, not at the top: the package reads __version__ from this module first)
+
     cupy = _cupy()
     if cupy is None:
         return None

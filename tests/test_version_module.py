@@ -44,7 +44,7 @@ def test_cuda_is_read_as_major_dot_minor_from_the_runtimes_number(monkeypatch):
 
     version = mg.version
     _forget_cuda(monkeypatch, version)
-    monkeypatch.setattr(version, "_cupy", lambda: FakeCupy)
+    monkeypatch.setattr(backend, "_cupy", lambda: FakeCupy)
     assert version.cuda == "12.4"
     assert version.cuda == "12.4"  # kept after the first read
 
