@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Mapping, MutableMapping, MutableSequence, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, MutableSequence, Sequence
 from typing import Any
 
 from ...backend import host_numpy
@@ -20,7 +20,8 @@ from ...functional import stack
 from ...functional.promotion import promote_types
 from ...tensor import Tensor
 
-__all__ = ["default_collate", "default_convert"]
+__all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map", "collate_tensor_fn",
+           "collate_numpy_array_fn", "collate_numpy_scalar_fn", "collate_float_fn", "collate_int_fn", "collate_str_fn"]
 
 
 def default_collate(batch: list[Any]) -> Any:
@@ -46,13 +47,38 @@ def default_collate(batch: list[Any]) -> Any:
     error) naming the field (``batch[i][1]['x']``) and the shapes: pad the
     samples, or pass a ``collate_fn``.
     """
+    return collate(batch, collate_fn_map=default_collate_fn_map)
+
+
+def collate(batch: list[Any], *, collate_fn_map: dict[Any, Callable[..., Any]] | None = None) -> Any:
+    """PyTorch's ``torch.utils.data._utils.collate.collate``: :func:`default_collate`'s container rules, with
+    the leaves batched by ``collate_fn_map`` -- ``{type or tuple of types: fn(batch, *, collate_fn_map)}``,
+    the sample's exact type first, then the first entry it is an instance of.  ``default_collate`` reads
+    :data:`default_collate_fn_map`, so adding an entry there (PyTorch's second way to extend it) teaches
+    it a type of one's own::
+
+        default_collate_fn_map[Box] = lambda batch, *, collate_fn_map=None: Box.merge(batch)
+
+    A leaf no entry covers is refused with a ``TypeError``."""
     if len(batch) == 0:  # (PyTorch's IndexError: it reads batch[0]; a NumPy array batch has no truth value)
         raise IndexError("default_collate got an empty batch: there is no first sample to batch")
-    return _collate(batch, "batch[i]")
+    return _collate(batch, "batch[i]", collate_fn_map)
 
 
-def _collate(batch: Sequence[Any], field: str) -> Any:
+def _entry(fn_map: dict[Any, Callable[..., Any]], first: Any) -> Callable[..., Any] | None:
+    """PyTorch's lookup: the exact type's entry, else the first entry ``first`` is an instance of."""
+    if type(first) in fn_map:
+        return fn_map[type(first)]
+    return next((fn for kinds, fn in fn_map.items() if isinstance(first, kinds)), None)
+
+
+def _collate(batch: Sequence[Any], field: str, fn_map: dict[Any, Callable[..., Any]] | None = None) -> Any:
     first = batch[0]
+    fn = None if fn_map is None else _entry(fn_map, first)
+    if fn is not None and fn not in _OWN_LEAF_FNS:  # a program's own entry
+        return fn(batch, collate_fn_map=fn_map)
+    if fn is None:  # no leaf function: containers only (PyTorch's collate without the entry)
+        return _collate_container(batch, field, fn_map)
     if isinstance(first, Tensor):
         return _stack_tensors(batch, field)
     if isinstance(first, host_numpy.generic) and not isinstance(first, (host_numpy.str_, host_numpy.bytes_)):
@@ -69,14 +95,19 @@ def _collate(batch: Sequence[Any], field: str) -> Any:
         return _numbers(batch, "float64" if isinstance(first, float) else None, field)
     if isinstance(first, (str, bytes)):
         return batch
+    return _collate_container(batch, field, fn_map)
+
+
+def _collate_container(batch: Sequence[Any], field: str, fn_map: dict[Any, Callable[..., Any]] | None) -> Any:
+    first = batch[0]
     if isinstance(first, Mapping):
-        return _collate_mapping(batch, field)
+        return _collate_mapping(batch, field, fn_map)
     if isinstance(first, tuple) and hasattr(first, "_fields"):  # a namedtuple keeps its type
         _same_kind(batch, tuple, field)
-        return type(first)(*_collate_fields(batch, field))
-    if isinstance(first, Sequence):
+        return type(first)(*_collate_fields(batch, field, fn_map))
+    if isinstance(first, Sequence) and not isinstance(first, (str, bytes)):
         _same_kind(batch, Sequence, field)
-        return _rebuild_sequence(first, _collate_fields(batch, field))
+        return _rebuild_sequence(first, _collate_fields(batch, field, fn_map))
     raise TypeError(f"default_collate cannot batch samples of type {type(first).__name__} (at {field}); pass "
                     f"a collate_fn")
 
@@ -92,12 +123,12 @@ def _numbers(batch: Sequence[Any], dtype: Any, field: str) -> Tensor:
             f"a collate_fn") from exc
 
 
-def _collate_fields(batch: Sequence[Any], field: str) -> list[Any]:
+def _collate_fields(batch: Sequence[Any], field: str, fn_map: dict[Any, Callable[..., Any]] | None) -> list[Any]:
     """Each position of equally long sequence samples, collated."""
     if any(len(b) != len(batch[0]) for b in batch):
         raise RuntimeError(f"default_collate: the samples at {field} have different lengths "
                            f"({sorted({len(b) for b in batch})}); pad them or pass a collate_fn")
-    return [_collate(samples, f"{field}[{j}]") for j, samples in enumerate(zip(*batch))]
+    return [_collate(samples, f"{field}[{j}]", fn_map) for j, samples in enumerate(zip(*batch))]
 
 
 def _rebuild_sequence(first: Sequence[Any], fields: list[Any]) -> Any:
@@ -117,7 +148,7 @@ def _rebuild_sequence(first: Sequence[Any], fields: list[Any]) -> Any:
         return fields
 
 
-def _collate_mapping(batch: Sequence[Any], field: str) -> Any:
+def _collate_mapping(batch: Sequence[Any], field: str, fn_map: dict[Any, Callable[..., Any]] | None) -> Any:
     """A mapping keeps its type and the first sample's keys (PyTorch's); a key missing from a later
     sample is a KeyError naming it."""
     _same_kind(batch, Mapping, field)
@@ -127,7 +158,7 @@ def _collate_mapping(batch: Sequence[Any], field: str) -> Any:
         if missing:
             raise KeyError(f"default_collate: a sample at {field} lacks the key(s) {missing} that the first "
                            f"sample has; pass a collate_fn")
-    return _rebuild_mapping(first, {k: _collate([b[k] for b in batch], f"{field}[{k!r}]") for k in first})
+    return _rebuild_mapping(first, {k: _collate([b[k] for b in batch], f"{field}[{k!r}]", fn_map) for k in first})
 
 
 def _rebuild_mapping(first: Mapping[Any, Any], out: dict[Any, Any]) -> Any:
@@ -203,3 +234,21 @@ def default_convert(data: Any) -> Any:
     if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
         return _rebuild_sequence(data, [default_convert(d) for d in data])
     return data
+
+
+def _leaf(batch: list[Any], *, collate_fn_map: dict[Any, Callable[..., Any]] | None = None) -> Any:
+    """A leaf's batch as :func:`default_collate` makes it (its entries in :data:`default_collate_fn_map`)."""
+    return _collate(batch, "batch[i]", {object: _leaf})
+
+
+# PyTorch's names for its leaf functions; each is default_collate's own rule for its kind
+collate_tensor_fn = collate_numpy_array_fn = collate_numpy_scalar_fn = _leaf
+collate_float_fn = collate_int_fn = collate_str_fn = _leaf
+_OWN_LEAF_FNS = frozenset({_leaf})
+
+#: The leaf functions :func:`default_collate` uses, PyTorch's map (its keys, in its order): add an entry
+#: for a type of one's own; an entry for a built-in kind replaces the default rule for it.
+default_collate_fn_map: dict[Any, Callable[..., Any]] = {
+    Tensor: _leaf, host_numpy.ndarray: _leaf,
+    (host_numpy.bool_, host_numpy.number, host_numpy.object_): _leaf, float: _leaf, int: _leaf, str: _leaf,
+    bytes: _leaf}

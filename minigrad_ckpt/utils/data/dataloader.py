@@ -25,9 +25,9 @@ from ...tensor import Tensor
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, _is_index
-from .workers import Exhausted, FailedBatch, WorkerPool
+from .workers import Exhausted, FailedBatch, WorkerPool, get_worker_info
 
-__all__ = ["DataLoader", "default_collate", "default_convert"]
+__all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]  # (PyTorch's dataloader module's)
 
 
 def _fetch_tensor_batch(dataset: Any, indices: list[int]) -> list[Tensor] | None:
