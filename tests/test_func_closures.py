@@ -456,19 +456,19 @@ def test_has_aux_in_every_transform():
     x, v = t64([0.5, -1.0]), t64([1.0, 2.0])
 
     def f(a):
-        return (a ** 3).sum(), {"note": "kept", "double": a * 2}
+        return (a ** 3).sum(), {"note": (a * 0).sum(), "double": a * 2}
 
     value, hv, aux = F.hvp(f, (x,), (v,), has_aux=True)
     np.testing.assert_allclose(hv[0].numpy(), 6 * x.numpy() * v.numpy())
-    assert aux["note"] == "kept" and value.item() == pytest.approx(-0.875)
+    assert aux["note"].item() == 0 and value.item() == pytest.approx(-0.875)
     out, jvp_fn, aux = F.linearize(f, x, has_aux=True)
     np.testing.assert_allclose(jvp_fn(v).item(), (3 * x.numpy() ** 2 * v.numpy()).sum())
     np.testing.assert_allclose(aux["double"].numpy(), [1.0, -2.0])
-    assert F.jvp(f, (x,), (v,), has_aux=True)[2]["note"] == "kept"
-    assert F.vjp(f, x, has_aux=True)[2]["note"] == "kept"
+    assert F.jvp(f, (x,), (v,), has_aux=True)[2]["note"].item() == 0
+    assert F.vjp(f, x, has_aux=True)[2]["note"].item() == 0
     for t in (F.grad, F.jacrev, F.jacfwd, F.hessian):
-        assert t(f, has_aux=True)(x)[1]["note"] == "kept"
-    assert F.value_and_grad(f, has_aux=True)(x)[0][1]["note"] == "kept"
+        assert t(f, has_aux=True)(x)[1]["note"].item() == 0
+    assert F.value_and_grad(f, has_aux=True)(x)[0][1]["note"].item() == 0
 
 
 def test_pytrees_in_and_out():

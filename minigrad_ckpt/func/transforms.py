@@ -57,7 +57,20 @@ def _split_aux(result: Any, has_aux: bool, what: str) -> tuple[Any, Any]:
         return result, None
     if not (isinstance(result, tuple) and len(result) == 2):
         raise RuntimeError(f"{what}(has_aux=True): the function must return a pair (output, aux)")
+    _refuse_non_tensor_aux(result[1])
     return result
+
+
+def _refuse_non_tensor_aux(aux: Any) -> None:
+    """``torch.func``'s refusal of an auxiliary output that holds anything but tensors (a number, a
+    string, None, an array), in its words: a program that hands back its step count or a label beside
+    the loss here would fail the moment it runs on PyTorch."""
+    leaves, tree = flatten(aux)
+    if _holds_none(tree):  # (None is an empty container to flatten; torch.func sees a leaf)
+        raise RuntimeError("Expected tensors, got unsupported type <class 'NoneType'>")
+    for leaf in leaves:
+        if not isinstance(leaf, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(leaf)}")
 
 
 #: the forward-mode transforms: torch.func refuses an integer primal of theirs with a ValueError
