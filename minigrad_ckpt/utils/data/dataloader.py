@@ -29,6 +29,11 @@ from .workers import Exhausted, FailedBatch, WorkerPool, get_worker_info
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]  # (PyTorch's dataloader module's)
 
+# PyTorch's type aliases of a loader's callables, imported by code that types its own loader or
+# sampler with them (Opacus's ``DPDataLoader``: ``from torch.utils.data.dataloader import _collate_fn_t``).
+_collate_fn_t = Callable[[list[Any]], Any]
+_worker_init_fn_t = Callable[[int], None]
+
 
 def _fetch_tensor_batch(dataset: Any, indices: list[int]) -> list[Tensor] | None:
     """``default_collate([dataset[i] for i in indices])`` in one indexing op per tensor,
