@@ -1560,6 +1560,14 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """The same values (shared memory), cut off from the tape."""
+        data = self._data
+        if not data.flags.c_contiguous and data.ndim >= 4 and data.strides[1] > data.strides[0]:
+            # a result in the engine's own channel-major layout (a convolution's product, a gradient
+            # of one; PyTorch's is row-major) is laid out row-major before it is shared: once shared,
+            # ``view`` can no longer lay it out, and ``conv(x).detach().view(n * c, 1, h, w)`` (Opacus's
+            # backward hooks, of the gradient they are handed) would be refused where PyTorch answers.
+            # PyTorch's own layouts (channels-last, a transpose's clone) keep theirs.
+            self._lay_out_row_major()
         t = Tensor._wrap(self._data, None, self._device)
         t._version_box = shared_version(self, t)  # shares memory, so shares the version stamp
         t._alias_group = AliasGroup(t)  # but not the history: a recorded write into it stays its own
