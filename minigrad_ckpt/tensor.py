@@ -2090,6 +2090,7 @@ class Tensor:
         self._check_write(fn + "_", other)  # (nothing here requires grad in grad mode)
         self._refuse_overlapping_write(fn + "_")
         refuse_partial_overlap(_INPLACE_NAMES.get(fn, fn) + "_", self, other)
+        self._refuse_wider_operand(other)  # (before the tangents: their twin would fail with expand's message)
         tangents = self._carry_tangents(fn, other)
         if isinstance(other, Tensor):
             if other._device is not self._device:
@@ -2097,7 +2098,6 @@ class Tensor:
             other = other._data
         if _write_guard is not None:
             _write_guard(self)
-        self._refuse_wider_operand(other)
         try:
             if self._data.dtype is HALF and fn in _SCALING and number_beside_half(other, self._data.ndim):
                 _scale_half_in_float32(self._device.xp, self._data, fn, other)

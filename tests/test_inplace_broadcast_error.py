@@ -52,3 +52,26 @@ def test_operands_that_broadcast_to_the_tensor_still_write():
     x.mul_(mg.tensor(2.0))
     x -= mg.tensor([[1.0], [2.0]])
     assert x.tolist() == [[21.0, 43.0], [24.0, 46.0]]
+
+
+@pytest.mark.parametrize("write", sorted(WRITES))
+def test_a_wider_operand_into_a_dual_is_the_same_error(write):
+    # The forward-mode tangent of the write was computed first and failed in broadcast_to with
+    # expand's message ("the number of sizes provided (1) must be greater or equal ..."), an
+    # InvalidShape; torch 2.13 raises its broadcast message for the dual as for a plain tensor.
+    import minigrad_ckpt.autograd.forward_ad as fwAD
+    with fwAD.dual_level():
+        x = fwAD.make_dual(mg.tensor([1.0, 2.0]), mg.tensor([1.0, 1.0])) * 1
+        with pytest.raises(RuntimeError, match=r"output with shape \[2\] doesn't match the broadcast shape \[2, 2\]"):
+            WRITES[write](x, mg.ones(2, 2))
+        with pytest.raises(RuntimeError, match=r"output with shape \[2\] doesn't match the broadcast shape \[2, 2\]"):
+            WRITES[write](x, fwAD.make_dual(mg.ones(2, 2), mg.ones(2, 2)))
+        assert fwAD.unpack_dual(x).primal.tolist() == [1.0, 2.0]
+        assert fwAD.unpack_dual(x).tangent.tolist() == [1.0, 1.0]
+
+
+def test_a_wider_operand_inside_jvp_is_the_same_error():
+    def f(x):
+        return x.clone().mul_(mg.ones(3, 2))
+    with pytest.raises(RuntimeError, match=r"output with shape \[2\] doesn't match the broadcast shape \[3, 2\]"):
+        mg.func.jvp(f, (mg.tensor([1.0, 2.0]),), (mg.tensor([1.0, 1.0]),))
