@@ -54,7 +54,7 @@ from ..tape import apply, set_forward_push
 from ..tensor import Tensor, shared_version
 
 __all__ = ["enter_level", "enter_levels", "exit_level", "exit_levels", "make_dual", "tangent_of", "without_level",
-           "strip_level", "strip_levels", "push", "hide_levels", "unhide_levels", "ceiling"]
+           "carries_tangent", "strip_level", "strip_levels", "push", "hide_levels", "unhide_levels", "ceiling"]
 
 _level_ids = itertools.count(1)
 _lock = threading.Lock()
@@ -187,6 +187,12 @@ def without_level(t: Tensor, level: int) -> Tensor:
     if primal._node is not None:
         primal._node.tangents = primal._tangents
     return primal
+
+
+def carries_tangent(t: Tensor) -> bool:
+    """Whether ``t`` has a tangent at an open level (a dual, or a tensor an ``mg.func.jvp`` moves)."""
+    tangents = t._tangents
+    return bool(tangents) and not _forward.levels.isdisjoint(tangents)
 
 
 def tangent_of(t: Tensor, level: int) -> Tensor | None:

@@ -9,9 +9,11 @@ from typing import Any
 
 from ... import functional as mf
 from ...backend import HALF, get_default_dtype, host_numpy
+from ...func.forward import carries_tangent
 from ...functional import _tensor
 from ...functional.arguments import in_float32_if_half, number, numbers
 from ...functional.errors import ComplexNotImplemented, InputMismatch
+from ...grad_mode import forward_mode as _forward
 from ...grad_mode import no_grad
 from ...ops import norm as _norm
 from ...ops.shape import AsType
@@ -120,7 +122,8 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
             xp = input.device.xp
             mean = xp.mean(input._data, axis=axes)
             var = xp.var(input._data, axis=axes) * (n / (n - 1))
-            _update_running(running_mean, running_var, mean, var, momentum, input.device)
+            moved = lambda: (input.mean(dim=axes), input.var(dim=axes, correction=1))  # noqa: E731
+            _update_running(running_mean, running_var, mean, var, momentum, input.device, moved)
         return out
     else:
         out = _normalize_with(input, running_mean, running_var, eps, bshape)
@@ -248,7 +251,8 @@ def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None,
             xp = input.device.xp
             mean = xp.mean(xp.mean(input._data, axis=spatial), axis=0)
             var = xp.mean(xp.var(input._data, axis=spatial), axis=0) * (m / (m - 1))
-            _update_running(running_mean, running_var, mean, var, momentum, input.device)
+            moved = lambda: (input.mean(dim=spatial).mean(0), input.var(dim=spatial, correction=1).mean(0))  # noqa: E731
+            _update_running(running_mean, running_var, mean, var, momentum, input.device, moved)
         return out
     else:
         out = _normalize_with(input, running_mean, running_var, eps, bshape)
@@ -298,12 +302,23 @@ def _refuse_unpooled_dtype(x: Tensor) -> None:
 
 
 def _update_running(running_mean: Tensor, running_var: Tensor, mean: Any, var: Any, momentum: float,
-                    device: Any) -> None:
+                    device: Any, moved: Callable[[], tuple[Tensor, Tensor]] | None = None) -> None:
     """``running = (1 - momentum) * running + momentum * batch``, in place, for the mean and
-    the (unbiased) variance arrays of a batch (PyTorch's ``momentum`` convention)."""
+    the (unbiased) variance arrays of a batch (PyTorch's ``momentum`` convention).
+
+    A statistic that carries a forward-mode tangent (a dual passed in, an argument of ``mg.func.jvp``;
+    differentiated like any input, as in evaluation) takes the tangent of the whole update:
+    ``moved()`` gives the batch's mean and variance as tensors, whose tangents the input's move.
+    With the arrays alone the tangent came out ``(1 - momentum) * old``, half an update's.  A plain
+    buffer takes the arrays: it gets no tangent, so a module's buffers stay writable under the
+    transforms (see docs/from-pytorch.md, "captured")."""
     with no_grad():
-        for running, batch in ((running_mean, mean), (running_var, var)):
-            running.mul_(1 - momentum).add_(Tensor.constant(batch.astype(running.dtype), device) * momentum)
+        for running, batch, k in ((running_mean, mean, 0), (running_var, var, 1)):
+            if moved is not None and _forward.active and carries_tangent(running):
+                step = moved()[k].to(running.dtype) * momentum
+            else:
+                step = Tensor.constant(batch.astype(running.dtype), device) * momentum
+            running.mul_(1 - momentum).add_(step)
 
 
 def _normalize_with(x: Tensor, running_mean: Any, running_var: Any, eps: float, bshape: tuple) -> Tensor:
