@@ -72,6 +72,7 @@ __all__ = [
     "UnknownDevice",
     "refuse_unbroadcastable",
     "broadcast_refusal",
+    "expand_mismatch",
     "wrapped_int",
     "set_default_dtype",
     "to_array",
@@ -721,6 +722,22 @@ class InvalidShape(RuntimeError, ValueError):
     """A shape ``reshape``/``view`` cannot give the tensor (its size, two -1s, a negative size):
     PyTorch's ``RuntimeError`` ("shape '[3]' is invalid for input of size 9") and NumPy's ``ValueError``.
     (Here, below creation and the math, which both raise it; ``functional.errors`` offers it too.)"""
+
+
+def expand_mismatch(in_shape: tuple[int, ...], shape: tuple[int, ...], target: Any = None) -> InvalidShape:
+    """PyTorch's error for ``in_shape`` broadcast to ``shape`` (``target`` as the caller spelled it,
+    its -1s unresolved): a RuntimeError (``expand``, ``broadcast_to``, a value written through a basic
+    index, which PyTorch copies into the view) that is NumPy's ValueError too."""
+    lead = len(shape) - len(in_shape)
+    if lead < 0:
+        return InvalidShape(f"expand: the number of sizes provided ({len(shape)}) must be greater or equal to the "
+                            f"number of dimensions in the tensor ({len(in_shape)})")
+    # PyTorch checks from the right, as it broadcasts, and names the last mismatching dim
+    dim = max(i for i, (n, s) in enumerate(zip(in_shape, shape[lead:])) if n not in (s, 1))
+    return InvalidShape(f"The expanded size of the tensor ({shape[lead + dim]}) must match the existing size "
+                        f"({in_shape[dim]}) at non-singleton dimension {lead + dim}.  Target sizes: "
+                        f"{list(shape if target is None else target)}.  Tensor sizes: {list(in_shape)} (a tensor of "
+                        f"shape {in_shape} does not broadcast to {shape})")
 
 
 class RefusedArgument(RuntimeError, ValueError):

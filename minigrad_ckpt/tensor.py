@@ -68,6 +68,7 @@ from .backend import (
     cpp_type_name,
     cpu,
     device_of,
+    expand_mismatch,
     fill_scalar,
     get_default_dtype,
     get_device,
@@ -2504,18 +2505,42 @@ def without_leading_ones(shape: tuple[int, ...], ndim: int) -> tuple[int, ...]:
 def refuse_value_shape(x: Tensor, idx: tuple, value: Any, error: Exception) -> None:
     """PyTorch's RuntimeError for ``x[idx] = value`` where ``value`` does not broadcast to the region
     ``x[idx]`` (its leading 1s dropped), on the path where NumPy refused it in its own words and
-    types (a ValueError, or a TypeError for a region of one element); returns if that was not why."""
+    types (a ValueError, or a TypeError for a region of one element); returns if that was not why.
+    PyTorch's words depend on the index: an index of ints and slices copies into a view, whose
+    ``expand`` refuses; one holding an index tensor or mask is ``index_put_``'s shape mismatch."""
     shape = getattr(value, "shape", None)
     if shape is None:
         return
     region = x._data[idx].shape
+    if not value_fits_region(shape, region):
+        if is_basic_index(idx):
+            raise expand_mismatch(without_leading_ones(tuple(shape), len(region)), region) from error
+        raise index_put_shape_mismatch(shape, region) from error
+
+
+def value_fits_region(shape: tuple[int, ...], region: tuple[int, ...], leading_ones: bool = True) -> bool:
+    """Whether a value of ``shape`` broadcasts to an indexed ``region``, its leading 1s dropped first
+    (``x[i] = v``'s rule; ``leading_ones=False``: as it is, ``index_put_``'s)."""
+    if leading_ones:
+        shape = without_leading_ones(tuple(shape), len(region))
     try:
-        fits = host_numpy.broadcast_shapes(without_leading_ones(tuple(shape), len(region)), region) == region
+        return host_numpy.broadcast_shapes(tuple(shape), tuple(region)) == tuple(region)
     except ValueError:
-        fits = False
-    if not fits:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
-                           f"result of shape {list(region)}") from error
+        return False
+
+
+def index_put_shape_mismatch(shape: tuple[int, ...], region: tuple[int, ...]) -> RuntimeError:
+    """PyTorch's ``index_put_`` error for a value that does not broadcast to the indexed region."""
+    return RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
+                        f"result of shape {list(region)}")
+
+
+def is_basic_index(idx: Any) -> bool:
+    """Whether a plain-data index holds only ints (a 0-d integer array too: PyTorch reads a 0-d index
+    tensor as its int), slices, ``None`` and ``...`` -- a view's index."""
+    return all(isinstance(i, (int, slice, host_numpy.integer)) or i is None or i is Ellipsis
+               or (getattr(i, "ndim", None) == 0 and i.dtype.kind in "iu")
+               for i in (idx if isinstance(idx, tuple) else (idx,)))
 
 
 def refuse_index_put_cast(x: Tensor, idx: tuple, value: Tensor) -> None:

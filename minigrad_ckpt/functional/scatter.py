@@ -30,7 +30,7 @@ from typing import Any
 from ..backend import ValueOverflow, checked_int, host_numpy, overflow_words, scalar_type_name
 from ..out_arguments import rule, with_out
 from ..tape import watch_versions
-from ..tensor import Tensor
+from ..tensor import Tensor, index_put_shape_mismatch, value_fits_region
 from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, number, one_device, operand
 from .complex_numbers import real
@@ -535,6 +535,8 @@ def index_put(input: Any, indices: Any, values: Any, accumulate: bool = False) -
         values = same_dtype("index_put", x, values)
     else:  # a number (which PyTorch does not take): written in x's dtype, as a fill value
         values = fill_value("index_put", values, x)
+    if not value_fits_region(values.shape, tgt.shape, leading_ones=False):  # (broadcast_to: expand's words)
+        raise index_put_shape_mismatch(values.shape, tgt.shape)
     v = mf.ravel(mf.broadcast_to(values, tgt.shape))
     return globals()["accumulate"](x, tgt, v) if accumulate else overwrite(x, tgt, v)
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..backend import host_numpy
+from ..backend import expand_mismatch, host_numpy
 from ..ops import shape as _sh
 from ..tape import apply
 from ..tensor import Tensor, fresh_result, untie_copy
@@ -170,21 +170,6 @@ def squeeze(x: Any, axis: Any = None) -> Tensor:
                 raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1")
     shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
     return apply(_sh.Reshape.shared(shape, x._data.shape), x)
-
-
-def expand_mismatch(in_shape: tuple[int, ...], shape: tuple[int, ...], target: Any = None) -> InvalidShape:
-    """PyTorch's error for ``in_shape`` broadcast to ``shape`` (``target`` as the caller spelled it,
-    its -1s unresolved): a RuntimeError (``expand``, ``broadcast_to``) that is NumPy's ValueError too."""
-    lead = len(shape) - len(in_shape)
-    if lead < 0:
-        return InvalidShape(f"expand: the number of sizes provided ({len(shape)}) must be greater or equal to the "
-                            f"number of dimensions in the tensor ({len(in_shape)})")
-    # PyTorch checks from the right, as it broadcasts, and names the last mismatching dim
-    dim = max(i for i, (n, s) in enumerate(zip(in_shape, shape[lead:])) if n not in (s, 1))
-    return InvalidShape(f"The expanded size of the tensor ({shape[lead + dim]}) must match the existing size "
-                        f"({in_shape[dim]}) at non-singleton dimension {lead + dim}.  Target sizes: "
-                        f"{list(shape if target is None else target)}.  Tensor sizes: {list(in_shape)} (a tensor of "
-                        f"shape {in_shape} does not broadcast to {shape})")
 
 
 def broadcast_to(x: Any, shape: Any) -> Tensor:
