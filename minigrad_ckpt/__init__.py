@@ -140,6 +140,8 @@ if _find_spec("einops") is not None:  # einops is optional: its backend for engi
     try:
         from . import einops_backend  # noqa: F401  (defining the class is the registration einops looks for)
     except Exception as _exc:  # a broken einops (any error as it imports) must not take the engine down with it
+        # A fixed 2, deliberately: the frames above this module's are importlib's, which warnings.warn
+        # itself skips when it counts, so 2 is the line that imported the engine, whichever import it was.
         _warnings.warn(f"einops is installed but did not import ({_exc}): engine tensors stay unknown to it",
                        ImportWarning, stacklevel=2)
 

@@ -33,6 +33,7 @@ from .nn.parallel import note_grad_scaler
 from .optim.optimizer import Optimizer, note_gradients_used
 from .submodule_paths import install as _install_submodules
 from .tensor import Tensor
+from .user_frame import stacklevel_outside_the_engine
 
 __all__ = ["GradScaler", "autocast", "custom_fwd", "custom_bwd", "is_autocast_available"]
 
@@ -52,7 +53,7 @@ class GradScaler:
                  backoff_factor: float = 0.5, growth_interval: int = 2000, enabled: bool = True) -> None:
         if enabled and not _device_available(device):
             warnings.warn(f"GradScaler is enabled, but device {device!r} is not available; disabling",
-                          UserWarning, stacklevel=2)
+                          UserWarning, stacklevel=stacklevel_outside_the_engine())
             enabled = False
         if enabled and not (growth_factor > 1.0 and backoff_factor < 1.0):
             raise ValueError("GradScaler: growth_factor must be > 1 and backoff_factor < 1")
@@ -275,7 +276,7 @@ class autocast:  # noqa: N801  (PyTorch's name)
         if self.enabled and not autocast._warned:
             autocast._warned = True
             warnings.warn("autocast: lower-precision kernels are not offered; ops run in their inputs' dtype "
-                          "(float32 stays float32)", UserWarning, stacklevel=2)
+                          "(float32 stays float32)", UserWarning, stacklevel=stacklevel_outside_the_engine())
 
     def __enter__(self) -> autocast:
         kind = _state.device_type_of(self.device_type)
@@ -316,7 +317,7 @@ def _enabled_where_offered(kind: str, dtype: Any) -> bool:
     if kind == "cuda":
         if not _device_available(kind):
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", UserWarning,
-                          stacklevel=3)
+                          stacklevel=stacklevel_outside_the_engine())
             return False
         return True
     if not _device_available(kind):  # a device type the engine has no device of (mps, xla, ...)
@@ -325,7 +326,7 @@ def _enabled_where_offered(kind: str, dtype: Any) -> bool:
         name = kind.upper()
         warnings.warn(f"In {name} autocast, but the target dtype is not supported. Disabling autocast.\n{name} "
                       "Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.", UserWarning,
-                      stacklevel=3)
+                      stacklevel=stacklevel_outside_the_engine())
         return False
     return True
 
@@ -392,7 +393,7 @@ def deprecated_device_spellings(device: str, default_dtype: str) -> tuple[type, 
 
     def deprecated(what: str) -> None:
         warnings.warn(f"`torch.{device}.amp.{what}(args...)` is deprecated. Please use `torch.amp.{what}('{device}', "
-                      "args...)` instead.", FutureWarning, stacklevel=3)
+                      "args...)` instead.", FutureWarning, stacklevel=stacklevel_outside_the_engine())
 
     class DeviceAutocast(autocast):
         __doc__ = f"``torch.{device}.amp.autocast(enabled=True, dtype=torch.{default_dtype}, cache_enabled=True)``."

@@ -226,7 +226,8 @@ class detect_anomaly(_AnomalyContext):
 
     def __init__(self, check_nan: bool = True, check_inf: bool = True) -> None:
         self._setting, self._prevs = (True, check_nan, check_inf), []
-        warnings.warn(_ENABLED_WARNING, stacklevel=2)  # PyTorch's, in its words (set_detect_anomaly warns not)
+        # PyTorch's, in its words (set_detect_anomaly warns not)
+        warnings.warn(_ENABLED_WARNING, stacklevel=stacklevel_outside_the_engine())
 
     def __repr__(self) -> str:
         return f"detect_anomaly(check_nan={self._setting[1]}, check_inf={self._setting[2]})"

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .backend import BFLOAT16, DtypeNotOffered, as_dtype
+from .user_frame import stacklevel_outside_the_engine
 
 __all__ = ["is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
            "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
@@ -153,7 +154,8 @@ def autocast_decrement_nesting() -> int:
 
 # PyTorch's older per-device spellings, each with its DeprecationWarning
 def _deprecated(old: str, new: str) -> None:
-    warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead.", DeprecationWarning, stacklevel=3)
+    warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead.", DeprecationWarning,
+                  stacklevel=stacklevel_outside_the_engine())
 
 
 def is_autocast_cpu_enabled() -> bool:

@@ -78,7 +78,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     if isinstance(data, Tensor):  # a copy without history, as PyTorch's, and PyTorch's advice with it
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than mg.tensor(sourceTensor).",
-                      UserWarning, stacklevel=2)
+                      UserWarning, stacklevel=stacklevel_outside_the_engine())
     if dtype is not None:
         check_python_integers(data, dtype)
     made = Tensor._from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)

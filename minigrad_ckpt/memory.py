@@ -41,6 +41,8 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
+from .user_frame import stacklevel_outside_the_engine
+
 __all__ = ["Ledger", "ledger", "track", "live", "peak", "reset_peak"]
 
 
@@ -223,7 +225,7 @@ def _warn_of_a_mismatched_release(entry: list, slot: int) -> None:
     warnings.warn(f"memory ledger: a '{released}' holder released a {entry[0]}-byte buffer that no '{released}' "
                   f"holder held (it counts as '{entry[1]}'); the live total stays right, but the per-category "
                   f"counts may be off from here (an engine bookkeeping slip: please report it)", RuntimeWarning,
-                  stacklevel=3)
+                  stacklevel=stacklevel_outside_the_engine())
 
 
 def _unknown_category(category: Any) -> str:

@@ -55,6 +55,7 @@ from typing import Any
 
 from .nn import Parameter as _Parameter
 from .tensor import Tensor as _Tensor
+from .user_frame import stacklevel_outside_the_engine
 
 _PR_SET_PDEATHSIG = 1  # prctl(2)
 _SHARING_STRATEGIES = frozenset({"file_descriptor", "file_system"})
@@ -259,7 +260,7 @@ def spawn(fn: Callable[..., Any], args: tuple = (), nprocs: int = 1, join: bool 
     if start_method != "spawn":
         _warnings.warn(f"This method only supports start_method=spawn (got: {start_method}).\nTo use a "
                        f"different start_method use:\n\t\t torch.multiprocessing.start_processes(...)",
-                       FutureWarning, stacklevel=2)
+                       FutureWarning, stacklevel=stacklevel_outside_the_engine())
     return start_processes(fn, args, nprocs, join, daemon, start_method)
 
 

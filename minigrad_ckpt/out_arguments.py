@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from .backend import as_dtype, cpp_type_name, scalar_type_name
 from .grad_mode import is_grad_enabled, no_grad
 from .tensor import Tensor, refuse_overlap, refuse_partial_overlap
+from .user_frame import stacklevel_outside_the_engine
 
 __all__ = ["with_out", "OutRule", "rule", "can_cast", "same_dtype", "out_kind", "CAST", "CAT", "EXACT", "FOUND",
            "ANY", "WHERE", "CREATION", "RANGE", "SPACED", "REDUCTION", "MEAN"]
@@ -243,14 +244,14 @@ def _write(out: Tensor, result: Tensor, rule: str) -> Tensor:
                               f"{out.numel()} which does not match the computed number of elements "
                               f"{result.numel()}. Note that this may occur as a result of rounding error. The out "
                               f"tensor will be resized to a tensor of shape ({result.numel()},).",
-                              UserWarning, stacklevel=3)
+                              UserWarning, stacklevel=stacklevel_outside_the_engine())
             elif out.numel() and rule not in (CREATION, SPACED):
                 warnings.warn(f"An output with one or more elements was resized since it had shape "
                               f"{list(out.shape)}, which does not match the required output shape {list(shape)}. "
                               "This behavior is deprecated, and in a future PyTorch release outputs will not be "
                               "resized unless they have zero elements. You can explicitly reuse an out tensor t "
                               "by resizing it, inplace, to zero elements with t.resize_(0).",
-                              UserWarning, stacklevel=3)
+                              UserWarning, stacklevel=stacklevel_outside_the_engine())
             out.set_(Tensor.constant(out._device.xp.empty(shape, dtype=out._data.dtype), out._device))
         out.copy_(result)
     return out

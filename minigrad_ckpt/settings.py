@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import warnings
 
+from .user_frame import stacklevel_outside_the_engine
+
 __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
            "get_float32_matmul_precision", "set_num_threads", "get_num_threads", "set_num_interop_threads",
@@ -45,7 +47,8 @@ def set_float32_matmul_precision(precision: str) -> None:
     value is ignored with a warning, as PyTorch's."""
     if precision not in ("highest", "high", "medium"):
         warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
-                      "set_float32_matmul_precision call has no effect.", UserWarning, stacklevel=2)
+                      "set_float32_matmul_precision call has no effect.", UserWarning,
+                      stacklevel=stacklevel_outside_the_engine())
         return
     _state["matmul_precision"] = precision
 

@@ -46,6 +46,7 @@ from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .memory import saved_arrays
 from .tensor import CountedHooks, HookList, Tensor, _HookHandle, _HookHandles, _seq, shared_version, transform_births
+from .user_frame import stacklevel_outside_the_engine
 
 __all__ = ["Node", "NodePreHook", "AccumulateGradPreHook", "apply", "apply_move", "on_one_device", "device_mismatch",
            "FREED", "DROPPED",
@@ -318,7 +319,8 @@ class Node:
         """PyTorch's deprecated name of :attr:`saved_tensors` (with its DeprecationWarning)."""
         if getattr(self.op, "saved_tensors_of", None) is None:  # (an AttributeError, as saved_tensors')
             raise AttributeError(f"{self.name()!r} object has no attribute 'saved_variables'")
-        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=stacklevel_outside_the_engine())
         return self.saved_tensors
 
     @property

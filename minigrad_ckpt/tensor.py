@@ -90,6 +90,7 @@ from .deprecated_signatures import UNSET, other_and_alpha
 from .grad_mode import forward_mode as _forward
 from .grad_mode import state as _grad_state
 from .printing import format_array
+from .user_frame import stacklevel_outside_the_engine
 
 __all__ = ["Tensor", "normalize_index", "number", "numbers", "check_tensor_number"]
 
@@ -985,7 +986,7 @@ def _warn_scalar_of_requires_grad() -> None:
     if not _scalar_warned:
         _scalar_warned.append(True)
         warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
-                      "Consider using tensor.detach() first.", UserWarning, stacklevel=3)
+                      "Consider using tensor.detach() first.", UserWarning, stacklevel=stacklevel_outside_the_engine())
 
 
 def requires_grad_flag(value: Any) -> bool:
@@ -1497,7 +1498,7 @@ class Tensor:
         None unless it :meth:`retain_grad`; reading it then warns, as PyTorch's does (the usual
         slip: a gradient looked for on ``w * 1``, a view, or ``w.to(...)``, not on ``w``)."""
         if self._grad is None and self._node is not None and not self.retains_grad:
-            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
+            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=stacklevel_outside_the_engine())
         return self._grad
 
     @grad.deleter
@@ -2691,7 +2692,7 @@ def normalize_index(index: Any, x: Tensor, check_arrays: bool = False) -> tuple:
     """
     if type(index) is list and _list_reads_as_tuple(index):
         warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated (in PyTorch too); "
-                      "use x[tuple(seq)] instead of x[seq]", UserWarning, stacklevel=3)
+                      "use x[tuple(seq)] instead of x[seq]", UserWarning, stacklevel=stacklevel_outside_the_engine())
         index = tuple(index)
     items = index if type(index) is tuple else (index,)
     xp = x._device.xp
@@ -2769,7 +2770,7 @@ def explain_index_error(index: Any, x: Tensor) -> None:
 def _uint8_mask(data: Any) -> Any:
     """A uint8 tensor index is a mask in PyTorch (a deprecated spelling of a bool one), not integers."""
     warnings.warn("indexing with dtype uint8 is now deprecated (in PyTorch too), please use a dtype bool "
-                  "instead: PyTorch reads it as a mask", UserWarning, stacklevel=4)
+                  "instead: PyTorch reads it as a mask", UserWarning, stacklevel=stacklevel_outside_the_engine())
     return data != 0
 
 

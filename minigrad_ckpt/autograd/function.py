@@ -62,6 +62,7 @@ from ..grad_mode import state as _grad_state
 from ..ops.base import MissingJvpError, Op
 from ..random import default_generator
 from ..tensor import HookList, Tensor, shared_version
+from ..user_frame import stacklevel_outside_the_engine
 
 __all__ = ["Function", "FunctionCtx", "FunctionNode", "once_differentiable"]
 
@@ -108,7 +109,8 @@ class FunctionCtx:
     @property
     def saved_variables(self) -> tuple:
         """PyTorch's deprecated name of :attr:`saved_tensors` (with its DeprecationWarning)."""
-        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=stacklevel_outside_the_engine())
         return self.saved_tensors
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:

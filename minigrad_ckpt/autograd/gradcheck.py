@@ -23,6 +23,8 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..user_frame import stacklevel_outside_the_engine
+
 __all__ = ["gradcheck", "gradgradcheck"]  # and GradcheckError (module __getattr__)
 
 
@@ -130,7 +132,8 @@ def _undefined_output_grads_handled(func: Callable, inputs: Any, raise_exception
 def _warn_new_check() -> None:
     warnings.warn("Backwards compatibility: New undefined gradient support checking feature is enabled by default, "
                   "but it may break existing callers of this function. If this is true for you, you can call this "
-                  'function with "check_undefined_grad=False" to disable the feature', stacklevel=4)
+                  'function with "check_undefined_grad=False" to disable the feature',
+                  stacklevel=stacklevel_outside_the_engine())
 
 
 def _differentiable_outputs_only(func: Callable, inputs: Any) -> Callable:

@@ -25,6 +25,7 @@ from ..profiler import _export_stacks, _warn_unmeasured
 from ..profiler.events import EventList, FunctionEvent, FunctionEventAvg, Interval
 from ..profiler.recording import record_function
 from ..profiler.session import Session
+from ..user_frame import stacklevel_outside_the_engine
 
 __all__ = ["profile", "record_function", "EventList", "FunctionEvent", "FunctionEventAvg", "Interval"]
 
@@ -46,7 +47,7 @@ class profile:
             return
         if use_cuda:
             warnings.warn("The attribute `use_cuda` will be deprecated soon, please use ``use_device = 'cuda'`` "
-                          "instead.", FutureWarning, stacklevel=2)
+                          "instead.", FutureWarning, stacklevel=stacklevel_outside_the_engine())
         if not use_cpu:
             raise ValueError("profile(use_cpu=False) would record nothing: this engine's events are host (CPU) "
                              "events")

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..creation import empty
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 
 __all__ = ["Variable"]
 
@@ -32,7 +33,7 @@ class Variable(metaclass=_VariableMeta):
     def __new__(cls, data: Any = None, requires_grad: bool = False, volatile: bool = False) -> Tensor:  # type: ignore[misc]
         if volatile:
             warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
-                          UserWarning, stacklevel=2)
+                          UserWarning, stacklevel=stacklevel_outside_the_engine())
         if data is None:
             data = empty(0)
         elif not isinstance(data, Tensor):

@@ -39,6 +39,7 @@ from typing import Any
 
 from ..backend import cupy_nccl, set_current_device_index
 from ..backend import host_numpy as numpy
+from ..user_frame import stacklevel_outside_the_engine
 from ._watchdog import EventRequest, Watchdog
 
 __all__ = ["ProcessGroup", "ReduceOp", "Work", "Future", "DistributedError", "DEFAULT_TIMEOUT"]
@@ -75,7 +76,7 @@ class _DeprecatedReduceOp:
         if name.startswith("__"):  # (copy, pickle and inspect probe dunders: not a member look-up)
             raise AttributeError(name)
         warnings.warn("`mg.distributed.reduce_op` is deprecated, please use `mg.distributed.ReduceOp` instead",
-                      FutureWarning, stacklevel=2)
+                      FutureWarning, stacklevel=stacklevel_outside_the_engine())
         try:
             return ReduceOp[name]
         except KeyError:

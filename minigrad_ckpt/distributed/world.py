@@ -17,6 +17,7 @@ import warnings
 from typing import Any
 
 from .. import random as _random
+from ..user_frame import stacklevel_outside_the_engine
 from ._group import DEFAULT_TIMEOUT, ProcessGroup
 
 # backend names PyTorch scripts pass, and the engine's backend for each: gloo is PyTorch's CPU
@@ -112,7 +113,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
         group.install_abort_on_exception()
     if isinstance(backend, str) and backend.lower() == "mpi" and (world_size != -1 or rank != -1):
         warnings.warn(f"For MPI backend, world_size ({world_size}) and rank ({rank}) are ignored since they are "
-                      "assigned by the MPI runtime.", stacklevel=2)
+                      "assigned by the MPI runtime.", stacklevel=stacklevel_outside_the_engine())
     else:
         _check_launcher_world(group, rank, world_size)
     _group, _handle = group, WorldGroup(group)

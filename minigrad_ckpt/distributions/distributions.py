@@ -14,6 +14,7 @@ from ..functional.special import erfinv
 from ..grad_mode import no_grad
 from ..nn import functional as F
 from ..tensor import Size, Tensor
+from ..user_frame import stacklevel_outside_the_engine
 from . import constraints
 
 __all__ = ["Distribution", "Categorical", "Normal", "Bernoulli", "Independent"]
@@ -112,7 +113,7 @@ class Distribution:
             # PyTorch's base answers NotImplementedError; its constructor warns and checks nothing
             warnings.warn(f"{self.__class__} does not define `arg_constraints`. Please set `arg_constraints = {{}}` "
                           "or initialize the distribution with `validate_args=False` to turn off validation.",
-                          stacklevel=2)
+                          stacklevel=stacklevel_outside_the_engine())
         self._check_parameters(validate_args)
 
     # The two shapes are Sizes, as PyTorch's: a program reads ``d.batch_shape.numel()``, and
@@ -180,7 +181,7 @@ class Distribution:
         except NotImplementedError:  # a program's own distribution without one: PyTorch warns, checks nothing
             warnings.warn(f"{self.__class__} does not define `support` to enable sample validation. Please "
                           "initialize the distribution with `validate_args=False` to turn off validation.",
-                          stacklevel=2)
+                          stacklevel=stacklevel_outside_the_engine())
             return
         if not bool(support.check(value).all().item()):
             raise ValueError(f"Expected value argument (Tensor of shape {actual}) to be within the support "

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..backend import host_numpy
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 from . import fft as ft
 from .arguments import as_tensor
 from .complex_numbers import view_as_real
@@ -96,7 +97,7 @@ def _sizes(n_fft: int, hop_length: int | None, win_length: int | None) -> tuple[
 def _warn_rectangular(name: str, extra: str) -> None:
     warnings.warn(f"{name}: A window was not provided. A rectangular window will be applied,{extra} To suppress this "
                   "warning and use a rectangular window, explicitly set `window=mg.ones(n_fft)`.", UserWarning,
-                  stacklevel=3)
+                  stacklevel=stacklevel_outside_the_engine())
 
 
 # ---------------------------------------------------------------------------
@@ -132,7 +133,7 @@ def _wants_complex(x: Tensor, window: Tensor | None, return_complex: bool | None
         warnings.warn("stft with return_complex=False is deprecated. In a future pytorch release, stft will return "
                       "complex tensors for all inputs, and return_complex=False will raise an error.\nNote: you can "
                       "still call mg.view_as_real on the complex output to recover the old return format.",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=stacklevel_outside_the_engine())
     return bool(return_complex)
 
 
@@ -288,6 +289,6 @@ def istft(input: Any, n_fft: int, hop_length: int | None = None, win_length: int
     if end > expected:  # PyTorch: "The length of signal is shorter than the length parameter"
         warnings.warn("istft: The length of signal is shorter than the length parameter. Result is being padded "
                       "with zeros in the tail. Please check your center and hop_length settings.", UserWarning,
-                      stacklevel=2)
+                      stacklevel=stacklevel_outside_the_engine())
         y = pad(y, ((0, 0),) * (y.ndim - 1) + ((0, end - expected),))
     return y

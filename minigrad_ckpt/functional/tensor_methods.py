@@ -28,6 +28,7 @@ from ..backend import (
 from ..backward import backward as _backward_pass
 from ..tape import apply
 from ..tensor import Tensor, foreign_operand
+from ..user_frame import stacklevel_outside_the_engine
 from . import complex_numbers as cn
 from . import math as mf
 from .arguments import _FAST_OPERANDS, binary, float_binary
@@ -324,26 +325,26 @@ def _transpose(self: Tensor) -> Tensor:
     more than 2 dimensions (``x.mT`` or ``permute`` say which transpose is meant); none for 1 and 2."""
     if self.ndim == 0:
         warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
-                      UserWarning, stacklevel=2)  # the user's line: a property is called from it
+                      UserWarning, stacklevel=stacklevel_outside_the_engine())
     elif self.ndim > 2:
         warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
                       "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
                       "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
-                      "tensor.", UserWarning, stacklevel=2)
+                      "tensor.", UserWarning, stacklevel=stacklevel_outside_the_engine())
     return mf.transpose(self)
 
 
 transpose_property = property(_transpose, doc="The transpose (axes reversed).")
 
 
-def _matrices_only(self: Tensor, name: str, conjugate: bool, batches: bool = True, depth: int = 3) -> Tensor | None:
+def _matrices_only(self: Tensor, name: str, conjugate: bool, batches: bool = True) -> Tensor | None:
     """PyTorch's rule for ``mT``/``mH``/``H``/``adjoint()``: matrices (or batches of them, except
     ``H``), else its RuntimeError; a 0-d tensor is itself (conjugated), with PyTorch's deprecation
     warning.  None: ``self`` is a matrix, go on."""
     if self.ndim == 0:
         warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. "
                       + ("Consider using x.conj()." if conjugate else "This function is the identity in these cases."),
-                      UserWarning, stacklevel=depth)  # the user's line: a property is called from it
+                      UserWarning, stacklevel=stacklevel_outside_the_engine())
         return cn.conj(self) if conjugate else self
     if self.ndim == 2 or (batches and self.ndim > 2):
         return None
@@ -358,9 +359,9 @@ def _matrix_transpose(self: Tensor) -> Tensor:
     return mf.swapaxes(self, -1, -2) if same is None else same
 
 
-def _matrix_adjoint(self: Tensor, name: str = "mH", depth: int = 3) -> Tensor:
+def _matrix_adjoint(self: Tensor, name: str = "mH") -> Tensor:
     """PyTorch's ``x.mH`` / ``x.adjoint()``: the conjugate transpose of the last two axes (differentiable)."""
-    same = _matrices_only(self, name, conjugate=True, depth=depth)
+    same = _matrices_only(self, name, conjugate=True)
     return cn.conj(mf.swapaxes(self, -1, -2)) if same is None else same
 
 
@@ -371,7 +372,7 @@ def _adjoint_2d(self: Tensor) -> Tensor:
 
 def adjoint_method(self: Tensor) -> Tensor:
     """PyTorch's ``x.adjoint()``: the conjugate transpose of the last two axes (``x.mH``)."""
-    return _matrix_adjoint(self, "adjoint()", depth=4)
+    return _matrix_adjoint(self, "adjoint()")
 
 
 matrix_transpose_property = property(_matrix_transpose, doc="PyTorch's ``x.mT``: the transpose of the last two axes.")

@@ -29,6 +29,7 @@ from ..backend import get_device as _resolve_device
 from ..ops import pointwise as _pw
 from ..tape import apply, watch_versions
 from ..tensor import Size, Tensor
+from ..user_frame import stacklevel_outside_the_engine
 from . import linalg as la
 from . import linalg_derived as lad
 from . import math as mf
@@ -796,5 +797,5 @@ def chain_matmul(*matrices: Any) -> Tensor:
 
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
                   "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
-                  "multiple parameters.", UserWarning, stacklevel=2)
+                  "multiple parameters.", UserWarning, stacklevel=stacklevel_outside_the_engine())
     return as_tensor(matrices[0]) if len(matrices) == 1 else lad.multi_dot(list(matrices))

@@ -27,6 +27,7 @@ from ..autograd.function import Function
 from ..functional.complex_numbers import view_as_complex, view_as_real
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 
 __all__ = ["call_with_backward_hooks", "hook_output_node"]
 
@@ -56,7 +57,7 @@ class _HookedCall:
                                     "pre hook", "grad_output")
         self.grad_outputs = grad_outputs
         if self.input_index is None:  # no input asks for a gradient: PyTorch calls the hooks here
-            warnings.warn(_FIRING_ON_OUTPUTS, UserWarning, stacklevel=2)
+            warnings.warn(_FIRING_ON_OUTPUTS, UserWarning, stacklevel=stacklevel_outside_the_engine())
             grad_input = (None,) * self.n_inputs
             for hook in self.hooks:
                 r = hook(self.module, grad_input, grad_outputs)
@@ -178,7 +179,7 @@ def _warn_if_unhookable(out: Any) -> bool:
     if isinstance(out, (Tensor, tuple)):
         return False
     warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of Tensors but "
-                  f"received {type(out)}", UserWarning, stacklevel=4)
+                  f"received {type(out)}", UserWarning, stacklevel=stacklevel_outside_the_engine())
     return True
 
 
@@ -196,7 +197,7 @@ def hook_output_node(module: Any, args: tuple, out: Any, hooks: list[Callable]) 
             first.grad_fn.register_hook(_OnModule(hook, module))
         missing = _what_the_node_misses(args, out, first.grad_fn)
         if missing:
-            warnings.warn(missing, FutureWarning, stacklevel=3)
+            warnings.warn(missing, FutureWarning, stacklevel=stacklevel_outside_the_engine())
     return out
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..functional.arguments import as_tensor
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 from . import functional as F
 from .conv import _check_groups, _check_padding_mode, _checked_padding, _ConvTransposeNd, _PlainConvNd
 from .function_layer import FunctionLayer
@@ -167,7 +168,7 @@ class _InstanceNorm(_NormBase):
                              f" ({self.num_features}), but got: {x.shape[feature_dim]}.")
         warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
                       "warning by not passing in num_features, which is not used because affine=False",
-                      stacklevel=3)
+                      stacklevel=stacklevel_outside_the_engine())
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "

@@ -17,6 +17,7 @@ from ..functional.errors import ComplexNotImplemented, RefusedArgument
 from ..functional.random_fills import _require_float
 from ..grad_mode import no_grad
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "xavier_uniform_",
@@ -83,7 +84,7 @@ def _zero_elements(tensor: Tensor) -> bool:
         return False
     import warnings
 
-    warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+    warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=stacklevel_outside_the_engine())
     return True
 
 
@@ -323,7 +324,8 @@ def _deprecated(fill: Any) -> Any:
     def deprecated(*args: Any, **kwargs: Any) -> Tensor:
         import warnings
 
-        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new}`.", FutureWarning, stacklevel=2)
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new}`.", FutureWarning,
+                      stacklevel=stacklevel_outside_the_engine())
         return fill(*args, **kwargs)
 
     deprecated.__name__ = deprecated.__qualname__ = old

@@ -20,6 +20,7 @@ from ..creation import zeros
 from ..grad_mode import no_grad
 from ..swap import swap_tensors
 from ..tensor import Tensor, requires_grad_flag
+from ..user_frame import stacklevel_outside_the_engine
 from .backward_hooks import call_with_backward_hooks, hook_output_node
 
 __all__ = ["Module", "Parameter", "register_module_forward_pre_hook", "register_module_forward_hook",
@@ -566,7 +567,8 @@ class Module:
                     called.output = out if r is None else r
                 except Exception as exc:  # noqa: BLE001  (the call's own error wins, as PyTorch's)
                     warnings.warn(f"module forward hook with ``always_call=True`` raised an exception that was "
-                                  f"silenced as another error was raised in forward: {exc}", stacklevel=3)
+                                  f"silenced as another error was raised in forward: {exc}",
+                                  stacklevel=stacklevel_outside_the_engine())
 
     def _add_hook(self, store: dict, hook: Callable, prepend: bool, with_kwargs: bool,
                   always_call: bool = False) -> _HookHandle:
@@ -1065,7 +1067,7 @@ class Module:
         if args:
             warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
                           "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict"
-                          " for details.", FutureWarning, stacklevel=2)
+                          " for details.", FutureWarning, stacklevel=stacklevel_outside_the_engine())
             destination = args[0] if destination is None else destination
             prefix = args[1] if len(args) > 1 and prefix == "" else prefix
             keep_vars = args[2] if len(args) > 2 and keep_vars is False else keep_vars
@@ -1235,7 +1237,7 @@ class Module:
             warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter in "
                           "the current model, which is a no-op. (Did you mean to pass `assign=True` to assign items "
                           "in the state dictionary to their corresponding key in the module instead of copying "
-                          "them in place?)", UserWarning, stacklevel=2)
+                          "them in place?)", UserWarning, stacklevel=stacklevel_outside_the_engine())
         with no_grad():
             if future.get_swap_module_params_on_conversion():
                 self._swap_loaded(target, value, assign)

@@ -44,6 +44,7 @@ from ..distributed.algorithms.join import Joinable
 from ..grad_mode import is_grad_enabled, no_grad
 from ..submodule_paths import install as _install_submodules
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 from .data_parallel import DataParallel
 from .module import Module
 from .scatter_gather import gather, scatter, scatter_kwargs
@@ -741,7 +742,7 @@ class DistributedDataParallel(Module):
             warnings.warn(f"DistributedDataParallel.join: the ranks updated different numbers of GradScalers in the "
                           f"block ({[n for _, n in gathered]}: a rank with no batch updated none), so their states "
                           f"were not synced and the replicas may scale differently from now on; pass the scaler "
-                          f"as join(scaler=...)", UserWarning, stacklevel=4)
+                          f"as join(scaler=...)", UserWarning, stacklevel=stacklevel_outside_the_engine())
             seen = []
         scheduler = None
         if executor is not None:
@@ -792,13 +793,13 @@ def _buffer_sync(broadcast_buffers: Any, forward_sync_buffers: Any) -> tuple[boo
     if broadcast_buffers is not None and forward_sync_buffers is not None:
         warnings.warn("Both `broadcast_buffers` and `forward_sync_buffers` were specified. `broadcast_buffers` is "
                       "deprecated and its value is ignored when `forward_sync_buffers` is provided.", FutureWarning,
-                      stacklevel=3)
+                      stacklevel=stacklevel_outside_the_engine())
     elif broadcast_buffers is not None:
         warnings.warn("`broadcast_buffers` is deprecated. Use `forward_sync_buffers` instead. IMPORTANT: unlike "
                       "`broadcast_buffers=False`, `forward_sync_buffers=False` still syncs buffers at init. If you "
                       "rely on buffers NOT being synced at init (e.g. rank-local buffers), keep using "
                       "`broadcast_buffers=False` until `init_sync_buffers` is available.", FutureWarning,
-                      stacklevel=3)
+                      stacklevel=stacklevel_outside_the_engine())
     if forward_sync_buffers is not None:
         return bool(forward_sync_buffers), True
     forward = True if broadcast_buffers is None else bool(broadcast_buffers)

@@ -19,6 +19,7 @@ from ..ops import recurrent as _fused
 from ..ops.indexing import GetItem
 from ..tape import apply
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 from . import functional as F
 from . import init
 from .module import Module, _empty
@@ -135,7 +136,7 @@ class RNNBase(Module):
         if dropout > 0 and num_layers == 1:  # PyTorch's warning, word for word: the dropout would do nothing
             warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
                           f"expects num_layers greater than 1, but got dropout={dropout} and "
-                          f"num_layers={num_layers}", UserWarning, stacklevel=3)
+                          f"num_layers={num_layers}", UserWarning, stacklevel=stacklevel_outside_the_engine())
         self.mode, self.proj_size = mode, proj_size
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first = bool(bias), bool(batch_first)

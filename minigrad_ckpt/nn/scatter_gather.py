@@ -18,6 +18,7 @@ from typing import Any
 from ..backend import get_device
 from ..functional.torch_idioms import cat
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 
 __all__ = ["gather", "scatter", "scatter_kwargs"]
 
@@ -72,7 +73,7 @@ def _gather_tensors(target_device: Any, dim: int, pieces: list[Tensor]) -> Tenso
     device = get_device(target_device)
     if all(p.ndim == 0 for p in pieces):
         warnings.warn("Was asked to gather along dimension 0, but all input tensors were scalars; "
-                      "will instead unsqueeze and return a vector.", stacklevel=3)
+                      "will instead unsqueeze and return a vector.", stacklevel=stacklevel_outside_the_engine())
         pieces, dim = [p.reshape(1) for p in pieces], 0
     return cat([p.to(device) for p in pieces], dim=dim)
 

@@ -19,6 +19,7 @@ from ..functional.errors import InputMismatch
 from ..functional.math import triu
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 from . import functional as F
 from . import init
 from .activation import GELU, ReLU
@@ -165,7 +166,7 @@ class TransformerEncoder(Module):
         why_not = _why_not_nested(encoder_layer)
         if enable_nested_tensor and why_not:  # PyTorch's warning, word for word
             warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
-                          stacklevel=2)
+                          stacklevel=stacklevel_outside_the_engine())
         self.use_nested_tensor = bool(enable_nested_tensor) and not why_not
 
     def forward(self, src: Tensor, mask: Any = None, src_key_padding_mask: Any = None,

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
@@ -107,7 +108,7 @@ class LRScheduler:
             _warn_if_optimizer_not_stepped(self.optimizer)
         self._step_count += 1
         if epoch is not None:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=stacklevel_outside_the_engine())
         self._update_lr(epoch)
 
     def _update_lr(self, epoch: int | None = None) -> None:
@@ -174,7 +175,7 @@ def _warning_outside_step(get_lr: Callable[..., list[Any]]) -> Callable[..., lis
     def checked(self: LRScheduler) -> list[Any]:
         if not self._in_lr_update:
             warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
-                          UserWarning, stacklevel=2)
+                          UserWarning, stacklevel=stacklevel_outside_the_engine())
         return get_lr(self)
     return checked
 
@@ -218,7 +219,8 @@ def _warn_if_optimizer_not_stepped(optimizer: Optimizer) -> None:
             "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
             "initialization. Please, make sure to call `optimizer.step()` before "
             "`lr_scheduler.step()`. See more details at "
-            "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning, stacklevel=3)
+            "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning,
+            stacklevel=stacklevel_outside_the_engine())
     elif not getattr(optimizer, "_opt_called", False):
         warnings.warn(
             "Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
@@ -226,7 +228,8 @@ def _warn_if_optimizer_not_stepped(optimizer: Optimizer) -> None:
             "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this "
             "will result in PyTorch skipping the first value of the learning rate schedule. "
             "See more details at "
-            "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning, stacklevel=3)
+            "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning,
+            stacklevel=stacklevel_outside_the_engine())
 
 
 def _given(value: Any) -> Any:
@@ -894,7 +897,7 @@ class ReduceLROnPlateau(LRScheduler):
         if epoch is None:
             epoch = self.last_epoch + 1
         else:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=stacklevel_outside_the_engine())
         self.last_epoch = epoch
         if self._is_better(current, self.best):
             self.best = current

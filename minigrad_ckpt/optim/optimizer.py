@@ -36,6 +36,7 @@ from ..backend import host_numpy, laid_out, to_host
 from ..grad_mode import enable_grad, no_grad
 from ..nn.module import _HookHandle, zero_gradient_in_place
 from ..tensor import Tensor, large_enough_for_chunks, update_in_chunks
+from ..user_frame import stacklevel_outside_the_engine
 from ._common import as_one_value, complex_of_real, plain_number, real_view, scalar_tensor
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook", "required"]
@@ -160,7 +161,7 @@ class Optimizer:
         if len({id(p) for p in ps}) != len(ps):
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
                           "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
-                          stacklevel=3)
+                          stacklevel=stacklevel_outside_the_engine())
         self._check_new_group(group)
         self.param_groups.append(group)
 

@@ -37,6 +37,7 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..user_frame import stacklevel_outside_the_engine
 from .events import EventList
 from .recording import record_function
 from .session import Session
@@ -83,7 +84,8 @@ def schedule(*, wait: int, warmup: int, active: int, repeat: int = 0, skip_first
                          f"(need >= 0), active={active} (need > 0), repeat={repeat} (need >= 0), "
                          f"skip_first={skip_first} (need >= 0).")
     if warmup == 0:
-        warnings.warn("Profiler won't be using warmup, this can skew profiler results", stacklevel=2)
+        warnings.warn("Profiler won't be using warmup, this can skew profiler results",
+                      stacklevel=stacklevel_outside_the_engine())
 
     def schedule_fn(step: int) -> ProfilerAction:
         if step < 0:
@@ -148,7 +150,8 @@ class profile:
                  acc_events: bool = False, use_cuda: bool | None = None) -> None:
         activities = set(supported_activities() if activities is None else activities)
         if use_cuda is not None:
-            warnings.warn("`use_cuda` is deprecated, use `activities` argument instead", FutureWarning, stacklevel=2)
+            warnings.warn("`use_cuda` is deprecated, use `activities` argument instead", FutureWarning,
+                          stacklevel=stacklevel_outside_the_engine())
         for a in activities:
             if not isinstance(a, ProfilerActivity):
                 raise TypeError(f"Expected ProfilerActivity, got {type(a).__name__}")
@@ -224,7 +227,7 @@ class profile:
         """PyTorch's action map (``now`` None: the profiler stops)."""
         for action in _ACTIONS.get((prev, now), ()):
             if isinstance(action, str):
-                warnings.warn(action, stacklevel=3)
+                warnings.warn(action, stacklevel=stacklevel_outside_the_engine())
             else:
                 action(self)
 
@@ -288,7 +291,7 @@ def _warn_unmeasured(with_flops: bool, with_modules: bool, observer: Any) -> Non
                        (with_modules, "with_modules (module hierarchy is not recorded)"),
                        (observer is not None, "execution_trace_observer (no execution trace is written)")):
         if flag:
-            warnings.warn(f"this engine's profiler ignores {what}", stacklevel=3)
+            warnings.warn(f"this engine's profiler ignores {what}", stacklevel=stacklevel_outside_the_engine())
 
 
 def _export_stacks(events: EventList, path: str | os.PathLike, metric: str, with_stack: bool) -> None:

@@ -46,6 +46,7 @@ from ..backend import to_host
 from ..distributed.snapshot import collective as _collective
 from ..distributed.snapshot import rank_tensors
 from ..executor import Executor
+from ..user_frame import stacklevel_outside_the_engine
 from . import capture as _capture
 from . import claims
 from .background import BackgroundWriter, SaveHandle, completed
@@ -155,7 +156,7 @@ class SnapshotManager:
                 problem = exc
         warnings.warn(f"{path} is unreadable ({str(problem)[:200]}); rebuilt from the snapshots on disk that "
                       f"verify, which the manager keeps but will not delete (it cannot prove it wrote them)",
-                      stacklevel=3)
+                      stacklevel=stacklevel_outside_the_engine())
         return self._rebuild(verify=True), "rebuilt"
 
     def _rebuild(self, verify: bool) -> list[dict[str, Any]]:
@@ -386,7 +387,7 @@ class SnapshotManager:
             return Snapshot.load(self.directory / newest["file"], replace(config, verify_checksum=True))
         except SnapshotError as exc:
             warnings.warn(f"the newest snapshot {newest['file']} is damaged ({str(exc)[:200]}); writing a full "
-                          f"snapshot instead of an incremental one", stacklevel=4)
+                          f"snapshot instead of an incremental one", stacklevel=stacklevel_outside_the_engine())
             return None
 
     def _holds(self, origin: tuple[str, str, int] | None) -> bool:
@@ -531,7 +532,8 @@ class SnapshotManager:
                 detail = ("; ".join(problems)) if problems else "no snapshots"
                 raise SnapshotError(f"no usable snapshot in {self.directory}: {detail}")
         if problems:
-            warnings.warn("skipped damaged snapshots: " + "; ".join(problems), stacklevel=2)
+            warnings.warn("skipped damaged snapshots: " + "; ".join(problems),
+                          stacklevel=stacklevel_outside_the_engine())
         return snap
 
     def _claim_save(self) -> str:

@@ -20,6 +20,7 @@ from ..executor import Executor
 from ..grad_mode import no_grad
 from ..nn.uninitialized import is_lazy
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 from . import sections as _sections
 from .format import SnapshotError
 from .sections import Restoring
@@ -84,7 +85,7 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
     if left_out:
         warnings.warn(f"restore_into: the snapshot holds state this executor has no place for, not restored: "
                       f"{'; '.join(left_out)} (build the executor with it, or register it, to resume it)",
-                      stacklevel=3)
+                      stacklevel=stacklevel_outside_the_engine())
     return ex
 
 

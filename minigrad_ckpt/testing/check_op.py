@@ -107,7 +107,7 @@ def check_op(op_or_function: Any, *sample_inputs: Any, reference: Callable | Non
         modes = tuple(modes)
     elif target.op is not None:  # an Op: its class says whether it has a jvp
         if not target.has_jvp:  # everything but forward mode, said so
-            warn_forward_not_checked("check_op", MissingJvpError(target.op.name), stacklevel=2)
+            warn_forward_not_checked("check_op", MissingJvpError(target.op.name))
         modes = MODES if target.has_jvp else ("rev",)
     opts = _Options(grad_inputs, set(skip), modes, eps, atol, rtol)
     if len(sample_inputs) == 1 and _is_strategy(sample_inputs[0]):
@@ -311,7 +311,7 @@ class _Battery:
         try:
             self.jvp_once(arrays, [np.ones_like(arrays[i]) for i in self.diff])
         except MissingJvpError as exc:
-            warn_forward_not_checked("check_op", exc, stacklevel=4)
+            warn_forward_not_checked("check_op", exc)
             self.modes = tuple(m for m in self.modes if m != "fwd")
 
     def tangents(self, dtype: Any) -> list[Any]:

@@ -17,6 +17,7 @@ from ..backend import host_numpy as np
 from ..backend import to_host
 from ..functional.promotion import promote_types
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 
 __all__ = ["assert_close", "assert_allclose"]
 
@@ -69,7 +70,8 @@ def assert_allclose(actual: Any, expected: Any, rtol: float | None = None, atol:
     ones (float32: rtol 1e-4, atol 1e-5; float64: 1e-5 and 1e-8; float16: 1e-3 and 1e-3)."""
     warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
                   "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "
-                  "instructions in https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
+                  "instructions in https://github.com/pytorch/pytorch/issues/61844.", FutureWarning,
+                  stacklevel=stacklevel_outside_the_engine())
     from ..creation import tensor
 
     if not isinstance(actual, Tensor):

@@ -50,6 +50,7 @@ from ..creation import tensor
 from ..grad_mode import enable_grad
 from ..ops.base import MissingJvpError
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 from .repro import repro_script
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "ForwardModeNotCheckedWarning", "GradcheckKinkWarning",
@@ -114,11 +115,12 @@ class ForwardModeNotCheckedWarning(UserWarning):
     a missing ``jvp`` an error instead."""
 
 
-def warn_forward_not_checked(what: str, exc: MissingJvpError, stacklevel: int) -> None:
+def warn_forward_not_checked(what: str, exc: MissingJvpError) -> None:
     """Say that ``what`` did not check forward mode because op ``exc.op`` has no jvp."""
     warnings.warn(ForwardModeNotCheckedWarning(
         f"{what}: forward mode was not checked: op {exc.op} has no jvp rule (reverse mode and the other "
-        f"checks ran; pass modes=('rev', 'fwd') to make this an error)"), stacklevel=stacklevel)
+        f"checks ran; pass modes=('rev', 'fwd') to make this an error)"),
+        stacklevel=stacklevel_outside_the_engine())
 
 
 class _Names:
@@ -659,7 +661,7 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
                 f"({x.dtype}). This check will likely fail if all the inputs are not of double precision "
                 f"floating point or complex: the default tolerances assume float64 (or complex128) and finite "
                 f"differences are unreliable in lower precision",
-                stacklevel=3,
+                stacklevel=stacklevel_outside_the_engine(),
             )
     before = [to_host(x._data).copy() for x in checked]
     try:
@@ -778,7 +780,8 @@ def _report_kinks(kink_masks: list, in_shapes: list, names: _Names, kinks: str) 
     if kinks == "fail":
         raise names.error(message + " (kinks='fail')")
     warnings.warn(GradcheckKinkWarning(f"{names.check()}: {message}; those elements were left out of the "
-                                       f"comparison (kinks='fail' makes this an error)"), stacklevel=4)
+                                       f"comparison (kinks='fail' makes this an error)"),
+                                       stacklevel=stacklevel_outside_the_engine())
 
 
 def _check_forward(fn: Callable, inputs: Any, detach: bool, numeric: list, modes: tuple[str, ...],
@@ -791,7 +794,7 @@ def _check_forward(fn: Callable, inputs: Any, detach: bool, numeric: list, modes
     except MissingJvpError as exc:
         if not fwd_optional:
             raise
-        warn_forward_not_checked(names.check(), exc, stacklevel=5)
+        warn_forward_not_checked(names.check(), exc)
         return
     for k, (f_k, n_k) in enumerate(zip(forward, numeric)):
         compare(k, f_k, n_k)

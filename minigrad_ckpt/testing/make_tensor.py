@@ -20,6 +20,7 @@ from .. import creation
 from ..backend import as_dtype, host_numpy
 from ..functional.complex_numbers import complex as _complex
 from ..tensor import Tensor
+from ..user_frame import stacklevel_outside_the_engine
 
 __all__ = ["make_tensor"]
 
@@ -95,7 +96,7 @@ def _range(low: float | None, high: float | None, default_low: float, default_hi
     if lo == hi and dt.kind in "fc":
         warnings.warn("Passing `low==high` to `torch.testing.make_tensor` for floating or complex types is "
                       "deprecated since 2.1 and will be removed in 2.3. Use `torch.full(...)` instead.",
-                      FutureWarning, stacklevel=3)
+                      FutureWarning, stacklevel=stacklevel_outside_the_engine())
     elif lo >= hi:
         raise ValueError(f"`low` must be less than `high`, but got {lo} >= {hi}")
     elif hi < lowest or lo >= beyond:

@@ -13,6 +13,7 @@ from typing import Any
 from ...backend import host_numpy
 from ...grad_mode import no_grad
 from ...tensor import Tensor
+from ...user_frame import stacklevel_outside_the_engine
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
 
@@ -31,7 +32,8 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
     """
     params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
     if not params and isinstance(parameters, types.GeneratorType):  # (model.parameters() read up already)
-        warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=2)
+        warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
+                      stacklevel=stacklevel_outside_the_engine())
     grads = [p.grad for p in params if p.grad is not None]
     total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     clip_grads_with_norm_(params, max_norm, total, foreach)
@@ -42,7 +44,7 @@ def clip_grad_norm(parameters: Any, max_norm: float, norm_type: float = 2.0, err
                    foreach: bool | None = None) -> Tensor:
     """PyTorch's deprecated spelling of :func:`clip_grad_norm_`, with its FutureWarning."""
     warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
-                  FutureWarning, stacklevel=2)
+                  FutureWarning, stacklevel=stacklevel_outside_the_engine())
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 

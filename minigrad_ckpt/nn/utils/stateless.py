@@ -8,6 +8,7 @@ import warnings
 from typing import Any
 
 from ...func.module_call import functional_call as _functional_call
+from ...user_frame import stacklevel_outside_the_engine
 
 __all__ = ["functional_call"]
 
@@ -17,5 +18,6 @@ def functional_call(module: Any, parameters_and_buffers: Any, args: Any = None, 
     """``module`` run with the given tensors in place of its own (see :func:`mg.func.functional_call`)."""
     warnings.warn("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and will be removed "
                   "in a future version of PyTorch. Please use `torch.func.functional_call` instead which is a "
-                  "drop-in replacement. (Here: mg.func.functional_call.)", FutureWarning, stacklevel=2)
+                  "drop-in replacement. (Here: mg.func.functional_call.)", FutureWarning,
+                  stacklevel=stacklevel_outside_the_engine())
     return _functional_call(module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights, strict=strict)

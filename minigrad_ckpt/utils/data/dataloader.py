@@ -22,6 +22,7 @@ from typing import Any
 from ... import random as _random
 from ...backend import cuda_device_count, host_numpy
 from ...tensor import Tensor
+from ...user_frame import stacklevel_outside_the_engine
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, _is_index
@@ -578,7 +579,7 @@ class DataLoader:
         every handle to it goes on with the new epoch (the workers can serve one epoch at a time)."""
         if self.pin_memory and cuda_device_count() == 0:  # PyTorch's warning, at each iter()
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
-                          "memory won't be used.", UserWarning, stacklevel=2)
+                          "memory won't be used.", UserWarning, stacklevel=stacklevel_outside_the_engine())
         if self.num_workers and (self._pool is None or self._pool.closed):  # as PyTorch, when workers start
             _warn_if_more_workers_than_cpus(self.num_workers)
         if self.num_workers == 0 and self.timeout != 0:  # PyTorch's single-process iterator refuses it so
@@ -685,7 +686,7 @@ class DataLoader:
                               if self.num_workers else "")
                     warnings.warn(f"Length of IterableDataset {self.dataset} was reported to be {told} (when "
                                   f"accessing len(dataloader)), but {yielded} samples have been fetched.{shards}",
-                                  UserWarning, stacklevel=3)
+                                  UserWarning, stacklevel=stacklevel_outside_the_engine())
                 yield batch
         finally:
             run.close()  # type: ignore[attr-defined]  (the workers stop with the epoch's generator)
@@ -971,7 +972,8 @@ def _warn_if_more_workers_than_cpus(num_workers: int) -> None:
                       f"max number of worker in current system is {cpus}, which is smaller than what this "
                       f"DataLoader is going to create. Please be aware that excessive worker creation might "
                       f"get DataLoader running slow or even freeze, lower the worker number to avoid "
-                      f"potential slowness/freeze if necessary.", UserWarning, stacklevel=3)
+                      f"potential slowness/freeze if necessary.", UserWarning,
+                      stacklevel=stacklevel_outside_the_engine())
 
 
 def _worker_context(context: Any, num_workers: int) -> Any:

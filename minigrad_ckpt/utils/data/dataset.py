@@ -18,6 +18,7 @@ from typing import Any
 from ... import random as _random
 from ...backend import cpu, host_numpy
 from ...tensor import Tensor
+from ...user_frame import stacklevel_outside_the_engine
 from .sampler import _is_index, _own_generator
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subset", "ConcatDataset", "ChainDataset",
@@ -257,5 +258,5 @@ def _fraction_counts(fractions: list[Any], n: int) -> list[int]:
     for i, k in enumerate(counts):
         if k == 0:
             warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=stacklevel_outside_the_engine())
     return counts
