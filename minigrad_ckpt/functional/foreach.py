@@ -44,11 +44,11 @@ def _per_tensor(arg: Any, count: int, scalars_as_tensor: bool = False) -> list[A
     return [arg] * count
 
 
-def _tensors(self: Any, name: str) -> list[Tensor]:
+def _tensors(self: Any, name: str, empty: bool = False) -> list[Tensor]:
     if not isinstance(self, (list, tuple)) or not all(isinstance(t, Tensor) for t in self):
         raise TypeError(f"_foreach_{name}: expected a list of tensors, got {type(self).__name__}")
-    if not self:  # PyTorch refuses an empty list in every _foreach function (an optimizer with no state yet)
-        raise RuntimeError("Tensor list must have at least one tensor.")
+    if not self and not empty:  # PyTorch refuses an empty list in every _foreach function (an optimizer with no
+        raise RuntimeError("Tensor list must have at least one tensor.")  # state yet); ``empty``: the caller's words
     return list(self)
 
 
@@ -130,7 +130,9 @@ def _max(self: Sequence[Tensor]) -> tuple[Tensor, ...]:
 
 
 def _mm(self: Sequence[Tensor], mat2: Sequence[Tensor]) -> tuple[Tensor, ...]:
-    tensors, others = _tensors(self, "mm"), _tensors(mat2, "mm")
+    tensors, others = _tensors(self, "mm", empty=True), _tensors(mat2, "mm", empty=True)
+    if not tensors:  # (mm's own words for an empty first list; a length mismatch before an empty second one)
+        raise RuntimeError("_foreach_mm requires non-empty tensor lists")
     if len(others) != len(tensors):
         raise RuntimeError("_foreach_mm: self and mat2 must have the same number of tensors")
     return tuple(a.mm(b) for a, b in zip(tensors, others))
@@ -139,18 +141,13 @@ def _mm(self: Sequence[Tensor], mat2: Sequence[Tensor]) -> tuple[Tensor, ...]:
 def _powsum(self: Sequence[Tensor], ord: Any = 2, dtype: Any = None) -> tuple[Tensor, ...]:  # noqa: A002
     """``sum(|x| ** ord)`` of each tensor: a vector norm's sum before its root, literally -- ``ord = 0``
     counts every element (``0 ** 0`` is 1) and ``+-inf`` gives inf, as PyTorch's; complex values give
-    their magnitudes' sum, real. Integer tensors are refused, as PyTorch's CPU kernel refuses them."""
+    their magnitudes' sum, real. Integer and boolean tensors are refused, as PyTorch's CPU kernel refuses
+    them: naming ``'Long'`` whatever their own dtype (torch 2.13's words for int8, uint8 and bool alike)."""
     tensors = _tensors(self, "powsum")
     for t in tensors:
         if not (t.is_floating_point() or t.is_complex()):
-            raise NotImplementedError(f'"powsum_cpu" not implemented for {_scalar_type_name(t.dtype)!r}')
+            raise NotImplementedError("\"powsum_cpu\" not implemented for 'Long'")
     return tuple((t.abs() ** ord).sum(dtype=dtype) for t in tensors)
-
-
-def _scalar_type_name(dtype: Any) -> str:
-    """PyTorch's C++ name of an integer or boolean dtype (``'Long'`` for int64), as its kernels' errors say."""
-    return {"int8": "Char", "uint8": "Byte", "int16": "Short", "int32": "Int", "int64": "Long",
-            "bool": "Bool"}.get(str(dtype).rsplit(".", 1)[-1], str(dtype))
 
 
 def _functions() -> dict[str, Callable[..., Any]]:
