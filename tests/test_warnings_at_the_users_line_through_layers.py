@@ -24,6 +24,10 @@ CASES = {
     "F.mse_loss shapes": (lambda: F.mse_loss(mg.ones(2, 1), mg.ones(2)), "Using a target size (2,)"),
     "nn.L1Loss shapes": (lambda: mg.nn.L1Loss()(mg.ones(2, 1), mg.ones(2)), "Using a target size (2,)"),
     "F.upsample": (lambda: F.upsample(mg.ones(1, 1, 2, 2), scale_factor=2), "`nn.functional.upsample` is deprecated"),
+    "nn.InstanceNorm2d channels": (lambda: mg.nn.InstanceNorm2d(4)(mg.ones(2, 3, 2, 2)),
+                                   "input's size at dim=1 does not match num_features"),
+    "nn.InstanceNorm1d in a Sequential": (lambda: mg.nn.Sequential(mg.nn.InstanceNorm1d(4))(mg.ones(2, 3, 5)),
+                                          "input's size at dim=1 does not match num_features"),
 }
 
 
