@@ -1563,12 +1563,15 @@ class Tensor:
     def detach(self) -> Tensor:
         """The same values (shared memory), cut off from the tape."""
         data = self._data
-        if not data.flags.c_contiguous and data.ndim >= 4 and data.strides[1] > data.strides[0]:
+        if data.ndim >= 4 and not data.flags.c_contiguous and data.strides[1] > data.strides[0]:
             # a result in the engine's own channel-major layout (a convolution's product, a gradient
             # of one; PyTorch's is row-major) is laid out row-major before it is shared: once shared,
             # ``view`` can no longer lay it out, and ``conv(x).detach().view(n * c, 1, h, w)`` (Opacus's
             # backward hooks, of the gradient they are handed) would be refused where PyTorch answers.
-            # PyTorch's own layouts (channels-last, a transpose's clone) keep theirs.
+            # Channels-last keeps its layout; a layout of PyTorch's own with dim 1 outermost (the clone
+            # of ``x.transpose(0, 1)``, an elementwise result of one) cannot be told from the engine's
+            # and is laid out row-major too -- its ``stride()``, and its source's, then differ from
+            # PyTorch's.  (ndim first: a flags object costs 80 ns, and most tensors detached are < 4-d.)
             self._lay_out_row_major()
         t = Tensor._wrap(self._data, None, self._device)
         t._version_box = shared_version(self, t)  # shares memory, so shares the version stamp
