@@ -313,9 +313,11 @@ def _update_running(running_mean: Tensor, running_var: Tensor, mean: Any, var: A
     buffer takes the arrays: it gets no tangent, so a module's buffers stay writable under the
     transforms (see docs/from-pytorch.md, "captured")."""
     with no_grad():
+        stats = None  # (moved()'s pair, computed once for both statistics)
         for running, batch, k in ((running_mean, mean, 0), (running_var, var, 1)):
             if moved is not None and _forward.active and carries_tangent(running):
-                step = moved()[k].to(running.dtype) * momentum
+                stats = moved() if stats is None else stats
+                step = stats[k].to(running.dtype) * momentum
             else:
                 step = Tensor.constant(batch.astype(running.dtype), device) * momentum
             running.mul_(1 - momentum).add_(step)
