@@ -4,7 +4,9 @@ Scripts print these at start-up (``print(f"CUDA version: {torch.version.cuda}")`
 ``torch.version.cuda is not None`` / ``torch.version.hip is not None`` to learn the GPU platform.
 PyTorch's ``cuda`` is the toolkit it was built with, ``None`` in a CPU build; here the GPU path is
 CuPy's, so ``cuda`` is the CUDA runtime CuPy runs on (``"12.4"``), or ``None`` where CuPy is not
-installed or sees no GPU -- the CPU build's answer.  ``hip`` is ``None``: the engine has no ROCm path.
+installed or sees no GPU -- the CPU build's answer.  ``hip`` and ``rocm`` are ``None``: the engine has no
+ROCm path; ``xpu`` is ``None`` (no Intel GPU path) and ``debug`` is ``False``, as a release build's.
+PyTorch's ``git_version`` (the commit it was built from) is not offered.
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ from typing import Any
 
 __version__ = "0.1.0"  # the package's one constant (``mg.__version__`` is this; pyproject.toml's names it too)
 
-__all__ = ["__version__", "cuda", "hip"]  # noqa: F822 (cuda: read by the module __getattr__ below)
+__all__ = ["__version__", "cuda", "debug", "hip", "rocm", "xpu"]  # noqa: F822 (cuda: the module __getattr__'s)
 
+debug = False
 hip: str | None = None
+rocm: str | None = None
+xpu: str | None = None
 
 
 def _cuda_runtime_version() -> str | None:

@@ -49,13 +49,19 @@ def test_cuda_is_read_as_major_dot_minor_from_the_runtimes_number(monkeypatch):
     assert version.cuda == "12.4"  # kept after the first read
 
 
+def test_the_other_platform_fields_are_a_cpu_release_builds():
+    # torch 2.13.0+cpu: torch.version.rocm, .xpu are None and .debug is False (rocm was asserted absent here)
+    assert mg.version.rocm is None and mg.version.xpu is None and mg.version.debug is False
+    assert {"debug", "rocm", "xpu"} <= set(mg.version.__all__)
+
+
 def test_an_unknown_name_is_an_attribute_error():
     try:
-        mg.version.rocm
+        mg.version.not_a_field
     except AttributeError as error:
-        assert "rocm" in str(error)
+        assert "not_a_field" in str(error)
     else:
-        raise AssertionError("mg.version.rocm should not exist")
+        raise AssertionError("mg.version.not_a_field should not exist")
 
 
 def test_a_fake_runtime_read_in_a_test_does_not_stay():
