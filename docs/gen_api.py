@@ -31,6 +31,7 @@ MODULES = [
     ("minigrad_ckpt.optim.lr_scheduler", "mg.optim.lr_scheduler"),
     ("minigrad_ckpt.utils.data", "mg.utils.data"),
     ("minigrad_ckpt.utils.benchmark", "mg.utils.benchmark"),
+    ("minigrad_ckpt.utils._pytree", "mg.utils._pytree"),
     ("minigrad_ckpt.func", "mg.func"),
     ("minigrad_ckpt.autograd", "mg.autograd"),
     ("minigrad_ckpt.autograd.functional", "mg.autograd.functional"),

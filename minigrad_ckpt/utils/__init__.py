@@ -1,9 +1,11 @@
 """Utilities above the engine: ``utils.data`` (datasets, samplers, the DataLoader),
 ``utils.checkpoint`` (PyTorch's spelling of :mod:`minigrad_ckpt.checkpoint`'s ``checkpoint``) and
 ``utils.benchmark`` (PyTorch's ``Timer``: statements timed, and their ``Measurement``), ``utils.hooks``
-(PyTorch's ``RemovableHandle``) and ``utils.swap_tensors`` (two tensor objects trade their contents)."""
+(PyTorch's ``RemovableHandle``), ``utils.swap_tensors`` (two tensor objects trade their contents) and
+``utils._pytree`` (PyTorch's private but widely imported pytrees: ``tree_flatten``, ``tree_map``, ``TreeSpec``)."""
 
 from ..swap import swap_tensors
+from . import _pytree as _pytree  # (private, as PyTorch's: mg.utils._pytree, not in __all__)
 from . import benchmark, checkpoint, data, hooks
 
 __all__ = ["benchmark", "checkpoint", "data", "hooks", "swap_tensors"]
