@@ -54,6 +54,7 @@ from . import differences as diffs
 from . import elementwise_compositions as ewc
 from . import fft as ft
 from . import integer_math as im
+from . import legacy_solves as legacy
 from . import linalg as la
 from . import linalg_derived as lad
 from . import linalg_ex as lex
@@ -568,6 +569,9 @@ SECTIONS: tuple[Section, ...] = (
         public("matrix_exp", lad.matrix_exp),
         public("cholesky_solve", lad.cholesky_solve, out=outr.castable("cholesky_solve")),
         public("lu_unpack", lad.lu_unpack, out=EXACT),
+        public("lu", legacy.lu),
+        public("lu_solve", legacy.lu_solve),
+        public("triangular_solve", legacy.triangular_solve),
         public("cholesky_inverse", lad.cholesky_inverse, out=outr.castable("cholesky_inverse")),
         public("erfc", sp.erfc, out=CAST),
         public("is_tensor", tf.is_tensor),
