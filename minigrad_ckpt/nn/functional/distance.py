@@ -37,16 +37,23 @@ def _p_norm(x: Tensor, p: float, axis: int, keepdims: bool = False) -> Tensor:
     return _linalg.norm(x, float(p), axis=axis, keepdims=keepdims)
 
 
-def normalize(input: Any, p: float = 2.0, axis: int | None = None, eps: float = 1e-12, *,
-              dim: int | None = None) -> Tensor:
+def normalize(input: Any, p: float = 2.0, axis: int | None = None, eps: float = 1e-12, out: Tensor | None = None,
+              *, dim: int | None = None) -> Tensor:
     """``x / max(||x||_p, eps)`` along ``axis`` (PyTorch's default ``dim=1``; a tuple of dims, ``()``
     for every dim, and dim 0 of a 0-d tensor too, as PyTorch's vector norm takes them).  ``p`` is
     what ``Tensor.norm`` takes, as in PyTorch, whose ``normalize`` calls it: a number, ``"fro"`` or
-    ``"nuc"``."""
+    ``"nuc"``.  ``out=`` writes the answer there, as ``mg.div``'s ``out=`` does (so, as PyTorch's, not
+    while ``input`` requires grad): residual flows' power iteration normalizes its ``u`` buffer in place
+    with ``F.normalize(u, dim=0, out=u)``."""
     p = p if isinstance(p, str) else number("normalize", "p", p)
     input = _tensor(input)
     ax = _axis(axis, dim, default=1)
     norm = input.norm(p, ax, keepdim=True) if isinstance(p, str) else vector_norm(input, float(p), ax, keepdim=True)
+    if out is not None:
+        # mg.div is the exported function that takes out= (the public table wraps functional's):
+        # looked up at the call, since the table is bound after nn is imported
+        from ... import div as div_taking_out
+        return div_taking_out(input, mf.maximum(norm, eps), out=out)
     return input / mf.maximum(norm, eps)
 
 
