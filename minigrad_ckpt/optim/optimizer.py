@@ -411,12 +411,16 @@ class Optimizer:
                     single_step.add(idx)
         new_state: dict[Any, Any] = {}
         for idx, st in state_dict["state"].items():
-            if isinstance(idx, str) and not idx.isdigit():  # not a parameter's: kept under its key
-                new_state[idx] = copy.deepcopy(st)
-                continue
-            idx = int(idx)
+            # a parameter is named by whatever its saved group lists -- an index, or a name where the
+            # state dict was re-keyed by parameter names -- as PyTorch's id_map pairs them; a digit
+            # string is the index it spells (a state dict that went through JSON)
+            if idx not in by_index and isinstance(idx, str) and idx.isdigit():
+                idx = int(idx)
             if idx not in by_index:
-                raise ValueError(f"loaded state refers to parameter {idx}, which does not exist")
+                if isinstance(idx, int):
+                    raise ValueError(f"loaded state refers to parameter {idx}, which does not exist")
+                new_state[idx] = copy.deepcopy(st)  # not a parameter's: kept under its key
+                continue
             p = by_index[idx]
             new_state[p] = {k: self._loaded_value(p, idx, k, v) for k, v in st.items()}
             if idx in single_step and isinstance(new_state[p].get("step"), Tensor):
