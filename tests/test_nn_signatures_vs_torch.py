@@ -133,10 +133,8 @@ TORCH_KEYWORDS = {
     "adaptive_max_pool3d": "input output_size return_indices",
 }
 
-# torch 2.13's names minigrad does not take (yet): normalize(out=) writes into a given tensor
-KNOWN_MISSING = {
-    "normalize": {"out"},
-}
+# torch 2.13's names minigrad does not take (yet): none (normalize's out= was the last)
+KNOWN_MISSING: dict[str, set[str]] = {}
 
 
 def _keywords(fn) -> tuple[set[str], bool]:

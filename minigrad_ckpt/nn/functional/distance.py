@@ -24,6 +24,7 @@ from ...functional.errors import (
 )
 from ...functional.linalg_derived import vector_norm
 from ...functional.promotion import promoted
+from ...out_arguments import CAST, with_out
 from ...tape import watch_versions
 from ...tensor import Tensor
 from .inputs import _axis
@@ -49,12 +50,13 @@ def normalize(input: Any, p: float = 2.0, axis: int | None = None, eps: float = 
     input = _tensor(input)
     ax = _axis(axis, dim, default=1)
     norm = input.norm(p, ax, keepdim=True) if isinstance(p, str) else vector_norm(input, float(p), ax, keepdim=True)
-    if out is not None:
-        # mg.div is the exported function that takes out= (the public table wraps functional's):
-        # looked up at the call, since the table is bound after nn is imported
-        from ... import div as div_taking_out
-        return div_taking_out(input, mf.maximum(norm, eps), out=out)
+    if out is not None:  # PyTorch's normalize is torch.div(input, denominator, out=out)
+        return _divided_into(input, mf.maximum(norm, eps), out=out)
     return input / mf.maximum(norm, eps)
+
+
+#: ``input / other`` written into ``out=`` with ``mg.div``'s checks and dtype rule (its errors name div)
+_divided_into = with_out("div", lambda numerator, denominator: numerator / denominator, CAST)
 
 
 def cosine_similarity(x1: Any, x2: Any, axis: int | None = None, eps: float = 1e-8, *,
