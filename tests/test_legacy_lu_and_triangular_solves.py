@@ -89,3 +89,19 @@ def test_triangular_solve_refuses_two_dtypes_in_pytorchs_words():
     with pytest.raises(RuntimeError, match="Expected b and A to have the same dtype, but found b of type Float "
                                            "and A of type Double instead."):
         mg.triangular_solve(mg.ones(3, 2), mg.ones(3, 3, dtype=mg.float64))
+
+
+def test_the_tensor_methods_are_the_functions():
+    # torch 2.13 still offers A.lu(), b.lu_solve(LU, pivots) and b.triangular_solve(A) as methods
+    # (normflows' Glow 1x1 convolution calls Q.lu()); they are the functions, self first
+    a = mg.tensor([[4.0, 3.0], [6.0, 3.0]], dtype=mg.float64)
+    b = mg.tensor([[1.0], [2.0]], dtype=mg.float64)
+    lu, pivots = a.lu()
+    ref_lu, ref_pivots = mg.lu(a)
+    assert mg.equal(lu, ref_lu).all() and pivots.tolist() == ref_pivots.tolist() == [2, 2]
+    assert b.lu_solve(lu, pivots).tolist() == mg.lu_solve(b, lu, pivots).tolist()
+    x = b.lu_solve(lu, pivots)
+    assert (a @ x - b).abs().max().item() < 1e-14
+    upper = mg.tensor([[2.0, 1.0], [0.0, 4.0]], dtype=mg.float64)
+    solved = b.triangular_solve(upper)
+    assert solved.solution.tolist() == [[0.25], [0.5]] and solved.cloned_coefficient.tolist() == upper.tolist()
