@@ -36,3 +36,33 @@ def test_the_type_aliases_of_torch_utils_data_dataloader():
     from minigrad_ckpt.utils.data.dataloader import _collate_fn_t, _worker_init_fn_t
 
     assert _collate_fn_t.__origin__ is Callable and _worker_init_fn_t.__origin__ is Callable
+
+
+def test_the_names_copied_collate_functions_import_from_torch_utils_data_utils_collate():
+    # taming-transformers' taming/data/utils.py (``custom_collate``, a copy of PyTorch 1.9's default_collate)
+    # imports both; before, the import failed.  PyTorch 2.13's values:
+    import numpy as np
+
+    from minigrad_ckpt.utils.data._utils.collate import default_collate_err_msg_format, np_str_obj_array_pattern
+
+    assert np_str_obj_array_pattern.pattern == "[SaUO]"
+    assert default_collate_err_msg_format == ("default_collate: batch must contain tensors, numpy arrays, "
+                                              "numbers, dicts or lists; found {}")
+
+    def custom_collate(batch):  # taming's branches for arrays and for a type nothing batches
+        elem = batch[0]
+        if isinstance(elem, np.ndarray):
+            if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
+                raise TypeError(default_collate_err_msg_format.format(elem.dtype))
+            return mg.stack([mg.as_tensor(b) for b in batch])
+        raise TypeError(default_collate_err_msg_format.format(type(elem)))
+
+    assert custom_collate([np.zeros(2), np.ones(2)]).tolist() == [[0.0, 0.0], [1.0, 1.0]]
+    for refused, found in (([np.array(["a"])], "<U1"), ([np.array([None])], "object"), ([{1}], "<class 'set'>")):
+        try:
+            custom_collate(refused)
+        except TypeError as e:
+            assert str(e) == ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
+                              "found " + found)
+        else:
+            raise AssertionError("refused nothing")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 from collections.abc import Callable, Mapping, MutableMapping, MutableSequence, Sequence
 from typing import Any
 
@@ -21,7 +22,16 @@ from ...functional.promotion import promote_types
 from ...tensor import Tensor
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map", "collate_tensor_fn",
-           "collate_numpy_array_fn", "collate_numpy_scalar_fn", "collate_float_fn", "collate_int_fn", "collate_str_fn"]
+           "collate_numpy_array_fn", "collate_numpy_scalar_fn", "collate_float_fn", "collate_int_fn", "collate_str_fn",
+           "np_str_obj_array_pattern", "default_collate_err_msg_format"]
+
+# PyTorch's two module-level names that hand-copied collate functions import next to ``default_collate``
+# (taming-transformers' and latent-diffusion's ``custom_collate``, copies of PyTorch 1.9's): the NumPy
+# dtype strings (``arr.dtype.str``) of strings and objects, which are refused, and the message of the
+# ``TypeError`` for a leaf no rule batches.  The words are PyTorch 2.13's.
+np_str_obj_array_pattern = re.compile(r"[SaUO]")
+default_collate_err_msg_format = (
+    "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}")
 
 
 def default_collate(batch: list[Any]) -> Any:
