@@ -45,3 +45,21 @@ def test_what_pytorch_accepts_is_accepted():
     x[mg.tensor([2, 3])] = mg.full((1, 1, 3), 2.0)  # through an index tensor too
     x.index_put_((mg.tensor([0]),), mg.full((1, 3), 3.0))  # index_put_ broadcasts as it is
     assert x.tolist() == [[3.0] * 3, [1.0] * 3, [2.0] * 3, [2.0] * 3]
+
+
+@pytest.mark.parametrize("index, words", [
+    (slice(0, 0), EXPAND.format(0, 2, 0)),
+    (lambda: mg.tensor([], dtype=mg.long), MISMATCH.format([2], [0])),
+    (lambda: mg.tensor([False] * 4), MISMATCH.format([2], [0])),
+])
+def test_an_empty_region_refuses_a_value_that_does_not_fit_it_on_the_tape_too(index, words):
+    # (torch 2.13: y = torch.zeros(4, requires_grad=True).clone(); y[0:0] = torch.ones(2) is expand's error;
+    # the recorded write returned early for an empty region and took any value)
+    index = index() if callable(index) else index
+    for x in (mg.zeros(4), mg.zeros(4, requires_grad=True) * 1):
+        with pytest.raises(RuntimeError) as caught:
+            x[index] = mg.ones(2)
+        assert str(caught.value).startswith(words)
+    y = mg.zeros(4, requires_grad=True) * 1
+    y[index] = mg.ones(1)  # what fits (a value broadcast to no elements) is taken, and writes nothing
+    assert y.tolist() == [0.0] * 4

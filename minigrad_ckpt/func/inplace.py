@@ -42,7 +42,7 @@ from ..functional.shared_memory import element_addresses
 from ..grad_mode import forward_mode as _forward
 from ..ops import indexing as _ix
 from ..tape import apply
-from ..tensor import Tensor, out_of_place_writes, refuse_index_put_cast, without_leading_ones
+from ..tensor import Tensor, out_of_place_writes, refuse_index_put_cast, refuse_value_shape, without_leading_ones
 from .captures import refuse_if_captured
 
 __all__ = ["tangents_after_write"]
@@ -254,6 +254,7 @@ def _setitem(old: Tensor, value: Any, index: Any) -> Tensor:
     region = old._data[index].shape
     size = math.prod(region)  # from the shape, on the host: no read of device memory
     if size == 0 and not (isinstance(value, Tensor) and (value.requires_grad or value._tangents)):
+        refuse_value_shape(old, index, value, None)  # (an empty region takes only a value that fits it)
         return old  # nothing is written (a mask that selects nothing, an empty slice); a dual value
         # goes on, so that old becomes a dual with a zero tangent there, as PyTorch's
     # A number, or a one-element constant, is placed by a where that reads it as it is: a value of
