@@ -105,3 +105,30 @@ def test_the_tensor_methods_are_the_functions():
     upper = mg.tensor([[2.0, 1.0], [0.0, 4.0]], dtype=mg.float64)
     solved = b.triangular_solve(upper)
     assert solved.solution.tolist() == [[0.25], [0.5]] and solved.cloned_coefficient.tolist() == upper.tolist()
+
+
+def test_the_right_hand_side_keyword_is_input_as_pytorchs():
+    # torch 2.13: torch.triangular_solve(input=b, A=A) and torch.lu_solve(input=b, LU_data=..., LU_pivots=...)
+    # run; a keyword b= is its TypeError (the docs' name is not the signature's)
+    a, b = mg.tensor(A, dtype=mg.float64), mg.tensor(B, dtype=mg.float64)
+    assert mg.triangular_solve(input=b, A=a).solution.tolist() == mg.triangular_solve(b, a).solution.tolist()
+    lu, pivots = mg.lu(a)
+    assert mg.lu_solve(input=b, LU_data=lu, LU_pivots=pivots).tolist() == mg.lu_solve(b, lu, pivots).tolist()
+
+
+@pytest.mark.parametrize("solve, words", [
+    (lambda a, v: mg.triangular_solve(v, a), "torch.triangular_solve: Expected b to have at least 2 dimensions, "
+                                             "but it has 1 dimensions instead"),
+    (lambda a, v: mg.triangular_solve(a, v), "torch.triangular_solve: Expected A to have at least 2 dimensions, "
+                                             "but it has 1 dimensions instead"),
+    (lambda a, v: v.triangular_solve(a), "torch.triangular_solve: Expected b to have at least 2 dimensions"),
+    (lambda a, v: mg.lu_solve(v, *mg.lu(a)), "linalg.lu_solve: The input tensor B must have at least 2 dimensions."),
+    (lambda a, v: mg.linalg.lu_solve(*mg.linalg.lu_factor(a), v),
+     "linalg.lu_solve: The input tensor B must have at least 2 dimensions."),
+])
+def test_a_vector_right_hand_side_is_refused_as_pytorch_refuses_it(solve, words):
+    # (torch 2.13's words; triangular_solve answered a vector b, lu_solve said an axis was out of range)
+    a, v = mg.tensor(A, dtype=mg.float64), mg.tensor([1.0, 2.0, 3.0], dtype=mg.float64)
+    with pytest.raises(RuntimeError) as caught:
+        solve(a, v)
+    assert str(caught.value).startswith(words)

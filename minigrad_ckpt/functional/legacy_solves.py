@@ -6,9 +6,11 @@ Older flow libraries call them (nflows' ``NaiveLinear`` inverts with ``torch.lu`
 a renamed program needs them to answer as there.  Each is a thin composition of ``mg.linalg``'s
 current function, with the older argument order: the right-hand side comes *first*
 (``lu_solve(b, LU, pivots)``, ``triangular_solve(b, A)``), where ``linalg`` takes it last.
-Gradients come with the ``linalg`` parts.
+Gradients come with the ``linalg`` parts.  Their documentation calls it ``b``, but the keyword
+PyTorch takes is ``input`` (``torch.triangular_solve(input=b, A=A)``), so it is here.
 
-(Tensor's methods of these names stay not offered: see docs/from-pytorch.md.)
+Each is a Tensor method too (``A.lu()``, ``b.lu_solve(LU, pivots)``, ``b.triangular_solve(A)``), as
+in PyTorch 2.13.
 """
 
 from __future__ import annotations
@@ -54,20 +56,27 @@ def lu(A: Any, pivot: bool = True, get_infos: bool = False) -> Any:  # noqa: N80
     return packed, pivots  # a plain tuple, as torch.lu's
 
 
-def lu_solve(b: Any, LU_data: Any, LU_pivots: Any) -> Tensor:  # noqa: N803 -- PyTorch's names
-    """``X`` with ``A X = b`` from ``mg.lu(A)``'s ``(LU_data, LU_pivots)`` (PyTorch's deprecated
-    ``torch.lu_solve``: ``b`` first, where ``mg.linalg.lu_solve(LU, pivots, B)`` takes it last)."""
-    return _lad.lu_solve(LU_data, LU_pivots, b)
+def lu_solve(input: Any, LU_data: Any, LU_pivots: Any) -> Tensor:  # noqa: A002, N803 -- PyTorch's names
+    """``X`` with ``A X = b`` from ``mg.lu(A)``'s ``(LU_data, LU_pivots)``, ``b`` given as ``input``
+    (PyTorch's deprecated ``torch.lu_solve``: ``b`` first, where ``mg.linalg.lu_solve(LU, pivots, B)``
+    takes it last)."""
+    return _lad.lu_solve(LU_data, LU_pivots, input)
 
 
-def triangular_solve(b: Any, A: Any, upper: bool = True, transpose: bool = False,  # noqa: N803
+def triangular_solve(input: Any, A: Any, upper: bool = True, transpose: bool = False,  # noqa: A002, N803
                      unitriangular: bool = False) -> TriangularSolveResult:
     """``(solution, cloned_coefficient)``: ``X`` with ``T X = b`` for the upper (or, ``upper=False``,
     lower) triangle ``T`` of ``A`` -- ``T^T X = b`` with ``transpose`` -- and a copy of ``A``
     (PyTorch's deprecated ``torch.triangular_solve``; ``b`` first, and upper by default, where
     ``mg.linalg.solve_triangular(A, B, upper=...)`` asks).  ``unitriangular`` takes the
-    diagonal as ones.  Both answers carry gradients to ``A`` (the solution's to the triangle read)."""
-    b, A = as_tensor(b), as_tensor(A)
+    diagonal as ones.  Both answers carry gradients to ``A`` (the solution's to the triangle read).
+    ``b`` (``input``) and ``A`` are matrices or stacks of them, as PyTorch's (``mg.linalg.solve_triangular``,
+    SciPy's signature, takes a vector ``b`` too)."""
+    b, A = as_tensor(input), as_tensor(A)
+    for name, t in (("b", b), ("A", A)):
+        if t.ndim < 2:
+            raise InputMismatch(f"torch.triangular_solve: Expected {name} to have at least 2 dimensions, but it has "
+                                f"{t.ndim} dimensions instead")
     if b.dtype != A.dtype:  # PyTorch's check, before any promotion could hide the mismatch
         raise InputMismatch(f"Expected b and A to have the same dtype, but found b of type "
                             f"{scalar_type_name(b.dtype)} and A of type {scalar_type_name(A.dtype)} instead.")

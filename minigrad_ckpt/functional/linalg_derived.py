@@ -485,6 +485,8 @@ def lu_solve(LU: Any, pivots: Any, b: Any, *, left: bool = True, adjoint: bool =
     _la.one_dtype("linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type {first} and B "
                   "of type {second} instead", lu_, b)
     b = as_tensor(b, lu_)
+    if b.ndim < 2:  # (PyTorch's words: a vector B would be read as a matrix of one row)
+        raise InputMismatch("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
     if not left:  # X A = B  <=>  A^H conj(X)^T = conj(B)^T (and X A^H = B  <=>  A conj(X)^T = conj(B)^T)
         flipped = lu_solve(lu_, piv, conj(mf.swapaxes(b, -1, -2)), adjoint=not adjoint)
         return conj(mf.swapaxes(flipped, -1, -2))
