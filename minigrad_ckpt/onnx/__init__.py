@@ -8,6 +8,8 @@ line itself failed, so such a program could not train at all.
 Nothing here writes ONNX: the engine has no graph to export (it runs eagerly on NumPy). So
 :func:`is_in_onnx_export` answers False -- the true answer, as PyTorch's outside an export -- and
 :func:`export` refuses, naming what to keep instead: the weights, ``mg.save(model.state_dict(), f)``.
+``mg.onnx.operators`` holds the two shape helpers that model code calls outside an export too
+(fairseq's ``SinusoidalPositionalEmbedding`` reads its input's shape with one).
 """
 
 from __future__ import annotations
