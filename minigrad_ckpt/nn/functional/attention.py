@@ -4,6 +4,7 @@ semantics (masks, causal, dropout); ``nn.MultiheadAttention`` is the second with
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from ... import functional as mf
@@ -21,6 +22,7 @@ from ...ops.activation import ScaledSoftmax
 from ...ops.shape import TrilFill
 from ...tape import apply
 from ...tensor import Tensor
+from ...user_frame import stacklevel_outside_the_engine
 from .attention_backends import check_backend_enabled
 from .attention_bias import CausalBias
 from .dropout import dropout
@@ -204,6 +206,7 @@ def multi_head_attention_forward(
     """
     q_in, k_in, v_in = _tensor(query), _tensor(key, query), _tensor(value, query)
     _check_mha_shapes(q_in, k_in, v_in, key_padding_mask, attn_mask, num_heads)
+    _warn_of_mismatched_masks(key_padding_mask, attn_mask)
     unbatched = q_in.ndim == 2
     if unbatched:  # one batch element, and the masks that go with it
         q_in, k_in, v_in = _each_input(lambda t: mf.expand_dims(t, 1), q_in, k_in, v_in)
@@ -245,6 +248,16 @@ def multi_head_attention_forward(
     if unbatched:
         out, w = mf.squeeze(out, 1), (mf.squeeze(w, 0) if w is not None else None)
     return out, w
+
+
+def _warn_of_mismatched_masks(key_padding_mask: Any, attn_mask: Any) -> None:
+    """PyTorch's deprecation warning for two masks of different dtypes (a boolean padding mask with a
+    float attention mask: fairseq's encoder layer); the answer is the same, the warning says PyTorch
+    may stop taking them. At the user's line (PyTorch's points into torch)."""
+    kpm_dtype, mask_dtype = getattr(key_padding_mask, "dtype", None), getattr(attn_mask, "dtype", None)
+    if kpm_dtype is not None and mask_dtype is not None and kpm_dtype != mask_dtype:
+        warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. Use same type for "
+                      "both instead.", UserWarning, stacklevel=stacklevel_outside_the_engine())
 
 
 def _check_mha_shapes(query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Any, attn_mask: Any,
