@@ -27,7 +27,7 @@ GROUPS = [
      "quantization or storage object "
      "to ask about (`x.numpy()` gives the array; its layout is answered by `x.stride()`, "
      "`x.is_contiguous()` and `x.data_ptr()`)",
-     lambda n: any(k in n for k in SKIPPED) or n in ("name", "new")),
+     lambda n: any(k in n for k in SKIPPED) or n == "name"),
     ("Devices the engine does not drive", "the engine runs on the CPU (NumPy) and CUDA GPUs (CuPy) only",
      lambda n: n in ("ipu", "xpu", "mtia", "is_ipu", "is_xpu", "is_mps", "is_maia", "is_mtia", "is_vulkan",
                      "is_xla")),

@@ -871,6 +871,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("new_empty", tmeth.new_method(0, "new_empty")),
         tensor_method("new_full", tmeth.new_full_method),
         tensor_method("new_tensor", tmeth.new_tensor_method),
+        tensor_method("new", tmeth.legacy_new_method),
         tensor_method("ger", tmeth.product_method("ger", mf.outer, (1, 1), "vec2", one_dtype=False)),
         tensor_method("pinverse", la.pinv),
         tensor_method("igamma", spx.gammainc, in_place=True),

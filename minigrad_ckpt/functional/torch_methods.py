@@ -856,6 +856,36 @@ def new_full_method(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = No
                                         pin_memory=pin_memory)
 
 
+def legacy_new_method(self: Tensor, *args: Any, device: Any = None) -> Tensor:
+    """PyTorch's legacy constructor ``x.new(...)``, with ``x``'s dtype and device (or ``device=``):
+    ``x.new(2, 3)`` or ``x.new(other.shape)`` is a tensor of that size (zeros here, as ``new_empty``;
+    PyTorch leaves the memory unset), ``x.new()`` an empty one, ``x.new([1, 2])`` or ``x.new((1, 2))`` a
+    copy of the data (a tuple is data, an ``mg.Size`` a size), and ``x.new(t)`` of a tensor of ``x``'s
+    dtype a view of ``t``. Older code builds its zero states so (NVIDIA/tacotron2's
+    ``memory.data.new(B, n).zero_()``); ``new_zeros``, ``new_empty`` and ``new_tensor`` are the current
+    spellings. A lone number that is not an int (``x.new(2.5)``) and a tensor of another dtype are
+    PyTorch's ``TypeError``s."""
+    from ..creation import _shape
+    from ..tensor import Size
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        other = args[0]
+        if device is not None:
+            raise TypeError("Legacy tensor new of the form tensor.new(tensor, device=device) is not supported.  "
+                            "Use torch.as_tensor(...) instead.")
+        if other.dtype != self.dtype:
+            raise TypeError(f"new(): expected a tensor of {self.dtype}, got one of {other.dtype} (x.new(t) is a view "
+                            "of t, which cannot change its dtype: use t.to(x.dtype) or x.new_tensor(t))")
+        return other.view_as(other)
+    dev = get_device(device) if device is not None else self.device
+    if len(args) == 1 and not isinstance(args[0], (int, host_numpy.integer, Size)):
+        data = args[0]
+        if not isinstance(data, (list, tuple, host_numpy.ndarray)):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        return Tensor._from_data(data, dtype=self.dtype, device=dev)
+    shape = _shape(args) if args else (0,)
+    return Tensor.constant(dev.xp.zeros(shape, dtype=self.dtype), dev)
+
+
 def new_tensor_method(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
                 requires_grad: bool = False) -> Tensor:
     """A copy of ``data`` with this tensor's dtype and device (unless given)."""
