@@ -50,3 +50,16 @@ def test_what_pytorch_refuses_is_refused():
         x.new(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="negative dimension"):
         x.new(-1)
+
+
+def test_new_tensor_of_a_tensor_warns_at_the_users_line_as_mg_tensor_does():
+    # torch 2.13: "To copy construct from a tensor, ... rather than tensor.new_tensor(sourceTensor)."
+    import warnings
+    x = mg.zeros(2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = x.new_tensor(x)
+        x.new_tensor([1.0, 2.0])
+    assert y.tolist() == [0.0, 0.0]
+    assert len(caught) == 1 and "rather than tensor.new_tensor(sourceTensor)" in str(caught[0].message)
+    assert caught[0].filename == __file__

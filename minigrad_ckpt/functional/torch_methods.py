@@ -888,7 +888,15 @@ def legacy_new_method(self: Tensor, *args: Any, device: Any = None) -> Tensor:
 
 def new_tensor_method(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
                 requires_grad: bool = False) -> Tensor:
-    """A copy of ``data`` with this tensor's dtype and device (unless given)."""
+    """A copy of ``data`` with this tensor's dtype and device (unless given); a tensor as ``data`` is
+    copied with PyTorch's advice to say ``data.detach().clone()``, as ``mg.tensor(t)`` is."""
+    if isinstance(data, Tensor):
+        import warnings
+
+        from ..user_frame import stacklevel_outside_the_engine
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                      "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=stacklevel_outside_the_engine())
     return Tensor._from_data(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
