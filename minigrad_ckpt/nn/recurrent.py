@@ -461,7 +461,8 @@ class RNNCellBase(Module):
     def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
-        self.input_size, self.hidden_size, self.bias = int(input_size), int(hidden_size), bool(bias)
+        # bias is kept as given, as PyTorch's cells keep it (a truthy 1 prints as bias=1 in repr)
+        self.input_size, self.hidden_size, self.bias = int(input_size), int(hidden_size), bias
         gates = int(num_chunks) * hidden_size
         self.weight_ih = _empty(gates, input_size, dtype=dtype, device=device)
         self.weight_hh = _empty(gates, hidden_size, dtype=dtype, device=device)
@@ -518,7 +519,7 @@ class RNNCellBase(Module):
         return (h, c) if self._mode == "LSTM" else h
 
     def extra_repr(self) -> str:
-        s = f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+        s = f"{self.input_size}, {self.hidden_size}" + ("" if self.bias is True else f", bias={self.bias}")
         if getattr(self, "nonlinearity", "tanh") != "tanh":  # RNNCell's, as PyTorch prints it
             s += f", nonlinearity={self.nonlinearity}"
         return s
