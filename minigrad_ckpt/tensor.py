@@ -2543,7 +2543,9 @@ def index_put_shape_mismatch(shape: tuple[int, ...], region: tuple[int, ...]) ->
 
 def is_basic_index(idx: Any) -> bool:
     """Whether a plain-data index holds only ints (a 0-d integer array too: PyTorch reads a 0-d index
-    tensor as its int), slices, ``None`` and ``...`` -- a view's index."""
+    tensor as its int), slices, ``None`` and ``...`` -- a view's index, for which PyTorch's refusal
+    speaks of ``expand``.  (``backend._is_basic_index`` asks a narrower question on the scatter-add
+    path -- whether NumPy's ``+=`` can lose a repeated position -- and reads only exact types, for speed.)"""
     return all(isinstance(i, (int, slice, host_numpy.integer)) or i is None or i is Ellipsis
                or (getattr(i, "ndim", None) == 0 and i.dtype.kind in "iu")
                for i in (idx if isinstance(idx, tuple) else (idx,)))
