@@ -42,7 +42,7 @@ def test_what_pytorch_refuses_is_refused():
         x.new(2.5)
     with pytest.raises(TypeError):
         x.new(mg.tensor([1, 2]))                        # another dtype
-    with pytest.raises(TypeError, match="Legacy tensor new"):
+    with pytest.raises(RuntimeError, match="Legacy tensor new"):  # torch 2.13: a RuntimeError
         x.new(mg.zeros(2, dtype=mg.float64), device="cpu")
     with pytest.raises(TypeError):
         x.new([1, 2], dtype=mg.int64)                   # new() takes device= only
@@ -63,3 +63,30 @@ def test_new_tensor_of_a_tensor_warns_at_the_users_line_as_mg_tensor_does():
     assert y.tolist() == [0.0, 0.0]
     assert len(caught) == 1 and "rather than tensor.new_tensor(sourceTensor)" in str(caught[0].message)
     assert caught[0].filename == __file__
+
+
+def test_pytorchs_size_and_sequence_reading_of_one_argument():
+    # torch 2.13: an integer 0-d array is an int, so a size; a range is a sequence, so data; a NumPy
+    # scalar that is not an integer, a bool and a str are not sequences
+    x = mg.zeros(1, dtype=mg.float64)
+    assert x.new(np.array(3)).shape == (3,)
+    assert x.new(np.array(3.0)).shape == () and x.new(np.array(3.0)).item() == 3.0
+    assert x.new(range(3)).tolist() == [0.0, 1.0, 2.0]
+    assert x.new(size=(2, 3)).shape == (2, 3)
+    with pytest.raises(TypeError, match=r"data must be a sequence \(got numpy.float64\)"):
+        x.new(np.float64(3))
+    with pytest.raises(TypeError, match=r"data must be a sequence \(got bool\)"):
+        x.new(True)
+    with pytest.raises(TypeError, match="invalid data type 'str'"):
+        x.new("ab")
+
+
+def test_python_ints_an_integer_dtype_cannot_hold_are_refused_as_mg_tensors():
+    # torch 2.13: x.new([300]) and x.new_tensor([300]) of an int8 x are its RuntimeError, as
+    # torch.tensor([300], dtype=torch.int8); they wrapped to 44
+    x = mg.zeros(1, dtype=mg.int8)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        x.new([300])
+    with pytest.raises(RuntimeError, match="without overflow"):
+        x.new_tensor([300])
+    assert x.new([100]).tolist() == [100] and x.new_tensor([-100]).tolist() == [-100]

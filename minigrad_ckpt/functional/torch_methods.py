@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import operator
 from typing import Any
 
 from ..backend import (
@@ -856,32 +857,58 @@ def new_full_method(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = No
                                         pin_memory=pin_memory)
 
 
-def legacy_new_method(self: Tensor, *args: Any, device: Any = None) -> Tensor:
+def _as_int_or_none(x: Any) -> Any:
+    """``x`` as an int where Python's ``operator.index`` reads it so (not a bool), else None."""
+    if isinstance(x, (bool, host_numpy.bool_)):
+        return None
+    try:
+        return operator.index(x)
+    except TypeError:
+        return None
+
+
+def legacy_new_method(self: Tensor, *args: Any, size: Any = None, device: Any = None) -> Tensor:
     """PyTorch's legacy constructor ``x.new(...)``, with ``x``'s dtype and device (or ``device=``):
-    ``x.new(2, 3)`` or ``x.new(other.shape)`` is a tensor of that size (zeros here, as ``new_empty``;
-    PyTorch leaves the memory unset), ``x.new()`` an empty one, ``x.new([1, 2])`` or ``x.new((1, 2))`` a
-    copy of the data (a tuple is data, an ``mg.Size`` a size), and ``x.new(t)`` of a tensor of ``x``'s
-    dtype a view of ``t``. Older code builds its zero states so (NVIDIA/tacotron2's
+    ``x.new(2, 3)``, ``x.new(other.shape)`` or ``x.new(size=(2, 3))`` is a tensor of that size (zeros
+    here, as ``new_empty``; PyTorch leaves the memory unset), ``x.new()`` an empty one, ``x.new([1, 2])``,
+    ``x.new((1, 2))`` or ``x.new(range(2))`` a copy of the data (a tuple is data, an ``mg.Size`` a size;
+    Python ints an integer dtype cannot hold are refused, as ``mg.tensor``'s), and ``x.new(t)`` of a
+    tensor of ``x``'s dtype a view of ``t``. Older code builds its zero states so (NVIDIA/tacotron2's
     ``memory.data.new(B, n).zero_()``); ``new_zeros``, ``new_empty`` and ``new_tensor`` are the current
-    spellings. A lone number that is not an int (``x.new(2.5)``) and a tensor of another dtype are
-    PyTorch's ``TypeError``s."""
+    spellings. A lone number that is not an int (``x.new(2.5)``, ``x.new(True)``) and a tensor of
+    another dtype are PyTorch's ``TypeError``s; ``x.new(t, device=...)`` its ``RuntimeError``."""
+    from ..backend import check_python_integers
     from ..creation import _shape
     from ..tensor import Size
+    if size is not None:  # (PyTorch's new(size=...), a size whatever its type)
+        if args:
+            raise TypeError("new() got multiple values for argument 'size'")
+        args = (Size(_shape((size,))),)
     if len(args) == 1 and isinstance(args[0], Tensor):
         other = args[0]
         if device is not None:
-            raise TypeError("Legacy tensor new of the form tensor.new(tensor, device=device) is not supported.  "
-                            "Use torch.as_tensor(...) instead.")
+            raise RuntimeError("Legacy tensor new of the form tensor.new(tensor, device=device) is not supported.  "
+                               "Use torch.as_tensor(...) instead.")
         if other.dtype != self.dtype:
             raise TypeError(f"new(): expected a tensor of {self.dtype}, got one of {other.dtype} (x.new(t) is a view "
                             "of t, which cannot change its dtype: use t.to(x.dtype) or x.new_tensor(t))")
         return other.view_as(other)
     dev = get_device(device) if device is not None else self.device
-    if len(args) == 1 and not isinstance(args[0], (int, host_numpy.integer, Size)):
+    if len(args) == 1 and not isinstance(args[0], Size):
         data = args[0]
-        if not isinstance(data, (list, tuple, host_numpy.ndarray)):
-            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
-        return Tensor._from_data(data, dtype=self.dtype, device=dev)
+        index = _as_int_or_none(data)
+        if index is not None:
+            args = (index,)  # one int (np.int64(3), a 0-d integer array): a size, as PyTorch's
+        elif isinstance(data, str):
+            raise TypeError("new(): invalid data type 'str'")
+        elif isinstance(data, (dict, host_numpy.generic)) or not hasattr(type(data), "__getitem__"):
+            # (PyTorch's PySequence_Check: a NumPy scalar, a number, None are not sequences)
+            name = type(data).__name__
+            raise TypeError(f"new(): data must be a sequence (got "
+                            f"{'numpy.' + name if isinstance(data, host_numpy.generic) else name})")
+        else:
+            check_python_integers(data, self.dtype)
+            return Tensor._from_data(data, dtype=self.dtype, device=dev)
     shape = _shape(args) if args else (0,)
     return Tensor.constant(dev.xp.zeros(shape, dtype=self.dtype), dev)
 
@@ -897,6 +924,8 @@ def new_tensor_method(self: Tensor, data: Any, *, dtype: Any = None, device: Any
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than "
                       "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=stacklevel_outside_the_engine())
+    from ..backend import check_python_integers
+    check_python_integers(data, dtype or self.dtype)  # (Python ints an integer dtype cannot hold, as mg.tensor's)
     return Tensor._from_data(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
