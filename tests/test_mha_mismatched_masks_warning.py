@@ -67,3 +67,37 @@ def test_the_answer_is_the_same_as_with_matching_masks(layer):
         mixed, _ = layer(X, X, X, key_padding_mask=mg.tensor([[False, False, True]]), attn_mask=mg.zeros(3, 3))
     floats, _ = layer(X, X, X, key_padding_mask=mg.tensor([[0.0, 0.0, float("-inf")]]), attn_mask=mg.zeros(3, 3))
     assert mg.allclose(mixed, floats)
+
+
+def _encoder_inputs():
+    mg.manual_seed(0)
+    x = mg.randn(3, 2, 4)
+    kpm = mg.tensor([[False, False, True], [False, True, True]])
+    return x, kpm, mg.zeros(3, 3), mg.where(kpm, float("-inf"), 0.0)
+
+
+def test_the_encoder_warns_once_in_its_own_names_as_pytorch():
+    # torch 2.13: nn.TransformerEncoder makes the masks one type first and warns "mismatched
+    # src_key_padding_mask and mask" once; its layers and their attention then do not warn. The
+    # engine warned the attention's words once per layer (twice for two layers).
+    x, kpm, mask, float_kpm = _encoder_inputs()
+    enc = mg.nn.TransformerEncoder(mg.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0), 2, enable_nested_tensor=False)
+    out = []
+    caught = _record(lambda: out.append(enc(x, mask=mask, src_key_padding_mask=kpm)))
+    assert [str(w.message) for w in caught] == [
+        "Support for mismatched src_key_padding_mask and mask is deprecated. Use same type for both instead."]
+    assert caught[0].filename == __file__
+    assert mg.allclose(out[0], enc(x, mask=mask, src_key_padding_mask=float_kpm))
+    bool_mask_out = []
+    assert len(_record(lambda: bool_mask_out.append(enc(x, mask=mask == 1, src_key_padding_mask=mg.zeros(2, 3))))) == 1
+    assert mg.allclose(bool_mask_out[0], enc(x, mask=mg.zeros(3, 3), src_key_padding_mask=mg.zeros(2, 3)))
+
+
+def test_the_encoder_layer_warns_in_its_own_names_as_pytorch():
+    x, kpm, mask, float_kpm = _encoder_inputs()
+    layer = mg.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0)
+    out = []
+    caught = _record(lambda: out.append(layer(x, src_mask=mask, src_key_padding_mask=kpm)))
+    assert [str(w.message) for w in caught] == [
+        "Support for mismatched src_key_padding_mask and src_mask is deprecated. Use same type for both instead."]
+    assert mg.allclose(out[0], layer(x, src_mask=mask, src_key_padding_mask=float_kpm))

@@ -26,6 +26,7 @@ from .activation import GELU, ReLU
 from .attention import MultiheadAttention
 from .containers import ModuleList
 from .dropout import Dropout
+from .functional.attention import masks_of_one_type
 from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
@@ -133,6 +134,8 @@ class TransformerEncoderLayer(Module):
     def forward(self, src: Tensor, src_mask: Any = None, src_key_padding_mask: Any = None,
                 is_causal: bool = False) -> Tensor:
         x = as_tensor(src)
+        src_key_padding_mask, src_mask = masks_of_one_type(src_key_padding_mask, src_mask,
+                                                           ("src_key_padding_mask", "src_mask"), x)
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
             return x + self._ff_block(self.norm2(x))
@@ -175,6 +178,7 @@ class TransformerEncoder(Module):
         :func:`_nested_padding`) the padded positions come out 0 before ``norm``, as there.
         ``is_causal=None`` tells the layers whether ``mask`` is the causal mask (PyTorch's check)."""
         x = as_tensor(src)
+        src_key_padding_mask, mask = masks_of_one_type(src_key_padding_mask, mask, ("src_key_padding_mask", "mask"), x)
         padding = self._nested_padding(x, mask, src_key_padding_mask)
         if padding is not None:  # the layers see the kept positions only: a float mask's nonzero keys left out
             src_key_padding_mask = Tensor.constant(padding[:, :, 0], x.device)

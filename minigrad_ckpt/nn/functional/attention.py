@@ -250,14 +250,29 @@ def multi_head_attention_forward(
     return out, w
 
 
-def _warn_of_mismatched_masks(key_padding_mask: Any, attn_mask: Any) -> None:
+def _warn_of_mismatched_masks(key_padding_mask: Any, attn_mask: Any, names: tuple[str, str] = (
+        "key_padding_mask", "attn_mask")) -> bool:
     """PyTorch's deprecation warning for two masks of different dtypes (a boolean padding mask with a
-    float attention mask: fairseq's encoder layer); the answer is the same, the warning says PyTorch
-    may stop taking them. At the user's line (PyTorch's points into torch)."""
+    float attention mask: fairseq's encoder layer), naming them as the caller's arguments; the answer
+    is the same, the warning says PyTorch may stop taking them. At the user's line (PyTorch's points
+    into torch). Whether it warned."""
     kpm_dtype, mask_dtype = getattr(key_padding_mask, "dtype", None), getattr(attn_mask, "dtype", None)
-    if kpm_dtype is not None and mask_dtype is not None and kpm_dtype != mask_dtype:
-        warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. Use same type for "
-                      "both instead.", UserWarning, stacklevel=stacklevel_outside_the_engine())
+    if kpm_dtype is None or mask_dtype is None or kpm_dtype == mask_dtype:
+        return False
+    warnings.warn(f"Support for mismatched {names[0]} and {names[1]} is deprecated. Use same type for both instead.",
+                  UserWarning, stacklevel=stacklevel_outside_the_engine())
+    return True
+
+
+def masks_of_one_type(key_padding_mask: Any, attn_mask: Any, names: tuple[str, str], like: Tensor) -> tuple[Any, Any]:
+    """The two masks as ``nn.TransformerEncoder`` and ``nn.TransformerEncoderLayer`` hand them down
+    (PyTorch's ``_canonical_mask`` there): masks of two dtypes warn once, in the module's own names
+    (``src_key_padding_mask`` and ``mask``), and a boolean one goes on as the additive float mask in
+    ``like``'s dtype, so that the layers and the attention below do not warn again, as PyTorch's."""
+    if not _warn_of_mismatched_masks(key_padding_mask, attn_mask, names):
+        return key_padding_mask, attn_mask
+    kpm, mask = (_additive(t, like) if t.dtype.kind == "b" else t for t in (key_padding_mask, attn_mask))
+    return kpm, mask
 
 
 def _check_mha_shapes(query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Any, attn_mask: Any,
