@@ -58,3 +58,16 @@ def test_a_shape_of_another_size_is_refused_in_pytorchs_words():
     # torch: RuntimeError: shape '[4, 2]' is invalid for input of size 6
     with pytest.raises(RuntimeError, match=r"shape '\[4, 2\]' is invalid for input of size 6"):
         mg.onnx.operators.reshape_from_tensor_shape(mg.arange(6.0), mg.tensor([4, 2]))
+
+
+@pytest.mark.parametrize("dtype, name", [(mg.float32, "Float"), (mg.int32, "Int"), (mg.bool, "Bool")])
+def test_a_shape_tensor_not_int64_is_pytorchs_error(dtype, name):
+    # torch 2.13: "expected scalar type Long but found Float"; the engine read tensor([3.5, 2.0]) as (3, 2)
+    x = mg.arange(6.0)
+    with pytest.raises(RuntimeError, match=f"expected scalar type Long but found {name}"):
+        mg.onnx.operators.reshape_from_tensor_shape(x, mg.tensor([3.5, 2.0]).to(dtype))
+
+
+def test_a_shape_tensor_not_1d_is_pytorchs_error():
+    with pytest.raises(RuntimeError, match=r"Expected shape_tensor.dim\(\) == 1"):
+        mg.onnx.operators.reshape_from_tensor_shape(mg.arange(6.0), mg.tensor([[3, 2]]))

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..backend import host_numpy, scalar_type_name
 from ..creation import tensor
+from ..functional.errors import InputMismatch
 from ..tensor import Tensor
 
 __all__ = ["reshape_from_tensor_shape", "shape_as_tensor"]
@@ -24,6 +26,12 @@ def shape_as_tensor(x: Tensor) -> Tensor:
 
 def reshape_from_tensor_shape(x: Tensor, shape: Any) -> Tensor:
     """``x`` reshaped to ``shape`` given as a 1-D integer tensor (or a sequence), as PyTorch's
-    ``torch.onnx.operators.reshape_from_tensor_shape``; ``-1`` infers one size as ``reshape`` does."""
+    ``torch.onnx.operators.reshape_from_tensor_shape``; ``-1`` infers one size as ``reshape`` does.
+    A shape tensor that is not 1-D int64 is PyTorch's ``RuntimeError`` (a float one was read as sizes)."""
+    if isinstance(shape, Tensor):
+        if shape.dtype != host_numpy.int64:
+            raise InputMismatch(f"expected scalar type Long but found {scalar_type_name(shape.dtype)}")
+        if shape.ndim != 1:
+            raise InputMismatch("Expected shape_tensor.dim() == 1 to be true, but got false.")
     sizes = shape.tolist() if isinstance(shape, Tensor) else list(shape)
     return x.reshape(sizes)
