@@ -63,3 +63,16 @@ def test_an_empty_region_refuses_a_value_that_does_not_fit_it_on_the_tape_too(in
     y = mg.zeros(4, requires_grad=True) * 1
     y[index] = mg.ones(1)  # what fits (a value broadcast to no elements) is taken, and writes nothing
     assert y.tolist() == [0.0] * 4
+
+
+@pytest.mark.parametrize("value", [[1.0, 2.0], (1.0, 2.0), [[1.0, 2.0]] * 3])
+def test_an_empty_region_refuses_a_list_that_does_not_fit_it_on_the_tape_too(value):
+    # a list or tuple value was still taken silently by the recorded write into an empty region (the
+    # check read only a value's .shape), where a region of one row refused it and so did the untaped write
+    y = mg.zeros(4, requires_grad=True) * 1
+    with pytest.raises(RuntimeError, match="expand"):
+        y[0:0] = value
+    with pytest.raises(RuntimeError, match="expand"):
+        y[0:1] = value
+    y[0:0] = [5.0]  # what fits is taken, and writes nothing
+    assert y.tolist() == [0.0] * 4

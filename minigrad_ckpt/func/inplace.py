@@ -254,7 +254,9 @@ def _setitem(old: Tensor, value: Any, index: Any) -> Tensor:
     region = old._data[index].shape
     size = math.prod(region)  # from the shape, on the host: no read of device memory
     if size == 0 and not (isinstance(value, Tensor) and (value.requires_grad or value._tangents)):
-        refuse_value_shape(old, index, value, None)  # (an empty region takes only a value that fits it)
+        shaped = value if value.__class__ in (bool, int, float, complex) or hasattr(value, "shape") else (
+            _as_operand(value, old))  # (a list or tuple is read for its shape, as the written path reads it)
+        refuse_value_shape(old, index, shaped, None)  # (an empty region takes only a value that fits it)
         return old  # nothing is written (a mask that selects nothing, an empty slice); a dual value
         # goes on, so that old becomes a dual with a zero tangent there, as PyTorch's
     # A number, or a one-element constant, is placed by a where that reads it as it is: a value of
