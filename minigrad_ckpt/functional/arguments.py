@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -335,7 +336,23 @@ def shape_arg(shape: Any) -> tuple[int, ...]:
     """A shape (an int or a sequence of ints) as a tuple of ints."""
     if isinstance(shape, (int, host_numpy.integer)):
         return (int(shape),)
-    return tuple(int(s) for s in shape)
+    return int_sizes(shape)
+
+
+def int_sizes(sizes: Any) -> tuple[int, ...]:
+    """Sizes as ints: each an int or what stands for one (a NumPy integer, an integer tensor of one
+    element: ``__index__``).  A float is PyTorch's TypeError: ``int()`` truncated it, so
+    ``x.reshape(3.5, 2)`` answered a (3, 2) tensor where PyTorch refuses.  (``operator.index`` by
+    ``map``: C all the way, no slower than the ``int()`` it replaces on reshape's path.)"""
+    sizes = tuple(sizes)
+    try:
+        return tuple(map(operator.index, sizes))
+    except TypeError:
+        for i, s in enumerate(sizes):
+            if not hasattr(s, "__index__"):
+                raise TypeError(f"size must be tuple of ints, but found element of type {type(s).__name__} at pos "
+                                f"{i}") from None
+        raise
 
 
 def broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:

@@ -45,6 +45,7 @@ from . import torch_idioms as ti
 from .arguments import (
     as_index,
     as_tensor,
+    int_sizes,
     int_tuple,
     normalize_axis,
     number,
@@ -63,8 +64,8 @@ _UNSET: Any = ti._UNSET
 def _sizes(args: tuple) -> tuple[int, ...]:
     """``f(2, 3)`` and ``f((2, 3))`` alike, as PyTorch's size arguments."""
     if len(args) == 1 and not isinstance(as_index(args[0]), (int, host_numpy.integer)):
-        return tuple(int(a) for a in args[0])
-    return tuple(int(a) for a in args)
+        return int_sizes(args[0])
+    return int_sizes(args)
 
 
 def _size_argument(method: str, keyword: str, args: tuple, kwargs: dict) -> tuple[int, ...]:
