@@ -147,6 +147,10 @@ GRADCHECKED = {
     "logaddexp": lambda z: mg.logaddexp(z, z[::-1] * 0.5 + 1j),
     # L and U read from a packed complex LU (tests/test_lu_unpack.py: linalg.lu's factors, bit for bit)
     "lu_unpack": lambda z: mg.lu_unpack(z, mg.tensor(np.array([3, 2], dtype=np.int32)))[1:],
+    # PyTorch's deprecated solves, compositions of linalg's (whose complex fixtures are above): b first
+    "lu": lambda z: mg.lu(z @ z.T + 4 * mg.eye(3))[0],
+    "lu_solve": lambda z: mg.lu_solve(z, *mg.lu(z @ z.T + 4 * mg.eye(3))),
+    "triangular_solve": lambda z: mg.triangular_solve(z, z @ z.T + 4 * mg.eye(3)).solution,
     "index_reduce": lambda z: (mg.index_reduce(z, 0, mg.tensor([0, 2, 0]), z * z, "prod")
                                + mg.index_reduce(z, 0, mg.tensor([1, 1, 0]), z, "mean")),
     # PyTorch's top-level names: compositions of the functions above (their fixtures are the parts')
