@@ -68,6 +68,14 @@ def _dtype_or_default(dtype: Any) -> Any:
     return as_dtype(dtype) if dtype is not None else _default_dtype[0]
 
 
+def warn_copy_construct(spelling: str) -> None:
+    """PyTorch's advice where a tensor is copied by a constructor (``mg.tensor(t)``, ``x.new_tensor(t)``):
+    say ``t.detach().clone()``, which reads as the copy it is. At the user's line."""
+    warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                  f"sourceTensor.detach().clone().requires_grad_(True), rather than {spelling}.", UserWarning,
+                  stacklevel=stacklevel_outside_the_engine())
+
+
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, *,
            pin_memory: bool = False) -> Tensor:
     """A new leaf tensor holding a copy of ``data`` (a number, nested lists, an array, a Tensor).
@@ -76,9 +84,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     integer ``dtype`` cannot hold are PyTorch's error, not NumPy's wrapped cast
     (:func:`~minigrad_ckpt.backend.check_python_integers`)."""
     if isinstance(data, Tensor):  # a copy without history, as PyTorch's, and PyTorch's advice with it
-        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
-                      "sourceTensor.detach().clone().requires_grad_(True), rather than mg.tensor(sourceTensor).",
-                      UserWarning, stacklevel=stacklevel_outside_the_engine())
+        warn_copy_construct("mg.tensor(sourceTensor)")
     if dtype is not None:
         check_python_integers(data, dtype)
     made = Tensor._from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)

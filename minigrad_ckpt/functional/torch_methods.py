@@ -919,12 +919,8 @@ def new_tensor_method(self: Tensor, data: Any, *, dtype: Any = None, device: Any
     """A copy of ``data`` with this tensor's dtype and device (unless given); a tensor as ``data`` is
     copied with PyTorch's advice to say ``data.detach().clone()``, as ``mg.tensor(t)`` is."""
     if isinstance(data, Tensor):
-        import warnings
-
-        from ..user_frame import stacklevel_outside_the_engine
-        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
-                      "sourceTensor.detach().clone().requires_grad_(True), rather than "
-                      "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=stacklevel_outside_the_engine())
+        from ..creation import warn_copy_construct
+        warn_copy_construct("tensor.new_tensor(sourceTensor)")
     from ..backend import check_python_integers
     check_python_integers(data, dtype or self.dtype)  # (Python ints an integer dtype cannot hold, as mg.tensor's)
     return Tensor._from_data(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
