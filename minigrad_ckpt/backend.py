@@ -1915,8 +1915,43 @@ def get_default_device() -> Device:
     return getattr(_default, "device", cpu)
 
 
+class _DLPackCapsule:
+    """A bare DLPack capsule (``torch.utils.dlpack.to_dlpack``'s, ``x.__dlpack__()``'s) dressed as
+    the object with ``__dlpack__`` that NumPy's and CuPy's ``from_dlpack`` take: they no longer
+    accept the capsule itself, PyTorch's ``from_dlpack`` does.  Its device is read from the
+    ``DLTensor`` the capsule points to."""
+
+    # byte offset of DLTensor.device in the struct each capsule name points to: DLManagedTensor starts
+    # with its DLTensor; DLManagedTensorVersioned with version, manager_ctx, deleter and flags (8 bytes
+    # each) before it; in DLTensor the device follows the data pointer
+    _DEVICE_OFFSET = {b"dltensor": 8, b"dltensor_versioned": 40}
+
+    def __init__(self, capsule: Any) -> None:
+        import ctypes  # (only a capsule needs it)
+
+        api = ctypes.pythonapi
+        api.PyCapsule_GetName.restype, api.PyCapsule_GetName.argtypes = ctypes.c_char_p, [ctypes.py_object]
+        api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+        api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+        name = api.PyCapsule_GetName(capsule)
+        if name not in self._DEVICE_OFFSET:  # a consumer renames the capsule "used_dltensor"
+            raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules can be "
+                               "consumed only once, so you might have already constructed a tensor from it once.")
+        device = (ctypes.c_int32 * 2).from_address(api.PyCapsule_GetPointer(capsule, name) + self._DEVICE_OFFSET[name])
+        self.capsule, self.device = capsule, (int(device[0]), int(device[1]))
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.device
+
+
 def from_dlpack(obj: Any) -> tuple[Any, Device]:
-    """Zero-copy import of a DLPack-capable array (NumPy, CuPy, PyTorch...): ``(array, device)``."""
+    """Zero-copy import of a DLPack-capable array (NumPy, CuPy, PyTorch...) or of a DLPack capsule:
+    ``(array, device)``."""
+    if type(obj).__name__ == "PyCapsule":
+        obj = _DLPackCapsule(obj)
     try:
         kind, index = obj.__dlpack_device__()
     except AttributeError:
