@@ -121,7 +121,7 @@ from .autocast_state import (  # noqa: E402  (PyTorch's top-level autocast state
 )
 from .compiler import compile  # noqa: E402, A004  (PyTorch's torch.compile; kept out of ``import *``: a builtin)
 from .executor import Executor  # noqa: E402
-from .jit import _assert, _check  # noqa: E402, F401  (PyTorch's torch._assert / torch._check, which model code calls)
+from .jit import _assert, _assert_async, _check  # noqa: E402, F401  (PyTorch's private asserts model code calls)
 from .functional.foreach import FUNCTIONS as _FOREACH_FUNCTIONS  # noqa: E402
 from .func import vmap  # noqa: E402  (PyTorch's torch.vmap, torch.func.vmap)
 from .nn.functional import (  # noqa: E402  (PyTorch's top-level names of these nn functions, same signatures)

@@ -186,3 +186,20 @@ def test_a_script_module_with_script_methods_is_the_eager_module():
     np.testing.assert_allclose(out[0, 2].detach().numpy(),
                                [-0.02069720118279718, 0.007274492428711675, 8.819584675291138e-05], rtol=1e-12)
     np.testing.assert_allclose(layer.time_mix_k.grad[0, 0, 1].item(), -0.15889978941882038, rtol=1e-12)
+
+
+def test_assert_async_is_pytorchs():
+    """kornia's enhance (adjust_gamma, adjust_brightness, ...) checks its factors with
+    torch._assert_async; mg had no such name (AttributeError). Messages: torch 2.13."""
+    torch._assert_async(torch.tensor([True]))
+    torch._assert_async(torch.tensor(float("nan")))  # nonzero
+    with pytest.raises(RuntimeError, match="Expected Tensor with single nonzero value, but got zero"):
+        torch._assert_async(torch.tensor(0.0))
+    with pytest.raises(RuntimeError, match="^gamma must be non-negative$"):
+        torch._assert_async(torch.tensor(False), "gamma must be non-negative")
+    with pytest.raises(RuntimeError, match="more than one value is ambiguous"):
+        torch._assert_async(torch.tensor([1, 1]))
+    with pytest.raises(RuntimeError, match="no values is ambiguous"):
+        torch._assert_async(torch.tensor([]))
+    with pytest.raises(TypeError, match=r"argument 'input' \(position 1\) must be Tensor, not bool"):
+        torch._assert_async(True)

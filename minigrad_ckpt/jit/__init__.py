@@ -12,8 +12,9 @@ TorchScript program to save -- save the weights with ``mg.save(model.state_dict(
 exists only to refuse with PyTorch's ``RuntimeError`` (its answer to a file holding no TorchScript
 program), which the loaders that try TorchScript first catch to fall back on ``torch.load``.
 
-Beside them, the two assertions such code writes so that it stays traceable, ``torch._assert``
-and ``torch._check``, are :func:`_assert` and :func:`_check` here (``mg._assert``, ``mg._check``);
+Beside them, the assertions such code writes so that it stays traceable, ``torch._assert``,
+``torch._check`` and ``torch._assert_async``, are :func:`_assert`, :func:`_check` and
+:func:`_assert_async` here (``mg._assert``, ``mg._check``, ``mg._assert_async``);
 ``mg.jit.annotations`` holds the typing names TorchScript code imports from ``torch.jit.annotations``.
 """
 
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from typing import Any, Final, TypeVar  # Final: PyTorch's torch.jit.Final is typing's
 
 from ..nn import Module
+from ..tensor import Tensor
 from . import annotations  # noqa: F401  (torch.jit.annotations)
 
 __all__ = ["Final", "ScriptModule", "annotate", "export", "ignore", "is_scripting", "is_tracing", "load", "script",
@@ -139,6 +141,20 @@ def _assert(condition: Any, message: str) -> None:
     """``assert condition, message`` -- PyTorch's ``torch._assert``, which tracing can record;
     ``condition`` may be a one-element tensor."""
     assert condition, message
+
+
+def _assert_async(input: Any, assert_msg: str | None = None) -> None:  # noqa: A002
+    """PyTorch's ``torch._assert_async``: a ``RuntimeError`` unless the one-element tensor ``input``
+    is nonzero (``assert_msg`` its message when given). PyTorch defers the check on a GPU; here it is
+    made at once, which raises the same error, only earlier. kornia's ``enhance`` guards its
+    arguments with it (``adjust_gamma``'s ``gamma >= 0``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"_assert_async(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.numel() != 1:  # the engine's words for a tensor with no or several values, PyTorch's
+        bool(input)
+    if not bool(input):
+        raise RuntimeError(assert_msg if assert_msg is not None else
+                           "Expected Tensor with single nonzero value, but got zero")
 
 
 def _check(cond: bool, message: Callable[[], Any] | None = None) -> None:
