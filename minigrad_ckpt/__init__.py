@@ -89,12 +89,6 @@ channels_last, channels_last_3d = backend.channels_last, backend.channels_last_3
 layout, strided = backend.Layout, backend.strided
 
 
-def from_dlpack(obj: object) -> Tensor:
-    """A Tensor sharing memory with any DLPack-capable array (NumPy, CuPy, PyTorch...)."""
-    array, dev = backend.from_dlpack(obj)
-    return Tensor.sharing(array, dev)
-
-
 def from_numpy(array: Any) -> Tensor:
     """A CPU Tensor sharing memory with the NumPy array ``array`` (no copy), as ``torch.from_numpy``.
 
@@ -122,6 +116,7 @@ from .autocast_state import (  # noqa: E402  (PyTorch's top-level autocast state
 from .compiler import compile  # noqa: E402, A004  (PyTorch's torch.compile; kept out of ``import *``: a builtin)
 from .executor import Executor  # noqa: E402
 from .jit import _assert, _assert_async, _check  # noqa: E402, F401  (PyTorch's private asserts model code calls)
+from .utils.dlpack import from_dlpack  # noqa: E402  (PyTorch's torch.from_dlpack, torch.utils.dlpack's)
 from .functional.foreach import FUNCTIONS as _FOREACH_FUNCTIONS  # noqa: E402
 from .func import vmap  # noqa: E402  (PyTorch's torch.vmap, torch.func.vmap)
 from .nn.functional import (  # noqa: E402  (PyTorch's top-level names of these nn functions, same signatures)

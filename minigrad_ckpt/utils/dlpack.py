@@ -1,13 +1,14 @@
 """PyTorch's ``torch.utils.dlpack``, the path libraries import DLPack's exchange by (kornia's
-``from torch.utils.dlpack import from_dlpack, to_dlpack``): ``from_dlpack`` is ``mg.from_dlpack``,
-``to_dlpack`` hands out the capsule that ``from_dlpack`` of this or another library reads back."""
+``from torch.utils.dlpack import from_dlpack, to_dlpack``): ``from_dlpack`` (also ``mg.from_dlpack``)
+takes another library's array or a capsule, ``to_dlpack`` hands out the capsule that ``from_dlpack``
+of this or another library reads back."""
 
 from __future__ import annotations
 
 import enum
 from typing import Any
 
-from .. import from_dlpack
+from .. import backend
 from ..tensor import Tensor
 
 __all__ = ["DLDeviceType", "from_dlpack", "to_dlpack"]
@@ -31,6 +32,13 @@ class DLDeviceType(enum.IntEnum):
     kDLWebGPU = 15
     kDLHexagon = 16
     kDLMAIA = 17
+
+
+def from_dlpack(obj: Any) -> Tensor:
+    """A Tensor sharing memory with any DLPack-capable array (NumPy, CuPy, PyTorch...) or with a
+    DLPack capsule (``to_dlpack``'s, readable once), as ``torch.from_dlpack``."""
+    array, dev = backend.from_dlpack(obj)
+    return Tensor.sharing(array, dev)
 
 
 def to_dlpack(tensor: Tensor) -> Any:
