@@ -61,7 +61,7 @@ from . import linalg_ex as lex
 from . import linalg_ldl as ldl
 from . import linalg_lowrank as lowrank
 from . import math as mf
-from . import namespace, numpy_ufuncs, poisson, type_info
+from . import namespace, numpy_ufuncs, poisson, segments, type_info
 from . import out_rules as outr
 from . import random_fills as rf
 from . import scatter as sc
@@ -431,6 +431,7 @@ SECTIONS: tuple[Section, ...] = (
         public("index_copy", sc.index_copy, AS_METHOD, in_place=True, out=EXACT),
         public("index_fill", sc.index_fill, AS_METHOD, in_place=True),
         public("index_reduce", sc.index_reduce, AS_METHOD, in_place=True, out=EXACT),
+        public("segment_reduce", segments.segment_reduce),
         public("index_put", sc.index_put, AS_METHOD, in_place=True),
         public("index_select", sc.index_select, AS_METHOD,
                out=rule("index_select(): self and result must have the same scalar type")),
