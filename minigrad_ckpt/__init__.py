@@ -213,6 +213,10 @@ _SPARSE_LAYOUT_FUNCTIONS = (
     "sparse", "sparse_coo_tensor", "sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor", "sparse_bsc_tensor",
     "sparse_compressed_tensor", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "smm",
     "sspaddmm", "hspmm")
+#: why ``mg._C`` is absent: PyTorch's private C++ binding has no counterpart in a NumPy/CuPy engine, and the
+#: one name of it that ported code reaches for, in an ``except`` clause, is public here
+_NO_C_BINDING = ("PyTorch's private C++ binding has no counterpart here (the engine is NumPy/CuPy); "
+                 "torch._C._LinAlgError, which code catches (torchdiffeq's implicit solvers), is mg.linalg.LinAlgError")
 
 
 def __getattr__(name: str) -> Any:
@@ -221,6 +225,8 @@ def __getattr__(name: str) -> Any:
     decision with its way around, not Python's "Did you mean: 'strided'?".  So do the linear-algebra functions
     PyTorch removed (``torch.symeig`` in ACKTR's K-FAC): the message names the ``mg.linalg`` call to use.
     And so do the sparse constructors and layouts (``torch.sparse_coo_tensor``): there is no sparse layout.
+    ``mg._C`` names the public exception that code catches as ``torch._C._LinAlgError``: without it,
+    ``except torch._C._LinAlgError`` fails only when a solve does, with a bare AttributeError.
     Any other miss is Python's own."""
     from .tensor import _NO_SPARSE_LAYOUT, _NO_STORAGE, _REMOVED_FROM_PYTORCH, removed_from_pytorch
 
@@ -230,4 +236,6 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}: {_NO_SPARSE_LAYOUT}")
     if name in _REMOVED_FROM_PYTORCH:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}: {removed_from_pytorch(name)}")
+    if name == "_C":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}: {_NO_C_BINDING}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}", name=name, obj=_sys.modules[__name__])

@@ -507,6 +507,20 @@ def test_a_storage_level_function_is_refused_at_the_top_level_with_the_reason():
     assert (info.value.name, info.value.obj) == ("no_such_name", mg)
 
 
+def test_the_c_binding_is_refused_naming_the_linalg_error_ported_code_catches():
+    # torchdiffeq's implicit solvers (rk_common.py) write `except torch._C._LinAlgError: break` around
+    # linalg.solve of their Broyden Jacobian: ported, the clause is read only when a solve fails, and then
+    # raised Python's bare "no attribute '_C'" over the LinAlgError.  The message names the public class.
+    with pytest.raises(AttributeError, match=r"^module 'minigrad_ckpt' has no attribute '_C': .*"
+                                             r"torch\._C\._LinAlgError.*is mg\.linalg\.LinAlgError$"):
+        mg._C  # noqa: B018
+    assert not hasattr(mg, "_C")
+    try:  # the class it names is what a singular solve raises, as torch._C._LinAlgError is torch's
+        mg.linalg.solve(mg.zeros(2, 2), mg.ones(2))
+    except mg.linalg.LinAlgError as caught:
+        assert "singular" in str(caught)
+
+
 def test_a_sparse_layout_name_is_refused_with_the_reason_and_the_dense_way():
     # Whisper's model.py keeps its alignment heads as all_heads.to_sparse() and reads them back with
     # .indices().T: run on the engine, Whisper() failed as it was built with Python's "no attribute
