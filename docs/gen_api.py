@@ -32,6 +32,7 @@ MODULES = [
     ("minigrad_ckpt.utils.data", "mg.utils.data"),
     ("minigrad_ckpt.utils.benchmark", "mg.utils.benchmark"),
     ("minigrad_ckpt.utils._pytree", "mg.utils._pytree"),
+    ("minigrad_ckpt._utils", "mg._utils"),
     ("minigrad_ckpt.func", "mg.func"),
     ("minigrad_ckpt.autograd", "mg.autograd"),
     ("minigrad_ckpt.autograd.functional", "mg.autograd.functional"),
