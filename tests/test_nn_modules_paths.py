@@ -58,6 +58,17 @@ def test_the_usual_isinstance_tests():
     assert isinstance(nn.ConvTranspose2d(2, 2, 3), nn.modules.conv._ConvNd)
 
 
+def test_the_norm_base_at_pytorchs_batchnorm_address():
+    # SAM's disable_running_stats, vis4d and mmseg's test-time adaptation write
+    # ``from torch.nn.modules.batchnorm import _NormBase``; the import failed before.  torch 2.13's answers:
+    from minigrad_ckpt.nn.modules.batchnorm import _NormBase
+
+    norms = (nn.BatchNorm1d, nn.BatchNorm3d, nn.InstanceNorm1d, nn.InstanceNorm3d, nn.SyncBatchNorm,
+             nn.LazyBatchNorm2d, nn.LazyInstanceNorm2d)
+    assert all(issubclass(layer, _NormBase) for layer in norms)
+    assert not any(issubclass(layer, _NormBase) for layer in (nn.GroupNorm, nn.LayerNorm, nn.LocalResponseNorm))
+
+
 Dice, Weighted = loss_subclasses(nn)
 
 

@@ -1,7 +1,7 @@
 """Where PyTorch's ``torch.nn.modules.<submodule>`` puts each layer: one table, read by the
 submodules of this package (``activation.py``, ``loss.py``, ...), each of which holds the names
 of its row.  The classes are :mod:`minigrad_ckpt.nn`'s; the private bases listed are the ones code
-written for PyTorch tests with ``isinstance`` or subclasses (``batchnorm._BatchNorm``,
+written for PyTorch tests with ``isinstance`` or subclasses (``batchnorm._BatchNorm``, ``batchnorm._NormBase``,
 ``conv._ConvNd``, ``dropout._DropoutNd``, ``instancenorm._InstanceNorm``, ``loss._Loss``,
 ``loss._WeightedLoss``, ``pooling._MaxPoolNd`` and the other pooling bases).
 ``tests/test_nn_modules_paths.py`` checks the table against PyTorch's layout."""
@@ -45,7 +45,7 @@ def _every(module: Any) -> dict[str, type]:
 PLACES: dict[str, dict[str, type]] = {
     "adaptive": _every(adaptive),
     "activation": {**_every(activation), **_named(attention, "MultiheadAttention")},
-    "batchnorm": {**_named(normalization, "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "_BatchNorm"),
+    "batchnorm": {**_named(normalization, "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "_BatchNorm", "_NormBase"),
                   **_named(lazy_layers, "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "_LazyNormBase"),
                   **_named(sync_batchnorm, "SyncBatchNorm")},
     "channelshuffle": _named(distance, "ChannelShuffle"),
