@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .functional import concatenate
 from .tensor import Tensor
 
 __all__ = ["_flatten_dense_tensors", "_unflatten_dense_tensors"]
@@ -24,12 +25,10 @@ def _flatten_dense_tensors(tensors: Sequence[Tensor]) -> Tensor:
     PyTorch, so a write to the flat copy of one contiguous tensor writes the tensor.  An empty list is
     refused, as PyTorch's ``cat`` refuses it.
     """
-    from . import functional as mf
-
     pieces = [t.contiguous().view(-1) for t in tensors]
     if len(pieces) == 1:
         return pieces[0]
-    return mf.concatenate(pieces)
+    return concatenate(pieces)
 
 
 def _unflatten_dense_tensors(flat: Tensor, tensors: Sequence[Tensor]) -> tuple[Tensor, ...]:
