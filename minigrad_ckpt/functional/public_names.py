@@ -373,7 +373,7 @@ SECTIONS: tuple[Section, ...] = (
         public("isposinf", ewc.isposinf, AS_METHOD, out=rule("isposinf does not support non-boolean outputs.")),
         public("isneginf", ewc.isneginf, AS_METHOD, out=rule("isneginf does not support non-boolean outputs.")),
         public("signbit", ewc.signbit, AS_METHOD, out=rule("signbit does not support non-boolean outputs.")),
-        public("nextafter", ewc.nextafter, tmeth.no_kernel_for(ewc.nextafter, "nextafter_cpu", "biu"), in_place=True,
+        public("nextafter", ewc.nextafter, tmeth.no_kernel_for_result(ewc.nextafter, "nextafter_cpu"), in_place=True,
                out=CAST),
         public("logit", ewc.logit, AS_METHOD, in_place=True, out=CAST),
         public("xlogy", ewc.xlogy, sp.xlogy, in_place=True, out=CAST),
