@@ -770,7 +770,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("__rmatmul__", tm.rmatmul),
         tensor_method("__neg__", mf.negative),
         tensor_method("__pos__", tf.positive),
-        tensor_method("__abs__", mf.abs),
+        tensor_method("__abs__", _ABS_METHOD),  # abs(mask): PyTorch's refusal, as mask.abs()
         tensor_method("__eq__", tm.eq_method),
         tensor_method("__ne__", tm.ne_method),
         tensor_method("__lt__", tm.operand_method(mf.less)),
