@@ -608,7 +608,30 @@ def clamp(x: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     if min is None and max is None:
         raise MissingBounds("clamp: at least one of min or max must be given (PyTorch's words: At least one of "
                             "'min' or 'max' must not be None)")
+    _refuse_a_mask_between_bool_numbers(x, min, max)
     return mf.clip(x, min, max)
+
+
+def _refuse_a_mask_between_bool_numbers(x: Any, low: Any, high: Any) -> None:
+    """PyTorch's clamp of a bool tensor between bool bounds runs a kernel it lacks in bool:
+    ``mask.clamp(min=True)`` and ``mask.clamp(low_mask, high_mask)`` are its ``NotImplementedError``,
+    where NumPy's clip answers a mask.  One bool tensor bound alone is its ``clamp_min``/``clamp_max``
+    kernel, which has bool; a number that promotes the result to an integer or a float is answered."""
+    given = [b for b in (low, high) if b is not None]
+    if not (isinstance(x, Tensor) and x.dtype.kind == "b"):
+        return
+    if not builtins.all(isinstance(b, (bool, host_numpy.bool_)) or (isinstance(b, Tensor) and b.dtype.kind == "b")
+                        for b in given):
+        return
+    tensors = builtins.sum(isinstance(b, Tensor) for b in given)
+    if tensors == 2:
+        kernel = "clamp_cpu"
+    elif tensors == 1 and len(given) == 1:
+        return
+    else:  # numbers (a 0-d tensor beside a number is read as one, as PyTorch's parser reads it)
+        kernel = "clamp_scalar_cpu" if len(given) == 2 else "clamp_min_scalar_cpu" if low is not None \
+            else "clamp_max_scalar_cpu"
+    raise DtypeNotImplemented(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 # PyTorch's names of functions the package has under NumPy's: the same function with the same
