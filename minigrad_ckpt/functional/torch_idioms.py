@@ -173,6 +173,7 @@ def extremum_along(name: str, x: Any, dim: Any, keepdim: bool) -> ValuesIndices:
     x = as_tensor(x)
     d = _one_dim(name, x, dim)
     if x.ndim == 0:  # a new tensor, as PyTorch's: a write into the values is not a write into x
+        refuse_complex(name, x)  # (as for more dims: the one element is no order of complex numbers either)
         return _ANSWERS[name](mf.clone(x), Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
     check_nonempty(name, x, d)  # (in its own name: argmax below would name itself)
     arg = mf.argmax if name == "max" else mf.argmin
@@ -463,6 +464,7 @@ def sort_pair(x: Tensor, dim: int = -1, descending: bool = False, stable: bool =
     x = as_tensor(x)
     if x.ndim == 0:
         _one_dim("sort", x, dim)  # (values: a new tensor, as PyTorch's, not x -- also topk's and msort's)
+        refuse_complex("sort", x)  # (PyTorch's "Sort does not support complex dtypes", as of more dims)
         return _ANSWERS["sort"](mf.clone(x), Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
     d = _one_dim("sort", x, dim)
     key = x.detach()
