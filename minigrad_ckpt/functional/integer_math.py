@@ -66,9 +66,13 @@ def _constant(name: str, compute: Callable[[Any, Any, Any], Any], doc: str, *, b
 
 def _lcm(xp: Any, a: Any, b: Any) -> Any:
     # PyTorch's |a / gcd * b|: on overflow it wraps the product then takes |.|, where NumPy's
-    # |a| / gcd * |b| wraps to another sign (lcm(2**40, 3**20) in int64)
+    # |a| / gcd * |b| wraps to another sign (lcm(2**40, 3**20) in int64).  C++ computes an int8 or
+    # int16 product in int (32 bits) and narrows after |.|: lcm(127, 2) in int8 is int8(254) = -2
+    dtype = a.dtype
+    if dtype.kind == "i" and dtype.itemsize < 4:
+        a, b = a.astype(host_numpy.int32), b.astype(host_numpy.int32)
     g = xp.gcd(a, b)
-    return xp.abs(xp.where(g == 0, 0, a // xp.where(g == 0, 1, g) * b)).astype(a.dtype, copy=False)
+    return xp.abs(xp.where(g == 0, 0, a // xp.where(g == 0, 1, g) * b)).astype(dtype, copy=False)
 
 
 gcd = _constant("gcd", lambda xp, a, b: xp.gcd(a, b),
