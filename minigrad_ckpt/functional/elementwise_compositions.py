@@ -139,6 +139,10 @@ def ldexp(x: Any, other: Any) -> Tensor:
         return apply(_LDEXP, *one_device("ldexp", x, e))
     if isinstance(e, Tensor) and e.dtype.kind in "iu":  # (a complex x: no kernel rounds it once)
         e = mf.astype(e, x.dtype)  # an integer exponent keeps x's precision (complex64 stays complex64)
+    elif isinstance(e, Tensor) and e.ndim == 0 and e.dtype != x.dtype:
+        # PyTorch takes a 0-d exponent's power in the result's dtype: ldexp(float64 x, float32 0-d -0.5)
+        # is x * 2 ** -0.5 rounded once in float64, not x times float32's 2 ** -0.5
+        e = mf.astype(e, result_type(x, e))
     return x * mf.exp2(e)
 
 
