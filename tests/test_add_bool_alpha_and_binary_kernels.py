@@ -64,7 +64,7 @@ def test_the_method_kernel_is_the_promoted_dtypes(name, device):
     h = mg.tensor(np.array([1.0, 2.0], np.float16), device=device)
     assert getattr(b, name)(h).dtype == mg.float16
     i = mg.tensor([1, 2], device=device)
-    assert getattr(i, name)(1.5).dtype == mg.float32
+    assert getattr(i, name)(mg.tensor(1.5, device=device)).dtype == mg.float32  # (a number: PyTorch's TypeError)
     with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
         getattr(i, name)(mg.tensor([1, 2], dtype=mg.int8, device=device))
     with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):

@@ -102,9 +102,14 @@ class Public(NamedTuple):
 #: Tensor's methods of a tensor-or-number ``other``: a list or tuple there is PyTorch's TypeError
 _TENSOR_OR_NUMBER_OTHER = frozenset((
     "add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow float_power eq ne "
-    "not_equal lt less le less_equal gt greater ge greater_equal maximum minimum fmax fmin atan2 arctan2 hypot "
-    "copysign xlogy nextafter ldexp logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor "
+    "not_equal lt less le less_equal gt greater ge greater_equal copysign xlogy bitwise_and bitwise_or bitwise_xor "
     "isclose allclose equal dist matmul").split())
+
+#: Methods whose second operand PyTorch's signature types ``Tensor`` alone (its name there): a number is
+#: its TypeError, where NumPy's function of the name broadcasts it
+_TENSOR_OTHER = {**dict.fromkeys((
+    "maximum minimum fmax fmin atan2 arctan2 hypot nextafter ldexp logical_and logical_or logical_xor logaddexp "
+    "logaddexp2 gcd lcm igamma igammac").split(), "other"), "heaviside": "values", "lerp": "end"}
 
 
 def public(name: str, function: Callable[..., Any], method: Any = None, *, in_place: bool = False,
@@ -117,6 +122,8 @@ def public(name: str, function: Callable[..., Any], method: Any = None, *, in_pl
     method = getattr(function, "as_method", function) if method is AS_METHOD else method
     if method is not None and name in _TENSOR_OR_NUMBER_OTHER:
         method = tm.refusing_sequence_operand(method, name)
+    if method is not None and name in _TENSOR_OTHER:
+        method = tm.refusing_number_operand(method, name, _TENSOR_OTHER[name])
     return Public(name, exported, method, in_place)
 
 
@@ -875,8 +882,8 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("new", tmeth.legacy_new_method),
         tensor_method("ger", tmeth.product_method("ger", mf.outer, (1, 1), "vec2", one_dtype=False)),
         tensor_method("pinverse", la.pinv),
-        tensor_method("igamma", spx.gammainc, in_place=True),
-        tensor_method("igammac", spx.gammaincc, in_place=True),
+        tensor_method("igamma", tm.refusing_number_operand(spx.gammainc, "igamma"), in_place=True),
+        tensor_method("igammac", tm.refusing_number_operand(spx.gammaincc, "igammac"), in_place=True),
         tensor_method("is_signed", lambda self: self.dtype.kind in "fic"),
         tensor_method("element_size", lambda self: self.dtype.itemsize),
         tensor_method("is_contiguous", tmeth.is_contiguous_method),

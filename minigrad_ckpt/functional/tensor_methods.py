@@ -22,6 +22,7 @@ from ..backend import (
     device_or_dtype,
     gpu_target,
     has_layout,
+    host_numpy,
     layout_axes,
     preserve_format,
 )
@@ -61,6 +62,25 @@ def refusing_sequence_operand(method: Callable[..., Any], name: str) -> Callable
         other = args[0] if args else kwargs.get("other")
         if isinstance(other, SEQUENCES):
             raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+        return method(self, *args, **kwargs)
+    checked.__name__ = checked.__qualname__ = name
+    checked.__doc__ = method.__doc__
+    checked.__wrapped__ = method  # (its signature)
+    return checked
+
+
+_NUMBERS = (bool, int, float, complex, host_numpy.number, host_numpy.bool_)
+
+
+def refusing_number_operand(method: Callable[..., Any], name: str, argument: str = "other") -> Callable[..., Any]:
+    """The method ``name`` whose second operand PyTorch types ``Tensor`` only (``x.maximum(y)``,
+    ``x.atan2(y)``, ``x.logical_and(y)``, ``x.lerp(end, w)``): a number there, or a list or tuple, is its
+    ``TypeError`` ("maximum(): argument 'other' (position 1) must be Tensor, not int"), where ``mg.maximum``,
+    NumPy's function, broadcasts the number -- a port that relies on it would not run under PyTorch."""
+    def checked(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        other = args[0] if args else kwargs.get(argument)
+        if isinstance(other, SEQUENCES) or isinstance(other, _NUMBERS):
+            raise TypeError(f"{name}(): argument '{argument}' (position 1) must be Tensor, not {type(other).__name__}")
         return method(self, *args, **kwargs)
     checked.__name__ = checked.__qualname__ = name
     checked.__doc__ = method.__doc__
