@@ -32,3 +32,14 @@ def test_none_is_refused(layer):
 def test_one_size_is_taken(size):
     assert F.adaptive_avg_pool1d(X, size).shape == (2, 6, 3)
     assert F.adaptive_max_pool1d(X[0], size, return_indices=True)[1].shape == (6, 3)
+
+
+@pytest.mark.parametrize("name", ["adaptive_avg_pool1d", "adaptive_max_pool1d"])
+@pytest.mark.parametrize("size", [(None,), [None]])
+def test_none_inside_the_one_size_is_refused(name, size):
+    """torch 2.13: the same TypeError for ``(None,)`` and ``[None]``, batched or not (the engine kept the length)."""
+    for x in (X, X[0]):
+        with pytest.raises(TypeError) as caught:
+            getattr(F, name)(x, size)
+        assert str(caught.value) == (f"{name}(): argument 'output_size' (position 2) must be tuple of ints, "
+                                     "but found element of type NoneType at pos 0")

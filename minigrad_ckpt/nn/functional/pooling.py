@@ -451,6 +451,9 @@ def _adaptive_1d(x: Any, output_size: Any, name: str) -> tuple[Tensor, bool, tup
         if len(output_size) != 1:  # a second size was silently dropped
             raise InputMismatch(f"{name}() argument 'output_size' should contain one int (got {len(output_size)})")
         output_size = output_size[0]
+        if output_size is None:  # (None inside the tuple is refused too: a 1-D pool has no axis to keep)
+            raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of ints, but found "
+                            "element of type NoneType at pos 0")
     return x2, unbatched, (1, output_size)
 
 
