@@ -81,10 +81,11 @@ def _output_sizes(name: str, spatial: tuple[int, ...], size: Any, scale_factor: 
     return [int(math.floor(s * f)) for s, f in zip(spatial, factors)], factors
 
 
-def _check_sizes(name: str, spatial: tuple[int, ...], sizes: list[int]) -> None:
+def _check_sizes(name: str, spatial: tuple[int, ...], sizes: list[int], mode: str) -> None:
     """PyTorch's kernels' RuntimeError for an empty input axis or an output size below 1 (a size 0,
-    a scale factor of 0 or below, or one that rounds an axis down to nothing)."""
-    if min(spatial) < 1 or min(sizes) < 1:
+    a scale factor of 0 or below, or one that rounds an axis down to nothing).  ``area`` is PyTorch's
+    adaptive average pool, which takes an output size of 0 and answers an empty axis."""
+    if min(spatial) < 1 or min(sizes) < (0 if mode == "area" else 1):
         raise RefusedArgument(f"{name}: Input and output sizes should be greater than 0, but got input "
                               f"{tuple(spatial)} output {tuple(sizes)}")
 
@@ -265,12 +266,15 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
     if recompute_scale_factor and size is not None:  # (PyTorch refuses it: there is no factor to recompute)
         raise ValueError("interpolate: recompute_scale_factor is not meaningful with an explicit size")
     _check_mode("interpolate", x, mode, antialias)
-    _check_sizes("interpolate", spatial, sizes)
+    _check_sizes("interpolate", spatial, sizes, mode)
     if recompute_scale_factor:
         factors = [None] * len(factors)
     for k, (n_in, n_out, f) in enumerate(zip(spatial, sizes, factors)):
         if _keeps_axis(mode, n_in, n_out, f, len(spatial)) or (antialias and n_in == n_out):
             continue  # (PyTorch's antialiased kernels copy every unchanged axis)
+        if n_out == 0:  # (``area`` only: an adaptive pool to nothing, which has no window to tap)
+            x = x.narrow(2 + k, 0, 0)
+            continue
         taps = _antialias_taps if antialias else _taps
         x = _resample_axis(x, 2 + k, taps(mode, n_in, n_out, bool(align_corners), f, len(spatial),
                                           _position_dtype(x.dtype)))
