@@ -17,6 +17,7 @@ from ...functional import _tensor
 from ...functional.errors import InputMismatch
 from ...tensor import Tensor
 from .conv import _batched, _pair
+from .inputs import floating_kernel
 
 __all__ = [
     "unfold", "fold",
@@ -41,6 +42,9 @@ def _geometry(name: str, spatial: tuple[int, int], kernel_size: Any, dilation: A
     return rows * wp + cols, (hp, wp), p, (blocks[0], blocks[1])
 
 
+# PyTorch's im2col/col2im kernels are built for floating, complex and bool blocks, not integers: its
+# NotImplementedError, where the gather would answer
+@floating_kernel("im2col_out_cpu", "iu")
 def unfold(input: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
     """The sliding blocks of (N, C, H, W) (or (C, H, W)) as columns: (N, C * kh * kw, L)."""
     input, unbatched = _batched(_tensor(input), "unfold")
@@ -52,6 +56,7 @@ def unfold(input: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, st
     return mf.squeeze(out, 0) if unbatched else out
 
 
+@floating_kernel("col2im_out_cpu", "iu")
 def fold(input: Any, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
          stride: Any = 1) -> Tensor:
     """Sum the columns of (N, C * kh * kw, L) (or 2-D) back into their blocks of an
