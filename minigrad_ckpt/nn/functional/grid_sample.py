@@ -245,11 +245,11 @@ def _check(x: Tensor, g: Tensor, mode: str, padding_mode: str) -> None:
                            f"but got {sizes}")
     if mode == "bicubic" and k != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-    if x.dtype != g.dtype:
-        raise RuntimeError(f"expected scalar type {scalar_type_name(x.dtype)} but found {scalar_type_name(g.dtype)}")
-    if not is_floating(x.dtype) or x.dtype.kind == "c":
+    if not is_floating(x.dtype) or x.dtype.kind == "c":  # (before the grids' dtype, as PyTorch's dispatch)
         kernel = "grid_sampler_2d_cpu_kernel_impl" if k == 2 else "grid_sampler3d_cpu"
         raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(x.dtype)}\'')
+    if x.dtype != g.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(x.dtype)} but found {scalar_type_name(g.dtype)}")
 
 
 def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "zeros",
