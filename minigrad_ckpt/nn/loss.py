@@ -314,6 +314,9 @@ class TripletMarginWithDistanceLoss(_TripletLoss):
 
     def __init__(self, *, distance_function: Any = None, margin: float = 1.0, swap: bool = False,
                  reduction: str = "mean") -> None:
+        if margin <= 0:  # (PyTorch's constructor refuses it, before any call; the function refuses it too)
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                             "instead")
         # PyTorch's default is a PairwiseDistance module, a submodule of the loss (it prints, and
         # named_modules() lists it)
         super().__init__(distance_function=distance_function if distance_function is not None
