@@ -15,11 +15,14 @@ program), which the loaders that try TorchScript first catch to fall back on ``t
 Beside them, the assertions such code writes so that it stays traceable, ``torch._assert``,
 ``torch._check`` and ``torch._assert_async``, are :func:`_assert`, :func:`_check` and
 :func:`_assert_async` here (``mg._assert``, ``mg._check``, ``mg._assert_async``);
-``mg.jit.annotations`` holds the typing names TorchScript code imports from ``torch.jit.annotations``.
+``mg.jit.annotations`` holds the typing names TorchScript code imports from ``torch.jit.annotations``,
+and ``mg.jit.isinstance`` is ``torch.jit.isinstance``, the check of a parameterized container
+(``List[int]``) that torchaudio's ``spectrogram`` makes of its ``normalized`` argument.
 """
 
 from __future__ import annotations
 
+import builtins  # this module's own isinstance is torch.jit.isinstance
 import os
 from collections.abc import Callable
 from typing import Any, Final, TypeVar  # Final: PyTorch's torch.jit.Final is typing's
@@ -27,9 +30,10 @@ from typing import Any, Final, TypeVar  # Final: PyTorch's torch.jit.Final is ty
 from ..nn import Module
 from ..tensor import Tensor
 from . import annotations  # noqa: F401  (torch.jit.annotations)
+from .refinement import isinstance  # noqa: A004  (torch.jit.isinstance)
 
-__all__ = ["Final", "ScriptModule", "annotate", "export", "ignore", "is_scripting", "is_tracing", "load", "script",
-           "script_if_tracing", "script_method", "trace", "unused"]
+__all__ = ["Final", "ScriptModule", "annotate", "export", "ignore", "is_scripting", "is_tracing", "isinstance", "load",
+           "script", "script_if_tracing", "script_method", "trace", "unused"]
 
 F = TypeVar("F")
 
@@ -107,7 +111,7 @@ def ignore(drop: Any = False, **kwargs: Any) -> Any:
 def script(obj: F, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None,
            example_inputs: Any = None) -> F:
     """``obj`` (a module or a function) itself, run as Python; PyTorch's options are accepted."""
-    if not callable(obj) and not isinstance(obj, type):
+    if not callable(obj) and not builtins.isinstance(obj, type):
         raise TypeError(f"jit.script: expected a Module, a function or a class, got {type(obj).__name__}")
     return obj
 
@@ -130,7 +134,7 @@ def load(f: Any, map_location: Any = None, _extra_files: Any = None, _restore_sh
     ``ValueError``.  A file object is left where it was (PyTorch's reader leaves it at its end, where
     the fallback's ``torch.load`` of the same object finds nothing), so that the fallback reads it.
     """
-    if isinstance(f, (str, os.PathLike)) and not os.path.exists(f):
+    if builtins.isinstance(f, (str, os.PathLike)) and not os.path.exists(f):
         raise ValueError(f"The provided filename {os.fspath(f)} does not exist")
     raise RuntimeError("jit.load: nothing is TorchScript here, so no TorchScript archive can be loaded; "
                        "a state dict saved with mg.save(model.state_dict(), path) loads with "
@@ -161,7 +165,7 @@ def _check(cond: bool, message: Callable[[], Any] | None = None) -> None:
     """PyTorch's ``torch._check``: a ``RuntimeError`` with ``message()`` unless ``cond`` is True.
     ``cond`` must be a Python bool (a tensor is a ``TypeError``, as in PyTorch), and ``message`` a
     callable, so that the message is built only when the check fails."""
-    if not isinstance(cond, bool):
+    if not builtins.isinstance(cond, bool):
         raise TypeError(f"cond must be a bool, but got {type(cond)}")
     if cond:
         return
