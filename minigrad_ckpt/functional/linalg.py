@@ -631,6 +631,9 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
     PyTorch's ``driver=`` (``'gels'``, ``'gelsy'``, ``'gelsd'``, ``'gelss'``) picks which of
     ``residuals``, ``rank`` and ``singular_values`` are filled, as PyTorch's: the others are
     empty; the solution is the same minimum-norm one (LAPACK's drivers differ in method).
+    ``'gels'`` (QR without pivoting, for full-rank matrices) refuses a matrix whose triangular
+    factor has an exact zero on its diagonal -- a zero column, or a zero row of a wide matrix --
+    with PyTorch's ``LinAlgError`` ("... does not have full rank (error code: k)").
     """
     rcond = number("linalg_lstsq", "rcond", rcond, "float")
     if driver is not None and driver not in _LSTSQ_DRIVER_FIELDS:
@@ -640,6 +643,11 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
               "and other's dtype {second}", a, b)
     floating_only("linalg.lstsq", a)
     refuse_half("linalg.lstsq", a)
+    if driver == "gels":  # QR without pivoting: an exactly rank-deficient triangle is refused, as LAPACK's
+        info = _failure.per_matrix(host_numpy.asarray(a.device.xp.to_host(a._data)), _failure.gels_failure)
+        # PyTorch's lstsq names a batch element only in a stack of two or more (inv's names it in any stack)
+        _failure.raise_first("torch.linalg.lstsq", info.reshape(()) if info.size == 1 else info,
+                             _failure.not_full_rank)
     result = _lstsq(a, b, rcond)
     if driver is None:
         return result

@@ -94,6 +94,16 @@ def non_finite(m: Any) -> int:
     return int(not host_numpy.isfinite(m).all())
 
 
+def gels_failure(m: Any) -> int:
+    """``gels``'s info for one matrix: the 1-based index of the first exactly-zero diagonal entry of
+    the triangle of its QR factorization (LQ where it is wide, the QR of its conjugate transpose),
+    else 0.  A zero column (a zero row of a wide matrix) stays zero under Householder reflections,
+    so it gives that exact 0; LAPACK's ``gels`` then refuses instead of dividing by it."""
+    r = host_numpy.linalg.qr(m if m.shape[-2] >= m.shape[-1] else m.conj().T, mode="r")
+    zeros = host_numpy.flatnonzero(host_numpy.diagonal(r) == 0)
+    return int(zeros[0]) + 1 if zeros.size else 0
+
+
 def raise_first(name: str, info: Any, what: Any) -> None:
     """Raise ``LinAlgError`` for the first matrix whose ``info`` is not 0, in PyTorch's words:
     ``name: (Batch element b): what(info)`` (no batch element for a single matrix)."""
@@ -111,6 +121,11 @@ def singular(k: int) -> str:
 
 def solver_singular(k: int) -> str:
     return "The solver failed because the input matrix is singular."
+
+
+def not_full_rank(k: int) -> str:
+    return (f"The least squares solution could not be computed because the input matrix does not have full "
+            f"rank (error code: {k}).")
 
 
 def svd_not_converged(k: int) -> str:
