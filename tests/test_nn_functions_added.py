@@ -5,6 +5,8 @@ ones, and clear errors.  Their values are checked against PyTorch in ``test_nn_v
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -141,6 +143,40 @@ def test_distances_at_coincident_points_have_a_finite_gradient():
     for d in (F.pdist(x), mg.cdist(x, x)):
         (g,) = mg.grad(d.sum(), [x])
         assert np.isfinite(g.numpy()).all()
+
+
+# torch 2.13: a = torch.tensor(ROWS, dtype=torch.float64, requires_grad=True), then
+# (torch.pdist(a, p=inf) * torch.arange(1., 7)).sum().backward() and
+# (torch.cdist(a, b, p=inf) * torch.arange(1., 9).reshape(4, 2)).sum().backward(), b = CENTRES
+ROWS = [[1.0, 2.0, -1.0], [1.0, 2.0, -1.0], [0.0, 4.0, 1.0], [3.0, 0.0, -1.0]]
+CENTRES = [[2.0, 1.0, 0.0], [-1.0, 0.0, 1.0]]
+PDIST_INF = [0.0, 2.0, 2.0, 2.0, 2.0, 4.0]
+PDIST_INF_GRAD = [[-3.0, 1.0, -2.0], [-5.0, 1.0, -4.0], [0.0, 12.0, 6.0], [8.0, -14.0, 0.0]]
+CDIST_INF = [[1.0, 2.0], [1.0, 2.0], [3.0, 4.0], [1.0, 4.0]]
+CDIST_INF_GRADS = ([[1.0, 3.0, -3.0], [1.0, 7.0, -7.0], [0.0, 11.0, 0.0], [15.0, -7.0, -7.0]],
+                   [[-3.0, -2.0, 11.0], [-14.0, -12.0, 6.0]])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_inf_distances_give_every_tied_coordinate_the_whole_gradient_as_pytorchs(dtype):
+    # PyTorch's pdist and cdist kernels differentiate max |a_k - b_k| as sign(a_k - b_k) at every
+    # coordinate that ties the maximum (rows 0 and 2 differ by 1, 2, 2), where its vector_norm and
+    # amax share a tie evenly; the distances are those kernels', so their gradient is too
+    a = mg.tensor(ROWS, dtype=dtype, requires_grad=True)
+    d = F.pdist(a, p=float("inf"))
+    np.testing.assert_array_equal(d.detach().numpy(), PDIST_INF)
+    (d * mg.arange(1.0, 7.0, dtype=dtype)).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), PDIST_INF_GRAD)
+    a.grad = None
+    b = mg.tensor(CENTRES, dtype=dtype, requires_grad=True)
+    d = mg.cdist(a, b, p=float("inf"))
+    np.testing.assert_array_equal(d.detach().numpy(), CDIST_INF)
+    (d * mg.arange(1.0, 9.0, dtype=dtype).reshape(4, 2)).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), CDIST_INF_GRADS[0])
+    np.testing.assert_array_equal(b.grad.numpy(), CDIST_INF_GRADS[1])
+    # an infinite distance keeps its value (the tie construction would make it inf - inf)
+    far = mg.tensor([[math.inf, 0.0], [0.0, 0.0]], dtype=dtype)
+    assert F.pdist(far, p=float("inf")).item() == math.inf
 
 
 def test_random_activations_replay_under_checkpointing():

@@ -38,6 +38,24 @@ def _p_norm(x: Tensor, p: float, axis: int, keepdims: bool = False) -> Tensor:
     return _linalg.norm(x, float(p), axis=axis, keepdims=keepdims)
 
 
+def _distance(diff: Tensor, p: float) -> Tensor:
+    """The ``p``-norm of ``diff`` over its last axis, with the gradient of PyTorch's ``pdist`` and
+    ``cdist`` kernels.  They differ from the norm's only at ``p = inf``: every coordinate whose
+    ``|diff|`` ties the maximum gets the whole ``sign(diff)``, where the norm (``vector_norm``,
+    ``amax``) shares it evenly among the ties -- so a tie's gradient here is the norm's times the
+    number tied.  Built as ``max + sum(tied (|diff| - |diff|.detach()))``: the value is the max
+    exactly, each tied coordinate moves it one for one.  An infinite or NaN distance keeps the norm
+    (``inf - inf`` would be NaN)."""
+    if p != host_numpy.inf:
+        return _p_norm(diff, p, -1)
+    size = mf.abs(diff)
+    top = mf.max(size.detach(), axis=-1, keepdims=True)
+    finite = mf.isfinite(top)
+    tied = mf.where(mf.logical_and(size.detach() == top, finite), size, 0.0)  # (no inf - inf: silent)
+    top, finite = mf.squeeze(top, -1), mf.squeeze(finite, -1)
+    return mf.where(finite, top + mf.sum(tied - tied.detach(), axis=-1), mf.max(size, axis=-1))
+
+
 def normalize(input: Any, p: float = 2.0, axis: int | None = None, eps: float = 1e-12, out: Tensor | None = None,
               *, dim: int | None = None) -> Tensor:
     """``x / max(||x||_p, eps)`` along ``axis`` (PyTorch's default ``dim=1``; a tuple of dims, ``()``
@@ -124,7 +142,7 @@ def pdist(input: Any, p: float = 2.0) -> Tensor:
     n = input.shape[0]
     i, j = (a.tolist() for a in host_numpy.triu_indices(n, 1))
     # backward reads the differences, a copy: the input's own version is watched (see cdist)
-    return watch_versions(_p_norm(mf.take(input, i, axis=0) - mf.take(input, j, axis=0), p, -1), (input,))
+    return watch_versions(_distance(mf.take(input, i, axis=0) - mf.take(input, j, axis=0), p), (input,))
 
 
 def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
@@ -149,7 +167,7 @@ def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_eucl
                             "donot_use_mm_for_euclid_dist"):
         raise ValueError(f"cdist: unknown compute_mode {compute_mode!r}")
     # rows of no entries are 0 apart in every norm, as PyTorch's (the inf norm refuses an empty axis)
-    d = _p_norm(mf.expand_dims(a, -2) - mf.expand_dims(b, -3), p if a.shape[-1] else 2.0, -1)
+    d = _distance(mf.expand_dims(a, -2) - mf.expand_dims(b, -3), p if a.shape[-1] else 2.0)
     # backward reads the differences, a copy of both inputs: a write into either after this call (an
     # optimizer's step on learned centroids before the loss's backward) would go unnoticed, where
     # PyTorch's one op saves both and refuses; their versions are watched instead
