@@ -23,6 +23,7 @@ NumPy's NaN factor).
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -103,3 +104,35 @@ def test_matrix_exp_of_a_matrix_near_overflow(device):
     np.testing.assert_array_equal(a.grad.cpu().numpy(), np.zeros((2, 2)))
     huge = mg.linalg.matrix_exp(mg.full((2, 2), 1e308, dtype=mg.float64, device=device))
     assert np.all(huge.cpu().numpy() == np.inf)
+
+
+# torch 2.13: a = torch.tensor(A, dtype=torch.float64, requires_grad=True); q, r = torch.linalg.qr(a);
+# (q.sum() + 2 * r.sum()).backward() -> a.grad, and torch.func.jvp(lambda z: torch.linalg.qr(z)[1],
+# (a,), (torch.ones_like(a),)) -> the tangent of R
+RANK_DEFICIENT_QR = {
+    "zero column": ([[0.0, 1.0], [0.0, 1.0]], [[math.nan, 2.0], [math.nan, 2.0]]),
+    "zero matrix": ([[0.0, 0.0], [0.0, 0.0]], [[math.nan, math.nan], [math.nan, math.nan]]),
+    "wide, zero first column": ([[0.0, 1.0, 2.0], [0.0, 1.0, 3.0]], [[math.nan, 2.0, 2.0], [math.nan, 2.0, 2.0]]),
+}
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("name", sorted(RANK_DEFICIENT_QR))
+def test_qr_of_a_rank_deficient_matrix_differentiates_to_nan_as_pytorchs(name, device):
+    # R has a zero on its diagonal: PyTorch's triangular solves by R answer IEEE's NaN there; the
+    # general solve the gradient used raised NumPy's LinAlgError("Singular matrix") from backward
+    values, grad = RANK_DEFICIENT_QR[name]
+    a = mg.tensor(values, dtype="float64", device=device, requires_grad=True)
+    q, r = mg.linalg.qr(a)
+    (q.sum() + 2 * r.sum()).backward()
+    np.testing.assert_array_equal(a.grad.cpu().numpy(), grad)
+    _, tangent = mg.func.jvp(lambda z: mg.linalg.qr(z)[1], (a.detach(),), (mg.ones_like(a.detach()),))
+    assert np.isnan(tangent.cpu().numpy()).all()   # torch's: NaN (and +-inf beside a wide one's zero column)
+    # the batch's full-rank matrix keeps its exact gradient beside a rank-deficient one
+    pair = mg.tensor([[[0.0, 1.0], [0.0, 1.0]], [[1.0, 2.0], [3.0, 4.0]]], dtype="float64", device=device,
+                     requires_grad=True)
+    single = mg.tensor([[1.0, 2.0], [3.0, 4.0]], dtype="float64", device=device, requires_grad=True)
+    mg.linalg.qr(pair)[1].sum().backward()
+    mg.linalg.qr(single)[1].sum().backward()
+    np.testing.assert_allclose(pair.grad.cpu().numpy()[1], single.grad.cpu().numpy(), rtol=1e-12, atol=1e-15)
+    assert np.isnan(pair.grad.cpu().numpy()[0][:, 0]).all()

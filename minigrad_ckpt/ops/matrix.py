@@ -73,6 +73,29 @@ def _solve_right_h(xp: Any, x: Any, r: Any) -> Any:
     return _mH(xp, xp.linalg.solve(r, _mH(xp, x)))
 
 
+def _upper_solve_right(xp: Any, x: Any, r: Any, conjugate: bool) -> Any:
+    """``x @ inv(r)`` (``x @ inv(r)^H`` when ``conjugate``) for an upper-triangular ``r``, as PyTorch's
+    triangular solve answers it: where ``r`` has a zero on its diagonal (QR of a rank-deficient
+    matrix) the quotients by it are IEEE's inf and NaN, not the general solve's ``LinAlgError``."""
+    solve = _solve_right_h if conjugate else _solve_right
+    try:
+        return solve(xp, x, r)
+    except host_numpy.linalg.LinAlgError:
+        pass
+    # Y r = x column by column, left to right; Y r^H = x (r^H lower) right to left
+    rt = xp.conj(_mT(xp, r)) if conjugate else r   # Y @ rt = x, rt[k, j] the coefficient of Y[:, k]
+    n = r.shape[-1]
+    order = range(n - 1, -1, -1) if conjugate else range(n)
+    y = xp.zeros(x.shape, dtype=xp.result_type(x, r))
+    done: list[int] = []
+    with xp.errstate(**_QUIET):
+        for j in order:
+            rest = x[..., j] - sum((y[..., k] * rt[..., k, j][..., None] for k in done), xp.zeros_like(y[..., j]))
+            y[..., j] = rest / rt[..., j, j][..., None]
+            done.append(j)
+    return y
+
+
 def _safe_reciprocal_gaps(xp: Any, d: Any) -> Any:
     """``1 / d`` off the coincidences, 0 where ``d == 0``."""
     zero = d == 0
@@ -805,13 +828,15 @@ class Qr(Op):
 
 def _qr_grad_tall(xp: Any, q: Any, r: Any, gq: Any, gr: Any) -> Any:
     """``gA`` for ``A = Q R`` with ``m >= n`` and square invertible ``R`` (the diagonal of
-    ``low`` is ``i Im`` of the diagonal, 0 for real matrices: ``R``'s diagonal stays real)."""
+    ``low`` is ``i Im`` of the diagonal, 0 for real matrices: ``R``'s diagonal stays real).
+    A singular ``R`` gives NaN, silently (PyTorch's)."""
     qdq = xp.matmul(_mH(xp, q), gq)
     rdr = xp.matmul(r, _mH(xp, gr))
     low = _phi(xp, qdq - _mH(xp, qdq) + rdr - _mH(xp, rdr))
-    grad_a = xp.matmul(q, gr + _solve_right_h(xp, low, r))
-    grad_b = _solve_right_h(xp, gq - xp.matmul(q, qdq), r)
-    return grad_a + grad_b
+    with xp.errstate(**_QUIET):
+        grad_a = xp.matmul(q, gr + _upper_solve_right(xp, low, r, conjugate=True))
+        grad_b = _upper_solve_right(xp, gq - xp.matmul(q, qdq), r, conjugate=True)
+        return grad_a + grad_b
 
 
 def _qr_jvp_tall(xp: Any, q: Any, r: Any, t: Any) -> tuple[Any, Any]:
@@ -819,12 +844,13 @@ def _qr_jvp_tall(xp: Any, q: Any, r: Any, t: Any) -> tuple[Any, Any]:
     ``Q^H dQ = Omega`` (skew-Hermitian, from C's strict lower triangle and the
     imaginary part of its diagonal, so that ``dR``'s diagonal is real) and
     ``dR = (C - Omega) R``."""
-    tr = _solve_right(xp, t, r)  # dA R^-1
-    c = xp.matmul(_mH(xp, q), tr)
-    low = _phi(xp, c)
-    omega = low - _mH(xp, low)
-    dr = xp.matmul(c - omega, r)
-    dq = tr - xp.matmul(q, c - omega)
+    with xp.errstate(**_QUIET):  # a singular R: NaN, silently (PyTorch's)
+        tr = _upper_solve_right(xp, t, r, conjugate=False)  # dA R^-1
+        c = xp.matmul(_mH(xp, q), tr)
+        low = _phi(xp, c)
+        omega = low - _mH(xp, low)
+        dr = xp.matmul(c - omega, r)
+        dq = tr - xp.matmul(q, c - omega)
     return dq, dr
 
 
