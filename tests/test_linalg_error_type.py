@@ -85,8 +85,9 @@ def test_a_regular_matrix_is_unaffected():
 
 
 
-def test_a_singular_triangle_is_refused_in_solve_triangulars_name():
-    # PyTorch's trsm divides by the zero (inf/nan); here the triangle must be non-singular (docs/ops.md),
-    # and the error names the function called -- it named linalg.solve, which the solve goes through
-    with pytest.raises(L.LinAlgError, match=r"^torch\.linalg\.solve_triangular: " + SOLVE):
-        L.solve_triangular(mg.tensor([[0.0, 0.0], [1.0, 2.0]]), mg.ones(2, 1), upper=False)
+def test_a_singular_triangle_solves_to_ieee_values_not_an_error():
+    # PyTorch's trsm divides by the zero: forward substitution of [[0, 0], [1, 2]] x = [1, 1] is
+    # x0 = 1 / 0 = inf, x1 = (1 - inf) / 2 = -inf (torch 2.13); the general solve's refusal, which
+    # this test once asked to name solve_triangular, is gone (tests/test_linalg_extremes.py)
+    x = L.solve_triangular(mg.tensor([[0.0, 0.0], [1.0, 2.0]]), mg.ones(2, 1), upper=False)
+    assert x.numpy().tolist() == [[np.inf], [-np.inf]]

@@ -136,3 +136,49 @@ def test_qr_of_a_rank_deficient_matrix_differentiates_to_nan_as_pytorchs(name, d
     mg.linalg.qr(single)[1].sum().backward()
     np.testing.assert_allclose(pair.grad.cpu().numpy()[1], single.grad.cpu().numpy(), rtol=1e-12, atol=1e-15)
     assert np.isnan(pair.grad.cpu().numpy()[0][:, 0]).all()
+
+
+# torch 2.13 (float64): U = [[1, 2], [0, 0]], B = [[1], [1]], each with requires_grad=True;
+# y = f(U, B); y.sum().backward() -> (y, U.grad, B.grad)
+SINGULAR_TRIANGLE = [[1.0, 2.0], [0.0, 0.0]]
+INF = math.inf
+TRIANGULAR_SOLVES = {
+    "solve_triangular": (lambda u, b: mg.linalg.solve_triangular(u, b, upper=True), [[1.0], [1.0]],
+                         [[-INF], [INF]], [[INF, -INF], [0.0, INF]], [[1.0], [-INF]]),
+    "solve_triangular_right": (lambda u, b: mg.linalg.solve_triangular(u, b, upper=True, left=False),
+                               [[1.0, 1.0]], [[1.0, -INF]], [[INF, -INF], [0.0, INF]], [[-INF, INF]]),
+    "triangular_solve": (lambda u, b: mg.triangular_solve(b, u, upper=True)[0], [[1.0], [1.0]],
+                         [[-INF], [INF]], [[INF, -INF], [0.0, INF]], [[1.0], [-INF]]),
+}
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("name", sorted(TRIANGULAR_SOLVES))
+def test_a_singular_triangle_solves_to_ieee_infinities_as_pytorchs(name, device):
+    # PyTorch's triangular solve (LAPACK's trsm) divides by the zero on the diagonal; the package
+    # solved the triangle with the general solve and raised "The solver failed because the input
+    # matrix is singular", which PyTorch's solve_triangular never says
+    f, b_values, value, grad_u, grad_b = TRIANGULAR_SOLVES[name]
+    u = mg.tensor(SINGULAR_TRIANGLE, dtype="float64", device=device, requires_grad=True)
+    b = mg.tensor(b_values, dtype="float64", device=device, requires_grad=True)
+    y = f(u, b)
+    np.testing.assert_array_equal(y.detach().cpu().numpy(), value)
+    y.sum().backward()
+    np.testing.assert_array_equal(u.grad.cpu().numpy(), grad_u)
+    np.testing.assert_array_equal(b.grad.cpu().numpy(), grad_b)
+
+
+def test_lu_solve_with_a_zero_pivot_answers_as_pytorchs():
+    # torch.linalg.lu_solve(LU, pivots, B) with U's last pivot 0: [[-inf], [inf]]
+    lu = mg.tensor([[1.0, 2.0], [0.5, 0.0]], dtype="float64")
+    x = mg.linalg.lu_solve(lu, mg.tensor([1, 2], dtype="int32"), mg.tensor([[1.0], [1.0]], dtype="float64"))
+    np.testing.assert_array_equal(x.numpy(), [[-INF], [INF]])
+
+
+def test_cholesky_inverse_of_a_factor_with_a_zero_pivot_is_pytorchs_error():
+    # the inverse does not exist: PyTorch's potri refuses, in these words
+    with pytest.raises(mg.linalg.LinAlgError, match=r"^cholesky_inverse: The diagonal element 2 is zero, the "
+                       r"inversion could not be completed because the input matrix is singular\.$"):
+        mg.cholesky_inverse(mg.tensor([[1.0, 0.0], [1.0, 0.0]], dtype="float64"))
+    with pytest.raises(mg.linalg.LinAlgError, match=r"^cholesky_inverse: \(Batch element 1\): The diagonal element 1 "):
+        mg.cholesky_inverse(mg.tensor([[[1.0, 0.0], [1.0, 1.0]], [[0.0, 0.0], [1.0, 1.0]]], dtype="float64"))

@@ -755,4 +755,29 @@ def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False, unit_d
         t = swapaxes(t, -1, -2)
         t = conj(t) if trans in (2, "C") else t
     b = as_tensor(b, a)
-    return _solve(t, b, b.ndim == 1, "linalg.solve_triangular")  # (SciPy's vectors: PyTorch's takes none)
+    try:
+        return _solve(t, b, b.ndim == 1, "linalg.solve_triangular")  # (SciPy's vectors: PyTorch's takes none)
+    except _failure.LinAlgError:
+        # a zero on the diagonal: PyTorch's triangular solve (LAPACK's trsm) divides by it, IEEE's
+        # inf and NaN, where the general solve refuses
+        return _substituted(t, b, lower != transpose_)
+
+
+def _substituted(t: Tensor, b: Tensor, lower: bool) -> Tensor:
+    """``x`` with ``t @ x == b`` for a triangular ``t`` (lower or upper), by forward or back
+    substitution, one row at a time: the quotients by a zero diagonal entry are IEEE's, as
+    PyTorch's ``trsm``.  A composition (``n^2`` small ops: only for a singular triangle), so its
+    derivatives are the substitution's own, inf and NaN where the solution is."""
+    vector = b.ndim == 1
+    if vector:
+        b = mf.expand_dims(b, -1)
+    n = t.shape[-1]
+    rows: dict[int, Tensor] = {}
+    with host_numpy.errstate(divide="ignore", invalid="ignore"):
+        for i in range(n) if lower else range(n - 1, -1, -1):
+            rest = b[..., i, :]
+            for j, row in rows.items():
+                rest = rest - t[..., i, j:j + 1] * row
+            rows[i] = rest / t[..., i, i:i + 1]
+    x = mf.stack([rows[i] for i in range(n)], axis=-2)
+    return squeeze(x, -1) if vector else x

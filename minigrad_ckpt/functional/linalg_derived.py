@@ -17,7 +17,7 @@ from ..backend import cpp_type_name, host_numpy
 from ..grad_mode import no_grad
 from ..ops import lu as _lu
 from ..ops import matrix_exp as _expm
-from ..ops.linalg_failure import LinAlgError, getrf_failure, per_matrix
+from ..ops.linalg_failure import LinAlgError, getrf_failure, per_matrix, raise_first, singular
 from ..tape import apply
 from ..tensor import Tensor
 from . import linalg as _la
@@ -205,8 +205,20 @@ def cholesky_inverse(factor: Any, upper: bool = False) -> Tensor:
     if f.ndim < 2 or f.shape[-1] != f.shape[-2]:
         raise InputMismatch(f"cholesky_inverse: expected square matrices, got shape {f.shape}")
     _la.floating_only("cholesky_inverse", f)
+    _refuse_a_zero_pivot("cholesky_inverse", f)
     ident = mf.eye(f.shape[-1], dtype=f.dtype, device=f.device)
     return cholesky_solve(mf.broadcast_to(ident, f.shape), f, upper)
+
+
+def _refuse_a_zero_pivot(name: str, factor: Tensor) -> None:
+    """PyTorch's ``LinAlgError`` (LAPACK's ``potri``) for a triangular factor with a zero on its
+    diagonal: the inverse it stands for does not exist.  (A triangular solve by it answers
+    IEEE's inf and NaN instead, as PyTorch's.)"""
+    if not factor.size:
+        return
+    zero = host_numpy.diagonal(factor.detach().cpu().numpy(), axis1=-2, axis2=-1) == 0
+    info = host_numpy.where(zero.any(axis=-1), zero.argmax(axis=-1) + 1, 0)
+    raise_first(name, info, singular)
 
 
 def tensorsolve(a: Any, b: Any, dims: Any = None) -> Tensor:
