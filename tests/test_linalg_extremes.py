@@ -182,3 +182,29 @@ def test_cholesky_inverse_of_a_factor_with_a_zero_pivot_is_pytorchs_error():
         mg.cholesky_inverse(mg.tensor([[1.0, 0.0], [1.0, 0.0]], dtype="float64"))
     with pytest.raises(mg.linalg.LinAlgError, match=r"^cholesky_inverse: \(Batch element 1\): The diagonal element 1 "):
         mg.cholesky_inverse(mg.tensor([[[1.0, 0.0], [1.0, 1.0]], [[0.0, 0.0], [1.0, 1.0]]], dtype="float64"))
+
+
+# torch 2.13: a = torch.tensor(A, dtype=torch.float64, requires_grad=True); P, L, U = torch.linalg.lu(a);
+# (L.sum() + 2 * U.sum()).backward() -> a.grad
+SINGULAR_LU = {
+    "rank one": ([[1.0, 2.0], [2.0, 4.0]], [[math.nan, math.nan], [math.nan, math.nan]]),
+    "wide rank one": ([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]], [[math.nan, math.nan, 2.0], [math.nan, math.nan, 1.0]]),
+    "zero column": ([[0.0, 1.0], [0.0, 2.0]], [[math.nan, 2.0], [math.nan, 2.0]]),
+}
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("name", sorted(SINGULAR_LU))
+def test_lu_of_a_singular_matrix_differentiates_to_nan_as_pytorchs(name, device):
+    # U has a zero pivot: PyTorch's backward solves by it with triangular solves (NaN); the package's
+    # general solve raised NumPy's LinAlgError("Singular matrix") from backward and from jvp
+    values, grad = SINGULAR_LU[name]
+    a = mg.tensor(values, dtype="float64", device=device, requires_grad=True)
+    _, low, up = mg.linalg.lu(a)
+    (low.sum() + 2 * up.sum()).backward()
+    got, grad = a.grad.cpu().numpy(), np.array(grad)
+    # not finite where PyTorch's is NaN (here an entry may be -inf: the substitution's order), the rest equal
+    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(grad))
+    np.testing.assert_array_equal(got[np.isfinite(got)], grad[np.isfinite(grad)])
+    _, tangent = mg.func.jvp(lambda z: mg.linalg.lu(z)[2], (a.detach(),), (mg.ones_like(a.detach()),))
+    assert np.isnan(tangent.cpu().numpy()).any()

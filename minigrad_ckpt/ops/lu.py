@@ -39,6 +39,7 @@ from typing import Any
 from ..backend import host_numpy
 from .base import Op
 from .linalg_failure import LinAlgError
+from .matrix import substitute_right
 
 
 def _mT(xp: Any, a: Any) -> Any:
@@ -69,9 +70,14 @@ def _rows(xp: Any, a: Any, order: Any) -> Any:
     return xp.take_along_axis(a, xp.broadcast_to(idx[..., :, None], a.shape), axis=-2)
 
 
-def _right_solve(xp: Any, x: Any, u: Any) -> Any:
-    """``x U^-1`` for a square ``U``."""
-    return _mT(xp, xp.linalg.solve(_mT(xp, u), _mT(xp, x)))
+def _right_solve(xp: Any, x: Any, u: Any, lower: bool = False) -> Any:
+    """``x U^-1`` for a square triangular ``U`` (upper, or ``lower``); a zero on its diagonal (a
+    singular matrix's factor) gives IEEE's inf and NaN, as PyTorch's triangular solves, not the
+    general solve's ``LinAlgError``."""
+    try:
+        return _mT(xp, xp.linalg.solve(_mT(xp, u), _mT(xp, x)))
+    except host_numpy.linalg.LinAlgError:
+        return substitute_right(xp, x, u, lower)
 
 
 def _check_pivots(xp: Any, lu: Any) -> None:
@@ -124,10 +130,10 @@ class LuFactor(Op):
         if m >= n:  # tall (or square): U is k x k
             inner = xp.triu(xp.matmul(gu, _mT(xp, up)) - xp.matmul(_mT(xp, low), gl))
             top = gl[..., :k, :] + xp.linalg.solve(_mT(xp, low[..., :k, :]), inner)
-            x = _right_solve(xp, xp.concatenate([top, gl[..., k:, :]], axis=-2), _mT(xp, up))
+            x = _right_solve(xp, xp.concatenate([top, gl[..., k:, :]], axis=-2), _mT(xp, up), lower=True)
         else:  # wide: L is k x k
             inner = xp.tril(xp.matmul(_mT(xp, low), gl) - xp.matmul(gu, _mT(xp, up)), -1)
-            left = _right_solve(xp, inner, _mT(xp, up[..., :, :k])) + gu[..., :, :k]
+            left = _right_solve(xp, inner, _mT(xp, up[..., :, :k]), lower=True) + gu[..., :, :k]
             x = xp.linalg.solve(_mT(xp, low), xp.concatenate([left, gu[..., :, k:]], axis=-1))
         return _rows(xp, x, xp.argsort(perm, axis=-1))  # Abar[perm] = x
 

@@ -81,17 +81,21 @@ def _upper_solve_right(xp: Any, x: Any, r: Any, conjugate: bool) -> Any:
     try:
         return solve(xp, x, r)
     except host_numpy.linalg.LinAlgError:
-        pass
-    # Y r = x column by column, left to right; Y r^H = x (r^H lower) right to left
-    rt = xp.conj(_mT(xp, r)) if conjugate else r   # Y @ rt = x, rt[k, j] the coefficient of Y[:, k]
-    n = r.shape[-1]
-    order = range(n - 1, -1, -1) if conjugate else range(n)
-    y = xp.zeros(x.shape, dtype=xp.result_type(x, r))
+        return substitute_right(xp, x, xp.conj(_mT(xp, r)) if conjugate else r, lower=conjugate)
+
+
+def substitute_right(xp: Any, x: Any, t: Any, lower: bool) -> Any:
+    """``x @ inv(t)`` for a triangular ``t`` by substitution, a column of the answer at a time
+    (left to right for an upper ``t``, right to left for a lower one): a zero on ``t``'s diagonal
+    gives IEEE's inf and NaN, silently, as PyTorch's ``trsm`` -- the fallback where the general
+    solve refuses a singular triangle."""
+    n = t.shape[-1]
+    y = xp.zeros(x.shape, dtype=xp.result_type(x, t))
     done: list[int] = []
     with xp.errstate(**_QUIET):
-        for j in order:
-            rest = x[..., j] - sum((y[..., k] * rt[..., k, j][..., None] for k in done), xp.zeros_like(y[..., j]))
-            y[..., j] = rest / rt[..., j, j][..., None]
+        for j in range(n - 1, -1, -1) if lower else range(n):
+            rest = x[..., j] - sum((y[..., k] * t[..., k, j][..., None] for k in done), xp.zeros_like(y[..., j]))
+            y[..., j] = rest / t[..., j, j][..., None]
             done.append(j)
     return y
 
