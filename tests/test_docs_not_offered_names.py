@@ -16,7 +16,6 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 #: (page, the words on it, where the name would live, the name)
 NOT_OFFERED = [
-    ("from-pytorch.md", "`Muon`", "minigrad_ckpt.optim", "Muon"),
     ("from-pytorch.md", "`SparseAdam`", "minigrad_ckpt.optim", "SparseAdam"),
     ("from-pytorch.md", "`Wishart`", "minigrad_ckpt.distributions", "Wishart"),
     ("from-pytorch.md", "`positive_semidefinite` constraint", "minigrad_ckpt.distributions.constraints",
@@ -36,7 +35,8 @@ OFFERED = [("from-pytorch.md", "`nn.DataParallel`", "minigrad_ckpt.nn", "DataPar
            ("from-pytorch.md", "`LazyBatchNorm1d/2d/3d`", "minigrad_ckpt.nn", "LazyBatchNorm3d"),
            ("from-pytorch.md", "`nn.UninitializedParameter`s", "minigrad_ckpt.nn.parameter", "is_lazy"),
            ("from-pytorch.md", "`nn.SyncBatchNorm` and `SyncBatchNorm.convert_sync_batchnorm", "minigrad_ckpt.nn",
-            "SyncBatchNorm")]
+            "SyncBatchNorm"),
+           ("from-pytorch.md", "and `Muon` (2-D", "minigrad_ckpt.optim", "Muon")]
 
 
 def _page(name: str) -> str:
