@@ -18,6 +18,7 @@ backward.  ``docs/forward-mode.md`` teaches both and when to use which.
 from __future__ import annotations
 
 from ..grad_mode import forward_mode as _forward_mode
+from .einops_rearrange import rearrange
 from .inplace import tangents_after_write as _tangents_after_write
 from .module_call import functional_call, replace_all_batch_norm_modules_, stack_module_state
 from .transforms import (
@@ -41,4 +42,4 @@ _forward_mode.written = _tangents_after_write  # in-place writes carry tangents 
 
 __all__ = ["jvp", "vjp", "grad", "value_and_grad", "grad_and_value", "jacfwd", "jacrev", "jacobian", "hessian",
            "hvp", "linearize", "functional_call", "vmap", "stack_module_state",
-           "replace_all_batch_norm_modules_", "functionalize", "debug_unwrap"]
+           "replace_all_batch_norm_modules_", "functionalize", "debug_unwrap", "rearrange"]
