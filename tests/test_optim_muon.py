@@ -9,6 +9,8 @@ removed; the real (bfloat16) trajectory is stored too and stays within its round
 
 from __future__ import annotations
 
+import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +19,7 @@ from optim_cases import assert_resumes_bit_for_bit
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import nn, optim
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
 
 DATA = np.load(Path(__file__).parent / "data" / "torch_muon.npz")
 CONFIGS = {  # the generator's keyword arguments
@@ -62,7 +65,8 @@ def test_thirty_steps_follow_pytorch(config, dtype, lr_kind):
     for i, p in enumerate(ps):
         assert p.dtype == getattr(mg, dtype)
         np.testing.assert_allclose(p.detach().numpy(), DATA[f"{prefix}_step{STEPS}_{i}"], **TOL[dtype])
-        np.testing.assert_allclose(opt.state[p]["momentum_buffer"].numpy(), DATA[f"{prefix}_buf{i}"], **TOL[dtype])
+        np.testing.assert_allclose(opt.state[p]["momentum_buffer"].numpy(), DATA[f"{prefix}_step{STEPS}_buf{i}"],
+                                   **TOL[dtype])
 
 
 def test_pytorchs_bfloat16_iteration_differs_by_its_round_off_only():
@@ -87,6 +91,19 @@ def test_a_state_dict_taken_midway_goes_on_bit_for_bit(tmp_path):
     run(resumed, opt2, range(15, STEPS))
     for p, q in zip(ps, resumed):
         assert p.detach().numpy().tobytes() == q.detach().numpy().tobytes()
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+def test_pytorchs_state_dict_loaded_midway_goes_on_as_pytorch(config):
+    prefix = f"{config}_float64_float"
+    ps = [nn.Parameter(mg.tensor(DATA[f"{prefix}_step{STEPS // 2}_{i}"])) for i in range(3)]
+    opt = muon(ps, config)
+    group = {**opt.state_dict()["param_groups"][0]}
+    opt.load_state_dict({"state": {i: {"momentum_buffer": DATA[f"{prefix}_step{STEPS // 2}_buf{i}"]}
+                                   for i in range(3)}, "param_groups": [group]})
+    run(ps, opt, range(STEPS // 2, STEPS))
+    for i, p in enumerate(ps):
+        np.testing.assert_allclose(p.detach().numpy(), DATA[f"{prefix}_step{STEPS}_{i}"], **TOL["float64"])
 
 
 def test_state_dict_layout_and_printout_are_pytorchs():
@@ -186,3 +203,49 @@ def test_complex_parameters_are_refused_at_the_step():
     p.grad = mg.ones(2, 3, dtype=mg.complex128)
     with pytest.raises(RuntimeError, match="^Muon does not support complex parameters$"):
         opt.step()
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+@pytest.mark.parametrize("lr_kind", ["float", "tensor"])
+def test_device_parameters_step_as_on_the_cpu(device, lr_kind):
+    # a CPU tensor lr beside device parameters, as torch takes lr=torch.tensor(0.02) beside GPU ones
+    def steps(dev):
+        ps = [nn.Parameter(mg.tensor(DATA[f"start{i}"], dtype=mg.float32, device=dev)) for i in range(3)]
+        opt = muon(ps, "defaults", lr_kind)
+        for k in range(3):
+            for i, p in enumerate(ps):
+                p.grad = mg.tensor(DATA[f"grad{k}_{i}"], dtype=mg.float32, device=dev)
+            opt.step()
+        assert all(p.device == mg.device(dev) for p in ps)
+        return [p.detach().to("cpu").numpy() for p in ps]
+
+    for got, want in zip(steps(device), steps("cpu")):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_an_infinite_gradient_steps_silently_to_torchs_nans():
+    # torch 2.13: Muon([w], lr=0.1), w = ones(2, 3), grad [[inf, 1, 1], [1, 1, 1]]: w all NaN, the buffer
+    # [[inf, 0.05, 0.05], [0.05, 0.05, 0.05]]
+    w = nn.Parameter(mg.ones(2, 3))
+    opt = optim.Muon([w], lr=0.1)
+    w.grad = mg.tensor([[math.inf, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        opt.step()
+    assert np.isnan(w.detach().numpy()).all()
+    np.testing.assert_allclose(opt.state[w]["momentum_buffer"].numpy(), [[math.inf, 0.05, 0.05], [0.05] * 3], rtol=1e-6)
+
+
+def test_added_groups_keep_pytorchs_key_order_through_a_state_dict():
+    want = ["params", "lr", "weight_decay", "momentum", "nesterov", "ns_coefficients", "eps", "ns_steps",
+            "adjust_lr_fn"]  # list(torch.optim.Muon([p]).param_groups[0]), torch 2.13
+    p, q = nn.Parameter(mg.ones(2, 2)), nn.Parameter(mg.ones(3, 2))
+    opt = optim.Muon([p], lr=0.5)
+    opt.add_param_group({"params": [q], "lr": 0.25})
+    assert list(opt.defaults) == want[1:] and [list(g) for g in opt.param_groups] == [want, want]
+    (p.sum() + q.sum()).backward()
+    opt.step()
+    again = optim.Muon([p], lr=0.5)
+    again.add_param_group({"params": [q]})
+    again.load_state_dict(opt.state_dict())
+    assert again.param_groups[1]["lr"] == 0.25

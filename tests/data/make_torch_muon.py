@@ -53,8 +53,7 @@ def trajectory(out, prefix, kwargs, dtype, start, grads, tensor_lr):
         if k + 1 in (STEPS // 2, STEPS):
             for i, p in enumerate(ps):
                 out[f"{prefix}_step{k + 1}_{i}"] = p.detach().numpy().copy()
-    for i, st in opt.state_dict()["state"].items():
-        out[f"{prefix}_buf{i}"] = st["momentum_buffer"].numpy().copy()
+                out[f"{prefix}_step{k + 1}_buf{i}"] = opt.state[p]["momentum_buffer"].numpy().copy()
 
 
 def main() -> None:
