@@ -700,6 +700,18 @@ def lstm_step_output_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: i
     return Sample(registry["LSTMStepOutput"](), (record,), _diff(draw, [_float(dtype)]))
 
 
+def linear_log_sum_exp_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """``logsumexp(x @ w.T + b)`` per row as ``F.linear_cross_entropy``'s chunked path builds it:
+    x (N, d), w (C, d) with C >= 1, b (C,) or None, ``chunk_rows`` from 1 (a row a time) to past N."""
+    n, d, c = draw(st.integers(0, 4)), draw(st.integers(0, 3)), draw(st.integers(1, 4))
+    assume(n * c <= max_size)
+    x, w = _arr(draw, (n, d), dtype), _arr(draw, (c, d), dtype)
+    b = _arr(draw, (c,), dtype) if draw(st.booleans()) else None
+    op = registry["LinearLogSumExp"](chunk_rows=draw(st.integers(1, 5)))
+    fl = _float(dtype)
+    return Sample(op, (x, w, b), _diff(draw, [fl, fl, fl and b is not None]))
+
+
 def softmax_cross_entropy_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """Logits (N, C) with the attributes ``nn.functional.cross_entropy`` builds: ``rows``
     (arange N), ``target`` (class ids; 0 where ignored), ``valid`` (1/0 in x's dtype, or None)."""
@@ -1700,6 +1712,7 @@ SPECS: list[OpSpec] = [
     _spec("MaxPool2dBackward", max_pool2d_backward_sampler),
     # losses
     _spec("SoftmaxCrossEntropy", softmax_cross_entropy_sampler),
+    _spec("LinearLogSumExp", linear_log_sum_exp_sampler),
     _spec("CTCNegLogLikelihood", ctc_sampler),
     # probabilities away from 0 and 1 for gradients (d/dy is infinite there); forward meets them
     _spec("BinaryCrossEntropy", binary(R["BinaryCrossEntropy"], doms=(Dom(0.05, 0.95), Dom(0.0, 1.0)),

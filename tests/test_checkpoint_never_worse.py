@@ -135,6 +135,9 @@ LAYERS = {
     "Bilinear": (lambda: _WithTarget(nn.Bilinear(6, 6, 5)), (4, 6)),
     "AdaptiveLogSoftmaxWithLoss": (lambda: _WithTarget(nn.AdaptiveLogSoftmaxWithLoss(6, 10, [3, 6], div_value=2.0),
                                                        mg.tensor([1, 4, 8, 9])), (4, 6)),
+    # the chunked head (two rows of logits at a time) and its reference path
+    "LinearCrossEntropyLoss": (lambda: _WithTarget(nn.LinearCrossEntropyLoss(
+        6, 5, bias=True, options=nn.LinearCrossEntropyOptions(batch_chunk_size=2)), mg.tensor([1, 4, 0, 2])), (4, 6)),
     "ChannelShuffle": (lambda: nn.ChannelShuffle(2), (2, 4, 3, 3)),
     "FeatureAlphaDropout": (lambda: nn.FeatureAlphaDropout(0.3), IMG),
     "LPPool1d": (lambda: nn.LPPool1d(2, 2), (2, 3, 10)),
@@ -324,8 +327,11 @@ SIGNS = mg.tensor(np.where(np.random.default_rng(3).random((4, 6)) > 0.5, 1.0, -
 BINARY = mg.tensor((np.random.default_rng(4).random((4, 6)) > 0.5).astype(np.float32))
 MULTI_LABELS = mg.tensor([[1, 3, -1, 0, 0, 0], [0, -1, 0, 0, 0, 0], [5, 4, 2, -1, 0, 0], [2, -1, 0, 0, 0, 0]])
 SEQUENCE = mg.tensor([3, 3])
+HEAD = mg.tensor(np.random.default_rng(5).standard_normal((7, 6)).astype(np.float32))  # 7 classes of 6 features
 LOSSES = {
     "cross_entropy": (lambda x: F.cross_entropy(x, LABELS), LABELS),
+    "linear_cross_entropy": (lambda x: F.linear_cross_entropy(
+        x, HEAD, LABELS, options=nn.LinearCrossEntropyOptions(batch_chunk_size=3)), LABELS),
     "nll_loss": (lambda x: F.nll_loss(F.log_softmax(x, axis=-1), LABELS), LABELS),
     "mse_loss": (lambda x: F.mse_loss(x, TARGET), TARGET),
     "l1_loss": (lambda x: F.l1_loss(x, TARGET), TARGET),

@@ -20,6 +20,7 @@ from . import (  # noqa: F401
     interpolation,
     ldl,
     linalg,
+    linear_cross_entropy,
     loss,
     lu,
     matrix,

@@ -59,6 +59,7 @@ from .inputs import _check_input_dtype  # noqa: F401  (the layers in nn/ check t
 from .interpolation import *  # noqa: F403
 from .likelihood_losses import *  # noqa: F403
 from .linear import *  # noqa: F403
+from .linear_cross_entropy import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .lp_pool import *  # noqa: F403
 from .margin_losses import *  # noqa: F403
@@ -91,5 +92,5 @@ __all__ = [
     "channel_shuffle", "gumbel_softmax", "fractional_max_pool2d", "fractional_max_pool3d",
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices", "adaptive_max_pool1d_with_indices",
     "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "fractional_max_pool2d_with_indices",
-    "fractional_max_pool3d_with_indices",
+    "fractional_max_pool3d_with_indices", "linear_cross_entropy",
 ]
