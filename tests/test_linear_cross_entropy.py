@@ -272,3 +272,14 @@ def test_the_layer_is_torchs():
     _close(loss.item(), expected.item())
     loss.backward()
     assert k_dim.linear.weight.grad.shape == (120, 5)
+
+
+@pytest.mark.parametrize("options", [None, Options()], ids=["reference", "chunked"])
+def test_an_input_or_bias_of_another_dtype_is_refused_on_both_paths(options):
+    # torch 2.13's chunked path: "expected m1 and m2 to have the same dtype, but got: double != float";
+    # the chunked path here answered in float64, silently, before it checked as linear checks
+    t = mg.zeros(8, dtype=mg.int64)
+    with pytest.raises(RuntimeError, match=r"^expected m1 and m2 to have the same dtype, but got: double != float"):
+        F.linear_cross_entropy(mg.randn(8, 5).double(), mg.randn(11, 5), t, options=options)
+    with pytest.raises(RuntimeError, match=r"^self and mat2 must have the same dtype, but got Double and Float"):
+        F.linear_cross_entropy(mg.randn(8, 5), mg.randn(11, 5), t, linear_bias=mg.randn(11).double(), options=options)

@@ -20,12 +20,15 @@ import numpy as np
 
 from ... import functional as mf
 from ...functional import _tensor
+from ...functional.errors import LayerDtypeMismatch
 from ...functional.indexing import getitem_in_range
+from ...functional.torch_methods import scalar_type_name
 from ...ops.linear_cross_entropy import LinearLogSumExp
 from ...tape import apply
 from ...tensor import Tensor
 from ...user_frame import stacklevel_outside_the_engine
 from ..linear_cross_entropy_options import LinearCrossEntropyOptions
+from .inputs import _check_input_dtype
 from .linear import linear
 from .loss import cross_entropy
 
@@ -113,6 +116,7 @@ def _chunked(x: Tensor, w: Tensor, b: Tensor | None, tgt: Tensor, weight: Any, r
     if not batched:
         x, tgt = mf.reshape(x, (1, x.shape[0])), mf.reshape(tgt, (1,) + tuple(tgt.shape))
     n, num_classes = x.shape[0], w.shape[0]
+    _check_same_dtypes(x, w, b)
     if tuple(tgt.shape) != (n,):
         raise RuntimeError(f"linear_cross_entropy: expected target of shape {(n,) if batched else ()}, "
                            f"got {tuple(tgt.shape) if batched else tuple(tgt.shape[1:])}")
@@ -151,6 +155,16 @@ def _chunked(x: Tensor, w: Tensor, b: Tensor | None, tgt: Tensor, weight: Any, r
     else:
         loss = mf.sum(losses) / mf.sum(row_weight)  # every target ignored: 0 / 0, NaN as PyTorch's
     return loss if loss.dtype == out_dtype else loss.to(out_dtype)
+
+
+def _check_same_dtypes(x: Tensor, w: Tensor, b: Tensor | None) -> None:
+    """The reference's refusals (``linear``'s, PyTorch's words) of an input or bias of another dtype
+    than the weight: NumPy would promote them silently."""
+    _check_input_dtype("linear", x, w, "linear")
+    if b is not None and b.dtype != w.dtype:
+        raise LayerDtypeMismatch(f"self and mat2 must have the same dtype, but got {scalar_type_name(b.dtype)} "
+                                 f"and {scalar_type_name(w.dtype)} (linear: a bias of {b.dtype} beside a "
+                                 f"weight of {w.dtype}; convert it with bias.to({w.dtype}))")
 
 
 def _accumulates_wider(dtype: Any, acc_dtype: Any) -> bool:
