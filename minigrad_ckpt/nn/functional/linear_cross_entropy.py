@@ -126,28 +126,15 @@ def _chunked(x: Tensor, w: Tensor, b: Tensor | None, tgt: Tensor, weight: Any, r
     if _accumulates_wider(x.dtype, opts.acc_dtype):  # float16 in, the loss in float32 (the weight's copy:
         # PyTorch's "accurate" casts it too), one rounding at the end
         x, w, b = x.to(opts.acc_dtype), w.to(opts.acc_dtype), None if b is None else b.to(opts.acc_dtype)
-    xp, t = x.device.xp, tgt._data
-    counted_dev = t != ignore_index
-    bad = counted_dev & ((t < 0) | (t >= num_classes))
-    if xp.scalar(xp.any(bad)):  # (one host read) PyTorch's refusal (its gather's words), not NumPy's read from the end
-        first = int(xp.to_host(t[bad])[0])
-        raise RuntimeError(f"index {first} is out of bounds for dimension 1 with size {num_classes}")
-    safe_dev = xp.where(counted_dev, t, 0)
+    safe, counted = _counted_targets(x, tgt, ignore_index, num_classes)
     lse = apply(LinearLogSumExp(chunk_rows=opts.batch_chunk_size), x, w, b)
-    picked = mf.sum(x * getitem_in_range(w, (safe_dev,)), axis=1)
+    picked = mf.sum(x * getitem_in_range(w, (safe,)), axis=1)
     if b is not None:
-        picked = picked + getitem_in_range(b, (safe_dev,))
+        picked = picked + getitem_in_range(b, (safe,))
     per_row = lse - picked
-    if weight is not None:
-        cw = _tensor(weight, x)
-        if tuple(cw.shape) != (num_classes,):
-            raise RuntimeError(f"linear_cross_entropy: expected weight of shape {(num_classes,)}, "
-                               f"got {tuple(cw.shape)}")
-        row_weight = getitem_in_range(cw, (safe_dev,)) * Tensor.constant(counted_dev.astype(x.dtype), x.device)
-    else:
-        row_weight = Tensor.constant(counted_dev.astype(x.dtype), x.device)
+    row_weight = _row_weights(x, weight, safe, counted, num_classes)
     # an ignored row adds exactly 0 (selected, not multiplied: its logits may be inf)
-    losses = mf.where(Tensor.constant(counted_dev, x.device), per_row * row_weight, 0)
+    losses = mf.where(Tensor.constant(counted, x.device), per_row * row_weight, 0)
     if reduction == "none":
         loss = losses if batched else mf.reshape(losses, ())
     elif reduction == "sum":
@@ -155,6 +142,30 @@ def _chunked(x: Tensor, w: Tensor, b: Tensor | None, tgt: Tensor, weight: Any, r
     else:
         loss = mf.sum(losses) / mf.sum(row_weight)  # every target ignored: 0 / 0, NaN as PyTorch's
     return loss if loss.dtype == out_dtype else loss.to(out_dtype)
+
+
+def _counted_targets(x: Tensor, tgt: Tensor, ignore_index: int, num_classes: int) -> tuple[Any, Any]:
+    """The targets with ``ignore_index`` read as class 0, and the mask of those that count (device
+    arrays); an out-of-range target is PyTorch's refusal (its gather's words), not NumPy's read
+    from the end -- one host read of one flag."""
+    xp, t = x.device.xp, tgt._data
+    counted = t != ignore_index
+    bad = counted & ((t < 0) | (t >= num_classes))
+    if xp.scalar(xp.any(bad)):
+        first = int(xp.to_host(t[bad])[0])
+        raise RuntimeError(f"index {first} is out of bounds for dimension 1 with size {num_classes}")
+    return xp.where(counted, t, 0), counted
+
+
+def _row_weights(x: Tensor, weight: Any, safe: Any, counted: Any, num_classes: int) -> Tensor:
+    """Each row's weight in the loss: its target's class weight (1 without ``weight``), 0 if ignored."""
+    mask = Tensor.constant(counted.astype(x.dtype), x.device)
+    if weight is None:
+        return mask
+    cw = _tensor(weight, x)
+    if tuple(cw.shape) != (num_classes,):
+        raise RuntimeError(f"linear_cross_entropy: expected weight of shape {(num_classes,)}, got {tuple(cw.shape)}")
+    return getitem_in_range(cw, (safe,)) * mask
 
 
 def _check_same_dtypes(x: Tensor, w: Tensor, b: Tensor | None) -> None:
