@@ -140,7 +140,7 @@ def test_the_logits_are_never_held_whole():
     # A GPT head in small: 512 positions, 4096 classes, 64 features. The plain head keeps its
     # (512, 4096) logits for backward (8 MiB of float32) and sends a gradient of that size; the
     # chunked one keeps the input's rows and one log-sum-exp per row. (At 4096 x 32768 x 256 the
-    # ledger's peaks were 1024 MiB and 68 MiB, tracemalloc's 1024 MiB and 138 MiB.)
+    # ledger's peaks were 1024 MiB and 68 MiB, tracemalloc's 1024 MiB and 108 MiB.)
     rng = np.random.default_rng(0)
     h0 = rng.standard_normal((512, 64)).astype(np.float32)
     w0 = (rng.standard_normal((4096, 64)) * 0.02).astype(np.float32)
