@@ -70,3 +70,15 @@ def test_a_stack_of_one_names_no_batch_element():
         with pytest.raises(RuntimeError) as caught:
             mg.linalg.lstsq(a, b, driver="gels")
         assert str(caught.value) == TORCH_WIDE
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (3, 2), (2, 3)])
+def test_an_all_zero_matrix_is_the_zero_solution(shape):
+    # LAPACK's gels returns the zero solution for an all-zero matrix before it factors (torch 2.13:
+    # solution zeros, no error), alone or in a stack beside full-rank matrices
+    b = mg.ones(shape[0], 1, dtype=mg.float64)
+    out = mg.linalg.lstsq(mg.zeros(*shape, dtype=mg.float64), b, driver="gels")
+    np.testing.assert_array_equal(out.solution.numpy(), np.zeros((shape[1], 1)))
+    stack = np.stack([np.zeros(shape), np.eye(*shape)])
+    out = mg.linalg.lstsq(mg.tensor(stack), mg.ones(2, shape[0], 1, dtype=mg.float64), driver="gels")
+    np.testing.assert_array_equal(out.solution.numpy()[0], np.zeros((shape[1], 1)))

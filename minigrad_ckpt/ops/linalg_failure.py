@@ -98,7 +98,10 @@ def gels_failure(m: Any) -> int:
     """``gels``'s info for one matrix: the 1-based index of the first exactly-zero diagonal entry of
     the triangle of its QR factorization (LQ where it is wide, the QR of its conjugate transpose),
     else 0.  A zero column (a zero row of a wide matrix) stays zero under Householder reflections,
-    so it gives that exact 0; LAPACK's ``gels`` then refuses instead of dividing by it."""
+    so it gives that exact 0; LAPACK's ``gels`` then refuses instead of dividing by it.  An
+    all-zero matrix is 0: ``gels`` returns the zero solution for it before factoring."""
+    if not m.any():
+        return 0
     r = host_numpy.linalg.qr(m if m.shape[-2] >= m.shape[-1] else m.conj().T, mode="r")
     zeros = host_numpy.flatnonzero(host_numpy.diagonal(r) == 0)
     return int(zeros[0]) + 1 if zeros.size else 0
