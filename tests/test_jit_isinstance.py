@@ -92,6 +92,23 @@ def test_bare_container_and_non_type_refused_as_torch():
         mg.jit.isinstance(1, [int])
 
 
+@pytest.mark.parametrize("bare", [list, tuple, Tuple, Optional])  # noqa: UP006
+def test_every_bare_container_is_refused_as_torch(bare):
+    # torch 2.13 refuses the builtin classes as it refuses typing's bare aliases
+    name = getattr(bare, "__name__", None) or bare._name
+    with pytest.raises(RuntimeError, match=rf"^Attempted to use {name} without a contained type\. "
+                                           rf"Please add a contained type, e\.g\. {name}\[int\]$"):
+        mg.jit.isinstance([1], bare)
+
+
+@pytest.mark.parametrize("bare", [dict, Dict])  # noqa: UP006
+def test_a_bare_dict_is_refused_in_torchs_plural(bare):
+    name = getattr(bare, "__name__", None) or bare._name
+    with pytest.raises(RuntimeError, match=rf"^Attempted to use {name} without contained types\. "
+                                           rf"Please add contained type, e\.g\. {name}\[int, int\]$"):
+        mg.jit.isinstance({1: 2}, bare)
+
+
 def test_the_module_still_uses_pythons_isinstance_inside():
     assert mg.jit.script(abs) is abs
     with pytest.raises(TypeError, match="cond must be a bool"):

@@ -23,9 +23,10 @@ from ..user_frame import stacklevel_outside_the_engine
 __all__ = ["isinstance"]
 
 _builtin_isinstance = isinstance
-# typing's bare aliases, which name a container without its element type
+# typing's bare aliases and the builtin classes, which name a container without its element type
+# (PyTorch's _RAW_TYPE_NAME_MAPPING: ``torch.jit.isinstance(x, list)`` is refused as ``List`` is)
 _BARE_CONTAINERS = {typing.List: "List", typing.Dict: "Dict", typing.Tuple: "Tuple",  # noqa: UP006
-                    typing.Optional: "Optional"}
+                    typing.Optional: "Optional", list: "list", dict: "dict", tuple: "tuple"}
 
 
 def isinstance(obj: Any, target_type: Any) -> bool:  # noqa: A001  (PyTorch's name)
@@ -45,6 +46,9 @@ def isinstance(obj: Any, target_type: Any) -> bool:  # noqa: A001  (PyTorch's na
 
 def _refuse_bare_container(target_type: Any) -> None:
     name = _BARE_CONTAINERS.get(target_type)
+    if name is not None and name.endswith("ict"):  # (two parameters: PyTorch's plural)
+        raise RuntimeError(f"Attempted to use {name} without contained types. "
+                           f"Please add contained type, e.g. {name}[int, int]")
     if name is not None:
         raise RuntimeError(f"Attempted to use {name} without a contained type. "
                            f"Please add a contained type, e.g. {name}[int]")
