@@ -1930,10 +1930,9 @@ class _DLPackCapsule:
         import ctypes  # (only a capsule needs it)
 
         api = ctypes.pythonapi
-        api.PyCapsule_GetName.restype, api.PyCapsule_GetName.argtypes = ctypes.c_char_p, [ctypes.py_object]
         api.PyCapsule_GetPointer.restype = ctypes.c_void_p
         api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-        name = api.PyCapsule_GetName(capsule)
+        name = _capsule_name(capsule)
         if name not in self._DEVICE_OFFSET:  # a consumer renames the capsule "used_dltensor"
             raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules can be "
                                "consumed only once, so you might have already constructed a tensor from it once.")
@@ -1947,9 +1946,33 @@ class _DLPackCapsule:
         return self.device
 
 
+def _capsule_name(capsule: Any) -> bytes | None:
+    import ctypes  # (only a capsule needs it)
+
+    api = ctypes.pythonapi
+    api.PyCapsule_GetName.restype, api.PyCapsule_GetName.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    return api.PyCapsule_GetName(capsule)
+
+
+class _WritableView:
+    """The memory of a read-only NumPy import, offered writable (``numpy.asarray`` of it); it holds
+    the import, and so the capsule that owns the memory, alive."""
+
+    def __init__(self, array: Any) -> None:
+        self.array = array
+        interface = dict(array.__array_interface__)
+        interface["data"] = (interface["data"][0], False)
+        self.__array_interface__ = interface
+
+
+def _writable_alias(array: Any) -> Any:
+    return numpy.asarray(_WritableView(array))
+
+
 def from_dlpack(obj: Any) -> tuple[Any, Device]:
     """Zero-copy import of a DLPack-capable array (NumPy, CuPy, PyTorch...) or of a DLPack capsule:
     ``(array, device)``."""
+    legacy = type(obj).__name__ == "PyCapsule" and _capsule_name(obj) == b"dltensor"
     if type(obj).__name__ == "PyCapsule":
         obj = _DLPackCapsule(obj)
     try:
@@ -1957,7 +1980,10 @@ def from_dlpack(obj: Any) -> tuple[Any, Device]:
     except AttributeError:
         raise TypeError(f"{type(obj).__name__} does not support DLPack (__dlpack_device__)") from None
     if int(kind) == 1:  # kDLCPU
-        return numpy.from_dlpack(obj), cpu
+        array = numpy.from_dlpack(obj)
+        # An unversioned capsule cannot say read-only, and NumPy imports it read-only to be safe;
+        # PyTorch's from_dlpack of one (to_dlpack's) is a writable alias: so is this one
+        return (_writable_alias(array) if legacy and not array.flags.writeable else array), cpu
     if int(kind) == 2:  # kDLCUDA
         dev = get_device(f"cuda:{int(index)}")
         with dev.xp._device:

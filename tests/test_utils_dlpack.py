@@ -44,3 +44,26 @@ def test_a_capsule_is_read_once_and_other_objects_are_refused():
         from_dlpack(capsule)
     with pytest.raises(TypeError, match="does not support DLPack"):
         from_dlpack(5)
+
+
+def test_a_capsule_imports_writable_as_torchs_round_trip():
+    # torch 2.13: u = torch.from_dlpack(to_dlpack(t)); u[0] = 5 writes t. An unversioned capsule cannot
+    # say read-only, and NumPy imports one read-only: add_ was "ValueError: output array is read-only"
+    t = mg.tensor([1.0, 2.0, 3.0])
+    back = from_dlpack(to_dlpack(t))
+    back.add_(1.0)
+    back[0] = 9.0
+    assert t.tolist() == [9.0, 3.0, 4.0]
+    # a capsule of another library's array too (the array stays alive through the import)
+    other = np.arange(4.0)
+    capsule = other.__dlpack__()  # (unversioned: NumPy's capsule when no max_version is asked)
+    del other
+    imported = from_dlpack(capsule)
+    imported.mul_(2.0)
+    assert imported.tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_the_tensor_itself_still_exports_read_only_through_the_versioned_protocol():
+    t = mg.tensor([1.0, 2.0])
+    with pytest.raises(ValueError, match="read-only"):
+        from_dlpack(t).add_(1.0)
