@@ -106,3 +106,11 @@ def test_refused_reduction_and_dtypes():
         mg.segment_reduce(x.long(), "sum", lengths=mg.tensor([2, 4]))
     with pytest.raises(NotImplementedError):  # torch: not implemented for 'Float' lengths
         mg.segment_reduce(x, "sum", lengths=mg.tensor([2.0, 4.0]))
+
+
+def test_a_mean_with_initial_divides_the_sum_with_initial_once():
+    # torch 2.13's kernel rounds (initial + sum) / length: segment_reduce(tensor([1., 5., 5.]), "mean",
+    # lengths=tensor([3]), initial=-1.0) is 3.3333332538604736 in float32; sum / 3 + initial / 3 was
+    # 3.3333334922790527, an ulp off
+    out = mg.segment_reduce(mg.tensor([1.0, 5.0, 5.0, 2.0, 4.0, 4.0]), "mean", lengths=mg.tensor([3, 3]), initial=-1.0)
+    assert out.tolist() == [3.3333332538604736, 3.0]

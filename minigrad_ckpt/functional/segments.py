@@ -58,7 +58,9 @@ def segment_reduce(data: Any, reduce: str, *, lengths: Any = None, indices: Any 
                                   "(floating point only, as PyTorch's)")
     starts, ends, axis = _bounds(x, 0 if axis is None else axis, lengths, indices, offsets, unsafe)
     out, counts = _reduce_segments(x, red, axis, starts, ends)
-    return out if initial is None else _with_initial(out, red, counts, initial)
+    if initial is None:
+        return _divided(out, counts) if red == "mean" else out
+    return _with_initial(out, red, counts, initial)
 
 
 def _reduction(reduce: str) -> str:
@@ -106,7 +108,8 @@ def _bounds(x: Tensor, axis: int, lengths: Any, indices: Any, offsets: Any, unsa
 
 
 def _reduce_segments(x: Tensor, red: str, axis: int, starts: Any, ends: Any) -> tuple[Tensor, Any]:
-    """The reductions without ``initial`` (an empty segment: ``_EMPTY``) and each segment's length."""
+    """The reductions without ``initial`` (an empty segment: ``_EMPTY``; a mean: its sum, not yet
+    divided) and each segment's length."""
     n_rows, n_seg = starts.shape
     lead = x.shape[:axis]
     size, trailing = x.shape[axis], x.shape[axis + 1:]
@@ -125,9 +128,11 @@ def _reduce_segments(x: Tensor, red: str, axis: int, starts: Any, ends: Any) -> 
     base = constant(host_numpy.full(shape, _EMPTY[red], dtype=x.dtype), x)
     out = reduce_at(base, target, values, "sum" if red == "mean" else red, include_self=False)
     counts = counts.reshape(tuple(lead) + (n_seg,) + (1,) * len(trailing))
-    if red == "mean":
-        out = out / constant(host_numpy.maximum(counts, 1).astype(x.dtype), x)
-    return out, counts
+    return out, counts  # (a mean's sum: divided by the caller, after initial joins it)
+
+
+def _divided(out: Tensor, counts: Any) -> Tensor:
+    return out / constant(host_numpy.maximum(counts, 1).astype(out.dtype), out)
 
 
 def _with_initial(out: Tensor, red: str, counts: Any, initial: Any) -> Tensor:
@@ -138,8 +143,8 @@ def _with_initial(out: Tensor, red: str, counts: Any, initial: Any) -> Tensor:
         return out + init
     if red == "prod":
         return out * init
-    if red == "mean":
+    if red == "mean":  # (initial + sum) / length, rounded as PyTorch's kernel rounds it
         nonempty = constant(counts > 0, out)
-        return mf.where(nonempty, out + init / constant(host_numpy.maximum(counts, 1).astype(out.dtype), out), init)
+        return mf.where(nonempty, _divided(out + init, counts), init)
     past = out < init if red == "amax" else out > init
     return mf.where(past, init, out)
