@@ -42,7 +42,8 @@ def segment_reduce(data: Any, reduce: str, *, lengths: Any = None, indices: Any 
     dims before ``axis`` and the segments last, and ``axis`` is that last dim. ``initial`` joins
     every segment's reduction (a ``mean`` still divides by the segment's length) and is an empty
     segment's value; without it an empty segment is the reduction's identity (``mean``: NaN).
-    ``max``/``min`` share a tie's gradient evenly among the tied elements, as PyTorch's.
+    ``max``/``min`` share a tie's gradient evenly among the tied elements, as PyTorch's where the
+    gradient is positive (PyTorch's gives a negative one whole to each tied element).
     ``dim=`` is ``axis=`` (PyTorch's name here is ``axis``; the engine's functions take both).
 
     >>> segment_reduce(mg.tensor([1., 5., 2., 4.]), "max", lengths=mg.tensor([1, 0, 3]))
