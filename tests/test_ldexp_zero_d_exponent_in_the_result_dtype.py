@@ -38,3 +38,15 @@ def test_gradients_stay_in_each_operands_dtype():
     assert x.grad.dtype == mg.float64 and e.grad.dtype == mg.float32
     assert x.grad.tolist() == pytest.approx([0.7071067811865476] * 2, rel=1e-15)
     assert e.grad.item() == pytest.approx(-0.4901290833950043, rel=1e-6)
+
+
+def test_a_narrow_result_rounds_the_wider_power_once_and_float16_beside_float32_keeps_its_own():
+    # torch 2.13's answers; the float32-in-float32 and float16-in-float16 power answered other values
+    f16 = mg.tensor([1.0, 3.7], dtype=mg.float16).ldexp(mg.tensor(3.3))
+    assert f16.dtype == mg.float16 and f16.tolist() == [9.8515625, 36.4375]
+    f32 = mg.tensor([1.0, 3.7]).ldexp(mg.tensor(5.55, dtype=mg.float64))
+    assert f32.dtype == mg.float32 and f32.tolist() == [46.85074234008789, 173.34774780273438]
+    c64 = mg.tensor([1.0, 3.7], dtype=mg.complex64).ldexp(mg.tensor(5.55, dtype=mg.float64))
+    assert c64.dtype == mg.complex64 and c64.tolist() == [46.85074234008789 + 0j, 173.34774780273438 + 0j]
+    # a float16 0-d exponent beside a float32 x: its power in float16 (torch's), as before 1390f03e
+    assert mg.tensor([1.0, 3.7]).ldexp(mg.tensor(-0.3, dtype=mg.float16)).tolist() == [0.81201171875, 3.004443407058716]

@@ -139,10 +139,13 @@ def ldexp(x: Any, other: Any) -> Tensor:
         return apply(_LDEXP, *one_device("ldexp", x, e))
     if isinstance(e, Tensor) and e.dtype.kind in "iu":  # (a complex x: no kernel rounds it once)
         e = mf.astype(e, x.dtype)  # an integer exponent keeps x's precision (complex64 stays complex64)
-    elif isinstance(e, Tensor) and e.ndim == 0 and e.dtype != x.dtype:
-        # PyTorch takes a 0-d exponent's power in the result's dtype: ldexp(float64 x, float32 0-d -0.5)
-        # is x * 2 ** -0.5 rounded once in float64, not x times float32's 2 ** -0.5
-        e = mf.astype(e, result_type(x, e))
+    elif isinstance(e, Tensor) and e.ndim == 0 and e.dtype != x.dtype and not (
+            x.dtype == host_numpy.float32 and e.dtype == host_numpy.float16):
+        # PyTorch takes a 0-d exponent's power in the wider of its dtype and x's, and rounds the product
+        # to the result's once: ldexp(float64 x, float32 0-d -0.5) is x * 2 ** -0.5 in float64, not x
+        # times float32's 2 ** -0.5, and ldexp(float16 x, float32 0-d e) rounds x * 2 ** e (float32) to
+        # float16.  Beside a float32 x a float16 one keeps its own precision (torch 2.13's answers)
+        return mf.astype(x * mf.exp2(mf.astype(e, host_numpy.promote_types(x.dtype, e.dtype))), result_type(x, e))
     return x * mf.exp2(e)
 
 
