@@ -203,3 +203,13 @@ def test_assert_async_is_pytorchs():
         torch._assert_async(torch.tensor([]))
     with pytest.raises(TypeError, match=r"argument 'input' \(position 1\) must be Tensor, not bool"):
         torch._assert_async(True)
+
+
+def test_jit_save_refuses_naming_the_state_dict_to_save(tmp_path):
+    # yolov5's export: torch.jit.save(torch.jit.trace(model, im), f) -- a traced module here is the
+    # module itself, so there is no TorchScript program; the refusal says what to save instead
+    model = nn.Linear(2, 2)
+    traced = torch.jit.trace(model, torch.zeros(1, 2))
+    with pytest.raises(RuntimeError, match=r"mg\.save\(model\.state_dict\(\), path\)"):
+        torch.jit.save(traced, str(tmp_path / "m.pt"))
+    assert not (tmp_path / "m.pt").exists()

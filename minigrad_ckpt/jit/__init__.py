@@ -33,7 +33,7 @@ from . import annotations  # noqa: F401  (torch.jit.annotations)
 from .refinement import isinstance  # noqa: A004  (torch.jit.isinstance)
 
 __all__ = ["Final", "ScriptModule", "annotate", "export", "ignore", "is_scripting", "is_tracing", "isinstance", "load",
-           "script", "script_if_tracing", "script_method", "trace", "unused"]
+           "save", "script", "script_if_tracing", "script_method", "trace", "unused"]
 
 F = TypeVar("F")
 
@@ -139,6 +139,16 @@ def load(f: Any, map_location: Any = None, _extra_files: Any = None, _restore_sh
     raise RuntimeError("jit.load: nothing is TorchScript here, so no TorchScript archive can be loaded; "
                        "a state dict saved with mg.save(model.state_dict(), path) loads with "
                        "model.load_state_dict(mg.load(path))")
+
+
+def save(m: Any, f: Any, _extra_files: Any = None) -> None:
+    """A ``RuntimeError`` naming what to save instead: ``mg.jit.trace`` and ``script`` return the
+    module itself, so there is no TorchScript program to write (yolov5's export calls
+    ``torch.jit.save`` after tracing).  ``mg.save(m.state_dict(), f)`` saves the weights, which
+    ``load_state_dict`` reads back, here or in PyTorch."""
+    raise RuntimeError("jit.save: nothing is TorchScript here (jit.trace and jit.script return the module or "
+                       "function itself), so there is no program to save; save the weights with "
+                       "mg.save(model.state_dict(), path) and load them with model.load_state_dict(mg.load(path))")
 
 
 def _assert(condition: Any, message: str) -> None:
