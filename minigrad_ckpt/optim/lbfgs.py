@@ -27,11 +27,15 @@ __all__ = ["LBFGS"]
 
 
 
-def _number(a: Any) -> float:
-    """A 0-d array (a norm, a dot product) as a Python float for the search's decisions: one
-    explicit read of device memory, which ``float(a)`` would do implicitly (the strict device
-    refuses that, as it stands for a GPU's hidden synchronizations)."""
-    return float(to_host(a))
+def _scalar(a: Any) -> Any:
+    """A 0-d array (a norm, a dot product) as a NumPy scalar of its own dtype for the search's decisions:
+    one explicit read of device memory, which ``float(a)`` would do implicitly (the strict device refuses
+    that, as it stands for a GPU's hidden synchronizations).  Not a Python float: PyTorch's search keeps
+    these as 0-d tensors of the parameters' dtype, so with float32 parameters its Armijo and curvature
+    tests, its cubic interpolation and the step it finds are float32 arithmetic (a Python number beside
+    them taken in float32, as NumPy's scalars take one), and a float64 reading decides otherwise near
+    convergence."""
+    return host_numpy.asarray(to_host(a))[()]
 
 def cubic_minimum(x1: float, f1: float, g1: float, x2: float, f2: float, g2: float,
                   bounds: tuple[float, float] | None = None) -> float:
@@ -42,7 +46,8 @@ def cubic_minimum(x1: float, f1: float, g1: float, x2: float, f2: float, g2: flo
     d2_square = d1 ** 2 - g1 * g2
     if d2_square < 0:
         return (lo + hi) / 2.0
-    d2 = d2_square ** 0.5
+    # a dtype scalar's root as PyTorch's 0-d tensor's sqrt() (correctly rounded), not pow in its dtype
+    d2 = host_numpy.sqrt(d2_square) if isinstance(d2_square, host_numpy.generic) else d2_square ** 0.5
     if x1 <= x2:
         pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
     else:
@@ -72,9 +77,9 @@ def strong_wolfe(evaluate: Callable[[float], tuple[float, Any]], t: float, d: An
                  max_ls: int = 25) -> tuple[float, Any, float, int]:
     """A step size ``t`` along ``d`` meeting the strong Wolfe conditions (sufficient decrease
     ``c1``, curvature ``c2``); returns ``(loss, gradient, t, evaluations)``."""
-    d_norm = _number(abs(d).max())
+    d_norm = _scalar(abs(d).max())
     f_new, g_new = evaluate(t)
-    evals, gtd_new = 1, _number(g_new.dot(d))
+    evals, gtd_new = 1, _scalar(g_new.dot(d))
     t_prev, f_prev, g_prev, gtd_prev = 0.0, f, g, gtd
     bracket, done, it = None, False, 0
     while it < max_ls:  # phase 1: grow t until an interval holds a point meeting the conditions
@@ -89,7 +94,7 @@ def strong_wolfe(evaluate: Callable[[float], tuple[float, Any]], t: float, d: An
         t_prev, f_prev, g_prev, gtd_prev = t, f_new, g_new.copy(), gtd_new
         t = t_next
         f_new, g_new = evaluate(t)
-        evals, gtd_new, it = evals + 1, _number(g_new.dot(d)), it + 1
+        evals, gtd_new, it = evals + 1, _scalar(g_new.dot(d)), it + 1
     if it == max_ls:
         bracket = _Bracket([(0.0, f, g, gtd), (t, f_new, g_new, gtd_new)])
     low = 0
@@ -109,7 +114,7 @@ def _zoom(evaluate: Callable[[float], tuple[float, Any]], b: _Bracket, d: Any, d
         t = cubic_minimum(b.t[0], b.f[0], b.gtd[0], b.t[1], b.f[1], b.gtd[1])
         t, insufficient = _keep_inside(t, b.t, insufficient)
         f_new, g_new = evaluate(t)
-        evals, gtd_new, it = evals + 1, _number(g_new.dot(d)), it + 1
+        evals, gtd_new, it = evals + 1, _scalar(g_new.dot(d)), it + 1
         if f_new > f + c1 * t * gtd or f_new >= b.f[low]:
             b.put(high, t, f_new, g_new.copy(), gtd_new)
             low, high = b.order()
@@ -234,7 +239,7 @@ class LBFGS(Optimizer):
         with no_grad():
             loss, g = float(first), self._flat_grad()
             state["func_evals"] += 1
-            if _number(abs(g).max()) <= group["tolerance_grad"]:
+            if _scalar(abs(g).max()) <= group["tolerance_grad"]:
                 return first
             memory = _Memory.load(state)
             self._iterate(closure, group, state, memory, loss, g)
@@ -257,7 +262,7 @@ class LBFGS(Optimizer):
             # a tensor lr as its value (t scales arrays), read as PyTorch's step reads it (its add_'s alpha)
             lr = number("LBFGS", "lr", as_one_value(group["lr"]))  # (one element of any dims, as PyTorch's)
             t = memory.first_step(g, lr) if state["n_iter"] == 1 else lr
-            gtd = _number(g.dot(memory.d))
+            gtd = _scalar(g.dot(memory.d))
             if gtd > -group["tolerance_change"]:
                 break
             loss, g, t, used = self._move(closure, group, memory.d, t, loss, g, gtd, evals, n_iter)
@@ -266,7 +271,7 @@ class LBFGS(Optimizer):
             state["func_evals"] += used
             if n_iter == group["max_iter"] or evals >= group["max_eval"]:
                 break
-            if _number(abs(g).max()) <= group["tolerance_grad"] or _number(abs(memory.d * t).max()) <= \
+            if _scalar(abs(g).max()) <= group["tolerance_grad"] or _scalar(abs(memory.d * t).max()) <= \
                     group["tolerance_change"] or abs(loss - memory.prev_loss) < group["tolerance_change"]:
                 break
 
@@ -319,7 +324,7 @@ class _Memory:
         """PyTorch's ``min(1.0, 1.0 / g.abs().sum()) * lr``: a 0-d value of ``g``'s dtype when the
         reciprocal is below 1, else ``1.0 * lr``."""
         inverse = 1.0 / abs(g).sum()
-        return inverse * lr if _number(inverse) < 1.0 else 1.0 * lr
+        return inverse * lr if _scalar(inverse) < 1.0 else 1.0 * lr
 
     def direction(self, g: Any, first: bool, history_size: int, al: list[Any] | None) -> None:
         """``d = -H g`` by the two-loop recursion over the stored pairs; the coefficients go into
@@ -329,7 +334,7 @@ class _Memory:
             return
         y, s = g - self.prev_grad, self.d * self.t
         ys = y.dot(s)
-        if _number(ys) > 1e-10:
+        if _scalar(ys) > 1e-10:
             if len(self.old_dirs) == history_size:
                 self.old_dirs.pop(0), self.old_stps.pop(0), self.ro.pop(0)
             self.old_dirs.append(y)
@@ -350,8 +355,8 @@ class _Memory:
 
 def _search_start(t: Any) -> Any:
     """The line search's first trial step: a number as it is (an int ``lr`` the search accepts stays
-    the int PyTorch keeps as ``state["t"]``), a 0-d array (the first iteration's) read as a float."""
-    return t if isinstance(t, (int, float)) else _number(t)
+    the int PyTorch keeps as ``state["t"]``), a 0-d array (the first iteration's) as a scalar of its dtype."""
+    return t if isinstance(t, (int, float)) else _scalar(t)
 
 
 def _raw(v: Any) -> Any:
