@@ -16,6 +16,16 @@ from .vmap_writes import shared_by_the_examples
 
 __all__ = ["functional_call", "stack_module_state", "replace_all_batch_norm_modules_"]
 
+# The modules a functional_call is running now (innermost last).  DistributedDataParallel asks
+# (stands_in): its parameters are the caller's tensors for the call, not the ones it wrapped, so it
+# runs that forward without averaging -- as PyTorch's, whose reducer hooks sit on the wrapped ones.
+_running: list[Any] = []
+
+
+def stands_in(module: Any) -> bool:
+    """Whether a :func:`functional_call` of ``module`` is running: its tensors are the caller's now."""
+    return any(m is module for m in _running)
+
 
 def _merged(dicts: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """One dict of the names and tensors given, checked as PyTorch checks them: a number or a list
@@ -67,6 +77,7 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Mapping[str, Any] |
         if strict:
             _check_keys(module, {key for key, *_ in slots}, given)
     saved, swapped = [], set()
+    _running.append(module)
     try:
         for key, value in given.items():
             saved.append(_swap(module, key, value))
@@ -78,6 +89,7 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Mapping[str, Any] |
             _write_back(module, parameter_and_buffer_dicts, swapped)
         for restore in reversed(saved):
             restore()
+        _running.pop()
 
 
 def _write_back(module: Any, given: MutableMapping[str, Any], swapped: set[str]) -> None:

@@ -41,6 +41,7 @@ from typing import Any
 
 from ..backward import current_backward, queue_callback
 from ..distributed.algorithms.join import Joinable
+from ..func.module_call import stands_in
 from ..grad_mode import is_grad_enabled, no_grad
 from ..submodule_paths import install as _install_submodules
 from ..tensor import Tensor
@@ -319,26 +320,30 @@ class DistributedDataParallel(Module):
 
     # -------------------------------------------------------------- forward
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        if is_grad_enabled() and self.require_backward_grad_sync:
+        # Inside mg.func.functional_call(ddp, params, ...) (mg.func.grad of a loss of the weights)
+        # the parameters are the caller's tensors: their gradients are this rank's own, returned by
+        # the transform, and never reach the buckets -- a forward without averaging, as PyTorch's.
+        local = stands_in(self)
+        if is_grad_enabled() and self.require_backward_grad_sync and not local:
             self._refuse_parameters_changed_since_wrapping()
         buffers = self.forward_sync_buffers and self.require_forward_param_sync and self._group.size > 1
         source = self._buffer_source
         if self._join is not None:
             # a forward without grad (an evaluation inside the block) has no backward to shadow:
             # announced as syncing, the ranks that ran out would wait in all-reduces nobody starts
-            sync = self.require_backward_grad_sync and is_grad_enabled()
+            sync = self.require_backward_grad_sync and is_grad_enabled() and not local
             self._join.announce(self, active=True, sync=sync, buffers=buffers)
             source = self._join.source  # rank 0 may have run out: its buffers are stale (PyTorch's rule)
         if buffers:
             self._broadcast_buffers(source)
         sync = is_grad_enabled() and bool(self.require_backward_grad_sync)
-        if sync:
+        if sync and not local:
             object.__setattr__(self, "_armed", True)
         out = self.module(*args, **kwargs)
         # PyTorch's rule: the next forward broadcasts the buffers only after one with grad and gradient
         # sync -- through no_sync accumulation or a run of no_grad forwards, before the first only
         object.__setattr__(self, "require_forward_param_sync", sync)
-        if sync:
+        if sync and not local:
             # A hook on each output starts the bookkeeping as backward enters
             # it, so even a rank whose loss reaches no parameter joins the
             # all-reduces (as zeros) instead of leaving the others waiting.
