@@ -43,6 +43,10 @@ def loss(p, x):
     return mg.func.functional_call(ddp, p, (x,)).pow(2).sum()
 
 out = {"grads": [mg.func.grad(loss)(params, x)["module.0.weight"].numpy().round(10).tolist() for _ in range(2)]}
+outer = mg.nn.Sequential(ddp)  # a model holding the DDP one: keys "0.module.0.weight", ...
+inner = {"0." + k: v for k, v in params.items()}
+out["outer"] = mg.func.grad(lambda p, x: mg.func.functional_call(outer, p, (x,)).pow(2).sum())(inner, x)[
+    "0.module.0.weight"].numpy().round(10).tolist()
 ddp(x).pow(2).sum().backward()
 out["averaged"] = m[0].weight.grad.numpy().round(10).tolist()
 m[2].weight = mg.nn.Parameter(m[2].weight.detach().clone())
@@ -67,5 +71,6 @@ def test_func_grad_through_a_ddp_model_gives_each_ranks_own_gradient_as_pytorchs
     got = results(run([mpiexec(), "-launcher", "fork", "-n", "2", sys.executable, str(script)], timeout=120))
     for rank in (0, 1):
         assert got[rank]["grads"] == [OWN[rank], OWN[rank]]
+        assert got[rank]["outer"] == OWN[rank]
         assert got[rank]["averaged"] == AVERAGED
         assert got[rank]["replaced"] == "DistributedDataParallel: parameter '2.weight' was added, rep"

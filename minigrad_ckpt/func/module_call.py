@@ -23,8 +23,9 @@ _running: list[Any] = []
 
 
 def stands_in(module: Any) -> bool:
-    """Whether a :func:`functional_call` of ``module`` is running: its tensors are the caller's now."""
-    return any(m is module for m in _running)
+    """Whether a :func:`functional_call` of ``module``, or of a model holding it, is running: its
+    tensors may be the caller's now.  (The walk runs only inside a functional_call.)"""
+    return any(m is module or any(c is module for c in m.modules()) for m in _running)
 
 
 def _merged(dicts: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> dict[str, Any]:
