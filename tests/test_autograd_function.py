@@ -650,8 +650,7 @@ def test_torchs_gradcheck_names_and_keywords():
         mg.autograd.gradcheck(WrongCube.apply, (x,), check_forward_ad=True, check_backward_ad=False)
     kink = mg.tensor([0.0, 1.0], dtype=mg.float64, requires_grad=True)
     assert mg.autograd.gradcheck(mg.relu, (kink,), raise_exception=False) is False
-    with pytest.raises(NotImplementedError, match="vmap"):
-        mg.autograd.gradcheck(Exp.apply, (x,), check_batched_grad=True)
+    assert mg.autograd.gradcheck(Exp.apply, (x,), check_batched_grad=True)  # torch 2.13: True
 
 
 class Identity(mg.autograd.Function):

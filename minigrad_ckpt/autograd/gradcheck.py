@@ -9,9 +9,10 @@ path (``from minigrad_ckpt.autograd.gradcheck import gradcheck, GradcheckError``
 As PyTorch's, every element is compared by central differences, one at a kink too (the
 engine's own check's ``kinks="compare"``): ``abs`` at 0 passes (both sides give 0, as its
 gradient), ``relu`` at 0 fails (1/2 against 0); a mismatch raises (``raise_exception=True``) or
-returns False.  Checks PyTorch
-makes with ``vmap`` (``check_batched_grad``, ``check_batched_forward_grad``) have no
-counterpart here: asking for them is a ``NotImplementedError``.  ``masked=`` is taken: it
+returns False.  ``check_batched_grad`` / ``check_batched_forward_grad`` are PyTorch's checks that
+a backward (a forward-mode derivative) gives under ``mg.vmap`` what it gives one cotangent (tangent)
+at a time -- for two random ones, compared with ``allclose`` -- with PyTorch's messages
+(:func:`_batched_backward_agrees`).  ``masked=`` is taken: it
 changes how PyTorch compares sparse tensors, and every tensor here is dense.
 """
 
@@ -48,15 +49,22 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
     from ..testing.gradcheck import gradcheck as engine_gradcheck
 
     del masked  # only sparse tensors' comparison depends on it (PyTorch's); every tensor here is dense
-    _refuse_vmap(check_batched_grad or check_batched_forward_grad)
     modes = _modes(check_backward_ad, check_forward_ad)
     if not modes:  # a check of nothing would pass everything: PyTorch's refusal
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
+    _refuse_check_without_its_mode(check_batched_grad and not check_backward_ad, "check_batched_grad",
+                                     "check_backward_ad")
+    _refuse_check_without_its_mode(check_batched_forward_grad and not check_forward_ad,
+                                     "check_batched_forward_grad", "check_forward_ad")
     _refuse_overlapping_inputs(inputs)
     picked = _differentiable_outputs_only(_perturbing_the_inputs(func, inputs), inputs)
     with _pytorchs_headline():
         ok = engine_gradcheck(picked, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes=modes,
                               fast_mode=fast_mode, kinks="compare")
+    if ok and check_batched_forward_grad:
+        ok = _or_false(_batched_forward_agrees, func, inputs, raise_exception=raise_exception)
+    if ok and check_batched_grad:
+        ok = _or_false(_batched_backward_agrees, func, inputs, raise_exception=raise_exception)
     if ok and check_undefined_grad and check_backward_ad:
         ok = _undefined_output_grads_handled(picked, inputs, raise_exception)
     return ok
@@ -175,13 +183,22 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
     from ..testing.gradcheck import gradgradcheck as engine_gradgradcheck
 
     del masked  # dense tensors only (see gradcheck)
-    _refuse_vmap(check_batched_grad)
     modes = _modes(check_rev_over_rev, check_fwd_over_rev)
     if not modes:
         raise AssertionError("Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
+    _refuse_check_without_its_mode(check_undefined_grad and not check_rev_over_rev, "check_undefined_grad",
+                                     "check_rev_over_rev")
+    _refuse_check_without_its_mode(check_batched_grad and not check_rev_over_rev, "check_batched_grad",
+                                     "check_rev_over_rev")
+    if check_batched_grad and grad_outputs is None:  # drawn here, so both checks see the same ones
+        grad_outputs = _random_grad_outputs(func, inputs)
     with _pytorchs_headline():
-        return engine_gradgradcheck(func, inputs, grad_outputs, eps, atol, rtol, raise_exception, nondet_tol,
-                                    modes=modes, kinks="compare")
+        ok = engine_gradgradcheck(func, inputs, grad_outputs, eps, atol, rtol, raise_exception, nondet_tol,
+                                  modes=modes, kinks="compare")
+    if ok and check_batched_grad:
+        backward, at = _backward_of(func, inputs, grad_outputs)
+        ok = _or_false(_batched_backward_agrees, backward, at, raise_exception=raise_exception)
+    return ok
 
 
 @contextlib.contextmanager
@@ -249,10 +266,169 @@ def _modes(reverse: bool, forward: bool) -> tuple[str, ...]:
     return (("rev",) if reverse else ()) + (("fwd",) if forward else ())
 
 
-def _refuse_vmap(batched: bool) -> None:
-    if batched:
-        raise NotImplementedError("gradcheck: check_batched_grad / check_batched_forward_grad check derivatives "
-                                  "under vmap, which the engine does not offer; leave them False")
+def _refuse_check_without_its_mode(refused: bool, check: str, mode: str) -> None:
+    if refused:  # PyTorch's AssertionError: the check (batched, undefined grads) runs in the mode it needs
+        raise AssertionError(f"Setting {check}=True requires {mode} to be True")
+
+
+_BATCHED_HOWTO = """If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `{flag}=False` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `{flag}=False`{more}."""
+
+# PyTorch's FAILED_BATCHED_GRAD_MSG and FAILED_BATCHED_GRAD_MSG_FWD_AD, word for word
+_FAILED_BATCHED_GRAD = ("""gradcheck or gradgradcheck failed while testing batched gradient computation.
+This could have been invoked in a number of ways (via a test that calls
+gradcheck/gradgradcheck directly or via an autogenerated test).
+
+""" + _BATCHED_HOWTO.format(flag="check_batched_grad", more=" and/or `check_batched_gradgrad=False`") + """
+
+If you're modifying an existing operator that supports batched grad computation,
+or wish to make a new operator work with batched grad computation, please read
+the following.
+
+To compute batched grads (e.g., jacobians, hessians), we vmap over the backward
+computation. The most common failure case is if there is a 'vmap-incompatible
+operation' in the backward pass. Please see
+NOTE: [How to write vmap-compatible backward formulas]
+in the codebase for an explanation of how to fix this.""")
+_FAILED_BATCHED_FORWARD_GRAD = ("""
+gradcheck failed while testing batched gradient computation with forward-mode AD.
+This test is enabled automatically when both `check_batched_grad=True`
+and `check_forward_ad=True`, but can be disabled in the following ways
+dependong on how the test was invoked (via a test that calls gradcheck
+directly or via an autogenerated test).
+
+""" + _BATCHED_HOWTO.format(flag="check_batched_forward_grad", more="") + "\n")
+
+
+def _or_false(check: Callable, *args: Any, raise_exception: bool) -> bool:
+    """``check(*args)`` -- True, or its GradcheckError raised or, as PyTorch's ``raise_exception=False``, False."""
+    from ..testing.gradcheck import GradcheckError
+
+    try:
+        check(*args)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+    return True
+
+
+def _tupled(inputs: Any) -> tuple:
+    return tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+
+
+def _batched_backward_agrees(func: Callable, inputs: Any) -> None:
+    """PyTorch's ``check_batched_grad``: for each output that requires grad, the backward of two random
+    cotangents (``randn_like``, as PyTorch's, from the global generator) run under ``mg.vmap`` must give,
+    within ``allclose``'s default tolerances, what the two give one at a time.  A gradient that does not
+    reach an input counts as zeros."""
+    from ..backward import grad
+    from ..grad_mode import enable_grad
+    from ..tensor import Tensor
+
+    args = _tupled(inputs)
+    wrt = [x for x in args if isinstance(x, Tensor) and x.requires_grad]
+    with enable_grad():
+        outs = _tupled(func(*args))
+    for k, out in enumerate(o for o in outs if isinstance(o, Tensor) and o.requires_grad):
+        def vjp(v: Any, out: Any = out) -> tuple:
+            gs = grad(out, wrt, v, retain_graph=True, allow_unused=True)
+            return tuple(_zeros_if_none(g, x) for g, x in zip(gs, wrt))
+
+        _vmap_agrees(vjp, [_randn_like(out) for _ in range(2)], k, _FAILED_BATCHED_GRAD, same_index=False)
+
+
+def _batched_forward_agrees(func: Callable, inputs: Any) -> None:
+    """PyTorch's ``check_batched_forward_grad``: for each floating input that requires grad, the
+    tangents of every output for two random tangents of it under ``mg.vmap`` against one at a time."""
+    from ..tensor import Tensor
+    from . import forward_ad as fwAD
+
+    args = _tupled(inputs)
+    for k, x in enumerate(args):
+        if not (isinstance(x, Tensor) and x.requires_grad and (x.is_floating_point() or x.is_complex())):
+            continue
+
+        def jvp(tangent: Any, k: int = k, x: Any = x) -> tuple:
+            with fwAD.dual_level():
+                dual = fwAD.make_dual(x.detach(), tangent)
+                outs = _tupled(func(*(dual if j == k else a.detach() if isinstance(a, Tensor) else a
+                                      for j, a in enumerate(args))))
+                return tuple(_zeros_if_none(fwAD.unpack_dual(o).tangent, o) for o in outs if o is not None)
+
+        _vmap_agrees(jvp, [_randn_like(x) for _ in range(2)], k, _FAILED_BATCHED_FORWARD_GRAD, same_index=True)
+
+
+def _vmap_agrees(f: Callable, vs: list, k: int, failed: str, same_index: bool) -> None:
+    """``mg.vmap(f)`` of the stacked ``vs`` against ``f`` of each, in PyTorch's words where they differ
+    (``same_index``: PyTorch's forward check names the input as both output and input)."""
+    import warnings
+
+    from ..func import vmap
+    from ..functional.shape import stack
+    from ..testing.gradcheck import GradcheckError
+
+    expected = [stack(shards) for shards in zip(*(f(v) for v in vs))]
+    with warnings.catch_warnings():
+        try:
+            result = vmap(f)(stack(vs))
+        except RuntimeError as e:
+            raise GradcheckError(f"While computing batched gradients, got: {e}\n\n{failed}") from e
+    for j, (res, exp) in enumerate(zip(result, expected)):
+        if not bool(res.allclose(exp)):
+            raise GradcheckError(f"For output {k if not same_index else j} and input {k if same_index else j}:"
+                                 f"\n\n{failed.strip() if not same_index else failed}\n\nGot:\n{res}\n\n"
+                                 f"Expected:\n{exp}")
+
+
+def _zeros_if_none(g: Any, like: Any) -> Any:
+    from ..creation import zeros
+
+    return g if g is not None else zeros((), dtype=like.dtype, device=like.device).expand(like.shape)
+
+
+def _randn_like(t: Any) -> Any:
+    from ..creation import randn_like
+
+    return randn_like(t.detach())
+
+
+def _random_grad_outputs(func: Callable, inputs: Any) -> tuple:
+    """PyTorch's ``gradgradcheck`` cotangents: ``make_tensor(low=-1, high=1)`` of each output requiring grad."""
+    from ..grad_mode import enable_grad
+    from ..tensor import Tensor
+    from ..testing.make_tensor import make_tensor
+
+    with enable_grad():
+        outs = _tupled(func(*_tupled(inputs)))
+    return tuple(make_tensor(o.shape, dtype=o.dtype if o.is_floating_point() or o.is_complex() else "float64",
+                             device=o.device, low=-1, high=1, requires_grad=True)
+                 for o in outs if isinstance(o, Tensor) and o.requires_grad)
+
+
+def _backward_of(func: Callable, inputs: Any, grad_outputs: Any) -> tuple[Callable, tuple]:
+    """PyTorch's ``gradgradcheck`` function: ``(*inputs, *grad_outputs) -> grad(func(*inputs), wrt,
+    grad_outputs, create_graph=True)``, the gradients that reach an input, and where to check it."""
+    from ..backward import grad
+    from ..grad_mode import enable_grad
+    from ..tensor import Tensor
+
+    args, vs = _tupled(inputs), _tupled(grad_outputs)
+    n = len(args)
+
+    def backward(*xs: Any) -> tuple:
+        with enable_grad():
+            outs = [o for o in _tupled(func(*xs[:n])) if isinstance(o, Tensor) and o.requires_grad]
+            wrt = [x for x in xs[:n] if isinstance(x, Tensor) and x.requires_grad]
+            gs = grad(outs, wrt, list(xs[n:]), create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    return backward, args + vs
 
 
 def __getattr__(name: str) -> Any:
