@@ -805,11 +805,47 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, t: Any, xp: A
     elif saved_hooks and (hooks := this_threads_saved_hooks()):
         device = next(a._device for a in args if isinstance(a, Tensor))
         node.saved = PackedSaved.packing(saved, *hooks, device)
+        if versions:
+            node.versions = _versions_packed_values_still_read(versions, saved, node.saved, args, t, xp)
         if _ledger.enabled:  # what the hooks packed is theirs; the tape holds what they left as it is
             _hold_on_the_ledger(node, saved_arrays(node))
     elif _ledger.enabled:
         _hold_on_the_ledger(node, saved_arrays(node))
     return node
+
+
+def _versions_packed_values_still_read(versions: tuple, saved: tuple, packed: PackedSaved, args: tuple,
+                                      t: Any, xp: Any) -> tuple:
+    """The version boxes backward must still check once pack hooks took the saved values.  PyTorch checks
+    none: what a hook returned is what backward reads, so a copy (a clone, an array, a copy on another
+    device) makes a later in-place write of the tensor harmless -- torch 2.13 differentiates with the
+    values saved.  A hook that kept the memory itself (an identity, a view, ``save_on_cpu`` of a CPU tensor)
+    would let the write reach backward: PyTorch's answer then silently uses the new values; here it stays
+    the version error, as without hooks."""
+    still_read = [v for v, (unpack_hook, kept) in zip(saved, packed.slots)
+                  if unpack_hook is not None and _holds_memory_of(kept, v, xp)]
+    owners = [a for a in (*args, t) if isinstance(a, Tensor)]
+    return tuple(box for box in versions
+                 if any(a._version_box is box and any(_shares(a._data, v, xp) for v in still_read) for a in owners))
+
+
+def _holds_memory_of(kept: Any, array: Any, xp: Any) -> bool:
+    """Whether what a pack hook returned (a Tensor, an array, or a tuple, list or dict of them) shares
+    ``array``'s memory."""
+    if isinstance(kept, Tensor):
+        return _shares(kept._data, array, xp)
+    if isinstance(kept, (tuple, list)):
+        return any(_holds_memory_of(k, array, xp) for k in kept)
+    if isinstance(kept, dict):
+        return any(_holds_memory_of(k, array, xp) for k in kept.values())
+    return hasattr(kept, "shape") and _shares(kept, array, xp)
+
+
+def _shares(a: Any, b: Any, xp: Any) -> bool:
+    try:
+        return bool(xp.shares_memory(a, b))
+    except (TypeError, ValueError):  # arrays of two libraries (a host copy of a device array): apart
+        return False
 
 
 def _defer_packing(node: Node, hooks: tuple[Any, Any], args: tuple) -> None:
