@@ -23,16 +23,18 @@ of ``t``'s value then, after an in-place write has moved ``t`` on too.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from abc import ABCMeta, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from .. import tape
 from ..backward import current_pass
 from ..tensor import Tensor, _HookHandles
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "increment_version",
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "allow_mutation_on_saved_tensors",
+           "increment_version",
            "register_multi_grad_hook", "Node", "GradientEdge", "get_gradient_edge"]
 
 class _Disabled(threading.local):
@@ -76,6 +78,63 @@ class save_on_cpu(saved_tensors_hooks):  # noqa: N801 (PyTorch's name)
             return tensor.to(device)
 
         super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+class _AllowMutationOnSavedContext:
+    """What ``allow_mutation_on_saved_tensors`` yields (PyTorch's class name): the copies kept for
+    backward, by the handle each saved value was packed as; emptied when the block ends."""
+
+    def __init__(self) -> None:
+        self.original: dict[int, Tensor] = {}
+
+    def clear(self) -> None:
+        self.original.clear()
+
+
+_mutation_allowed = [False]  # one block at a time, in the whole program, as PyTorch's module flag
+
+_BACKWARD_OUTSIDE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                     "in which the graph was originally recorded.")  # (PyTorch's words, its missing space too)
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
+    """PyTorch's ``torch.autograd.graph.allow_mutation_on_saved_tensors``: inside it, a tensor saved for
+    backward may be written in place before backward, which then reads the value as it was saved::
+
+        with mg.autograd.graph.allow_mutation_on_saved_tensors():
+            a = mg.ones(2, 3, requires_grad=True)
+            b = a.clone()
+            out = (b ** 2).sum()
+            b.sin_()                 # an error at backward without the block
+            out.backward()           # a.grad == 2 * ones: b's value before sin_
+
+    Forward and backward must both run inside the block (a backward after it is PyTorch's
+    AssertionError), and blocks do not nest (PyTorch's RuntimeError).  PyTorch copies a saved
+    tensor when something writes into it; here every saved value is copied as it is saved (a
+    pack hook: what is packed is no longer version-checked), so the saved memory is twice what
+    it is outside the block, with the same gradients."""
+    ctx = _AllowMutationOnSavedContext()
+
+    def pack_hook(t: Tensor) -> int:
+        handle = len(ctx.original)
+        ctx.original[handle] = t.detach().clone()
+        return handle
+
+    def unpack_hook(handle: int) -> Tensor:
+        if not _mutation_allowed[0] or handle not in ctx.original:
+            raise AssertionError(_BACKWARD_OUTSIDE)
+        return ctx.original[handle]
+
+    with saved_tensors_hooks(pack_hook, unpack_hook):
+        try:
+            if _mutation_allowed[0]:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _mutation_allowed[0] = True
+            yield ctx
+        finally:
+            ctx.clear()
+            _mutation_allowed[0] = False
 
 
 class disable_saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
