@@ -57,8 +57,8 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
     _refuse_check_without_its_mode(check_batched_forward_grad and not check_forward_ad,
                                      "check_batched_forward_grad", "check_forward_ad")
     _refuse_overlapping_inputs(inputs)
-    picked = _differentiable_outputs_only(_perturbing_the_inputs(func, inputs), inputs)
-    with _pytorchs_headline():
+    picked, none_differentiable = _differentiable_outputs_only(_perturbing_the_inputs(func, inputs), inputs)
+    with _pytorchs_headline(none_differentiable):
         ok = engine_gradcheck(picked, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes=modes,
                               fast_mode=fast_mode, kinks="compare")
     if ok and check_batched_forward_grad:
@@ -144,22 +144,25 @@ def _warn_new_check() -> None:
                   stacklevel=stacklevel_outside_the_engine())
 
 
-def _differentiable_outputs_only(func: Callable, inputs: Any) -> Callable:
+def _differentiable_outputs_only(func: Callable, inputs: Any) -> tuple[Callable, bool]:
     """PyTorch's gradcheck compares the outputs that require grad (``_differentiable_outputs``):
     one marked non-differentiable (``ctx.mark_non_differentiable``), detached or made without grad
     is left out -- unless none requires grad, when every output's numeric derivative must be zero,
     as the engine's check (comparing them all) requires.  The positions are read from one call at
-    ``inputs``; forward mode's calls on detached inputs take the same ones."""
+    ``inputs``; forward mode's calls on detached inputs take the same ones.  Also says whether no
+    output requires grad (PyTorch's failure then reads "Numerical gradient for function expected to
+    be zero")."""
     from ..grad_mode import enable_grad
     from ..tensor import Tensor
 
     with enable_grad():
         out = func(*(tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)))
     if not isinstance(out, (tuple, list)) or not all(isinstance(o, Tensor) for o in out):
-        return func  # one output, or one that is no Tensor (refused by the check)
+        # one output, or one that is no Tensor (refused by the check)
+        return func, isinstance(out, Tensor) and not out.requires_grad
     keep = [i for i, o in enumerate(out) if o.requires_grad]
     if not keep or len(keep) == len(out):
-        return func
+        return func, not keep
 
     def differentiable_outputs(*args: Any) -> tuple:
         __tracebackhide__ = True
@@ -167,7 +170,7 @@ def _differentiable_outputs_only(func: Callable, inputs: Any) -> Callable:
         return tuple(every[i] for i in keep)
 
     differentiable_outputs.picks_outputs = (func, keep)  # type: ignore[attr-defined]  (a failure's repro script)
-    return differentiable_outputs
+    return differentiable_outputs, False
 
 
 def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6,
@@ -202,9 +205,11 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
 
 
 @contextlib.contextmanager
-def _pytorchs_headline() -> Iterator[None]:
+def _pytorchs_headline(none_differentiable: bool = False) -> Iterator[None]:
     """A Jacobian mismatch headed with PyTorch's words ("Jacobian mismatch for output 0 with respect to
-    input 1"), which ported tests match, before the engine's account of the worst element."""
+    input 1"; where no output requires grad, so every derivative must be zero, "Numerical gradient for
+    function expected to be zero"), which ported tests match, before the engine's account of the worst
+    element."""
     from ..testing.gradcheck import GradcheckError
 
     try:
@@ -212,7 +217,9 @@ def _pytorchs_headline() -> Iterator[None]:
     except GradcheckError as e:
         if e.output is not None and e.input is not None and e.args:
             what = "Jacobian mismatch" if e.mode == "rev" else "Jacobian computed with forward mode mismatch"
-            e.args = (f"{what} for output {e.output} with respect to input {e.input},\n{e.args[0]}",)
+            what = ("Numerical gradient for function expected to be zero" if none_differentiable
+                    else f"{what} for output {e.output} with respect to input {e.input},")
+            e.args = (f"{what}\n{e.args[0]}",)
         raise
 
 
