@@ -281,3 +281,10 @@ def test_check_op_runs_forward_mode_on_views_and_in_float32():
     assert "noncontiguous" in check_op(_RawBufferJvp(), x, skip=["gradgradcheck"], modes=("rev",))
     with pytest.raises(OpCheckError, match=r"\[float32\].*forward-mode tangent"):
         check_op(_LossyJvp(), x, skip=["gradgradcheck"])
+
+
+@pytest.mark.parametrize("position", [3, -1, 0.0])
+def test_grad_inputs_naming_no_input_is_an_index_error(position):
+    # before: "input 3 is not a floating or complex array" -- as if the input existed
+    with pytest.raises(IndexError, match=r"grad_inputs names input .*, but the op takes 1 input\(s\), at positions 0"):
+        check_op(mg.sin, np.ones(3), grad_inputs=[position])

@@ -241,6 +241,9 @@ class _Battery:
         floating = [i for i, v in enumerate(self.inputs) if isinstance(v, np.ndarray) and v.dtype.kind in "fc"]
         self.diff = list(floating if opts.grad_inputs is None else opts.grad_inputs)
         for i in self.diff:
+            if not isinstance(i, int) or not 0 <= i < len(self.inputs):
+                raise IndexError(f"check_op: grad_inputs names input {i!r}, but the op takes {len(self.inputs)} "
+                                 f"input(s), at positions 0 to {len(self.inputs) - 1}")
             if i not in floating:
                 raise TypeError(f"check_op: input {i} is not a floating or complex array, so it cannot be "
                                 f"differentiated")
