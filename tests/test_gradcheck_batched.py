@@ -110,3 +110,14 @@ def test_the_batched_check_leaves_the_gradients_alone():
     assert mg.autograd.gradcheck(mg.sin, (x,), check_batched_grad=True, check_forward_ad=True,
                                  check_batched_forward_grad=True)
     assert x.grad is None
+
+
+def test_the_batched_checks_leave_the_random_stream_alone():
+    # PyTorch's draw from the global generator; the engine's checks draw from their own
+    mg.manual_seed(0)
+    want = mg.rand(3)
+    mg.manual_seed(0)
+    assert mg.autograd.gradcheck(mg.sin, (_x(),), check_batched_grad=True, check_forward_ad=True,
+                                 check_batched_forward_grad=True)
+    assert mg.autograd.gradgradcheck(mg.sin, (_x(),), check_batched_grad=True)
+    assert mg.rand(3).tolist() == want.tolist()

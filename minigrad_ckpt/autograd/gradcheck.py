@@ -331,14 +331,14 @@ def _tupled(inputs: Any) -> tuple:
 
 def _batched_backward_agrees(func: Callable, inputs: Any) -> None:
     """PyTorch's ``check_batched_grad``: for each output that requires grad, the backward of two random
-    cotangents (``randn_like``, as PyTorch's, from the global generator) run under ``mg.vmap`` must give,
-    within ``allclose``'s default tolerances, what the two give one at a time.  A gradient that does not
-    reach an input counts as zeros."""
+    cotangents (normal, as PyTorch's ``randn_like``, from the check's own generator) run under ``mg.vmap``
+    must give, within ``allclose``'s default tolerances, what the two give one at a time.  A gradient
+    that does not reach an input counts as zeros."""
     from ..backward import grad
     from ..grad_mode import enable_grad
     from ..tensor import Tensor
 
-    args = _tupled(inputs)
+    args, rng = _tupled(inputs), _own_generator()
     wrt = [x for x in args if isinstance(x, Tensor) and x.requires_grad]
     with enable_grad():
         outs = _tupled(func(*args))
@@ -347,7 +347,7 @@ def _batched_backward_agrees(func: Callable, inputs: Any) -> None:
             gs = grad(out, wrt, v, retain_graph=True, allow_unused=True)
             return tuple(_zeros_if_none(g, x) for g, x in zip(gs, wrt))
 
-        _vmap_agrees(vjp, [_randn_like(out) for _ in range(2)], k, _FAILED_BATCHED_GRAD, same_index=False)
+        _vmap_agrees(vjp, [_randn_like(out, rng) for _ in range(2)], k, _FAILED_BATCHED_GRAD, same_index=False)
 
 
 def _batched_forward_agrees(func: Callable, inputs: Any) -> None:
@@ -356,7 +356,7 @@ def _batched_forward_agrees(func: Callable, inputs: Any) -> None:
     from ..tensor import Tensor
     from . import forward_ad as fwAD
 
-    args = _tupled(inputs)
+    args, rng = _tupled(inputs), _own_generator()
     for k, x in enumerate(args):
         if not (isinstance(x, Tensor) and x.requires_grad and (x.is_floating_point() or x.is_complex())):
             continue
@@ -368,7 +368,7 @@ def _batched_forward_agrees(func: Callable, inputs: Any) -> None:
                                       for j, a in enumerate(args))))
                 return tuple(_zeros_if_none(fwAD.unpack_dual(o).tangent, o) for o in outs if o is not None)
 
-        _vmap_agrees(jvp, [_randn_like(x) for _ in range(2)], k, _FAILED_BATCHED_FORWARD_GRAD, same_index=True)
+        _vmap_agrees(jvp, [_randn_like(x, rng) for _ in range(2)], k, _FAILED_BATCHED_FORWARD_GRAD, same_index=True)
 
 
 def _vmap_agrees(f: Callable, vs: list, k: int, failed: str, same_index: bool) -> None:
@@ -399,22 +399,33 @@ def _zeros_if_none(g: Any, like: Any) -> Any:
     return g if g is not None else zeros((), dtype=like.dtype, device=like.device).expand(like.shape)
 
 
-def _randn_like(t: Any) -> Any:
-    from ..creation import randn_like
+def _randn_like(t: Any, generator: Any) -> Any:
+    from ..creation import randn
 
-    return randn_like(t.detach())
+    return randn(tuple(t.shape), dtype=t.dtype, device=t.device, generator=generator)
+
+
+def _own_generator() -> Any:
+    """The batched checks' random cotangents and tangents: drawn from a generator of their own, seeded,
+    so a check leaves the program's random stream where it was (PyTorch's ``randn_like`` draws from
+    the global one) and fails the same way each run."""
+    from ..random import Generator
+
+    return Generator().manual_seed(0)
 
 
 def _random_grad_outputs(func: Callable, inputs: Any) -> tuple:
-    """PyTorch's ``gradgradcheck`` cotangents: ``make_tensor(low=-1, high=1)`` of each output requiring grad."""
+    """PyTorch's ``gradgradcheck`` cotangents: uniform in [-1, 1) (each part of a complex one), as its
+    ``make_tensor(low=-1, high=1)``, of each output requiring grad -- from the check's own generator."""
+    from ..creation import rand
     from ..grad_mode import enable_grad
     from ..tensor import Tensor
-    from ..testing.make_tensor import make_tensor
 
+    rng = _own_generator()
     with enable_grad():
         outs = _tupled(func(*_tupled(inputs)))
-    return tuple(make_tensor(o.shape, dtype=o.dtype if o.is_floating_point() or o.is_complex() else "float64",
-                             device=o.device, low=-1, high=1, requires_grad=True)
+    return tuple((rand(tuple(o.shape), dtype=o.dtype if o.is_floating_point() or o.is_complex() else "float64",
+                       device=o.device, generator=rng) * 2 - (1 + 1j if o.is_complex() else 1)).requires_grad_()
                  for o in outs if isinstance(o, Tensor) and o.requires_grad)
 
 
