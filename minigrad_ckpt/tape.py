@@ -516,7 +516,8 @@ class AccumulateGrad:
         return node
 
     def name(self) -> str:
-        return "AccumulateGrad"
+        """PyTorch's: the C++ class's qualified name (its Python type is ``AccumulateGrad``)."""
+        return "torch::autograd::AccumulateGrad"
 
     @property
     def metadata(self) -> dict:

@@ -19,7 +19,7 @@ def test_walking_the_graph_as_in_pytorch():
     assert zero == 0 and mul.name() == "MulBackward0"
     (leaf, _), (constant, _) = mul.next_functions
     assert constant is None
-    assert leaf.name() == "AccumulateGrad" and leaf.variable is a and leaf.next_functions == ()
+    assert leaf.name() == "torch::autograd::AccumulateGrad" and leaf.variable is a and leaf.next_functions == ()
     z = a.exp() + a
     (exp, _), (acc, _) = z.grad_fn.next_functions
     assert exp.name() == "ExpBackward0" and acc.variable is a
@@ -36,7 +36,8 @@ def test_a_number_on_the_left_of_add_and_mul_is_the_second_operand_as_in_pytorch
     mul = d.grad_fn.next_functions[0][0]
     sin = mul.next_functions[0][0]
     acc = sin.next_functions[0][0]
-    assert [mul.name(), sin.name(), acc.name()] == ["MulBackward0", "SinBackward0", "AccumulateGrad"]
+    assert [mul.name(), sin.name(), acc.name()] == ["MulBackward0", "SinBackward0",
+                                                  "torch::autograd::AccumulateGrad"]
     assert mul.next_functions[1] == (None, 0) and acc.variable is a and acc.next_functions == ()
     for twice in (2 + b, 2.0 * b, True + b):
         assert twice.grad_fn.next_functions[0][0] is b.grad_fn and twice.grad_fn.next_functions[1] == (None, 0)

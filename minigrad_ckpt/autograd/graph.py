@@ -222,7 +222,7 @@ class Node(metaclass=ABCMeta):
 
     @abstractmethod
     def name(self) -> str:
-        """The node's name (``MulBackward0``, ``AccumulateGrad``)."""
+        """The node's name (``MulBackward0``, ``torch::autograd::AccumulateGrad``)."""
 
     @property
     @abstractmethod
