@@ -333,6 +333,11 @@ ELSEWHERE = {
                  "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_",
                  "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_",
                  "trunc_", "xlogy_", "zero_")},
+    # PyTorch's *_copy functions: the view of the name, then clone (tests/test_view_copies.py)
+    **{n + "_copy": "the view of its name then clone: their complex rules (tests/test_view_copies.py)"
+       for n in ("alias", "detach", "diagonal", "expand", "narrow", "permute", "select", "slice", "split",
+                 "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold", "unsqueeze", "view",
+                 "view_as_real", "view_as_complex")},
     "chain_matmul": "linalg.multi_dot's (its deprecated spelling), the op battery's complex matmul samples",
     "linalg.ldl_factor": "the op battery's complex LdlFactor samples",
     "linalg.ldl_factor_ex": "the op battery's complex LdlFactor samples",

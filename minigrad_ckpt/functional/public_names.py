@@ -77,6 +77,7 @@ from . import tensor_methods as tm
 from . import torch_functions as tf
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
+from . import view_copies as vc
 from .elementwise import _ADD, _DIV, _MUL, _POW, _SUB
 from .torch_idioms import with_dim
 from .two_meanings import said_out_loud as loud
@@ -619,6 +620,28 @@ SECTIONS: tuple[Section, ...] = (
         public("fill", tf.fill),
         public("chain_matmul", tf.chain_matmul),
         public("row_stack", shapes.vstack, out=CAT),
+    )),
+    # PyTorch's functionalized views (``torch.t_copy``): the view, copied into memory of its own
+    Section("Copies of views", MG, (
+        public("alias_copy", vc.alias_copy),
+        public("detach_copy", vc.detach_copy),
+        public("diagonal_copy", vc.diagonal_copy),
+        public("expand_copy", vc.expand_copy),
+        public("narrow_copy", vc.narrow_copy),
+        public("permute_copy", vc.permute_copy),
+        public("select_copy", vc.select_copy),
+        public("slice_copy", vc.slice_copy),
+        public("split_copy", vc.split_copy),
+        public("split_with_sizes_copy", vc.split_with_sizes_copy),
+        public("squeeze_copy", vc.squeeze_copy),
+        public("t_copy", vc.t_copy),
+        public("transpose_copy", vc.transpose_copy),
+        public("unbind_copy", vc.unbind_copy),
+        public("unfold_copy", vc.unfold_copy),
+        public("unsqueeze_copy", vc.unsqueeze_copy),
+        public("view_copy", vc.view_copy),
+        public("view_as_real_copy", vc.view_as_real_copy),
+        public("view_as_complex_copy", vc.view_as_complex_copy),
     )),
     Section("Linear algebra", LINALG, (
         public("inv", la.inv, out=EXACT),
