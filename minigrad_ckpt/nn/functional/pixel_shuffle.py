@@ -61,9 +61,13 @@ def channel_shuffle(input: Any, groups: int) -> Tensor:
     groups = number("channel_shuffle", "groups", groups, "SymInt")
     input = _tensor(input)
     g = int(groups)
-    if input.ndim < 3 or g <= 0 or input.shape[1] % g:
-        raise InputMismatch(f"channel_shuffle: expected (N, C, *) input with C divisible by groups > 0, got shape "
-                            f"{input.shape} and groups={groups}")
+    if input.ndim < 3 or g <= 0 or input.shape[1] % g:  # (PyTorch's words first, in its order)
+        torchs = (f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}"
+                  if input.ndim < 3 else f"Number of groups to divide channels in must be positive. Value of "
+                  f"groups:{g}" if g <= 0 else f"Number of channels must be divisible by groups. Got "
+                  f"{input.shape[1]} channels and {g} groups.")
+        raise InputMismatch(f"{torchs} (channel_shuffle: expected (N, C, *) input with C divisible by groups > 0, "
+                            f"got shape {input.shape} and groups={groups})")
     n, c, rest = input.shape[0], input.shape[1], input.shape[2:]
     y = mf.swapaxes(mf.reshape(input, (n, g, c // g, *rest)), 1, 2)
     return mf.reshape(y, input.shape)

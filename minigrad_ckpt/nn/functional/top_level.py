@@ -25,18 +25,21 @@ from .activation import hardshrink as _hardshrink
 from .activation import threshold as _threshold
 from .dropout import alpha_dropout as _alpha_dropout
 from .dropout import dropout as _dropout
+from .dropout import feature_alpha_dropout as _feature_alpha_dropout
 from .embedding import embedding as _embedding
 from .normalization import batch_norm as _batch_norm
 from .normalization import group_norm as _group_norm
 from .normalization import instance_norm as _instance_norm
 from .normalization import layer_norm as _layer_norm
 from .padding import pad as _pad
+from .pool3d import max_pool3d as _max_pool3d
 from .pooling import adaptive_max_pool1d as _adaptive_max_pool1d
 from .pooling import max_pool1d as _max_pool1d
 from .pooling import max_pool2d as _max_pool2d
 
 __all__ = ["dropout", "alpha_dropout", "layer_norm", "group_norm", "batch_norm", "instance_norm", "embedding",
-           "max_pool1d", "max_pool2d", "adaptive_max_pool1d", "constant_pad_nd", "hardshrink", "threshold"]
+           "max_pool1d", "max_pool2d", "adaptive_max_pool1d", "constant_pad_nd", "hardshrink", "threshold",
+           "feature_alpha_dropout", "max_pool3d", "max_pool1d_with_indices"]
 
 #: ``F.hardshrink`` and ``F.threshold`` taking ``out=`` as ATen's do: ``threshold``'s result cast into
 #: ``out``'s dtype where PyTorch casts, ``hardshrink``'s into its own dtype only (torch 2.13's words)
@@ -52,6 +55,11 @@ def dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
 def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
     """``torch.alpha_dropout(input, p, train)``: ``F.alpha_dropout(input, p, training=train)``."""
     return _alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """``torch.feature_alpha_dropout(input, p, train)``: ``F.feature_alpha_dropout(input, p, training=train)``."""
+    return _feature_alpha_dropout(input, p, train)
 
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Any = None, bias: Any = None,  # noqa: A002
@@ -97,6 +105,18 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any =
                ceil_mode: bool = False) -> Tensor:
     """``torch.max_pool2d``: ``F.max_pool2d`` (an empty ``stride``, the default, is the kernel's)."""
     return _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)  # (an empty stride: the kernel's)
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,  # noqa: A002
+               ceil_mode: bool = False) -> Tensor:
+    """``torch.max_pool3d``: ``F.max_pool3d`` (an empty ``stride``, the default, is the kernel's)."""
+    return _max_pool3d(input, kernel_size, stride if stride != () else None, padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,  # noqa: A002
+                            dilation: Any = 1, ceil_mode: bool = False) -> tuple[Tensor, Tensor]:
+    """``torch.max_pool1d_with_indices``: the values and their indices, always."""
+    return _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:  # noqa: A002
