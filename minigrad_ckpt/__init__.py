@@ -113,6 +113,7 @@ from .autocast_state import (  # noqa: E402  (PyTorch's top-level autocast state
     set_autocast_cache_enabled, set_autocast_cpu_dtype, set_autocast_cpu_enabled, set_autocast_dtype,
     set_autocast_enabled, set_autocast_gpu_dtype,
 )
+from .control_flow import cond, while_loop  # noqa: E402  (PyTorch's torch.cond and torch.while_loop, eager)
 from .compiler import compile  # noqa: E402, A004  (PyTorch's torch.compile; kept out of ``import *``: a builtin)
 from .executor import Executor  # noqa: E402
 from .jit import _assert, _assert_async, _check  # noqa: E402, F401  (PyTorch's private asserts model code calls)
@@ -153,7 +154,7 @@ from .printing import set_printoptions  # noqa: E402  (how tensors print; see pr
 from .settings import (  # noqa: E402  (PyTorch's process-wide settings; see settings.py)
     are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
     is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision, set_num_interop_threads,
-    set_num_threads, use_deterministic_algorithms,
+    set_num_threads, set_warn_always, is_warn_always_enabled, use_deterministic_algorithms,
 )
 
 #: PyTorch's constants (``torch.pi``, ``torch.inf``, ...): Python numbers, as PyTorch's are
@@ -204,7 +205,8 @@ __all__ = [
     # PyTorch's names
     "save", "load", "cdist", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision", "get_float32_matmul_precision",
-    "set_num_threads", "get_num_threads", "vmap", "set_printoptions",
+    "set_num_threads", "get_num_threads", "vmap", "set_printoptions", "set_warn_always", "is_warn_always_enabled",
+    "cond", "while_loop",
     *_NN_FUNCTIONS,
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",

@@ -19,10 +19,12 @@ from .user_frame import stacklevel_outside_the_engine
 __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
            "get_float32_matmul_precision", "set_num_threads", "get_num_threads", "set_num_interop_threads",
-           "get_num_interop_threads"]
+           "get_num_interop_threads", "set_warn_always", "is_warn_always_enabled"]
 
 _state: dict[str, object] = {"deterministic": False, "warn_only": False, "matmul_precision": "highest",
-                             "num_threads": None, "num_interop_threads": None}
+                             "num_threads": None, "num_interop_threads": None, "warn_always": False}
+#: the warnings PyTorch gives once a process (its TORCH_WARN_ONCE) that have been given
+_warned_once: set[str] = set()
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
@@ -87,3 +89,25 @@ def get_num_interop_threads() -> int:
     """The count last set, else the CPU count (PyTorch's default)."""
     count = _state["num_interop_threads"]
     return int(count) if count is not None else (os.cpu_count() or 1)  # type: ignore[arg-type]
+
+
+def set_warn_always(b: bool) -> None:
+    """PyTorch's switch for the warnings it gives once a process (a deprecated function's, such as
+    ``mg.nuclear_norm``'s): ``True`` gives them at every call, as ``torch.set_warn_always``."""
+    if not isinstance(b, bool):
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")  # PyTorch's words
+    _state["warn_always"] = b
+
+
+def is_warn_always_enabled() -> bool:
+    """Whether :func:`set_warn_always` turned every-call warnings on."""
+    return bool(_state["warn_always"])
+
+
+def warn_once(key: str) -> bool:
+    """Whether a once-a-process warning under ``key`` is due now: the first time, or every time
+    while :func:`set_warn_always` is on."""
+    if _state["warn_always"] or key not in _warned_once:
+        _warned_once.add(key)
+        return True
+    return False

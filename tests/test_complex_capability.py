@@ -303,6 +303,9 @@ NO_TENSOR_INPUT = {
     "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
     "get_float32_matmul_precision", "set_num_threads", "get_num_threads", "set_printoptions",
+    "set_warn_always", "is_warn_always_enabled",
+    "typename",  # a type's name (a complex tensor's: x.type())
+    "cond", "while_loop",  # call the user's functions: their operands' complex rules are those functions'
     # autocast's state (a flag, a dtype, a nesting count per device type)
     "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
     "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
@@ -338,6 +341,8 @@ ELSEWHERE = {
        for n in ("alias", "detach", "diagonal", "expand", "narrow", "permute", "select", "slice", "split",
                  "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold", "unsqueeze", "view",
                  "view_as_real", "view_as_complex")},
+    "nuclear_norm": "linalg.matrix_norm(A, 'nuc', dim)'s (deprecated spelling), the op battery's samples",
+    "frobenius_norm": "linalg.vector_norm(A, 2, dim)'s (deprecated spelling), the op battery's samples",
     "chain_matmul": "linalg.multi_dot's (its deprecated spelling), the op battery's complex matmul samples",
     "linalg.ldl_factor": "the op battery's complex LdlFactor samples",
     "linalg.ldl_factor_ex": "the op battery's complex LdlFactor samples",

@@ -54,6 +54,7 @@ from . import differences as diffs
 from . import elementwise_compositions as ewc
 from . import fft as ft
 from . import integer_math as im
+from . import legacy_norms, namespace, numpy_ufuncs, poisson, segments, type_info
 from . import legacy_solves as legacy
 from . import linalg as la
 from . import linalg_derived as lad
@@ -61,7 +62,6 @@ from . import linalg_ex as lex
 from . import linalg_ldl as ldl
 from . import linalg_lowrank as lowrank
 from . import math as mf
-from . import namespace, numpy_ufuncs, poisson, segments, type_info
 from . import out_rules as outr
 from . import random_fills as rf
 from . import scatter as sc
@@ -590,6 +590,7 @@ SECTIONS: tuple[Section, ...] = (
         public("broadcast_shapes", tf.broadcast_shapes),
         public("finfo", type_info.finfo),
         public("iinfo", type_info.iinfo),
+        public("typename", type_info.typename),
         public("svd", tf.svd, out=EXACT),
         public("qr", tf.qr, out=EXACT),
         public("svd_lowrank", lowrank.svd_lowrank),
@@ -620,6 +621,8 @@ SECTIONS: tuple[Section, ...] = (
         public("fill", tf.fill),
         public("chain_matmul", tf.chain_matmul),
         public("row_stack", shapes.vstack, out=CAT),
+        public("nuclear_norm", legacy_norms.nuclear_norm),
+        public("frobenius_norm", legacy_norms.frobenius_norm),
     )),
     # PyTorch's functionalized views (``torch.t_copy``): the view, copied into memory of its own
     Section("Copies of views", MG, (

@@ -100,3 +100,19 @@ def _dtype_of(function: str, type: Any) -> Any:  # noqa: A002
 
 def _type_name(obj: Any) -> str:
     return "NoneType" if obj is None else type(obj).__name__
+
+
+def typename(obj: Any) -> str:
+    """``torch.typename``: a tensor's type string (``x.type()``, ``"minigrad_ckpt.DoubleTensor"`` where
+    PyTorch's says ``"torch.DoubleTensor"``), else the object's ``module.qualname`` -- without
+    ``builtins.`` (``typename(3)`` is ``"int"``); an instance is named by its class."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module, qualname = obj.__class__.__module__ or "", obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
