@@ -1,9 +1,10 @@
-"""Rewrite the "Tensor methods not offered" section of ``docs/from-pytorch.md``:
-``python docs/gen_not_offered.py``.
+"""Rewrite the "Tensor methods not offered" and "Top-level functions not offered" sections of
+``docs/from-pytorch.md``: ``python docs/gen_not_offered.py``.
 
 Walks ``tests/data/torch_tensor_methods.txt`` (``torch.Tensor``'s public names, listed offline)
-and lists each name ``mg.Tensor`` does not have under the reason of its group;
-``tests/test_pytorch_meanings.py`` checks that the section and the package agree.
+and ``tests/data/torch_functions.txt`` (``torch``'s public top-level functions, listed offline),
+and lists each name ``mg.Tensor`` (or ``mg``) does not have under the reason of its group;
+``tests/test_pytorch_meanings.py`` checks that the sections and the package agree.
 """
 
 from __future__ import annotations
@@ -50,30 +51,88 @@ REST = ("Operators not in the engine yet", "these have no implementation here ye
 HEADING = "## Tensor methods not offered"
 INTRO_END = "with the reason:\n"
 
+_QUANTIZED = ("quantize", "quantized_", "q_", "dequantize", "int_repr", "fake_quantize", "fused_moving_avg_obs",
+              "choose_qparams", "empty_quantized", "fbgemm_")
+_SPARSE_OR_STORAGE = ("sparse_", "indices_copy", "values_copy", "as_strided", "resize_as", "smm", "spmm", "saddmm",
+                      "sspaddmm", "is_storage", "from_file", "hash_tensor", "nonzero_static", "slice_inverse",
+                      "unsafe_", "is_distributed", "is_inference")
+_VENDOR = ("cudnn_", "miopen_", "mkldnn_", "_ipu_", "_xla_", "is_vulkan_available", "compiled_with_cxx11_abi",
+           "profiler_allow_cudagraph", "init_num_threads", "set_flush_denormal", "get_device_module")
+_INTERNALS = ("parse_ir", "parse_schema", "parse_type_comment", "import_ir_module", "merge_type_from_type_comment",
+              "unify_type_list", "fork", "wait", "sym_", "classproperty", "get_file_path",
+              "prepare_multiprocessing_environment", "set_anomaly_enabled", "deterministic_debug_mode")
+_KERNELS = ("batch_norm_", "native_", "norm_except_dim", "affine_grid_generator", "grid_sampler", "conv_tbc",
+            "convolution", "embedding_renorm_", "dropout_", "set_default_tensor_type")
+FUNCTION_GROUPS = [
+    ("Sparse, quantized, storage and memory-layout internals",
+     "an mg tensor is one dense NumPy/CuPy array: there is no sparse layout, quantization, storage object or "
+     "stride to set (`as_strided`), and no distributed or inference-mode tensor kind to ask about",
+     lambda n: n.startswith(_QUANTIZED) or any(k in n for k in _SPARSE_OR_STORAGE)),
+    ("Vendor kernels and devices the engine does not drive",
+     "the engine runs on the CPU (NumPy) and CUDA GPUs (CuPy) only, through no cuDNN/MIOpen/oneDNN/FBGEMM entry "
+     "points of its own; `mg.cuda`, `mg.cpu` and `mg.backends` answer what is asked of the devices it drives",
+     lambda n: any(k in n for k in _VENDOR)),
+    ("TorchScript, IR and symbolic-shape internals",
+     "the compiler's and the JIT's machinery (`mg.compile` and `mg.jit.script` run the function eagerly, so "
+     "every size is a Python int and there is no graph to parse or fork): use Python's own `int`, `max`, "
+     "`math.sqrt` where PyTorch's tracing needs `sym_*`, and `mg.set_detect_anomaly` for anomaly mode",
+     lambda n: n.startswith(_INTERNALS) or any(k in n for k in _INTERNALS)),
+    ("Removed in PyTorch itself", "PyTorch 2 raises for these too, naming the `linalg` call to use: "
+     "`mg.linalg.eig`, `mg.linalg.eigh`, `mg.linalg.lstsq`, `mg.linalg.solve`, `mg.linalg.matrix_rank` "
+     "(`mg.eig` and its kin are an AttributeError that says so)",
+     lambda n: n in ("eig", "symeig", "lstsq", "solve", "matrix_rank")),
+    ("ATen's internal kernels of layers and deprecated state",
+     "the layers and their functions are offered (`F.batch_norm`, `F.grid_sample`, `F.affine_grid`, "
+     "`F.conv2d`, `nn.LSTM`, `F.dropout(x, inplace=True)`, `mg.set_default_dtype`); these are the kernels "
+     "and statistics passes under them, or PyTorch's deprecated tensor-type default",
+     lambda n: n.startswith(_KERNELS) or n in ("gru", "lstm", "rnn_relu", "rnn_tanh") or n.endswith("dropout_")),
+]
+FUNCTION_REST = ("Functions not in the engine yet", "these have no implementation here yet; each is an "
+                 "`AttributeError`, never another library's answer")
+FUNCTION_HEADING = "## Top-level functions not offered"
 
-def section() -> str:
-    names = [ln.strip() for ln in (HERE.parent / "tests" / "data" / "torch_tensor_methods.txt").read_text().splitlines()
-             if ln.strip() and not ln.startswith("#")]
-    missing = [n for n in names if not hasattr(mg.Tensor, n)]
+
+def _names(listing: str) -> list[str]:
+    lines = (HERE.parent / "tests" / "data" / listing).read_text().splitlines()
+    return [ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")]
+
+
+def grouped(missing: list[str], groups: list, rest: tuple[str, str]) -> str:
+    """``missing`` under the reason of the first group whose predicate takes each name."""
     used: set[str] = set()
     out = []
-    for title, why, pred in GROUPS:
+    for title, why, pred in groups:
         chosen = [n for n in missing if n not in used and pred(n)]
         used.update(chosen)
         if chosen:
             out.append(f"**{title}** -- {why}:\n\n" + ", ".join(f"`{n}`" for n in chosen) + "\n")
-    rest = [n for n in missing if n not in used]
-    if rest:
-        out.append(f"**{REST[0]}** -- {REST[1]}:\n\n" + ", ".join(f"`{n}`" for n in rest) + "\n")
+    left = [n for n in missing if n not in used]
+    if left:
+        out.append(f"**{rest[0]}** -- {rest[1]}:\n\n" + ", ".join(f"`{n}`" for n in left) + "\n")
     return "\n".join(out)
+
+
+def section() -> str:
+    """The Tensor methods' section: ``torch.Tensor``'s names that ``mg.Tensor`` lacks, grouped."""
+    return grouped([n for n in _names("torch_tensor_methods.txt") if not hasattr(mg.Tensor, n)], GROUPS, REST)
+
+
+def function_section() -> str:
+    """The top-level functions' section: ``torch``'s functions that ``mg`` lacks, grouped."""
+    return grouped([n for n in _names("torch_functions.txt") if not hasattr(mg, n)], FUNCTION_GROUPS,
+                   FUNCTION_REST)
+
+
+def _rewritten(text: str, heading: str, body: str) -> str:
+    start = text.index(INTRO_END, text.index(heading)) + len(INTRO_END)
+    end = text.index("\n## ", start)
+    return text[:start] + "\n" + body + text[end:]
 
 
 def main() -> None:
     path = HERE / "from-pytorch.md"
-    text = path.read_text()
-    start = text.index(INTRO_END, text.index(HEADING)) + len(INTRO_END)
-    end = text.index("\n## ", start)
-    path.write_text(text[:start] + "\n" + section() + text[end:])
+    text = _rewritten(path.read_text(), HEADING, section())
+    path.write_text(_rewritten(text, FUNCTION_HEADING, function_section()))
 
 
 if __name__ == "__main__":

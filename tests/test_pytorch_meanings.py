@@ -10,6 +10,7 @@ made offline by ``make_ported_reference.py``) and resume bit for bit from a snap
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -227,6 +228,39 @@ def test_every_public_name_of_torch_tensor_is_offered_or_documented_as_not():
 def test_the_not_offered_list_names_nothing_that_is_offered():
     offered = sorted(n for n in _not_offered() & set(_torch_names()) if hasattr(mg.Tensor, n))
     assert not offered, f"these are offered now; run python docs/gen_not_offered.py: {offered}"
+
+
+# ----------------------------------------------------------------- the top-level functions list
+def _torch_functions() -> list[str]:
+    lines = (HERE / "data" / "torch_functions.txt").read_text().splitlines()
+    return [ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")]
+
+
+def _functions_not_offered() -> set[str]:
+    text = DOCS.read_text()
+    section = text[text.index("## Top-level functions not offered"):]
+    section = section[:section.index("\n## ", 3)]
+    body = "\n".join(ln for ln in section.split("with the reason:\n", 1)[1].splitlines() if not ln.startswith("**"))
+    return set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", body))
+
+
+def test_every_public_function_of_torch_is_offered_or_documented_as_not():
+    missing = [n for n in _torch_functions() if not hasattr(mg, n) and n not in _functions_not_offered()]
+    assert not missing, f"offer these with PyTorch's meaning, or run python docs/gen_not_offered.py: {missing}"
+
+
+def test_the_functions_not_offered_list_names_nothing_that_is_offered():
+    offered = sorted(n for n in _functions_not_offered() & set(_torch_functions()) if hasattr(mg, n))
+    assert not offered, f"these are offered now; run python docs/gen_not_offered.py: {offered}"
+
+
+def test_the_functions_section_is_what_the_generator_writes():
+    sys.path.insert(0, str(HERE.parent / "docs"))
+    try:
+        import gen_not_offered
+    finally:
+        sys.path.pop(0)
+    assert gen_not_offered.function_section() in DOCS.read_text()
 
 
 def test_the_methods_a_pytorch_user_calls():
