@@ -117,7 +117,7 @@ from .control_flow import cond, while_loop  # noqa: E402  (PyTorch's torch.cond 
 from .compiler import compile  # noqa: E402, A004  (PyTorch's torch.compile; kept out of ``import *``: a builtin)
 from .executor import Executor  # noqa: E402
 from .jit import _assert, _assert_async, _check  # noqa: E402, F401  (PyTorch's private asserts model code calls)
-from .utils.dlpack import from_dlpack  # noqa: E402  (PyTorch's torch.from_dlpack, torch.utils.dlpack's)
+from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402  (PyTorch's torch.from_dlpack, torch.to_dlpack)
 from .functional.foreach import FUNCTIONS as _FOREACH_FUNCTIONS  # noqa: E402
 from .func import vmap  # noqa: E402  (PyTorch's torch.vmap, torch.func.vmap)
 from .nn.functional import (  # noqa: E402  (PyTorch's top-level names of these nn functions, same signatures)
@@ -155,6 +155,7 @@ from .settings import (  # noqa: E402  (PyTorch's process-wide settings; see set
     are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
     is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision, set_num_interop_threads,
     set_num_threads, set_warn_always, is_warn_always_enabled, use_deterministic_algorithms,
+    get_deterministic_debug_mode, set_deterministic_debug_mode,
 )
 
 #: PyTorch's constants (``torch.pi``, ``torch.inf``, ...): Python numbers, as PyTorch's are
@@ -206,7 +207,7 @@ __all__ = [
     "save", "load", "cdist", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision", "get_float32_matmul_precision",
     "set_num_threads", "get_num_threads", "vmap", "set_printoptions", "set_warn_always", "is_warn_always_enabled",
-    "cond", "while_loop",
+    "cond", "while_loop", "set_deterministic_debug_mode", "get_deterministic_debug_mode", "to_dlpack",
     *_NN_FUNCTIONS,
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",

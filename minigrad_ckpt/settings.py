@@ -19,7 +19,8 @@ from .user_frame import stacklevel_outside_the_engine
 __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
            "get_float32_matmul_precision", "set_num_threads", "get_num_threads", "set_num_interop_threads",
-           "get_num_interop_threads", "set_warn_always", "is_warn_always_enabled"]
+           "get_num_interop_threads", "set_warn_always", "is_warn_always_enabled",
+           "set_deterministic_debug_mode", "get_deterministic_debug_mode"]
 
 _state: dict[str, object] = {"deterministic": False, "warn_only": False, "matmul_precision": "highest",
                              "num_threads": None, "num_interop_threads": None, "warn_always": False}
@@ -111,3 +112,29 @@ def warn_once(key: str) -> bool:
         _warned_once.add(key)
         return True
     return False
+
+
+#: PyTorch's names of the determinism modes: ``use_deterministic_algorithms``'s two switches as one number
+_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def set_deterministic_debug_mode(debug_mode: str | int) -> None:
+    """``torch.set_deterministic_debug_mode``: ``"default"``/0 turns determinism off, ``"warn"``/1
+    on with ``warn_only``, ``"error"``/2 on -- :func:`use_deterministic_algorithms` by number."""
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError(f"invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
+                               f"{debug_mode}")
+        debug_mode = _DEBUG_MODES[debug_mode]
+    elif not isinstance(debug_mode, int) or isinstance(debug_mode, bool):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
+    use_deterministic_algorithms(debug_mode > 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode() -> int:
+    """0 (determinism off), 1 (on, warning only) or 2 (on), as :func:`set_deterministic_debug_mode` sets it."""
+    if not _state["deterministic"]:
+        return 0
+    return 1 if _state["warn_only"] else 2

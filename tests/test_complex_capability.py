@@ -204,6 +204,7 @@ FORWARD_ONLY = {
     "round": (lambda z: mg.round(z * 1.3), lambda a: np.round(a * 1.3)),
     "tensor": (mg.tensor, np.asarray), "from_numpy": (lambda z: mg.from_numpy(z.numpy()), np.asarray),
     "from_dlpack": (lambda z: mg.from_dlpack(z.numpy()), np.asarray),
+    "to_dlpack": (lambda z: mg.from_dlpack(mg.to_dlpack(z)), np.asarray),
     "linalg.matrix_rank": (lambda z: mg.linalg.matrix_rank(z), np.linalg.matrix_rank),
     "all": (mg.all, np.all), "any": (mg.any, np.any),
     "isclose": (lambda z: mg.isclose(z, z * 1.0000001), lambda a: np.isclose(a, a * 1.0000001)),
@@ -303,7 +304,7 @@ NO_TENSOR_INPUT = {
     "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
     "get_float32_matmul_precision", "set_num_threads", "get_num_threads", "set_printoptions",
-    "set_warn_always", "is_warn_always_enabled",
+    "set_warn_always", "is_warn_always_enabled", "set_deterministic_debug_mode", "get_deterministic_debug_mode",
     "typename",  # a type's name (a complex tensor's: x.type())
     "cond", "while_loop",  # call the user's functions: their operands' complex rules are those functions'
     # autocast's state (a flag, a dtype, a nesting count per device type)
@@ -335,7 +336,7 @@ ELSEWHERE = {
                  "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "i0_", "index_put_", "ldexp_", "log10_",
                  "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_",
                  "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_",
-                 "trunc_", "xlogy_", "zero_")},
+                 "trunc_", "xlogy_", "zero_", "gcd_", "lcm_")},
     # PyTorch's *_copy functions: the view of the name, then clone (tests/test_view_copies.py)
     **{n + "_copy": "the view of its name then clone: their complex rules (tests/test_view_copies.py)"
        for n in ("alias", "detach", "diagonal", "expand", "narrow", "permute", "select", "slice", "split",

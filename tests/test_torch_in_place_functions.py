@@ -17,7 +17,7 @@ from minigrad_ckpt.functional.torch_functions import TORCH_IN_PLACE
 # the functions of one tensor argument: each checked against Tensor's out-of-place method of its name
 UNARY = [n for n in TORCH_IN_PLACE if n not in ("addmv_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "fill_",
                                                 "index_put_", "ldexp_", "xlogy_", "detach_", "zero_",
-                                                "conj_physical_")]
+                                                "conj_physical_", "gcd_", "lcm_")]
 
 
 def test_the_tensors_tutorial_sin_():

@@ -102,3 +102,33 @@ def test_while_loop_runs_eagerly_and_keeps_its_carried_values_kind():
     assert v.item() == 3.375 and s.grad.item() == 6.75                      # d(s^3)/ds = 3 s^2
     with pytest.raises(RuntimeError, match=r"pair\[0\] differ in 'dtype: float32 vs int64'"):
         mg.while_loop(lambda i: i < 5, lambda i: (i + 1.0,), (mg.tensor(0),))
+
+
+def test_top_level_gcd_and_lcm_in_place():
+    a = mg.tensor([4, 6])
+    assert mg.gcd_(a, mg.tensor([6, 4])) is a and a.tolist() == [2, 2]                       # torch 2.13
+    assert mg.lcm_(mg.tensor([4, 6]), mg.tensor([6, 4])).tolist() == [12, 12]
+
+
+def test_deterministic_debug_mode_is_the_determinism_switches_by_number():
+    try:
+        assert mg.get_deterministic_debug_mode() == 0
+        mg.set_deterministic_debug_mode("warn")
+        assert mg.get_deterministic_debug_mode() == 1
+        assert mg.are_deterministic_algorithms_enabled() and mg.is_deterministic_algorithms_warn_only_enabled()
+        mg.set_deterministic_debug_mode(2)
+        assert mg.are_deterministic_algorithms_enabled() and not mg.is_deterministic_algorithms_warn_only_enabled()
+        mg.use_deterministic_algorithms(True, warn_only=True)
+        assert mg.get_deterministic_debug_mode() == 1
+        with pytest.raises(RuntimeError, match="expected one of `default`, `warn`, `error`, but got x"):
+            mg.set_deterministic_debug_mode("x")
+        with pytest.raises(RuntimeError, match="expected 0, 1, or 2, but got 3"):
+            mg.set_deterministic_debug_mode(3)
+        with pytest.raises(TypeError, match="debug_mode must be str or int"):
+            mg.set_deterministic_debug_mode(1.0)
+    finally:
+        mg.set_deterministic_debug_mode("default")
+
+
+def test_to_dlpack_at_the_top_level():
+    assert mg.from_dlpack(mg.to_dlpack(mg.arange(3.0))).tolist() == [0.0, 1.0, 2.0]

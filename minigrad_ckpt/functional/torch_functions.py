@@ -723,7 +723,7 @@ TORCH_IN_PLACE = ("abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "a
                   "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "i0_", "index_put_", "ldexp_", "log10_",
                   "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_",
                   "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_",
-                  "trunc_", "xlogy_", "zero_")
+                  "trunc_", "xlogy_", "zero_", "gcd_", "lcm_")
 
 
 def in_place_function(name: str) -> Any:
