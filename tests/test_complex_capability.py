@@ -304,6 +304,7 @@ NO_TENSOR_INPUT = {
     "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
     "get_float32_matmul_precision", "set_num_threads", "get_num_threads", "set_printoptions",
+    "empty_strided", "empty_permuted", "frombuffer",  # sizes and strides, or a Python buffer
     "set_warn_always", "is_warn_always_enabled", "set_deterministic_debug_mode", "get_deterministic_debug_mode",
     "typename",  # a type's name (a complex tensor's: x.type())
     "cond", "while_loop",  # call the user's functions: their operands' complex rules are those functions'
