@@ -53,6 +53,7 @@ from . import complex_numbers as cn
 from . import differences as diffs
 from . import elementwise_compositions as ewc
 from . import fft as ft
+from . import histogramdd as hdd
 from . import integer_math as im
 from . import legacy_norms, namespace, numpy_ufuncs, poisson, segments, type_info
 from . import legacy_solves as legacy
@@ -481,6 +482,7 @@ SECTIONS: tuple[Section, ...] = (
         public("histogram", loud("histogram", sel.histogram), sel.histogram_method,
                out=outr.HISTOGRAM),
         public("Histogram", sel.Histogram),
+        public("histogramdd", hdd.histogramdd),
         public("bincount", sel.bincount, AS_METHOD),
     )),
     Section("PyTorch's names", MG, (
