@@ -139,6 +139,7 @@ from .nn.functional.top_level_losses import (  # noqa: E402  (ATen's losses: an 
 )
 from .nn.cell_functions import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: E402  (one-step cells)
 from .snapshot.saveload import load, save  # noqa: E402
+from .distributions.discrete import binomial  # noqa: E402  (torch.binomial: Binomial's draws)
 from .strided_creation import empty_permuted, empty_strided, frombuffer  # noqa: E402  (creation in a given memory)
 
 if _find_spec("einops") is not None:  # einops is optional: its backend for engine tensors, only where it is there
@@ -184,6 +185,7 @@ __all__ = [
     "as_tensor", "asarray", "normal", "hann_window", "hamming_window", "blackman_window", "bartlett_window",
     "kaiser_window", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
     "CharTensor", "ByteTensor", "BoolTensor", "empty_strided", "empty_permuted", "frombuffer",
+    "binomial",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "bool_", "complex64", "complex128",
     "bfloat16", "complex32", "chalf",  # named only: computing in them is a TypeError (backend.DtypeNotOffered)

@@ -240,6 +240,7 @@ REFUSED = {
        for n in ("max", "min", "argmax", "argmin", "sort", "argsort", "aminmax", "unique", "unique_consecutive",
                  "histc", "histogram", "isposinf", "isneginf", "frac", "mode")},
     "histogramdd": (lambda z: mg.histogramdd(z, bins=2), NotImplementedError, "histogramdd"),
+    "binomial": (lambda z: mg.binomial(z, z), ValueError, "binomial only supports floating-point dtypes"),
     "clip": (lambda z: mg.clip(z, 0, 1), TypeError, ORDER), "clamp": (lambda z: mg.clamp(z, 0, 1), TypeError, ORDER),
     "segment_reduce": (lambda z: mg.segment_reduce(z, "sum", lengths=mg.tensor([1, 1])), NotImplementedError,
                        "floating point only"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import creation
-from ..backend import host_numpy
+from ..backend import host_numpy, scalar_type_name
 from ..functional.elementwise import where
 from ..functional.poisson import poisson_draws, stirling_tail
 from ..grad_mode import no_grad
@@ -187,21 +187,21 @@ class Poisson(Distribution):
         return value.xlogy(self.rate) - self.rate - (value + 1).lgamma()
 
 
-def _binomial_inversion(count: Tensor, q: Tensor) -> Tensor:
+def _binomial_inversion(count: Tensor, q: Tensor, generator: Any = None) -> Tensor:
     """Successes as the number of geometric waiting times that fit in ``count`` trials (PyTorch's
     sampler where ``count * q < 10``: a few steps)."""
     pending = q > 0
     log_fail = (-where(pending, q, q * 0 + 0.5)).log1p()  # a stand-in where q = 0 (never any success)
     total, successes = q * 0, q * 0
     while bool(pending.any().item()):
-        u = creation.rand(*q.shape, dtype=q.dtype, device=q.device)
+        u = creation.rand(*q.shape, dtype=q.dtype, device=q.device, generator=generator)
         total = total + where(pending, (u.log() / log_fail).ceil(), 0.0)
         pending = pending & (total <= count)
         successes = successes + pending.to(q.dtype)
     return successes
 
 
-def _binomial_btrs(count: Tensor, q: Tensor) -> Tensor:
+def _binomial_btrs(count: Tensor, q: Tensor, generator: Any = None) -> Tensor:
     """Hormann's BTRS (PyTorch's sampler where ``count * q >= 10``): uniform pairs until accepted."""
     stddev = (count * q * (1 - q)).sqrt()
     b = 1.15 + 2.53 * stddev
@@ -209,8 +209,8 @@ def _binomial_btrs(count: Tensor, q: Tensor) -> Tensor:
     r, alpha, m = q / (1 - q), (2.83 + 5.1 / b) * stddev, ((count + 1) * q).floor()
     result, pending = q * 0, q == q
     while bool(pending.any().item()):
-        u = creation.rand(*q.shape, dtype=q.dtype, device=q.device) - 0.5
-        v = creation.rand(*q.shape, dtype=q.dtype, device=q.device)
+        u = creation.rand(*q.shape, dtype=q.dtype, device=q.device, generator=generator) - 0.5
+        v = creation.rand(*q.shape, dtype=q.dtype, device=q.device, generator=generator)
         us = 0.5 - u.abs()
         k = ((2 * a / us + b) * u + c).floor()
         inside = (k >= 0) & (k <= count)
@@ -225,6 +225,40 @@ def _binomial_btrs(count: Tensor, q: Tensor) -> Tensor:
         accepted = pending & inside & (quick | slow)
         result, pending = where(accepted, k, result), pending & ~accepted
     return result
+
+
+def binomial_draws(count: Tensor, probs: Tensor, generator: Any = None) -> Tensor:
+    """Successes in ``count`` trials of probability ``probs`` (same shape), without gradient:
+    PyTorch's split -- the rarer outcome (q <= 1/2) drawn, by inversion where ``count * q < 10``,
+    by BTRS where it is frequent."""
+    with no_grad():
+        count, probs = count.detach(), probs.detach()
+        flipped = probs > 0.5
+        q = where(flipped, 1 - probs, probs)
+        frequent = count * q >= 10
+        k = _binomial_inversion(count, where(frequent, 0.0, q.clamp(min=0)), generator)  # q = 0: nothing to draw
+        if bool(frequent.any().item()):
+            k = where(frequent, _binomial_btrs(where(frequent, count, count * 0 + 10),
+                                               where(frequent, q, q * 0 + 0.5), generator), k)
+        return where(flipped, count - k, k)
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
+    """``torch.binomial``: one draw of successes in ``count`` trials (a float tensor) of
+    probability ``prob`` each, broadcast together, from the engine's generator or ``generator``.
+    As PyTorch's: a count below 0 draws 0, a probability outside [0, 1] is read clamped, and the
+    two must share one floating dtype.  No gradient (PyTorch has none for it either)."""
+    for name, t in (("count", count), ("prob", prob)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"binomial(): argument '{name}' must be Tensor, not {type(t).__name__}")
+    if count.dtype.kind != "f":
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
+                         f"{scalar_type_name(count.dtype)}")
+    if prob.dtype != count.dtype:
+        raise RuntimeError(f"Found dtype {scalar_type_name(prob.dtype)} but expected {scalar_type_name(count.dtype)}")
+    shape = host_numpy.broadcast_shapes(tuple(count.shape), tuple(prob.shape))
+    n = count.detach().clamp(min=0).expand(*shape)
+    return binomial_draws(n, prob.detach().clamp(0, 1).expand(*shape), generator)
 
 
 def _clamp_by_zero(x: Tensor) -> Tensor:
@@ -282,17 +316,7 @@ class Binomial(Distribution):
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        with no_grad():
-            count, probs = self.total_count.expand(*shape), self.probs.detach().expand(*shape)
-            # PyTorch's split: draw for the rarer outcome (q <= 1/2), by rejection where it is frequent
-            flipped = probs > 0.5
-            q = where(flipped, 1 - probs, probs)
-            frequent = count * q >= 10
-            k = _binomial_inversion(count, where(frequent, 0.0, q.clamp(min=0)))  # q = 0: nothing to draw
-            if bool(frequent.any().item()):
-                k = where(frequent, _binomial_btrs(where(frequent, count, count * 0 + 10),
-                                                   where(frequent, q, q * 0 + 0.5)), k)
-            return where(flipped, count - k, k)
+        return binomial_draws(self.total_count.expand(*shape), self.probs.detach().expand(*shape))
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:
