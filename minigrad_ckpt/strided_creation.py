@@ -25,10 +25,8 @@ __all__ = ["empty_strided", "empty_permuted", "frombuffer"]
 
 
 def _made(arr: Any, dev: Any, requires_grad: Any) -> Tensor:
-    t = Tensor._wrap(arr, None, dev)
-    if requires_grad_flag(requires_grad):
-        t.requires_grad = True
-    return t
+    t = Tensor.constant(arr, dev)  # (no copy: the strides and the shared memory stay)
+    return t.requires_grad_() if requires_grad_flag(requires_grad) else t
 
 
 def _ints(name: str, values: Any) -> tuple[int, ...]:
