@@ -41,8 +41,7 @@ GROUPS = [
                      "adjoint", "isreal")),
     ("Deprecated or removed in PyTorch itself", "PyTorch points to `torch.linalg` instead: use `mg.linalg.eigh`, "
      "`mg.linalg.lstsq`, `mg.linalg.solve`, `mg.linalg.solve_triangular`",
-     lambda n: n in ("eig", "symeig", "lstsq", "solve", "triangular_solve", "lu", "lu_solve", "geqrf", "orgqr",
-                     "ormqr")),
+     lambda n: n in ("eig", "symeig", "lstsq", "solve", "triangular_solve", "lu", "lu_solve")),
     ("Layers' functions", "they are `mg.nn.functional`'s (`F.prelu(x, w)`, `F.hardshrink(x)`), which the tensor "
      "layer sits below", lambda n: n in ("prelu", "hardshrink")),
 ]

@@ -205,6 +205,7 @@ FORWARD_ONLY = {
     "tensor": (mg.tensor, np.asarray), "from_numpy": (lambda z: mg.from_numpy(z.numpy()), np.asarray),
     "from_dlpack": (lambda z: mg.from_dlpack(z.numpy()), np.asarray),
     "to_dlpack": (lambda z: mg.from_dlpack(mg.to_dlpack(z)), np.asarray),
+    "geqrf": (lambda z: mg.geqrf(z.T).a, lambda a: np.linalg.qr(a.T, mode="raw")[0].T),  # LAPACK's, no derivative
     "linalg.matrix_rank": (lambda z: mg.linalg.matrix_rank(z), np.linalg.matrix_rank),
     "all": (mg.all, np.all), "any": (mg.any, np.any),
     "isclose": (lambda z: mg.isclose(z, z * 1.0000001), lambda a: np.isclose(a, a * 1.0000001)),
@@ -345,6 +346,8 @@ ELSEWHERE = {
        for n in ("alias", "detach", "diagonal", "expand", "narrow", "permute", "select", "slice", "split",
                  "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold", "unsqueeze", "view",
                  "view_as_real", "view_as_complex")},
+    "orgqr": "linalg.householder_product's (the same function), the op battery's complex samples",
+    "ormqr": "linalg.householder_product's Q times a matrix, the op battery's complex householder samples",
     "nuclear_norm": "linalg.matrix_norm(A, 'nuc', dim)'s (deprecated spelling), the op battery's samples",
     "frobenius_norm": "linalg.vector_norm(A, 2, dim)'s (deprecated spelling), the op battery's samples",
     "chain_matmul": "linalg.multi_dot's (its deprecated spelling), the op battery's complex matmul samples",

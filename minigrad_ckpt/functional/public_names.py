@@ -54,8 +54,8 @@ from . import differences as diffs
 from . import elementwise_compositions as ewc
 from . import fft as ft
 from . import histogramdd as hdd
+from . import householder_qr, legacy_norms, namespace, numpy_ufuncs, poisson, segments, type_info
 from . import integer_math as im
-from . import legacy_norms, namespace, numpy_ufuncs, poisson, segments, type_info
 from . import legacy_solves as legacy
 from . import linalg as la
 from . import linalg_derived as lad
@@ -625,6 +625,9 @@ SECTIONS: tuple[Section, ...] = (
         public("row_stack", shapes.vstack, out=CAT),
         public("nuclear_norm", legacy_norms.nuclear_norm),
         public("frobenius_norm", legacy_norms.frobenius_norm),
+        public("geqrf", householder_qr.geqrf, AS_METHOD),
+        public("orgqr", householder_qr.orgqr, AS_METHOD),
+        public("ormqr", householder_qr.ormqr, AS_METHOD),
     )),
     # PyTorch's functionalized views (``torch.t_copy``): the view, copied into memory of its own
     Section("Copies of views", MG, (
