@@ -130,7 +130,10 @@ from .nn.functional.top_level import (  # noqa: E402  (PyTorch's top-level nn na
     adaptive_max_pool1d, alpha_dropout, batch_norm, constant_pad_nd, dropout, embedding, group_norm, hardshrink,
     instance_norm, layer_norm, max_pool1d, max_pool2d, threshold,
 )
-from .nn.functional.top_level import feature_alpha_dropout, max_pool1d_with_indices, max_pool3d  # noqa: E402
+from .nn.functional.top_level import (  # noqa: E402  (the same: ATen's signatures)
+    alpha_dropout_, dropout_, feature_alpha_dropout, feature_alpha_dropout_, feature_dropout, feature_dropout_,
+    max_pool1d_with_indices, max_pool3d,
+)
 from .nn.functional import channel_shuffle  # noqa: E402  (the same signature: F's)
 from .nn.functional import channel_shuffle as native_channel_shuffle  # noqa: E402  (ATen's kernel of it)
 from .nn.functional.top_level_losses import (  # noqa: E402  (ATen's losses: an int reduction, no legacy arguments)
@@ -175,7 +178,8 @@ _NN_FUNCTIONS = ("bilinear", "celu", "conv1d", "conv2d", "conv3d", "conv_transpo
                  "feature_alpha_dropout", "max_pool3d", "max_pool1d_with_indices", "channel_shuffle",
                  "native_channel_shuffle", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "ctc_loss",
                  "hinge_embedding_loss", "kl_div", "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss",
-                 "gru_cell", "lstm_cell", "rnn_relu_cell", "rnn_tanh_cell")
+                 "gru_cell", "lstm_cell", "rnn_relu_cell", "rnn_tanh_cell", "feature_dropout", "dropout_",
+                 "alpha_dropout_", "feature_dropout_", "feature_alpha_dropout_")
 
 __all__ = [
     # tensors and creation

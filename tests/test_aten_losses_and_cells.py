@@ -134,3 +134,28 @@ def test_the_cells_refuse_what_aten_refuses():
         mg.gru_cell(mg.zeros(3, 3), h, mg.zeros(15, 4), mg.zeros(15, 5))
     with pytest.raises(IndexError, match="Dimension out of range"):
         mg.gru_cell(mg.zeros(4), mg.zeros(5), mg.zeros(15, 4), mg.zeros(15, 5))
+
+
+def test_feature_dropout_zeroes_whole_channels_as_aten_does():
+    mg.manual_seed(0)
+    y = mg.feature_dropout(mg.ones(64, 3, 2), 0.5, True)
+    assert bool((y[:, :, 0] == y[:, :, 1]).all()) and set(y.flatten().tolist()) <= {0.0, 2.0}
+    assert 0.3 < (y == 0).float().mean().item() < 0.7
+    assert mg.feature_dropout(mg.ones(2, 3), 0.5, False).tolist() == [[1.0] * 3] * 2          # torch 2.13
+    assert mg.feature_dropout(mg.ones(2, 3), 1.0, True).tolist() == [[0.0] * 3] * 2
+    with pytest.raises(RuntimeError, match="Feature dropout requires at least 2 dimensions in the input"):
+        mg.feature_dropout(mg.ones(3), 0.5, True)
+
+
+def test_in_place_dropouts_write_into_their_input():
+    for fn in (mg.dropout_, mg.alpha_dropout_, mg.feature_dropout_, mg.feature_alpha_dropout_):
+        z = mg.ones(200, 3, 2)
+        assert fn(z, 0.5, True) is z and not bool((z == 1).all()), fn.__name__
+        assert fn(z, 0.5, False) is z
+    w = mg.ones(2, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        mg.dropout_(w, 0.5, True)
+    h = w * 2
+    mg.feature_dropout_(h, 0.5, True)
+    h.sum().backward()
+    assert set(w.grad.flatten().tolist()) <= {0.0, 4.0}

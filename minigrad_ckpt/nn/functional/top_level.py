@@ -23,10 +23,12 @@ from ...out_arguments import CAST, FOUND, with_out
 from ...tensor import Tensor
 from .activation import hardshrink as _hardshrink
 from .activation import threshold as _threshold
+from .dropout import _feature_dropout, _tensor_and_probability
 from .dropout import alpha_dropout as _alpha_dropout
 from .dropout import dropout as _dropout
 from .dropout import feature_alpha_dropout as _feature_alpha_dropout
 from .embedding import embedding as _embedding
+from .inputs import written_in_place
 from .normalization import batch_norm as _batch_norm
 from .normalization import group_norm as _group_norm
 from .normalization import instance_norm as _instance_norm
@@ -39,7 +41,8 @@ from .pooling import max_pool2d as _max_pool2d
 
 __all__ = ["dropout", "alpha_dropout", "layer_norm", "group_norm", "batch_norm", "instance_norm", "embedding",
            "max_pool1d", "max_pool2d", "adaptive_max_pool1d", "constant_pad_nd", "hardshrink", "threshold",
-           "feature_alpha_dropout", "max_pool3d", "max_pool1d_with_indices"]
+           "feature_alpha_dropout", "max_pool3d", "max_pool1d_with_indices", "feature_dropout", "dropout_",
+           "alpha_dropout_", "feature_dropout_", "feature_alpha_dropout_"]
 
 #: ``F.hardshrink`` and ``F.threshold`` taking ``out=`` as ATen's do: ``threshold``'s result cast into
 #: ``out``'s dtype where PyTorch casts, ``hardshrink``'s into its own dtype only (torch 2.13's words)
@@ -60,6 +63,33 @@ def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
 def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
     """``torch.feature_alpha_dropout(input, p, train)``: ``F.feature_alpha_dropout(input, p, training=train)``."""
     return _feature_alpha_dropout(input, p, train)
+
+
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """``torch.feature_dropout(input, p, train)``: whole channels zeroed, the mask drawn per
+    ``(N, C)`` pair and broadcast over the rest (at least 2 dims, as ATen's)."""
+    x, p = _tensor_and_probability("feature_dropout", input, p)
+    return _feature_dropout(x, p, train, True)
+
+
+def dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """``torch.dropout_``: :func:`dropout` written into ``input``."""
+    return _dropout(input, p, train, inplace=True)
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """``torch.alpha_dropout_``: :func:`alpha_dropout` written into ``input``."""
+    return _alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """``torch.feature_alpha_dropout_``: :func:`feature_alpha_dropout` written into ``input``."""
+    return _feature_alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """``torch.feature_dropout_``: :func:`feature_dropout` written into ``input``."""
+    return written_in_place("feature_dropout", input, feature_dropout, p, train)
 
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Any = None, bias: Any = None,  # noqa: A002
