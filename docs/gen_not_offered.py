@@ -82,12 +82,16 @@ FUNCTION_GROUPS = [
      lambda n: n in ("eig", "symeig", "lstsq", "solve", "matrix_rank")),
     ("ATen's internal kernels of layers and deprecated state",
      "the layers and their functions are offered (`F.batch_norm`, `F.grid_sample`, `F.affine_grid`, "
-     "`F.conv2d`, `nn.LSTM`, `F.dropout(x, inplace=True)`, `mg.set_default_dtype`); these are the kernels "
-     "and statistics passes under them, or PyTorch's deprecated tensor-type default",
-     lambda n: n.startswith(_KERNELS) or n in ("gru", "lstm", "rnn_relu", "rnn_tanh") or n.endswith("dropout_")),
+     "`F.conv2d`, `F.embedding_bag`, `nn.LSTM`, `mg.lstm_cell`, `mg.set_default_dtype`); these are the kernels "
+     "and statistics passes under them (ATen's `embedding_bag` returns its kernel's bookkeeping, "
+     "`offset2bag`, `bag_size` and `max_indices`, beside the output; `lstm` takes the weights flattened as "
+     "cuDNN lays them out), or PyTorch's deprecated tensor-type default",
+     lambda n: n.startswith(_KERNELS) or n in ("gru", "lstm", "rnn_relu", "rnn_tanh", "embedding_bag")),
 ]
 FUNCTION_REST = ("Functions not in the engine yet", "these have no implementation here yet; each is an "
-                 "`AttributeError`, never another library's answer")
+                 "`AttributeError`, never another library's answer (`lobpcg`, PyTorch's iterative solver for a "
+                 "few extreme eigenpairs of a large symmetric matrix, would be a port of `torch._lobpcg` over "
+                 "`mg.linalg`; `mg.linalg.eigh` answers every eigenpair meanwhile)")
 FUNCTION_HEADING = "## Top-level functions not offered"
 
 
