@@ -58,7 +58,7 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, layout: Any = No
     extent = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
     buffer = dev.xp.zeros(extent, dtype=dt)
     strides = tuple(s * dt.itemsize for s in stride)
-    arr = dev.xp.library.lib.stride_tricks.as_strided(buffer, shape=size, strides=strides)
+    arr = dev.xp.as_strided(buffer, size, strides, writeable=True)
     return _made(arr, dev, requires_grad)
 
 

@@ -66,3 +66,13 @@ def test_frombuffer_shares_the_buffers_memory():
 def test_frombuffer_refusals_are_pytorchs(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_on_the_strict_stand_in_for_a_gpu():
+    from minigrad_ckpt.testing import strict  # noqa: F401  (registers the strict devices)
+
+    x = mg.empty_strided((2, 3), (1, 2), device="strict")
+    assert x.stride() == (1, 2) and str(x.device) == "strict:0"
+    x += 1
+    assert x.tolist() == [[1.0] * 3] * 2
+    assert mg.empty_permuted((2, 3, 4), (0, 2, 1), device="strict").stride() == (12, 1, 3)
