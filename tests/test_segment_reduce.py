@@ -114,3 +114,16 @@ def test_a_mean_with_initial_divides_the_sum_with_initial_once():
     # 3.3333334922790527, an ulp off
     out = mg.segment_reduce(mg.tensor([1.0, 5.0, 5.0, 2.0, 4.0, 4.0]), "mean", lengths=mg.tensor([3, 3]), initial=-1.0)
     assert out.tolist() == [3.3333332538604736, 3.0]
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min", "prod"])
+def test_a_number_initial_is_read_in_the_data_dtype_not_float32(reduce):
+    # torch 2.13: segment_reduce(tensor([1., 5., 5., 2., 7.], dtype=float64), reduce, lengths=tensor([3, 0, 2]),
+    # initial=0.3); the empty segment is 0.3 exactly, where the engine answered 0.30000001192092896
+    data = np.array([1.0, 5.0, 5.0, 2.0, 7.0])
+    lengths = np.array([3, 0, 2])
+    expected = {"sum": [11.3, 0.3, 9.3], "mean": [(0.3 + 11.0) / 3, 0.3, (0.3 + 9.0) / 2], "max": [5.0, 0.3, 7.0],
+                "min": [0.3, 0.3, 0.3], "prod": [25 * 0.3, 0.3, 14 * 0.3]}[reduce]
+    out = mg.segment_reduce(mg.tensor(data), reduce, lengths=mg.tensor(lengths), initial=0.3)
+    assert out.dtype == mg.float64
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-15, atol=0)

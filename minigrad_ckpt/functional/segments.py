@@ -139,7 +139,10 @@ def _divided(out: Tensor, counts: Any) -> Tensor:
 def _with_initial(out: Tensor, red: str, counts: Any, initial: Any) -> Tensor:
     """``initial`` joined to each segment's reduction, as PyTorch's kernel joins it: one more operand
     (a tie with a value leaves the value its gradient), a mean's numerator, an empty segment's value."""
-    init = mf.astype(as_tensor(initial), out.dtype)
+    # a number is read in the result's dtype, from its double (PyTorch's Scalar): through the default
+    # float32 first, initial=0.3 beside float64 data joined as 0.30000001192092896
+    init = (mf.astype(initial, out.dtype) if isinstance(initial, Tensor)
+            else constant(host_numpy.asarray(initial, dtype=out.dtype), out))
     if red == "sum":
         return out + init
     if red == "prod":
