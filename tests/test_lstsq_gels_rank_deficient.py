@@ -82,3 +82,17 @@ def test_an_all_zero_matrix_is_the_zero_solution(shape):
     stack = np.stack([np.zeros(shape), np.eye(*shape)])
     out = mg.linalg.lstsq(mg.tensor(stack), mg.ones(2, shape[0], 1, dtype=mg.float64), driver="gels")
     np.testing.assert_array_equal(out.solution.numpy()[0], np.zeros((shape[1], 1)))
+
+
+def test_a_tall_all_zero_matrix_has_gels_residuals_of_zero():
+    # torch 2.13: gels zeroes the whole right side of an all-zero matrix, and fills residuals for every
+    # tall matrix: residuals [0.] for a (3, 2) zero matrix and b = ones(3); [[0.], [r]] in a stack beside
+    # a full-rank matrix (its own residual r). The engine answered empty residuals (its rank test failed)
+    out = mg.linalg.lstsq(mg.zeros(3, 2, dtype=mg.float64), mg.ones(3, dtype=mg.float64), driver="gels")
+    assert out.residuals.numpy().tolist() == [0.0]
+    full = np.random.default_rng(5).standard_normal((3, 2))
+    a = np.stack([np.zeros((3, 2)), full])
+    out = mg.linalg.lstsq(mg.tensor(a), mg.ones(2, 3, 1, dtype=mg.float64), driver="gels")
+    x = np.linalg.lstsq(full, np.ones((3, 1)), rcond=None)[0]
+    expected = [[0.0], [float(((full @ x - 1) ** 2).sum())]]
+    np.testing.assert_allclose(out.residuals.numpy(), expected, rtol=1e-12, atol=0)

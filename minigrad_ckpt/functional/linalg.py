@@ -651,11 +651,25 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
     result = _lstsq(a, b, rcond)
     if driver is None:
         return result
+    if driver == "gels" and a.shape[-2] > a.shape[-1] and result.residuals.numel() == 0:
+        result = result._replace(residuals=_gels_residuals(a, as_tensor(b, a), result.solution))
     filled = _LSTSQ_DRIVER_FIELDS[driver]
     return _linalg_lstsq(result.solution, *(
         field if name in filled else _no_residuals(result.solution) if name == "residuals" else
         Tensor._wrap(field.device.xp.zeros((0,), dtype=field.dtype), None, field.device)
         for name, field in zip(LstsqResult._fields[1:], result[1:])))
+
+
+def _gels_residuals(a: Tensor, b: Tensor, x: Tensor) -> Tensor:
+    """``gels``'s residuals of a tall ``a`` where the rank test left none: LAPACK's ``gels`` assumes full
+    rank, so PyTorch fills them for every tall matrix it did not refuse -- one below the tolerance's rank
+    too, and an all-zero one as 0 (``gels`` zeroes the whole right side before it factors)."""
+    vector = b.ndim == a.ndim - 1
+    ax, bx = (mf.expand_dims(x, -1), mf.expand_dims(b, -1)) if vector else (x, b)
+    res = _squared_norms(matmul(a, ax) - bx, -2)
+    xp = a.device.xp
+    nonzero = Tensor._wrap(xp.any(a._data != 0, axis=(-2, -1))[..., None], None, a.device)
+    return mf.where(nonzero, res, 0)
 
 
 def _no_residuals(x: Tensor) -> Tensor:
