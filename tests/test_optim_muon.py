@@ -249,3 +249,18 @@ def test_added_groups_keep_pytorchs_key_order_through_a_state_dict():
     again.add_param_group({"params": [q]})
     again.load_state_dict(opt.state_dict())
     assert again.param_groups[1]["lr"] == 0.25
+
+
+def test_a_refused_one_dimensional_step_leaves_the_parameter_undecayed():
+    # torch 2.13 checks a gradient's dimensions before its decoupled decay: the added group's (3,) parameter
+    # stays ones after the refused step (the engine decayed it to 0.9999 first); a 2-D one before it in the
+    # same group is stepped, as torch's loop steps it
+    square = mg.ones((2, 2), requires_grad=True)
+    opt = optim.Muon([mg.ones((2, 2), requires_grad=True)], lr=0.01, weight_decay=0.5)
+    flat = mg.ones(3, requires_grad=True)
+    opt.add_param_group({"params": [square, flat]})
+    square.grad, flat.grad = mg.ones((2, 2)), mg.ones(3)
+    with pytest.raises(ValueError, match="^Param gradient must be a 2D matrix$"):
+        opt.step()
+    np.testing.assert_array_equal(flat.detach().numpy(), np.ones(3))
+    assert (square.detach().numpy() != 1).all()

@@ -69,8 +69,9 @@ class Muon(Optimizer):
     def check_complex_parameter(self, p: Tensor, group: dict[str, Any]) -> None:
         raise RuntimeError("Muon does not support complex parameters")
 
-    def decouples_weight_decay(self, group: dict[str, Any]) -> bool:
-        return True
+    # the decoupled decay is applied in update_one, after the 2-D check: a refused step leaves the parameter
+    # as it was, as PyTorch's (which decays a parameter only once its gradient passed the check)
+    decays_in_rule = True
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         return {"momentum_buffer": zeros_state(p)}
@@ -78,6 +79,8 @@ class Muon(Optimizer):
     def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         if g.ndim != 2:  # a 1-D parameter of a group added after the constructor
             raise ValueError("Param gradient must be a 2D matrix")
+        if group["weight_decay"]:
+            p.mul_(as_one_value(1 - group["lr"] * group["weight_decay"]))  # decoupled weight decay
         grad, buf, mu = Tensor.constant(g, p.device), state["momentum_buffer"], group["momentum"]
         buf.lerp_(grad, 1 - mu)  # PyTorch's lerp (its two formulas either side of weight 0.5): its roundings
         update = grad.lerp(buf, mu) if group["nesterov"] else buf
