@@ -633,7 +633,8 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
     empty; the solution is the same minimum-norm one (LAPACK's drivers differ in method).
     ``'gels'`` (QR without pivoting, for full-rank matrices) refuses a matrix whose triangular
     factor has an exact zero on its diagonal -- a zero column, or a zero row of a wide matrix --
-    with PyTorch's ``LinAlgError`` ("... does not have full rank (error code: k)").
+    with PyTorch's ``LinAlgError`` ("... does not have full rank (error code: k)"); it fills the
+    residuals of every tall matrix it takes, whatever its rank (an all-zero one's: 0), as PyTorch's.
     """
     rcond = number("linalg_lstsq", "rcond", rcond, "float")
     if driver is not None and driver not in _LSTSQ_DRIVER_FIELDS:
