@@ -93,6 +93,12 @@ class _AllowMutationOnSavedContext:
 
 _mutation_allowed = [False]  # one block at a time, in the whole program, as PyTorch's module flag
 
+
+def mutation_on_saved_tensors_allowed() -> bool:
+    """Whether an :func:`allow_mutation_on_saved_tensors` block is running (a checkpoint recorded
+    inside one copies a value it replays from before a write into it, as PyTorch's block does)."""
+    return _mutation_allowed[0]
+
 _BACKWARD_OUTSIDE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
                      "in which the graph was originally recorded.")  # (PyTorch's words, its missing space too)
 

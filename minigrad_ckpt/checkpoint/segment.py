@@ -48,6 +48,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import tape as _tape
+from ..autograd.graph import mutation_on_saved_tensors_allowed
 from ..backend import to_host
 from ..func.forward import ceiling as forward_mode_ceiling
 from ..grad_mode import set_recorder
@@ -369,6 +370,9 @@ class Segment:
         # whose kept outputs are recomputed, not taken
         self._watched_memory: set[int] = set()
         self._written_outputs: set[Node] = set()
+        # Recorded inside allow_mutation_on_saved_tensors(): a kept value about to be written after
+        # the forward pass is copied first (PyTorch copies a saved tensor on its first write there)
+        self._copy_on_write = mutation_on_saved_tensors_allowed()
 
     #: The earliest node of the whole subtree, where a backward pass ends it
     first = _WeakNode()
@@ -615,9 +619,31 @@ class Segment:
     def _written_after_forward(self, item: Any) -> None:
         """A kept value (or the kept output of node ``item``) is about to be written in place."""
         if isinstance(item, _Kept):
-            item.written = True
+            if self._copy_on_write and item.box is not None and mutation_on_saved_tensors_allowed():
+                self._keep_a_copy(item)
+            else:
+                item.written = True
         else:
             self._written_outputs.add(item)
+
+    def _keep_a_copy(self, item: _Kept) -> None:
+        """Inside ``allow_mutation_on_saved_tensors()``: the kept value ``item`` is about to be
+        written in place, so the replay keeps a copy of it as the forward pass read it instead, and
+        starts from the values the loss was computed from (the ledger and the statistics count
+        the copy where they counted the value)."""
+        old, box = item.value, item.box
+        item.value, item.box = old.copy(), None  # (a copy of the memory, on its device)
+        for n in self.nodes:  # the nodes replayed from it no longer check the written tensor's version
+            if n is not None and any(src is item for src in n.replay):
+                n.versions = tuple(b for b in n.versions if b is not box)
+        if item.param:
+            return
+        root = self._root_segment
+        if root._counted_in_ledger():
+            _ledger.release([old])
+            _ledger.hold([item.value])
+        if root._counted is not None and _uncount(root._counted[1], old):
+            _new_bytes(root._counted[1], [item.value])
 
     def _count_nested_results(self, consumed: set[Node]) -> None:
         """The results of nested segments that nodes of this one read are dropped after all:
