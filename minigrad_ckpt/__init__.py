@@ -117,8 +117,8 @@ from .control_flow import cond, while_loop  # noqa: E402  (PyTorch's torch.cond 
 from .compiler import compile  # noqa: E402, A004  (PyTorch's torch.compile; kept out of ``import *``: a builtin)
 from .executor import Executor  # noqa: E402
 from .jit import _assert, _assert_async, _check  # noqa: E402, F401  (PyTorch's private asserts model code calls)
-from .nn.functional.softmax_backward_data import (  # noqa: E402, F401  (PyTorch's private kernels custom
-    _log_softmax_backward_data, _softmax_backward_data,  # Functions call: NVlabs/edm's AttentionOp)
+from .nn.functional.private_softmax_kernels import (  # noqa: E402, F401  (PyTorch's private kernels custom
+    _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data,  # Functions call: edm's AttentionOp)
 )
 from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402  (PyTorch's torch.from_dlpack, torch.to_dlpack)
 from .functional.foreach import FUNCTIONS as _FOREACH_FUNCTIONS  # noqa: E402

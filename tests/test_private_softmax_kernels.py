@@ -1,5 +1,6 @@
-"""``mg._softmax_backward_data`` / ``mg._log_softmax_backward_data``: PyTorch's private backward
-kernels of softmax, which NVlabs/edm's ``AttentionOp.backward`` calls by hand. The expected numbers
+"""PyTorch's private softmax kernels: ``mg._softmax`` / ``mg._log_softmax`` and the backward kernels
+``mg._softmax_backward_data`` / ``mg._log_softmax_backward_data``, which NVlabs/edm's
+``AttentionOp.backward`` calls by hand. The expected numbers
 are PyTorch 2.13's (CPU, float64)."""
 
 import numpy as np
@@ -88,3 +89,20 @@ def test_edm_attention_op_runs_unchanged():
     mg.einsum('ncq,nck->nqk', q2, k2 / np.sqrt(4)).softmax(dim=2).backward(g)
     np.testing.assert_allclose(q.grad.numpy(), q2.grad.numpy(), atol=1e-6)
     np.testing.assert_allclose(k.grad.numpy(), k2.grad.numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize("kernel, public", [(mg._softmax, mg.softmax), (mg._log_softmax, mg.log_softmax)])
+def test_forward_kernels_are_the_public_functions(kernel, public):
+    x = mg.tensor(np.random.RandomState(2).randn(2, 3, 4))
+    np.testing.assert_array_equal(kernel(x, 1, False).numpy(), public(x, 1).numpy())
+    assert kernel(x.half(), -1, False).dtype == mg.float16
+
+
+@pytest.mark.parametrize("kernel", [mg._softmax, mg._log_softmax])
+def test_half_to_float_computes_a_half_input_in_float32_and_refuses_others(kernel):
+    x = mg.tensor([[0.5, -1.0, 2.0]]).half()
+    out = kernel(x, 1, True)
+    assert out.dtype == mg.float32
+    np.testing.assert_allclose(out.numpy(), kernel(x.float(), 1, False).numpy(), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="conversion is supported for Half type only"):
+        kernel(x.float(), 1, True)

@@ -1,6 +1,11 @@
-"""PyTorch's private ``torch._softmax_backward_data`` and ``torch._log_softmax_backward_data``.
+"""PyTorch's private softmax kernels: ``torch._softmax``, ``torch._log_softmax`` and their backward
+kernels ``torch._softmax_backward_data`` and ``torch._log_softmax_backward_data``.
 
-They are ATen's backward kernels of ``softmax`` and ``log_softmax``, called by hand from custom
+The forward kernels take ``(input, dim, half_to_float)``: with ``half_to_float`` a float16 input's
+softmax is computed and returned in float32 (PyTorch's CUDA kernel; its CPU kernel refuses the flag,
+the engine takes it on every device), any other input with the flag set is refused, as PyTorch does.
+
+The backward kernels are ATen's backward kernels of ``softmax`` and ``log_softmax``, called by hand from custom
 ``autograd.Function`` s that recompute a softmax in float32 to save memory: NVlabs/edm's
 ``AttentionOp.backward`` (``training/networks.py``) and DeBERTa's ``XSoftmax`` call
 ``_softmax_backward_data(grad_output, output, dim, input_dtype)``. Each is the closed form of its
@@ -25,6 +30,29 @@ from ...backend import as_dtype, is_floating, scalar_type_name
 from ...functional.arguments import normalize_axis
 from ...functional.errors import InputMismatch, LayerDtypeMismatch
 from ...tensor import Tensor
+from .activation import log_softmax as _f_log_softmax
+from .activation import softmax as _f_softmax
+
+
+def _softmax(input: Tensor, dim: int, half_to_float: bool) -> Tensor:  # noqa: A002
+    """``softmax(input, dim)``; with ``half_to_float``, a float16 input's in float32
+    (PyTorch's private ATen function, what ``F.softmax(x, dim, dtype=float32)`` calls on a half)."""
+    return _f_softmax(_half_as_float(input, half_to_float, "softmax"), dim=dim)
+
+
+def _log_softmax(input: Tensor, dim: int, half_to_float: bool) -> Tensor:  # noqa: A002
+    """``log_softmax(input, dim)``; with ``half_to_float``, a float16 input's in float32."""
+    return _f_log_softmax(_half_as_float(input, half_to_float, "log_softmax"), dim=dim)
+
+
+def _half_as_float(input: Tensor, half_to_float: bool, name: str) -> Tensor:  # noqa: A002
+    """``input`` in float32 where ``half_to_float`` asks for it; PyTorch's refusal for a non-half."""
+    if not half_to_float:
+        return input
+    if input.dtype != as_dtype("float16"):
+        raise LayerDtypeMismatch(f"conversion is supported for Half type only: {name} got {input.dtype} "
+                                 "with half_to_float=True")
+    return input.to(as_dtype("float32"))
 
 
 def _softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: Any) -> Tensor:
