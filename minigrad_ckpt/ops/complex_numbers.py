@@ -189,11 +189,17 @@ def _unit_parts(xp, z):
     0 there: abs and angle take the subgradient 0).  ``|z|`` is ``hypot``'s, and the parts are
     divided by it before anything is squared: ``x * x + y * y`` overflows to inf beyond ``|z|`` of
     about 1e19 in float32 (1e154 in float64) and underflows to 0 below 1e-19 (1e-154), where the
-    gradient of ``abs`` came out 0 -- ``z`` read as the origin -- instead of ``z / |z|``."""
+    gradient of ``abs`` came out 0 -- ``z`` read as the origin -- instead of ``z / |z|``.
+
+    At ``z == 0`` the parts are the constant 0, not ``x / 1``: under ``create_graph`` (and in
+    forward mode) these parts are differentiated again, and ``x / 1`` would make the second
+    derivative of ``abs`` at the origin ``1`` in each direction, where PyTorch's (and that of
+    ``sgn``, the first derivative) is 0."""
     x, y = xp.real(z), xp.imag(z)
     r = xp.hypot(x, y)
-    r = xp.where(r == 0, 1, r)
-    return x / r, y / r, r
+    origin = r == 0
+    r = xp.where(origin, 1, r)
+    return xp.where(origin, 0, x / r), xp.where(origin, 0, y / r), r
 
 
 class ComplexAbs(Op):
