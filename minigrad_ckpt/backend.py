@@ -1937,7 +1937,7 @@ class _DLPackCapsule:
             raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules can be "
                                "consumed only once, so you might have already constructed a tensor from it once.")
         device = (ctypes.c_int32 * 2).from_address(api.PyCapsule_GetPointer(capsule, name) + self._DEVICE_OFFSET[name])
-        self.capsule, self.device = capsule, (int(device[0]), int(device[1]))
+        self.capsule, self.name, self.device = capsule, name, (int(device[0]), int(device[1]))
 
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         return self.capsule
@@ -1972,9 +1972,9 @@ def _writable_alias(array: Any) -> Any:
 def from_dlpack(obj: Any) -> tuple[Any, Device]:
     """Zero-copy import of a DLPack-capable array (NumPy, CuPy, PyTorch...) or of a DLPack capsule:
     ``(array, device)``."""
-    legacy = type(obj).__name__ == "PyCapsule" and _capsule_name(obj) == b"dltensor"
     if type(obj).__name__ == "PyCapsule":
         obj = _DLPackCapsule(obj)
+    legacy = isinstance(obj, _DLPackCapsule) and obj.name == b"dltensor"  # (unversioned: no read-only flag)
     try:
         kind, index = obj.__dlpack_device__()
     except AttributeError:
