@@ -67,8 +67,12 @@ def test_nuclear_and_frobenius_norms_are_pytorchs():
     mg.nuclear_norm(y).backward()
     assert np.allclose(y.grad.numpy(), [[0.8574929257125444, 0.5144957554275268],
                                         [-0.5144957554275267, 0.8574929257125443]], rtol=1e-14, atol=0)
-    with pytest.raises(RuntimeError, match="Expected a tensor with 2 dimensions, but got a tensor with 3"):
-        mg.nuclear_norm(mg.zeros(2, 2, 2))
+    # without dim, the last two dims of a batch of matrices (torch 2.13's numbers)
+    batch = mg.sin(mg.arange(12.0, dtype=mg.float64)).reshape(3, 2, 2)
+    assert mg.nuclear_norm(batch).tolist() == pytest.approx([1.7564466652445725, 1.8794374146113393, 1.993716522176325], rel=1e-13)
+    assert mg.nuclear_norm(batch, True).shape == (3, 1, 1)
+    with pytest.raises(RuntimeError, match="linalg.matrix_norm: The input tensor A must have at least 2 dimensions."):
+        mg.nuclear_norm(mg.zeros(3))
     with pytest.raises(RuntimeError, match="dim must be a 2-tuple. Got 0"):
         mg.nuclear_norm(x, (0,))
     with pytest.raises(RuntimeError, match="Expected at most 2 dimensions, but got 3 dimensions instead."):

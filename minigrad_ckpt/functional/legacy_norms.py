@@ -3,7 +3,7 @@
 ATen keeps both "for JIT compatibility" and warns, once a process (every call after
 ``mg.set_warn_always(True)``), naming the ``linalg`` call to write instead -- the call each one
 is here: ``nuclear_norm(A, dim, keepdim)`` is ``linalg.matrix_norm(A, "nuc", dim, keepdim)``
-(without ``dim``, ``A`` must be a matrix), ``frobenius_norm(A, dim, keepdim)`` is
+(without ``dim``, the last two dims: a batch of matrices), ``frobenius_norm(A, dim, keepdim)`` is
 ``linalg.vector_norm(A, 2, dim, keepdim)`` over at most two dims (``dim=()``: every element).
 """
 
@@ -30,16 +30,16 @@ def _deprecated(name: str, instead: str) -> None:
 
 def nuclear_norm(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A002
     """``torch.nuclear_norm``: the sum of the singular values of the matrices over ``dim`` (a
-    pair; without it, ``input`` is one matrix), as ``mg.linalg.matrix_norm(input, "nuc", dim)``."""
+    pair; without it, the last two dims, as ``linalg.matrix_norm``'s), as
+    ``mg.linalg.matrix_norm(input, "nuc", dim)``."""
     _deprecated("nuclear_norm", "linalg.matrix_norm(A, 'nuc', dim, keepdim)")
     x = as_tensor(input)
     if isinstance(dim, bool):  # torch.nuclear_norm(x, True): the overload without dim, keepdim second
         dim, keepdim = None, dim
-    if dim is None:
-        if x.ndim != 2:
-            raise RuntimeError(f"Expected a tensor with 2 dimensions, but got a tensor with {x.ndim} dimension"
-                               f"{'s' if x.ndim != 1 else ''} instead.")
-        dim = (0, 1)
+    if dim is None:  # torch 2.13: the last two dims, a batch of matrices before them
+        if x.ndim < 2:
+            raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+        dim = (-2, -1)
     if not isinstance(dim, (tuple, list)) or len(dim) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {_listed(dim)}")
     return la.matrix_norm(x, "nuc", dim=tuple(dim), keepdim=keepdim)
