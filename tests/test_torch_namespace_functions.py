@@ -69,7 +69,8 @@ def test_nuclear_and_frobenius_norms_are_pytorchs():
                                         [-0.5144957554275267, 0.8574929257125443]], rtol=1e-14, atol=0)
     # without dim, the last two dims of a batch of matrices (torch 2.13's numbers)
     batch = mg.sin(mg.arange(12.0, dtype=mg.float64)).reshape(3, 2, 2)
-    assert mg.nuclear_norm(batch).tolist() == pytest.approx([1.7564466652445725, 1.8794374146113393, 1.993716522176325], rel=1e-13)
+    assert mg.nuclear_norm(batch).tolist() == pytest.approx(
+        [1.7564466652445725, 1.8794374146113393, 1.993716522176325], rel=1e-13)
     assert mg.nuclear_norm(batch, True).shape == (3, 1, 1)
     with pytest.raises(RuntimeError, match="linalg.matrix_norm: The input tensor A must have at least 2 dimensions."):
         mg.nuclear_norm(mg.zeros(3))
