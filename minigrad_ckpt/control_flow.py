@@ -49,16 +49,20 @@ def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], o
 def while_loop(cond_fn: Callable[..., Any], body_fn: Callable[..., Any], carried_inputs: Any) -> Any:
     """``carried = body_fn(*carried)`` while ``cond_fn(*carried)`` holds; the last ``carried``
     (``torch.while_loop``).  The body returns as many values as it is given, each of its input's
-    dtype and shape (PyTorch's rule, which lets a compiler keep one buffer per value).
+    dtype and shape (PyTorch's rule, which lets a compiler keep one buffer per value).  A body
+    that returns one tensor, not a tuple, makes the result that tensor, as torch 2.13's; where
+    the body never runs the result is a tuple (torch's traces the body to learn its structure).
 
     >>> i, total = mg.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s * 2), (mg.tensor(0), x))
     """
     carried: Any = _sequence(carried_inputs, "while_loop: carried_inputs")
+    bare = False  # a body returning one value, not a tuple: torch 2.13 returns that value, bare
     while _truth(cond_fn(*carried), "cond_fn's output"):
         out = body_fn(*carried)
-        _check_same_metadata(out if isinstance(out, (tuple, list)) else (out,), carried)
-        carried = out if isinstance(out, (tuple, list)) else (out,)
-    return tuple(carried)
+        bare = not isinstance(out, (tuple, list))
+        _check_same_metadata((out,) if bare else out, carried)
+        carried = (out,) if bare else out
+    return carried[0] if bare else tuple(carried)
 
 
 def _check_same_metadata(out: Any, carried: tuple) -> None:

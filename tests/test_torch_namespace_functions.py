@@ -100,7 +100,10 @@ def test_while_loop_runs_eagerly_and_keeps_its_carried_values_kind():
     x = mg.arange(6.0, dtype=mg.float64).reshape(2, 3)
     i, total = mg.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s * 2), (mg.tensor(0), x))
     assert i.item() == 5 and total.tolist() == [[0, 32, 64], [96, 128, 160]]                  # torch 2.13
-    assert mg.while_loop(lambda i: i < 5, lambda i: i + 1, (mg.tensor(0),))[0].item() == 5
+    # a body of one bare value: the result is that value, bare, as torch 2.13's (tensor(5), not (tensor(5),))
+    bare = mg.while_loop(lambda i: i < 5, lambda i: i + 1, (mg.tensor(0),))
+    assert isinstance(bare, mg.Tensor) and bare.item() == 5
+    assert mg.while_loop(lambda i: i < 5, lambda i: (i + 1,), (mg.tensor(0),))[0].item() == 5
     s = mg.tensor(1.5, requires_grad=True)
     _, v = mg.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * s), (mg.tensor(0), mg.tensor(1.0)))
     v.backward()
