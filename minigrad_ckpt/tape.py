@@ -823,18 +823,33 @@ def _versions_packed_values_still_read(versions: tuple, saved: tuple, packed: Pa
     values saved.  A hook that kept the memory itself (an identity, a view, ``save_on_cpu`` of a CPU tensor)
     would let the write reach backward: PyTorch's answer then silently uses the new values; here it stays
     the version error, as without hooks."""
-    still_read = [v for v, (unpack_hook, kept) in zip(saved, packed.slots)
-                  if unpack_hook is not None and _holds_memory_of(kept, v, xp)]
+    still_read, copied = [], False
+    for v, (unpack_hook, kept) in zip(saved, packed.slots):
+        if unpack_hook is not None:
+            if _holds_memory_of(kept, v, xp):
+                still_read.append(v)
+            else:
+                copied = True
+    if not copied:  # every packed value kept in its own memory (an identity hook): every box, as without hooks
+        return versions
+    if not still_read:  # every saved value copied (a clone, a host copy): nothing left to check
+        return ()
     owners = [a for a in (*args, t) if isinstance(a, Tensor)]
-    return tuple(box for box in versions
-                 if any(a._version_box is box and any(_shares(a._data, v, xp) for v in still_read) for a in owners))
+    return tuple(box for box in versions if any(a._version_box is box and _reads(a._data, still_read, xp)
+                                                for a in owners))
+
+
+def _reads(data: Any, still_read: list, xp: Any) -> bool:
+    """Whether ``data`` is, or shares memory with, one of ``still_read`` (the identity first: an
+    identity pack hook keeps the very arrays, and the exact overlap test costs a call per pair)."""
+    return any(data is v for v in still_read) or any(_shares(data, v, xp) for v in still_read)
 
 
 def _holds_memory_of(kept: Any, array: Any, xp: Any) -> bool:
     """Whether what a pack hook returned (a Tensor, an array, or a tuple, list or dict of them) shares
     ``array``'s memory."""
     if isinstance(kept, Tensor):
-        return _shares(kept._data, array, xp)
+        return kept._data is array or _shares(kept._data, array, xp)
     if isinstance(kept, (tuple, list)):
         return any(_holds_memory_of(k, array, xp) for k in kept)
     if isinstance(kept, dict):
