@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("mpi4py", reason='mpi4py is not installed: pip install ".[distributed]"')
@@ -49,6 +50,13 @@ out["outer"] = mg.func.grad(lambda p, x: mg.func.functional_call(outer, p, (x,))
     "0.module.0.weight"].numpy().round(10).tolist()
 ddp(x).pow(2).sum().backward()
 out["averaged"] = m[0].weight.grad.numpy().round(10).tolist()
+# a functional_call of a model holding the DDP one that swaps only the head beside it: the wrapped
+# parameters stay in place, the forward reaches them, and backward averages their gradients
+m.zero_grad()
+with_head = mg.nn.Sequential(ddp, mg.nn.Linear(1, 1).double())
+head = {"1.weight": mg.full((1, 1), 2.0, dtype=mg.float64), "1.bias": mg.zeros(1, dtype=mg.float64)}
+mg.func.functional_call(with_head, head, (x,)).pow(2).sum().backward()
+out["head_swapped"] = m[0].weight.grad.numpy().round(10).tolist()
 m[2].weight = mg.nn.Parameter(m[2].weight.detach().clone())
 try:
     ddp(x)
@@ -73,4 +81,6 @@ def test_func_grad_through_a_ddp_model_gives_each_ranks_own_gradient_as_pytorchs
         assert got[rank]["grads"] == [OWN[rank], OWN[rank]]
         assert got[rank]["outer"] == OWN[rank]
         assert got[rank]["averaged"] == AVERAGED
+        # the head doubles the output: four times the loss's gradient, averaged over the ranks
+        assert np.allclose(got[rank]["head_swapped"], 4 * np.array(AVERAGED), rtol=1e-9, atol=1e-9)
         assert got[rank]["replaced"] == "DistributedDataParallel: parameter '2.weight' was added, rep"

@@ -323,7 +323,7 @@ class DistributedDataParallel(Module):
         # Inside mg.func.functional_call(ddp, params, ...) (mg.func.grad of a loss of the weights)
         # the parameters are the caller's tensors: their gradients are this rank's own, returned by
         # the transform, and never reach the buckets -- a forward without averaging, as PyTorch's.
-        local = stands_in(self)
+        local = stands_in(self) and self._some_parameter_stood_in_for()
         if is_grad_enabled() and self.require_backward_grad_sync and not local:
             self._refuse_parameters_changed_since_wrapping()
         buffers = self.forward_sync_buffers and self.require_forward_param_sync and self._group.size > 1
@@ -351,6 +351,18 @@ class DistributedDataParallel(Module):
                 if t.requires_grad and t.grad_fn is not None:
                     t.register_hook(self._on_backward_start)
         return out
+
+    def _some_parameter_stood_in_for(self) -> bool:
+        """Whether a wrapped parameter is out of its place now -- a functional_call put the caller's
+        tensor there.  A functional_call of a model holding this one that swaps only other tensors
+        (a head beside it) leaves the wrapped parameters in place: that forward reaches them, and
+        its backward averages, as PyTorch's (its reducer's hooks sit on them)."""
+        current, stack = set(), [self.module]
+        while stack:
+            m = stack.pop()
+            stack.extend(c for c in m._modules.values() if c is not None)
+            current.update(id(p) for p in m._parameters.values() if p is not None)
+        return any(id(p) not in current for p, _, _ in self._wrapped_as)
 
     def _refuse_parameters_changed_since_wrapping(self) -> None:
         """PyTorch's rule: never change the model's parameters after wrapping it.  The buckets were
