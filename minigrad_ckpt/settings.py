@@ -126,7 +126,7 @@ def set_deterministic_debug_mode(debug_mode: str | int) -> None:
             raise RuntimeError(f"invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
                                f"{debug_mode}")
         debug_mode = _DEBUG_MODES[debug_mode]
-    elif not isinstance(debug_mode, int) or isinstance(debug_mode, bool):
+    elif not isinstance(debug_mode, int):  # (a bool is an int there too: True is 1, "warn", as torch 2.13's)
         raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
     if debug_mode not in (0, 1, 2):
         raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")

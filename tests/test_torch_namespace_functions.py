@@ -134,6 +134,10 @@ def test_deterministic_debug_mode_is_the_determinism_switches_by_number():
             mg.set_deterministic_debug_mode(3)
         with pytest.raises(TypeError, match="debug_mode must be str or int"):
             mg.set_deterministic_debug_mode(1.0)
+        mg.set_deterministic_debug_mode(True)  # a bool is an int to torch 2.13: True is 1, "warn"
+        assert mg.get_deterministic_debug_mode() == 1
+        mg.set_deterministic_debug_mode(False)
+        assert mg.get_deterministic_debug_mode() == 0
     finally:
         mg.set_deterministic_debug_mode("default")
 
