@@ -18,6 +18,7 @@ import warnings
 from typing import Any
 
 from .backend import as_dtype, check_layout, get_default_dtype, get_device, host_numpy
+from .settings import warn_once
 from .tensor import Tensor, requires_grad_flag
 from .user_frame import stacklevel_outside_the_engine
 
@@ -103,7 +104,7 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, req
     elif count * dt.itemsize > length - offset:
         raise ValueError(f"requested buffer length ({count} * {dt.itemsize} bytes) after offset ({offset} bytes) "
                          f"must not be greater than actual buffer length ({length} bytes)")
-    if view.readonly:
+    if view.readonly and warn_once("frombuffer of a read-only buffer"):  # (once a process, as its words say)
         warnings.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors. This "
                       "means you can write to the underlying (supposedly non-writable) buffer using the tensor. "
                       "You may want to copy the buffer to protect its data or make it writable before converting "
