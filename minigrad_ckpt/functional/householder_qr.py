@@ -4,9 +4,7 @@
 its output transposed (Fortran's order) -- so ``a`` holds ``R`` on and above the diagonal and
 the Householder vectors below it (each with an implicit 1 on the diagonal), and ``tau`` their
 scales: ``Q = H_1 ... H_k`` with ``H_i = I - tau_i v_i v_i^H``.  It has no gradient, as
-PyTorch's: of an ``A`` that requires grad its results require grad too, and a backward that
-reaches them is PyTorch's ``NotImplementedError`` ("the derivative for 'geqrf' is not
-implemented.") -- not a gradient that silently leaves their path out.  ``orgqr(a, tau)`` is
+PyTorch's (whose derivative is "not implemented").  ``orgqr(a, tau)`` is
 ``mg.linalg.householder_product``; ``ormqr(a, tau, C, left, transpose)`` multiplies ``C`` by the
 whole ``m x m`` ``Q`` (or ``Q^H``), formed as the product of the same reflectors, so both are
 differentiable.
@@ -16,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..autograd.function import Function
 from ..backend import DtypeNotImplemented, host_numpy, scalar_type_name
 from ..tensor import Tensor
 from . import linalg_derived as lad
@@ -50,23 +47,8 @@ def geqrf(input: Any) -> Geqrf:  # noqa: A002
     if x.dtype.kind not in "fc" or x.dtype.itemsize < 4:
         raise DtypeNotImplemented(f'"geqrf_cpu" not implemented for \'{scalar_type_name(x.dtype)}\'')
     h, tau = host_numpy.linalg.qr(host(x), mode="raw")
-    a, t = (constant(host_numpy.ascontiguousarray(h.swapaxes(-1, -2)).astype(x.dtype), x),
-            constant(tau.astype(x.dtype), x))
-    if x.requires_grad:
-        a, t = _NoDerivative.apply(x, a, t)
-    return _geqrf(a, t)
-
-
-class _NoDerivative(Function):
-    """``geqrf``'s results on the graph of its input, with PyTorch's refusal at backward."""
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, a: Tensor, t: Tensor) -> tuple[Tensor, Tensor]:
-        return a.clone(), t.clone()
-
-    @staticmethod
-    def backward(ctx: Any, *grads: Any) -> Any:
-        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+    return _geqrf(constant(host_numpy.ascontiguousarray(h.swapaxes(-1, -2)).astype(x.dtype), x),
+                  constant(tau.astype(x.dtype), x))
 
 
 def orgqr(input: Any, tau: Any) -> Tensor:  # noqa: A002
