@@ -14,12 +14,12 @@ from typing import Any
 from . import functional as F
 from .linear import Linear
 from .linear_cross_entropy_options import LinearCrossEntropyOptions
-from .module import Module
+from .loss import _WeightedLoss
 
 __all__ = ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
 
 
-class LinearCrossEntropyLoss(Module):
+class LinearCrossEntropyLoss(_WeightedLoss):
     """``F.linear_cross_entropy(input, self.linear.weight, target, ...)`` with the weight a parameter.
 
     ``in_features`` features in, ``num_classes`` classes (times ``out_features`` positions for a
@@ -39,9 +39,7 @@ class LinearCrossEntropyLoss(Module):
             raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
         if label_smoothing < 0 or label_smoothing > 1.0:
             raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
-        super().__init__()
-        self.reduction = reduction
-        self.register_buffer("weight", weight)
+        super().__init__(weight=weight, reduction=reduction)  # (PyTorch's base: the weight a buffer)
         self.num_classes = num_classes
         self.out_features = out_features
         self.ignore_index = ignore_index

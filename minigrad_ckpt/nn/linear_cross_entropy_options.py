@@ -12,9 +12,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Literal, NamedTuple
 
-import numpy as np
-
 from .. import backend
+from ..backend import host_numpy as np
 
 _FLOAT16, _FLOAT32, _FLOAT64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 _BFLOAT16 = backend.BFLOAT16

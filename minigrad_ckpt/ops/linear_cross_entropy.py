@@ -31,11 +31,14 @@ class LinearLogSumExp(Op):
         out = xp.empty((n,), dtype=x.dtype)
         for start in range(0, n, self.chunk_rows):
             z = self._logits(xp, x[start:start + self.chunk_rows], w, b)
-            with xp.errstate(invalid="ignore", over="ignore"):  # a row of inf: NaN, as PyTorch's
+            with xp.errstate(invalid="ignore", over="ignore"):
                 top = z.max(axis=1, keepdims=True)
                 z -= top
                 xp.exp(z, out=z)
-                out[start:start + self.chunk_rows] = xp.log(z.sum(axis=1)) + top[:, 0]
+                lse = xp.log(z.sum(axis=1)) + top[:, 0]
+            # an infinite largest logit is the log-sum-exp itself (logsumexp's rule): z - top was
+            # inf - inf there, NaN (a float32 product past float32's range, or a row of -inf)
+            out[start:start + self.chunk_rows] = xp.where(xp.isinf(top[:, 0]), top[:, 0], lse)
         return out
 
     def _logits(self, xp, x, w, b):
@@ -118,5 +121,6 @@ class LinearLogSumExp(Op):
         if b is not None:
             z = z + b
         top = z.max(axis=1, keepdims=True) if z.shape[1] else np.zeros((z.shape[0], 1))
+        top = np.where(np.isinf(top), 0.0, top)  # logsumexp's rule (PyTorch's): an infinite max shifts by nothing
         with np.errstate(divide="ignore", invalid="ignore"):
             return (np.log(np.exp(z - top).sum(axis=1)) + top[:, 0]).astype(x.dtype)

@@ -16,9 +16,8 @@ import math
 import warnings
 from typing import Any
 
-import numpy as np
-
 from ... import functional as mf
+from ...backend import host_numpy as np
 from ...functional import _tensor
 from ...functional.errors import LayerDtypeMismatch
 from ...functional.indexing import getitem_in_range
