@@ -18,6 +18,7 @@ import warnings
 from typing import Any
 
 from .backend import as_dtype, check_layout, get_default_dtype, get_device, host_numpy
+from .creation import pinned_as_asked
 from .settings import warn_once
 from .tensor import Tensor, requires_grad_flag
 from .user_frame import stacklevel_outside_the_engine
@@ -60,7 +61,8 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, layout: Any = No
     buffer = dev.xp.zeros(extent, dtype=dt)
     strides = tuple(s * dt.itemsize for s in stride)
     arr = dev.xp.as_strided(buffer, size, strides, writeable=True)
-    return _made(arr, dev, requires_grad)
+    made = _made(arr, dev, requires_grad)
+    return made if pin_memory is False else pinned_as_asked("empty_strided", made, pin_memory)
 
 
 def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
@@ -80,7 +82,8 @@ def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout
     dt = as_dtype(dtype) if dtype is not None else get_default_dtype()
     physical = dev.xp.zeros(tuple(size[d] for d in order), dtype=dt)
     inverse = tuple(sorted(range(len(order)), key=order.__getitem__))
-    return _made(physical.transpose(inverse), dev, requires_grad)
+    made = _made(physical.transpose(inverse), dev, requires_grad)
+    return made if pin_memory is False else pinned_as_asked("empty_permuted", made, pin_memory)
 
 
 def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, requires_grad: bool = False) -> Tensor:

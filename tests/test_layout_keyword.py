@@ -36,6 +36,8 @@ CALLS = {
     "bartlett_window": lambda L: mg.bartlett_window(5, layout=L),
     "blackman_window": lambda L: mg.blackman_window(5, layout=L),
     "empty": lambda L: mg.empty(2, 3, layout=L),
+    "empty_strided": lambda L: mg.empty_strided((2, 3), (1, 2), layout=L),
+    "empty_permuted": lambda L: mg.empty_permuted((2, 3), (1, 0), layout=L),
     "empty_like": lambda L: mg.empty_like(X, layout=L),
     "eye": lambda L: mg.eye(2, 3, layout=L),
     "fft.fftfreq": lambda L: mg.fft.fftfreq(4, layout=L),
@@ -67,7 +69,7 @@ CALLS = {
     "Tensor.new_ones": lambda L: X.new_ones(2, 3, layout=L),
     "Tensor.new_zeros": lambda L: X.new_zeros((2, 3), layout=L),
 }
-NOT_OFFERED = {"empty_permuted", "empty_quantized", "empty_strided", "from_file", "Tensor.new_empty_strided",
+NOT_OFFERED = {"empty_quantized", "from_file", "Tensor.new_empty_strided",
                "sparse_bsc_tensor", "sparse_bsr_tensor", "sparse_compressed_tensor", "sparse_coo_tensor",
                "sparse_csc_tensor", "sparse_csr_tensor"}
 

@@ -29,7 +29,7 @@ TORCH_TAKES_PIN_MEMORY = (
     "Tensor.new_empty", "Tensor.new_empty_strided", "Tensor.new_full", "Tensor.new_ones", "Tensor.new_zeros",
 )
 #: offered here, without the keyword
-NOT_OFFERED = {"empty_permuted", "empty_quantized", "empty_strided", "from_file", "Tensor.new_empty_strided",
+NOT_OFFERED = {"empty_quantized", "from_file", "Tensor.new_empty_strided",
                "sparse_bsc_tensor", "sparse_bsr_tensor", "sparse_compressed_tensor", "sparse_coo_tensor",
                "sparse_csc_tensor", "sparse_csr_tensor"}
 
@@ -47,6 +47,8 @@ CALLS = {
     "bartlett_window": lambda **P: mg.bartlett_window(5, **P),
     "blackman_window": lambda **P: mg.blackman_window(5, **P),
     "empty": lambda **P: mg.empty(2, 3, **P),
+    "empty_strided": lambda **P: mg.empty_strided((2, 3), (1, 2), **P),
+    "empty_permuted": lambda **P: mg.empty_permuted((2, 3), (1, 0), **P),
     "empty_like": lambda **P: mg.empty_like(X, **P),
     "eye": lambda **P: mg.eye(2, 3, **P),
     "fft.fftfreq": lambda **P: mg.fft.fftfreq(4, **P),
