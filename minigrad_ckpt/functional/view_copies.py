@@ -18,6 +18,7 @@ from typing import Any
 
 from ..backend import contiguous_format
 from ..tensor import Tensor
+from . import complex_numbers
 from .arguments import as_tensor
 
 
@@ -124,13 +125,9 @@ def view_copy(input: Any, size: Any) -> Tensor:  # noqa: A002
 
 def view_as_real_copy(input: Any) -> Tensor:  # noqa: A002
     """``torch.view_as_real_copy``: a copy of ``mg.view_as_real(input)``."""
-    from . import complex_numbers
-
     return _own(complex_numbers.view_as_real(as_tensor(input)))
 
 
 def view_as_complex_copy(input: Any) -> Tensor:  # noqa: A002
     """``torch.view_as_complex_copy``: a copy of ``mg.view_as_complex(input)``."""
-    from . import complex_numbers
-
     return _own(complex_numbers.view_as_complex(as_tensor(input)))
