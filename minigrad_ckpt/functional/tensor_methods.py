@@ -54,19 +54,25 @@ def operand_method(fn: Callable[[Tensor, Any], Any]) -> Callable[[Tensor, Any], 
     return method
 
 
-def refusing_sequence_operand(method: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """The method ``name`` of two operands (``x.add(y)``, ``x.eq(y)``) as PyTorch's: its ``other``
-    is a tensor or a number, and a list or tuple is a ``TypeError`` ("add(): argument 'other'
-    (position 1) must be Tensor, not list"), where ``mg.add``, NumPy's function, reads an array."""
+def _refusing(method: Callable[..., Any], name: str, argument: str, refused: tuple[type, ...]) -> Callable[..., Any]:
+    """``method`` whose operand ``argument`` (the first after ``self``) may not be of the types
+    ``refused``: PyTorch's ``TypeError`` ("add(): argument 'other' (position 1) must be Tensor, not list")."""
     def checked(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        other = args[0] if args else kwargs.get("other")
-        if isinstance(other, SEQUENCES):
-            raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+        other = args[0] if args else kwargs.get(argument)
+        if isinstance(other, refused):
+            raise TypeError(f"{name}(): argument '{argument}' (position 1) must be Tensor, not {type(other).__name__}")
         return method(self, *args, **kwargs)
     checked.__name__ = checked.__qualname__ = name
     checked.__doc__ = method.__doc__
     checked.__wrapped__ = method  # (its signature)
     return checked
+
+
+def refusing_sequence_operand(method: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """The method ``name`` of two operands (``x.add(y)``, ``x.eq(y)``) as PyTorch's: its ``other``
+    is a tensor or a number, and a list or tuple is a ``TypeError`` ("add(): argument 'other'
+    (position 1) must be Tensor, not list"), where ``mg.add``, NumPy's function, reads an array."""
+    return _refusing(method, name, "other", SEQUENCES)
 
 
 _NUMBERS = (bool, int, float, complex, host_numpy.number, host_numpy.bool_)
@@ -77,15 +83,7 @@ def refusing_number_operand(method: Callable[..., Any], name: str, argument: str
     ``x.atan2(y)``, ``x.logical_and(y)``, ``x.lerp(end, w)``): a number there, or a list or tuple, is its
     ``TypeError`` ("maximum(): argument 'other' (position 1) must be Tensor, not int"), where ``mg.maximum``,
     NumPy's function, broadcasts the number -- a port that relies on it would not run under PyTorch."""
-    def checked(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        other = args[0] if args else kwargs.get(argument)
-        if isinstance(other, SEQUENCES) or isinstance(other, _NUMBERS):
-            raise TypeError(f"{name}(): argument '{argument}' (position 1) must be Tensor, not {type(other).__name__}")
-        return method(self, *args, **kwargs)
-    checked.__name__ = checked.__qualname__ = name
-    checked.__doc__ = method.__doc__
-    checked.__wrapped__ = method  # (its signature)
-    return checked
+    return _refusing(method, name, argument, (*SEQUENCES, *_NUMBERS))
 
 
 def rpow(x: Any, y: Any, modulo: Any = None) -> Tensor:
